@@ -1,0 +1,164 @@
+//! The game seam shared by every variant (standard shogi, minishogi, later tai shogi).
+//!
+//! Search, self-play, the arena and the USI engine are generic over [`Game`]. Nothing
+//! here assumes a board size, drops, or one move per turn: a variant decides what a move
+//! is, how positions are keyed, and when the game is over.
+
+use std::fmt::{Debug, Display};
+use std::hash::Hash;
+
+/// The two players. Black (先手, sente) moves first in an even game; in handicap games
+/// (駒落ち) White (後手, gote) is the handicap giver and moves first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Color {
+    /// 先手 sente.
+    Black = 0,
+    /// 後手 gote.
+    White = 1,
+}
+
+impl Color {
+    /// Both colours, Black first.
+    pub const ALL: [Color; 2] = [Color::Black, Color::White];
+    /// Number of colours.
+    pub const NUM: usize = 2;
+
+    /// The other colour.
+    #[inline]
+    pub const fn flip(self) -> Color {
+        match self {
+            Color::Black => Color::White,
+            Color::White => Color::Black,
+        }
+    }
+
+    /// 0 for Black, 1 for White.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl std::ops::Not for Color {
+    type Output = Color;
+    #[inline]
+    fn not(self) -> Color {
+        self.flip()
+    }
+}
+
+/// Why a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EndReason {
+    /// 詰み: the side to move is in check with no legal move.
+    Checkmate,
+    /// The side to move has no legal move but is not in check (it loses in shogi).
+    NoLegalMoves,
+    /// 千日手 sennichite: the same position for the fourth time (draw).
+    Repetition,
+    /// 連続王手の千日手: the repetition came from perpetual check; the checker loses.
+    PerpetualCheck,
+    /// 入玉宣言: a successful impasse declaration (27-point rule) by the side to move.
+    ImpasseDeclaration,
+    /// The older 24-point impasse rule (持将棋): both kings entered, points decide.
+    Impasse24,
+    /// The configured maximum number of plies was reached (draw).
+    MaxPlies,
+    /// A player resigned (投了).
+    Resignation,
+    /// All royal pieces of one side were captured (tai shogi).
+    RoyalsCaptured,
+    /// A player lost on time, crashed, or played an illegal move (arena, engine).
+    Forfeit,
+}
+
+/// The result of a finished game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Outcome {
+    /// The winner, or `None` for a draw.
+    pub winner: Option<Color>,
+    /// Why the game ended.
+    pub reason: EndReason,
+}
+
+impl Outcome {
+    /// A win for `winner`.
+    pub const fn win(winner: Color, reason: EndReason) -> Self {
+        Outcome { winner: Some(winner), reason }
+    }
+
+    /// A draw.
+    pub const fn draw(reason: EndReason) -> Self {
+        Outcome { winner: None, reason }
+    }
+
+    /// The score for `side`: 1 win, 0.5 draw, 0 loss.
+    pub fn score_for(&self, side: Color) -> f32 {
+        match self.winner {
+            Some(w) if w == side => 1.0,
+            Some(_) => 0.0,
+            None => 0.5,
+        }
+    }
+}
+
+/// A game in progress: a position plus whatever history its end rules need
+/// (repetition keys, checks given). Cheap to clone: search clones it once per simulation.
+///
+/// Implementations are plain data, `Send + Sync`, and never block.
+pub trait Game: Clone + Send + Sync + Debug + 'static {
+    /// One move (for tai shogi possibly a multi-step lion move).
+    type Move: Copy + Eq + Hash + Debug + Display + Send + Sync + 'static;
+
+    /// Short variant name (`shogi`, `minishogi`, `tai`).
+    fn variant_name(&self) -> &'static str;
+
+    /// The side to move.
+    fn side_to_move(&self) -> Color;
+
+    /// Plies played since the game's start position.
+    fn ply(&self) -> u32;
+
+    /// Appends every legal move to `out` (which is not cleared).
+    fn legal_moves(&self, out: &mut Vec<Self::Move>);
+
+    /// Plays a move that `legal_moves` produced. Behaviour on other moves is unspecified
+    /// (it may panic in debug builds) but never memory-unsafe.
+    fn play(&mut self, mv: Self::Move);
+
+    /// `Some` once the game is over, by the rules as configured for this game (mate,
+    /// repetition, impasse declaration when enabled, max plies). Resignation is decided
+    /// by players, not here.
+    fn outcome(&self) -> Option<Outcome>;
+
+    /// A hash of the position (board, hands, side to move), for caches and repetition.
+    fn key(&self) -> u64;
+
+    /// Whether the side to move is in check (false in variants without check).
+    fn in_check(&self) -> bool {
+        false
+    }
+
+    /// Parses a move in the variant's text notation (USI for shogi) against this
+    /// position; `None` if malformed or illegal.
+    fn parse_move(&self, text: &str) -> Option<Self::Move> {
+        let mut moves = Vec::new();
+        self.legal_moves(&mut moves);
+        moves.into_iter().find(|mv| mv.to_string() == text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colors_flip_and_score() {
+        assert_eq!(!Color::Black, Color::White);
+        assert_eq!(Color::White.flip(), Color::Black);
+        let o = Outcome::win(Color::White, EndReason::Checkmate);
+        assert_eq!(o.score_for(Color::White), 1.0);
+        assert_eq!(o.score_for(Color::Black), 0.0);
+        assert_eq!(Outcome::draw(EndReason::Repetition).score_for(Color::Black), 0.5);
+    }
+}

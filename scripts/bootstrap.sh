@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Idempotent bootstrap: a git-ignored .venv with PyTorch 2.11.0 (the libtorch tch 0.24
+# links against) and the Python packages the tests use as oracles.
+#
+# Quick when everything is present: it compares a stamp of the requirements with the
+# one written after the last successful install and touches the network only when they
+# differ. Source scripts/env.sh afterwards (or use the Makefile) to build against it.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="$root/.venv"
+req="$root/scripts/requirements.txt"
+stamp="$venv/.bootstrap-stamp"
+
+python_bin="${PYTHON:-python3}"
+if ! command -v "$python_bin" >/dev/null 2>&1; then
+    echo "bootstrap: '$python_bin' not found; install Python 3.10+ or set PYTHON=" >&2
+    exit 1
+fi
+if ! "$python_bin" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)'; then
+    echo "bootstrap: Python 3.10+ required, found $("$python_bin" --version 2>&1)" >&2
+    exit 1
+fi
+
+want="$(sha256sum "$req" | cut -d' ' -f1)"
+if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$venv/bin/python" ]]; then
+    exit 0
+fi
+
+start=$(date +%s)
+echo "bootstrap: creating $venv (PyTorch 2.11.0 CPU wheel and test oracles; ~75 s)" >&2
+[[ -x "$venv/bin/python" ]] || "$python_bin" -m venv "$venv"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"
+echo "$want" > "$stamp"
+echo "bootstrap: done in $(( $(date +%s) - start )) s" >&2
