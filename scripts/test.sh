@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: bootstrap the venv (no-op when present), then
+# build and run every crate's tests, including the cross-checks against cshogi/pyffish
+# and the libtorch <-> Python safetensors round trip. Longer checks are `--ignored`.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+bash scripts/bootstrap.sh
+# shellcheck source=scripts/env.sh
+source scripts/env.sh
+start=$(date +%s)
+cargo test --workspace --no-run
+echo "test.sh: build finished after $(( $(date +%s) - start )) s"
+cargo test --workspace "$@"
+echo "test.sh: all tests finished after $(( $(date +%s) - start )) s"
