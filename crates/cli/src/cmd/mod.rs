@@ -1,0 +1,3 @@
+//! One module per subcommand: arguments, validation, run.
+
+pub mod perft;

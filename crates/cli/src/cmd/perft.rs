@@ -1,0 +1,75 @@
+//! `shogi-zero perft`: node counts of the legal-move tree, with nodes/s.
+
+use std::io::Write;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use shogi_rules::{Position, Variant, perft};
+
+/// Variants the rules core plays.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum VariantArg {
+    /// Standard shogi, 9x9.
+    Shogi,
+    /// Minishogi, 5x5.
+    Minishogi,
+}
+
+impl From<VariantArg> for Variant {
+    fn from(v: VariantArg) -> Variant {
+        match v {
+            VariantArg::Shogi => Variant::Shogi,
+            VariantArg::Minishogi => Variant::Minishogi,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct PerftArgs {
+    /// Which game's rules to use.
+    #[arg(long, value_enum, default_value = "shogi")]
+    variant: VariantArg,
+    /// Start from this SFEN instead of the variant's start position.
+    #[arg(long)]
+    sfen: Option<String>,
+    /// Depth in plies (1 or more).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=20))]
+    depth: u32,
+    /// Print the count below each legal root move.
+    #[arg(long)]
+    divide: bool,
+    /// Make every leaf move instead of counting the last ply's moves (what search does).
+    #[arg(long)]
+    no_bulk: bool,
+}
+
+pub fn run(args: &PerftArgs) -> Result<()> {
+    let variant = Variant::from(args.variant);
+    let pos = match &args.sfen {
+        Some(sfen) => Position::from_sfen(variant, sfen)
+            .with_context(|| format!("--sfen {sfen:?} is not a valid position"))?,
+        None => Position::startpos(variant),
+    };
+    let mut out = std::io::stdout().lock();
+    let start = Instant::now();
+    let nodes = if args.divide {
+        let mut total = 0;
+        for (mv, count) in perft::divide(&pos, args.depth) {
+            writeln!(out, "{mv}: {count}")?;
+            total += count;
+        }
+        total
+    } else {
+        perft::perft(&pos, args.depth, !args.no_bulk)
+    };
+    let secs = start.elapsed().as_secs_f64();
+    writeln!(out, "nodes {nodes}")?;
+    writeln!(
+        out,
+        "time {:.3} s, {:.1} M nodes/s",
+        secs,
+        nodes as f64 / secs.max(1e-9) / 1e6
+    )?;
+    Ok(())
+}
