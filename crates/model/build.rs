@@ -1,0 +1,63 @@
+//! Embed an rpath to libtorch's lib directory into every binary, test and example of this
+//! package, so they run from any shell without LD_LIBRARY_PATH.
+//!
+//! Reusable as-is by any crate that links tch: copy this file as its build.rs and add
+//! `torch-sys.workspace = true` to its [dependencies] (torch-sys has `links = "tch"`, so a
+//! direct dependent's build script receives `DEP_TCH_LIBTORCH_LIB`).
+//!
+//! `cargo:rustc-link-arg` only applies to the targets of the package whose build script
+//! prints it, which is why every package that produces tch-linked executables needs it.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn libtorch_lib_dir() -> Option<PathBuf> {
+    // 1. Exported by torch-sys's build script (`cargo:libtorch_lib=...`).
+    if let Ok(dir) = std::env::var("DEP_TCH_LIBTORCH_LIB") {
+        if !dir.is_empty() {
+            return Some(PathBuf::from(dir));
+        }
+    }
+    // 2. An explicit LIBTORCH install.
+    if let Ok(root) = std::env::var("LIBTORCH") {
+        let dir = PathBuf::from(root).join("lib");
+        if dir.is_dir() {
+            return Some(dir);
+        }
+    }
+    // 3. The PyTorch of the python on PATH (scripts/env.sh puts the venv first).
+    let python = std::env::var("SHOGI_ZERO_PYTHON").unwrap_or_else(|_| "python3".to_string());
+    let out = Command::new(python)
+        .args([
+            "-c",
+            "import os, torch; print(os.path.join(os.path.dirname(torch.__file__), 'lib'))",
+        ])
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let dir = PathBuf::from(String::from_utf8(out.stdout).ok()?.trim());
+    dir.is_dir().then_some(dir)
+}
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=DEP_TCH_LIBTORCH_LIB");
+    println!("cargo:rerun-if-env-changed=LIBTORCH");
+    println!("cargo:rerun-if-env-changed=SHOGI_ZERO_PYTHON");
+    let target_os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    if target_os != "linux" && target_os != "macos" {
+        return;
+    }
+    match libtorch_lib_dir() {
+        Some(dir) => {
+            println!("cargo:rustc-link-arg=-Wl,-rpath,{}", dir.display());
+        }
+        None => {
+            println!(
+                "cargo:warning=shogi-model: libtorch lib dir not found; binaries will need LD_LIBRARY_PATH"
+            );
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! Batched inference on raw input-plane buffers.
+
+use std::cell::RefCell;
+use std::path::Path;
+
+use tch::{Device, Kind, Tensor};
+
+use crate::checkpoint::{CheckpointError, Expected, Manifest, load_checkpoint};
+use crate::net::{Model, ModelConfig};
+
+/// Sets libtorch's intra-op CPU thread count (process-wide).
+pub fn set_num_threads(n: usize) {
+    tch::set_num_threads(n.max(1) as i32);
+}
+
+/// Options for [`Inference`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InferenceOptions {
+    /// Run the net in f16 (CUDA only; ignored on CPU, see [`Inference::is_half`]).
+    pub half: bool,
+    /// Initial capacity, in positions, of the pinned staging buffer used on CUDA (it grows
+    /// on demand).
+    pub max_batch: usize,
+    /// If set, calls [`set_num_threads`] (process-wide) on construction.
+    pub num_threads: Option<usize>,
+}
+
+impl Default for InferenceOptions {
+    fn default() -> Self {
+        Self {
+            half: false,
+            max_batch: 256,
+            num_threads: None,
+        }
+    }
+}
+
+/// A network in eval mode on a device, answering batches of positions.
+///
+/// `Send` but not `Sync` (libtorch tensors are not `Sync`): own it from one inference
+/// thread and feed it batches.
+#[derive(Debug)]
+pub struct Inference {
+    model: Model,
+    device: Device,
+    half: bool,
+    /// Pinned host buffer `[capacity, input_size]` for host-to-device copies (CUDA only).
+    staging: RefCell<Option<Tensor>>,
+    capacity: RefCell<usize>,
+}
+
+impl Inference {
+    /// Wraps `model` (moved to `device`). Half precision is used only when requested and
+    /// `device` is CUDA.
+    pub fn new(mut model: Model, device: Device, options: &InferenceOptions) -> Self {
+        if let Some(n) = options.num_threads {
+            set_num_threads(n);
+        }
+        if model.vs.device() != device {
+            model.vs.set_device(device);
+        }
+        let half = options.half && device.is_cuda();
+        if half {
+            model.vs.half();
+        }
+        let me = Self {
+            model,
+            device,
+            half,
+            staging: RefCell::new(None),
+            capacity: RefCell::new(0),
+        };
+        if device.is_cuda() {
+            me.ensure_staging(options.max_batch.max(1));
+        }
+        me
+    }
+
+    /// Loads a checkpoint (see [`load_checkpoint`]) straight onto `device`.
+    pub fn from_checkpoint(
+        dir: impl AsRef<Path>,
+        expected: &Expected,
+        device: Device,
+        options: &InferenceOptions,
+    ) -> Result<(Self, Manifest), CheckpointError> {
+        let (model, manifest) = load_checkpoint(dir, expected, device)?;
+        Ok((Self::new(model, device, options), manifest))
+    }
+
+    /// The architecture.
+    pub fn config(&self) -> &ModelConfig {
+        self.model.config()
+    }
+
+    /// The device the net runs on.
+    pub fn device(&self) -> Device {
+        self.device
+    }
+
+    /// Whether the net runs in f16.
+    pub fn is_half(&self) -> bool {
+        self.half
+    }
+
+    /// The wrapped model (e.g. to save it).
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    fn ensure_staging(&self, batch: usize) {
+        let mut cap = self.capacity.borrow_mut();
+        if *cap >= batch {
+            return;
+        }
+        let n = self.config().input_size() as i64;
+        let t = Tensor::zeros([batch as i64, n], (Kind::Float, Device::Cpu));
+        let t = if t.f_is_pinned(self.device).unwrap_or(false) {
+            t
+        } else {
+            t.f_pin_memory(self.device).unwrap_or(t)
+        };
+        *self.staging.borrow_mut() = Some(t);
+        *cap = batch;
+    }
+
+    /// Uploads `inputs` (`batch * input_size` floats) to the device as
+    /// `[batch, planes, H, W]` in the net's dtype.
+    fn upload(&self, inputs: &[f32], batch: usize) -> Tensor {
+        let cfg = self.config();
+        let shape = [
+            batch as i64,
+            cfg.input_planes as i64,
+            cfg.board_h as i64,
+            cfg.board_w as i64,
+        ];
+        let kind = if self.half { Kind::Half } else { Kind::Float };
+        if !self.device.is_cuda() {
+            return Tensor::from_slice(inputs).view(shape);
+        }
+        self.ensure_staging(batch);
+        let staging = self.staging.borrow();
+        let staging = staging.as_ref().expect("staging buffer allocated");
+        let host = staging.narrow(0, 0, batch as i64);
+        // SAFETY: `staging` is a contiguous CPU f32 tensor of at least `batch * input_size`
+        // elements that nothing else references (it is private to `self`, which is not
+        // `Sync`, and the borrow is held until the synchronous copy below has finished).
+        unsafe {
+            let dst = std::slice::from_raw_parts_mut(host.data_ptr() as *mut f32, inputs.len());
+            dst.copy_from_slice(inputs);
+        }
+        host.to_device_(self.device, kind, false, false).view(shape)
+    }
+
+    /// Runs `batch` positions. `inputs` holds `batch * input_planes * H * W` floats laid out
+    /// `[batch, input_planes, H, W]`. Returns `(policy_logits, wdl_probs)`: `batch *
+    /// policy_size` raw logits (plane-major per position) and `batch * 3` softmaxed
+    /// win/draw/loss probabilities.
+    ///
+    /// # Panics
+    /// If `inputs.len() != batch * input_size`.
+    pub fn infer(&self, inputs: &[f32], batch: usize) -> (Vec<f32>, Vec<f32>) {
+        let cfg = self.config();
+        assert_eq!(
+            inputs.len(),
+            batch * cfg.input_size(),
+            "inference input has {} floats, expected batch {} x {}",
+            inputs.len(),
+            batch,
+            cfg.input_size()
+        );
+        if batch == 0 {
+            return (Vec::new(), Vec::new());
+        }
+        tch::no_grad(|| {
+            let xs = self.upload(inputs, batch);
+            let (policy, value) = self.model.forward_t(&xs, false);
+            let policy = policy
+                .to_kind(Kind::Float)
+                .to_device(Device::Cpu)
+                .contiguous()
+                .view([-1]);
+            let wdl = value
+                .to_kind(Kind::Float)
+                .softmax(1, Kind::Float)
+                .to_device(Device::Cpu)
+                .contiguous()
+                .view([-1]);
+            let policy = Vec::<f32>::try_from(&policy).expect("policy logits to Vec<f32>");
+            let wdl = Vec::<f32>::try_from(&wdl).expect("wdl probs to Vec<f32>");
+            (policy, wdl)
+        })
+    }
+}

@@ -1,0 +1,32 @@
+//! shogi-model: the AlphaZero-style residual network of shogi-zero, on libtorch via `tch`.
+//!
+//! * [`parse_device`]: `"auto" | "cpu" | "cuda" | "cuda:N"` to a [`tch::Device`].
+//! * [`ModelConfig`], [`Net`], [`Model`]: residual tower with a per-square policy head
+//!   (`policy_planes * H * W` logits, plane-major) and a WDL value head (3 logits).
+//! * [`save_checkpoint`] / [`load_checkpoint`]: safetensors weights + JSON manifest, sha256
+//!   verified, refusing architecture / variant / feature / policy-version mismatches.
+//! * [`Inference`]: batched, `no_grad`, eval-mode inference on raw plane buffers.
+//! * [`Trainer`]: one optimisation step of policy CE + value CE with SGD-momentum or AdamW.
+//!
+//! Position encoding and the move <-> policy-index mapping live elsewhere (they need the
+//! rules crate); everything here takes raw `f32` plane buffers laid out
+//! `[batch, input_planes, board_h, board_w]`, row-major.
+
+mod checkpoint;
+mod device;
+mod inference;
+mod net;
+mod train;
+
+pub use checkpoint::{
+    CheckpointError, CheckpointMeta, Expected, FORMAT_VERSION, MANIFEST_FILE, Manifest,
+    WEIGHTS_FILE, load_checkpoint, load_weights, read_manifest, save_checkpoint, save_weights,
+    sha256_hex,
+};
+pub use device::{DeviceError, parse_device};
+pub use inference::{Inference, InferenceOptions, set_num_threads};
+pub use net::{Model, ModelConfig, Net};
+pub use train::{Losses, OptimizerKind, TrainConfig, Trainer};
+
+/// Re-export so dependents use exactly the same tch.
+pub use tch;

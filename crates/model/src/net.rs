@@ -1,0 +1,430 @@
+//! The residual policy/value network.
+//!
+//! Parameter names (they are the checkpoint keys, and match the PyTorch mirror in
+//! `tests/py/crosscheck.py` attribute for attribute):
+//!
+//! ```text
+//! stem.conv.weight                      [C, input_planes, 3, 3]   (no bias: BN follows)
+//! stem.bn.{weight,bias,running_mean,running_var}
+//! tower.{i}.conv1.weight / tower.{i}.bn1.*      i = 0..blocks
+//! tower.{i}.conv2.weight / tower.{i}.bn2.*
+//! tower.{i}.se.fc1.{weight,bias}        [C/4 (min 1), C]   (only when se = true)
+//! tower.{i}.se.fc2.{weight,bias}        [C, C/4]
+//! policy.conv.weight                    [C, C, 3, 3]
+//! policy.bn.*
+//! policy.out.{weight,bias}              [policy_planes, C, 1, 1]
+//! value.conv.weight                     [value_channels, C, 1, 1]
+//! value.bn.*
+//! value.fc1.{weight,bias}               [value_hidden, value_channels*H*W]
+//! value.fc2.{weight,bias}               [3, value_hidden]     (win, draw, loss logits)
+//! ```
+//!
+//! BatchNorm: eps 1e-5, momentum 0.1 (PyTorch defaults). Policy logits are flattened
+//! plane-major: `index = plane * H * W + square`, `square = row * W + col`.
+
+use serde::{Deserialize, Serialize};
+use tch::nn::{self, ModuleT};
+use tch::{Device, Kind, Tensor};
+
+/// Architecture hyper-parameters; stored in every checkpoint manifest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    /// Number of residual blocks in the tower.
+    pub blocks: usize,
+    /// Channels (filters) of the tower.
+    pub channels: usize,
+    /// Input feature planes.
+    pub input_planes: usize,
+    /// Board height (ranks).
+    pub board_h: usize,
+    /// Board width (files).
+    pub board_w: usize,
+    /// Policy planes per square; the policy has `policy_planes * board_h * board_w` logits.
+    pub policy_planes: usize,
+    /// Channels of the value head's 1x1 convolution.
+    #[serde(default = "default_value_channels")]
+    pub value_channels: usize,
+    /// Hidden width of the value head's fully connected layer.
+    pub value_hidden: usize,
+    /// Squeeze-and-excitation in each residual block.
+    #[serde(default)]
+    pub se: bool,
+}
+
+fn default_value_channels() -> usize {
+    32
+}
+
+impl ModelConfig {
+    /// Squares on the board.
+    pub fn squares(&self) -> usize {
+        self.board_h * self.board_w
+    }
+    /// Length of the policy logit vector.
+    pub fn policy_size(&self) -> usize {
+        self.policy_planes * self.squares()
+    }
+    /// Floats per position in an input buffer.
+    pub fn input_size(&self) -> usize {
+        self.input_planes * self.squares()
+    }
+    /// Hidden width of the squeeze-excitation bottleneck.
+    pub fn se_hidden(&self) -> usize {
+        (self.channels / 4).max(1)
+    }
+
+    /// Human-readable list of the fields that differ (`name: self vs other`).
+    pub fn diff(&self, other: &ModelConfig) -> Vec<String> {
+        let mut out = Vec::new();
+        macro_rules! cmp {
+            ($($f:ident),*) => {$(
+                if self.$f != other.$f {
+                    out.push(format!(
+                        "{}: {:?} vs {:?}",
+                        stringify!($f),
+                        self.$f,
+                        other.$f
+                    ));
+                }
+            )*};
+        }
+        cmp!(
+            blocks,
+            channels,
+            input_planes,
+            board_h,
+            board_w,
+            policy_planes,
+            value_channels,
+            value_hidden,
+            se
+        );
+        out
+    }
+
+    /// Refuses zero-sized dimensions.
+    pub fn validate(&self) -> Result<(), String> {
+        let dims = [
+            ("channels", self.channels),
+            ("input_planes", self.input_planes),
+            ("board_h", self.board_h),
+            ("board_w", self.board_w),
+            ("policy_planes", self.policy_planes),
+            ("value_channels", self.value_channels),
+            ("value_hidden", self.value_hidden),
+        ];
+        for (name, v) in dims {
+            if v == 0 {
+                return Err(format!("model config: {name} must be > 0"));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn conv(p: nn::Path<'_>, cin: usize, cout: usize, k: i64, bias: bool) -> nn::Conv2D {
+    let cfg = nn::ConvConfig {
+        padding: k / 2,
+        bias,
+        ..Default::default()
+    };
+    nn::conv2d(p, cin as i64, cout as i64, k, cfg)
+}
+
+fn bn(p: nn::Path<'_>, c: usize) -> nn::BatchNorm {
+    let cfg = nn::BatchNormConfig {
+        ws_init: nn::Init::Const(1.0),
+        bs_init: nn::Init::Const(0.0),
+        eps: 1e-5,
+        momentum: 0.1,
+        ..Default::default()
+    };
+    nn::batch_norm2d(p, c as i64, cfg)
+}
+
+#[derive(Debug)]
+struct ConvBn {
+    conv: nn::Conv2D,
+    bn: nn::BatchNorm,
+}
+
+impl ConvBn {
+    /// Pre-activation output: conv then BN (no ReLU).
+    fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
+        xs.apply(&self.conv).apply_t(&self.bn, train)
+    }
+}
+
+#[derive(Debug)]
+struct SqueezeExcite {
+    fc1: nn::Linear,
+    fc2: nn::Linear,
+}
+
+impl SqueezeExcite {
+    fn new(p: nn::Path<'_>, channels: usize, hidden: usize) -> Self {
+        let fc1 = nn::linear(
+            &p / "fc1",
+            channels as i64,
+            hidden as i64,
+            Default::default(),
+        );
+        let fc2 = nn::linear(
+            &p / "fc2",
+            hidden as i64,
+            channels as i64,
+            Default::default(),
+        );
+        Self { fc1, fc2 }
+    }
+
+    fn forward(&self, xs: &Tensor) -> Tensor {
+        let (b, c) = (xs.size()[0], xs.size()[1]);
+        let s = xs
+            .mean_dim([2i64, 3].as_slice(), false, None::<Kind>)
+            .apply(&self.fc1)
+            .relu()
+            .apply(&self.fc2)
+            .sigmoid()
+            .view([b, c, 1, 1]);
+        xs * s
+    }
+}
+
+#[derive(Debug)]
+struct ResBlock {
+    conv1: ConvBn,
+    conv2: ConvBn,
+    se: Option<SqueezeExcite>,
+}
+
+impl ResBlock {
+    fn new(p: nn::Path<'_>, cfg: &ModelConfig) -> Self {
+        let c = cfg.channels;
+        let conv1 = ConvBn {
+            conv: conv(&p / "conv1", c, c, 3, false),
+            bn: bn(&p / "bn1", c),
+        };
+        let conv2 = ConvBn {
+            conv: conv(&p / "conv2", c, c, 3, false),
+            bn: bn(&p / "bn2", c),
+        };
+        let se = cfg
+            .se
+            .then(|| SqueezeExcite::new(&p / "se", c, cfg.se_hidden()));
+        Self { conv1, conv2, se }
+    }
+
+    fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
+        let h = self.conv1.forward_t(xs, train).relu();
+        let mut h = self.conv2.forward_t(&h, train);
+        if let Some(se) = &self.se {
+            h = se.forward(&h);
+        }
+        (h + xs).relu()
+    }
+}
+
+/// The network. Build it on a [`nn::Path`] (normally `vs.root()`), call
+/// [`Net::forward_t`].
+#[derive(Debug)]
+pub struct Net {
+    config: ModelConfig,
+    stem: ConvBn,
+    tower: Vec<ResBlock>,
+    policy_conv: ConvBn,
+    policy_out: nn::Conv2D,
+    value_conv: ConvBn,
+    value_fc1: nn::Linear,
+    value_fc2: nn::Linear,
+}
+
+impl Net {
+    /// Creates the parameters under `p` (see the module docs for their names).
+    ///
+    /// # Panics
+    /// If `config` has a zero-sized dimension (see [`ModelConfig::validate`]).
+    pub fn new(p: &nn::Path<'_>, config: &ModelConfig) -> Self {
+        if let Err(e) = config.validate() {
+            panic!("{e}");
+        }
+        let c = config.channels;
+        let stem = ConvBn {
+            conv: conv(p / "stem" / "conv", config.input_planes, c, 3, false),
+            bn: bn(p / "stem" / "bn", c),
+        };
+        let tp = p / "tower";
+        let tower = (0..config.blocks)
+            .map(|i| ResBlock::new(&tp / i, config))
+            .collect();
+        let policy_conv = ConvBn {
+            conv: conv(p / "policy" / "conv", c, c, 3, false),
+            bn: bn(p / "policy" / "bn", c),
+        };
+        let policy_out = conv(p / "policy" / "out", c, config.policy_planes, 1, true);
+        let vc = config.value_channels;
+        let value_conv = ConvBn {
+            conv: conv(p / "value" / "conv", c, vc, 1, false),
+            bn: bn(p / "value" / "bn", vc),
+        };
+        let value_fc1 = nn::linear(
+            p / "value" / "fc1",
+            (vc * config.squares()) as i64,
+            config.value_hidden as i64,
+            Default::default(),
+        );
+        let value_fc2 = nn::linear(
+            p / "value" / "fc2",
+            config.value_hidden as i64,
+            3,
+            Default::default(),
+        );
+        Self {
+            config: config.clone(),
+            stem,
+            tower,
+            policy_conv,
+            policy_out,
+            value_conv,
+            value_fc1,
+            value_fc2,
+        }
+    }
+
+    /// The architecture this net was built with.
+    pub fn config(&self) -> &ModelConfig {
+        &self.config
+    }
+
+    /// `xs`: `[B, input_planes, H, W]` (a flat `[B, input_planes*H*W]` is reshaped).
+    /// Returns `(policy_logits [B, policy_planes*H*W], value_logits [B, 3])`, value order
+    /// win / draw / loss from the side to move's point of view.
+    pub fn forward_t(&self, xs: &Tensor, train: bool) -> (Tensor, Tensor) {
+        let cfg = &self.config;
+        let (h, w) = (cfg.board_h as i64, cfg.board_w as i64);
+        let xs = xs.view([-1, cfg.input_planes as i64, h, w]);
+        let mut t = self.stem.forward_t(&xs, train).relu();
+        for block in &self.tower {
+            t = block.forward_t(&t, train);
+        }
+        let policy = self
+            .policy_conv
+            .forward_t(&t, train)
+            .relu()
+            .apply(&self.policy_out)
+            .flatten(1, -1);
+        let value = self
+            .value_conv
+            .forward_t(&t, train)
+            .relu()
+            .flatten(1, -1)
+            .apply(&self.value_fc1)
+            .relu()
+            .apply(&self.value_fc2);
+        (policy, value)
+    }
+}
+
+/// `ModuleT` view of the net: returns `cat([policy_logits, value_logits], 1)`, i.e.
+/// `[B, policy_size + 3]`. Prefer [`Net::forward_t`].
+impl ModuleT for Net {
+    fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
+        let (p, v) = Net::forward_t(self, xs, train);
+        Tensor::cat(&[p, v], 1)
+    }
+}
+
+/// A [`Net`] together with the [`nn::VarStore`] that owns its parameters.
+#[derive(Debug)]
+pub struct Model {
+    /// Owns the parameters (checkpoint keys are its variable names).
+    pub vs: nn::VarStore,
+    /// The network, whose tensors are shallow copies of `vs`'s variables.
+    pub net: Net,
+}
+
+impl Model {
+    /// Freshly initialised model on `device`.
+    pub fn new(config: &ModelConfig, device: Device) -> Self {
+        let vs = nn::VarStore::new(device);
+        let net = Net::new(&vs.root(), config);
+        Self { vs, net }
+    }
+
+    /// The architecture.
+    pub fn config(&self) -> &ModelConfig {
+        self.net.config()
+    }
+
+    /// See [`Net::forward_t`].
+    pub fn forward_t(&self, xs: &Tensor, train: bool) -> (Tensor, Tensor) {
+        self.net.forward_t(xs, train)
+    }
+
+    /// Device of the parameters.
+    pub fn device(&self) -> Device {
+        self.vs.device()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn tiny(se: bool) -> ModelConfig {
+        ModelConfig {
+            blocks: 2,
+            channels: 8,
+            input_planes: 3,
+            board_h: 5,
+            board_w: 4,
+            policy_planes: 6,
+            value_channels: 2,
+            value_hidden: 16,
+            se,
+        }
+    }
+
+    #[test]
+    fn shapes_and_names() {
+        for se in [false, true] {
+            let cfg = tiny(se);
+            let m = Model::new(&cfg, Device::Cpu);
+            let xs = Tensor::randn([7, 3, 5, 4], (Kind::Float, Device::Cpu));
+            let (p, v) = m.forward_t(&xs, false);
+            assert_eq!(p.size(), vec![7, 6 * 20]);
+            assert_eq!(v.size(), vec![7, 3]);
+            let (p, v) = m.forward_t(&xs.view([7, 60]), true);
+            assert_eq!(p.size(), vec![7, 120]);
+            assert_eq!(v.size(), vec![7, 3]);
+            let vars = m.vs.variables();
+            for name in [
+                "stem.conv.weight",
+                "stem.bn.running_var",
+                "tower.1.conv2.weight",
+                "tower.0.bn1.bias",
+                "policy.out.bias",
+                "value.fc2.weight",
+            ] {
+                assert!(vars.contains_key(name), "missing {name}");
+            }
+            assert_eq!(vars.contains_key("tower.1.se.fc2.weight"), se);
+            assert_eq!(vars["value.fc1.weight"].size(), vec![16, 2 * 20]);
+            assert!(!vars.contains_key("stem.conv.bias"));
+        }
+    }
+
+    #[test]
+    fn config_json_roundtrip_and_diff() {
+        let a = tiny(true);
+        let s = serde_json::to_string(&a).unwrap();
+        let b: ModelConfig = serde_json::from_str(&s).unwrap();
+        assert_eq!(a, b);
+        let mut c = a.clone();
+        c.blocks = 9;
+        c.se = false;
+        let d = a.diff(&c);
+        assert_eq!(d, vec!["blocks: 2 vs 9", "se: true vs false"]);
+    }
+}

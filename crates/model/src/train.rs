@@ -1,0 +1,230 @@
+//! One optimisation step: policy cross-entropy + value (WDL) cross-entropy.
+
+use serde::{Deserialize, Serialize};
+use tch::nn::{self, OptimizerConfig};
+use tch::{Device, Kind, Tensor};
+
+use crate::net::Model;
+
+/// Which optimiser.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum OptimizerKind {
+    /// SGD with (optionally Nesterov) momentum; weight decay is L2 added to the gradient.
+    Sgd {
+        /// Momentum, e.g. 0.9.
+        momentum: f64,
+        /// Nesterov momentum.
+        nesterov: bool,
+    },
+    /// AdamW (decoupled weight decay).
+    AdamW {
+        /// Beta1, e.g. 0.9.
+        beta1: f64,
+        /// Beta2, e.g. 0.999.
+        beta2: f64,
+    },
+}
+
+/// Training hyper-parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrainConfig {
+    /// The optimiser.
+    pub optimizer: OptimizerKind,
+    /// Learning rate.
+    pub lr: f64,
+    /// Weight decay (applied by the optimiser to every trainable parameter).
+    pub weight_decay: f64,
+    /// Clip the global gradient L2 norm to this (`None`: no clipping).
+    pub grad_clip: Option<f64>,
+    /// Weight of the value loss in the total.
+    pub value_weight: f64,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        Self {
+            optimizer: OptimizerKind::Sgd {
+                momentum: 0.9,
+                nesterov: true,
+            },
+            lr: 0.02,
+            weight_decay: 1e-4,
+            grad_clip: Some(10.0),
+            value_weight: 1.0,
+        }
+    }
+}
+
+/// Losses of one step (means over the batch, before the update).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Losses {
+    /// Policy cross-entropy `-sum(target * log_softmax(logits))`.
+    pub policy: f64,
+    /// Value cross-entropy over win/draw/loss.
+    pub value: f64,
+    /// `policy + value_weight * value`.
+    pub total: f64,
+    /// Global gradient L2 norm before clipping.
+    pub grad_norm: f64,
+}
+
+/// A model plus its optimiser.
+pub struct Trainer {
+    /// The model being trained (save it with [`crate::save_checkpoint`]`(dir, &t.model.vs, ..)`).
+    pub model: Model,
+    opt: nn::Optimizer,
+    config: TrainConfig,
+}
+
+impl std::fmt::Debug for Trainer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Trainer")
+            .field("model", &self.model)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Trainer {
+    /// Builds the optimiser over `model`'s trainable variables.
+    pub fn new(model: Model, config: TrainConfig) -> Result<Self, tch::TchError> {
+        let opt = match config.optimizer {
+            OptimizerKind::Sgd { momentum, nesterov } => nn::Sgd {
+                momentum,
+                dampening: 0.0,
+                wd: config.weight_decay,
+                nesterov,
+            }
+            .build(&model.vs, config.lr)?,
+            OptimizerKind::AdamW { beta1, beta2 } => nn::AdamW {
+                beta1,
+                beta2,
+                wd: config.weight_decay,
+                eps: 1e-8,
+                amsgrad: false,
+            }
+            .build(&model.vs, config.lr)?,
+        };
+        Ok(Self { model, opt, config })
+    }
+
+    /// The hyper-parameters.
+    pub fn config(&self) -> &TrainConfig {
+        &self.config
+    }
+
+    /// Changes the learning rate (for schedules).
+    pub fn set_lr(&mut self, lr: f64) {
+        self.config.lr = lr;
+        self.opt.set_lr(lr);
+    }
+
+    /// Computes the losses on a batch without updating anything (eval-mode BN).
+    pub fn evaluate(
+        &self,
+        inputs: &[f32],
+        policy_targets: &[f32],
+        value_targets: &[f32],
+        batch: usize,
+    ) -> Losses {
+        tch::no_grad(|| {
+            let (p, v, t) = self.losses(inputs, policy_targets, value_targets, batch, false);
+            Losses {
+                policy: f64::try_from(&p).unwrap_or(f64::NAN),
+                value: f64::try_from(&v).unwrap_or(f64::NAN),
+                total: f64::try_from(&t).unwrap_or(f64::NAN),
+                grad_norm: 0.0,
+            }
+        })
+    }
+
+    fn losses(
+        &self,
+        inputs: &[f32],
+        policy_targets: &[f32],
+        value_targets: &[f32],
+        batch: usize,
+        train: bool,
+    ) -> (Tensor, Tensor, Tensor) {
+        let cfg = self.model.config();
+        let b = batch as i64;
+        assert_eq!(inputs.len(), batch * cfg.input_size(), "input buffer size");
+        assert_eq!(
+            policy_targets.len(),
+            batch * cfg.policy_size(),
+            "policy target size"
+        );
+        assert_eq!(value_targets.len(), batch * 3, "value target size");
+        let device = self.model.device();
+        let to = |s: &[f32], cols: usize| {
+            Tensor::from_slice(s)
+                .view([b, cols as i64])
+                .to_device(device)
+        };
+        let xs = to(inputs, cfg.input_size());
+        let pt = to(policy_targets, cfg.policy_size());
+        let vt = to(value_targets, 3);
+        let (pl, vl) = self.model.forward_t(&xs, train);
+        let policy_loss = -(pt * pl.log_softmax(1, Kind::Float))
+            .sum_dim_intlist(1, false, Kind::Float)
+            .mean(Kind::Float);
+        let value_loss = -(vt * vl.log_softmax(1, Kind::Float))
+            .sum_dim_intlist(1, false, Kind::Float)
+            .mean(Kind::Float);
+        let total = &policy_loss + &value_loss * self.config.value_weight;
+        (policy_loss, value_loss, total)
+    }
+
+    /// One training step (train-mode BN): forward, loss, backward, optional clipping of the
+    /// global gradient norm, optimiser update. Buffers: `inputs` `[batch, input_size]`,
+    /// `policy_targets` `[batch, policy_size]` probability vectors (plane-major, zeros on
+    /// illegal moves), `value_targets` `[batch, 3]` win/draw/loss probabilities.
+    pub fn step(
+        &mut self,
+        inputs: &[f32],
+        policy_targets: &[f32],
+        value_targets: &[f32],
+        batch: usize,
+    ) -> Losses {
+        let (p, v, total) = self.losses(inputs, policy_targets, value_targets, batch, true);
+        self.opt.zero_grad();
+        total.backward();
+        let grad_norm = tch::no_grad(|| {
+            let grads: Vec<Tensor> = self
+                .model
+                .vs
+                .trainable_variables()
+                .iter()
+                .map(|t| t.grad())
+                .filter(|g| g.defined())
+                .collect();
+            if grads.is_empty() {
+                return 0.0;
+            }
+            let norms: Vec<Tensor> = grads.iter().map(|g| g.norm()).collect();
+            let norm = f64::try_from(Tensor::stack(&norms, 0).norm()).unwrap_or(f64::NAN);
+            if let Some(max) = self.config.grad_clip {
+                let coef = max / (norm + 1e-6);
+                if coef < 1.0 {
+                    for mut g in grads {
+                        let _ = g.g_mul_scalar_(coef);
+                    }
+                }
+            }
+            norm
+        });
+        self.opt.step();
+        Losses {
+            policy: f64::try_from(&p).unwrap_or(f64::NAN),
+            value: f64::try_from(&v).unwrap_or(f64::NAN),
+            total: f64::try_from(&total).unwrap_or(f64::NAN),
+            grad_norm,
+        }
+    }
+
+    /// Device of the model.
+    pub fn device(&self) -> Device {
+        self.model.device()
+    }
+}
