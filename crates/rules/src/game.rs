@@ -1,0 +1,256 @@
+//! [`ShogiGame`]: a position plus the history that the end-of-game rules need.
+
+use shogi_game::{EndReason, Game, Outcome};
+
+use crate::position::Position;
+use crate::types::{Color, Move, MoveList, Variant};
+
+/// Impasse (入玉) handling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum ImpasseRule {
+    /// No impasse rule: entering kings play on until mate, repetition or the ply cap.
+    #[default]
+    None,
+    /// 27-point declaration (入玉宣言, CSA / USI `bestmove win`). The side to move wins
+    /// as soon as it meets the conditions (see [`ShogiGame::can_declare_win`]): a
+    /// declaring player always would, so `outcome` declares automatically.
+    Declaration27,
+    /// The older 24-point rule (持将棋): once both kings are in their enemy camps the game
+    /// ends; a side with fewer than 24 points loses, otherwise it is a draw.
+    Points24,
+}
+
+/// Rules that end a game besides mate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GameRules {
+    /// The game is drawn when this many plies have been played (0 = no cap).
+    pub max_plies: u32,
+    /// Impasse rule.
+    pub impasse: ImpasseRule,
+}
+
+impl Default for GameRules {
+    fn default() -> Self {
+        GameRules { max_plies: 512, impasse: ImpasseRule::None }
+    }
+}
+
+/// A game in progress: position, keys of every position so far, and which of those
+/// positions had the side to move in check (for 連続王手の千日手).
+#[derive(Clone, Debug)]
+pub struct ShogiGame {
+    pos: Position,
+    start: Position,
+    keys: Vec<u64>,
+    checks: Vec<bool>,
+    moves: Vec<Move>,
+    rules: GameRules,
+    declared: Option<Color>,
+}
+
+impl ShogiGame {
+    /// A game from a position.
+    pub fn new(pos: Position, rules: GameRules) -> ShogiGame {
+        ShogiGame {
+            keys: vec![pos.key()],
+            checks: vec![pos.in_check()],
+            start: pos.clone(),
+            pos,
+            moves: Vec::new(),
+            rules,
+            declared: None,
+        }
+    }
+
+    /// A game from the variant's start position with default rules.
+    pub fn startpos(variant: Variant) -> ShogiGame {
+        ShogiGame::new(Position::startpos(variant), GameRules::default())
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+
+    /// The start position.
+    pub fn start_position(&self) -> &Position {
+        &self.start
+    }
+
+    /// The moves played so far.
+    pub fn moves(&self) -> &[Move] {
+        &self.moves
+    }
+
+    /// The rules.
+    pub fn rules(&self) -> GameRules {
+        self.rules
+    }
+
+    /// Plays a move, checking legality.
+    pub fn try_play(&mut self, mv: Move) -> Result<(), crate::IllegalMove> {
+        self.pos.play(mv)?;
+        self.record(mv);
+        Ok(())
+    }
+
+    fn record(&mut self, mv: Move) {
+        self.keys.push(self.pos.key());
+        self.checks.push(self.pos.in_check());
+        self.moves.push(mv);
+    }
+
+    /// Whether the side to move may declare a win under the 27-point rule (入玉宣言):
+    /// its king is in the enemy camp (the promotion zone), at least 10 other own pieces
+    /// are in the camp, it is not in check, and the points of its pieces in the camp plus
+    /// its hand (rook/bishop 5, others 1) reach 28 (Black) or 27 (White).
+    ///
+    /// Minishogi adaptation: the camp is the farthest rank and a side has at most 11
+    /// non-king pieces, so the declaration is never available there (returns false).
+    pub fn can_declare_win(&self) -> bool {
+        let p = &self.pos;
+        if p.variant() != Variant::Shogi || p.in_check() {
+            return false;
+        }
+        let c = p.side_to_move();
+        let zone = p.zone(c);
+        if !zone.contains(p.king_square(c)) {
+            return false;
+        }
+        let (pts, pieces) = p.points(c, zone);
+        let need = if c == Color::Black { 28 } else { 27 };
+        pieces >= 10 && pts >= need
+    }
+
+    /// Declares a win for the side to move (USI `bestmove win`); `false` (and nothing
+    /// changes) if the conditions are not met.
+    pub fn declare_win(&mut self) -> bool {
+        if self.can_declare_win() {
+            self.declared = Some(self.pos.side_to_move());
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Repetition (千日手) verdict for the current position, if it occurs for the fourth
+    /// time: a draw, or a loss for the side that gave check with every one of its moves
+    /// since the position first occurred (連続王手の千日手).
+    pub fn repetition(&self) -> Option<Outcome> {
+        let cur = *self.keys.last()?;
+        let count = self.keys.iter().filter(|&&k| k == cur).count();
+        if count < 4 {
+            return None;
+        }
+        let first = self.keys.iter().position(|&k| k == cur)?;
+        let now = self.keys.len() - 1;
+        // Position j (> first) was reached by a move of the side not to move at j.
+        let side_at_now = self.pos.side_to_move();
+        for checker in Color::ALL {
+            let all_checks = (first + 1..=now)
+                .filter(|&j| {
+                    let mover_is_side_at_now = (now - j) % 2 == 1;
+                    let mover = if mover_is_side_at_now { side_at_now } else { side_at_now.flip() };
+                    mover == checker
+                })
+                .all(|j| self.checks[j]);
+            if all_checks {
+                return Some(Outcome::win(checker.flip(), EndReason::PerpetualCheck));
+            }
+        }
+        Some(Outcome::draw(EndReason::Repetition))
+    }
+
+    fn impasse24(&self) -> Option<Outcome> {
+        let p = &self.pos;
+        if p.variant() != Variant::Shogi {
+            return None;
+        }
+        let entered = Color::ALL.iter().all(|&c| p.zone(c).contains(p.king_square(c)));
+        if !entered {
+            return None;
+        }
+        let all = p.board_mask();
+        let b = p.points(Color::Black, all).0;
+        let w = p.points(Color::White, all).0;
+        Some(if b < 24 {
+            Outcome::win(Color::White, EndReason::Impasse24)
+        } else if w < 24 {
+            Outcome::win(Color::Black, EndReason::Impasse24)
+        } else {
+            Outcome::draw(EndReason::Impasse24)
+        })
+    }
+}
+
+impl Game for ShogiGame {
+    type Move = Move;
+
+    fn variant_name(&self) -> &'static str {
+        self.pos.variant().name()
+    }
+
+    fn side_to_move(&self) -> Color {
+        self.pos.side_to_move()
+    }
+
+    fn ply(&self) -> u32 {
+        self.moves.len() as u32
+    }
+
+    fn legal_moves(&self, out: &mut Vec<Move>) {
+        let mut l = MoveList::new();
+        self.pos.generate(&mut l);
+        out.extend_from_slice(l.as_slice());
+    }
+
+    fn play(&mut self, mv: Move) {
+        debug_assert!(self.pos.is_legal(mv), "illegal move {mv} in {}", self.pos);
+        self.pos.play_unchecked(mv);
+        self.record(mv);
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        if let Some(c) = self.declared {
+            return Some(Outcome::win(c, EndReason::ImpasseDeclaration));
+        }
+        let side = self.pos.side_to_move();
+        if self.pos.legal_moves().is_empty() {
+            let reason =
+                if self.pos.in_check() { EndReason::Checkmate } else { EndReason::NoLegalMoves };
+            return Some(Outcome::win(side.flip(), reason));
+        }
+        if let Some(o) = self.repetition() {
+            return Some(o);
+        }
+        match self.rules.impasse {
+            ImpasseRule::None => {}
+            ImpasseRule::Declaration27 => {
+                if self.can_declare_win() {
+                    return Some(Outcome::win(side, EndReason::ImpasseDeclaration));
+                }
+            }
+            ImpasseRule::Points24 => {
+                if let Some(o) = self.impasse24() {
+                    return Some(o);
+                }
+            }
+        }
+        if self.rules.max_plies > 0 && self.ply() >= self.rules.max_plies {
+            return Some(Outcome::draw(EndReason::MaxPlies));
+        }
+        None
+    }
+
+    fn key(&self) -> u64 {
+        self.pos.key()
+    }
+
+    fn in_check(&self) -> bool {
+        self.pos.in_check()
+    }
+
+    fn parse_move(&self, text: &str) -> Option<Move> {
+        self.pos.parse_usi_move(text).ok()
+    }
+}

@@ -1,0 +1,1 @@
+//! Game records (CSA, KIF).
