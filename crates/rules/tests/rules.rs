@@ -1,0 +1,261 @@
+//! Hand-written positions with their expected answers.
+
+use shogi_game::{EndReason, Game};
+use shogi_rules::{
+    Color, GameRules, IllegalMove, ImpasseRule, MoveParseError, Position, SfenError, ShogiGame,
+    Variant,
+};
+
+fn pos(sfen: &str) -> Position {
+    Position::from_sfen(Variant::Shogi, sfen).unwrap()
+}
+
+fn illegal_reason(p: &Position, usi: &str) -> IllegalMove {
+    match p.parse_usi_move(usi) {
+        Err(MoveParseError::Illegal { reason, .. }) => reason,
+        other => panic!("{usi} in {p}: expected illegal, got {other:?}"),
+    }
+}
+
+#[test]
+fn uchifuzume_with_pinned_defender() {
+    // White king 1a, silver 2a could take a pawn on 1b but is pinned by the rook on 5a;
+    // the gold on 2c guards 1b and 2b. P*1b is mate, hence illegal (打ち歩詰め).
+    let p = pos("4R2sk/9/7G1/9/9/9/9/9/4K4 b P 1");
+    assert_eq!(illegal_reason(&p, "P*1b"), IllegalMove::Uchifuzume);
+    assert!(!p.legal_moves().iter().any(|m| m.to_string() == "P*1b"));
+    // Without the pinning rook the silver captures: the drop is legal.
+    let q = pos("7sk/9/7G1/9/9/9/9/9/4K4 b P 1");
+    assert!(q.parse_usi_move("P*1b").is_ok());
+}
+
+#[test]
+fn uchifuzume_simple_and_king_can_take() {
+    let p = pos("7nk/9/7G1/9/9/9/9/9/K8 b P 1");
+    assert_eq!(illegal_reason(&p, "P*1b"), IllegalMove::Uchifuzume);
+    // Gold on 3c does not guard 1b: the king may take the pawn, so the drop is legal.
+    let q = pos("7nk/9/6G2/9/9/9/9/9/K8 b P 1");
+    let mv = q.parse_usi_move("P*1b").unwrap();
+    assert!(q.gives_check(mv));
+    // Moving a pawn (not dropping) to give mate is fine: 突き歩詰め.
+    let r = pos("7nk/9/7GP/9/9/9/9/9/K8 b - 1");
+    let push = r.parse_usi_move("1c1b").unwrap();
+    assert!(r.after(push).is_checkmate());
+}
+
+#[test]
+fn dead_piece_drops_and_moves() {
+    let p = pos("4k4/9/9/9/9/9/9/9/4K4 b NLP 1");
+    assert_eq!(illegal_reason(&p, "P*1a"), IllegalMove::DeadPiece(sq("1a")));
+    assert_eq!(illegal_reason(&p, "L*9a"), IllegalMove::DeadPiece(sq("9a")));
+    assert_eq!(illegal_reason(&p, "N*1b"), IllegalMove::DeadPiece(sq("1b")));
+    assert!(p.parse_usi_move("N*1c").is_ok());
+    assert!(p.parse_usi_move("L*1b").is_ok());
+    assert!(p.parse_usi_move("P*1b").is_ok());
+    // Pawn on 1b must promote on 1a; knight on 2d must promote on 1b.
+    let q = pos("4k4/8P/9/7N1/9/9/9/9/4K4 b - 1");
+    assert!(q.parse_usi_move("1b1a+").is_ok());
+    assert_eq!(illegal_reason(&q, "1b1a"), IllegalMove::DeadPiece(sq("1a")));
+    assert!(q.parse_usi_move("2d3b+").is_ok());
+    assert_eq!(illegal_reason(&q, "2d3b"), IllegalMove::DeadPiece(sq("3b")));
+    // Knight to the third rank may stay unpromoted.
+    let r = pos("4k4/9/9/9/7N1/9/9/9/4K4 b - 1");
+    assert!(r.parse_usi_move("2e1c").is_ok());
+    assert!(r.parse_usi_move("2e1c+").is_ok());
+}
+
+fn sq(s: &str) -> shogi_rules::Square {
+    shogi_rules::Square::from_usi(s, Variant::Shogi).unwrap()
+}
+
+#[test]
+fn nifu_only_unpromoted_pawns() {
+    let p = pos("4k4/9/9/9/9/9/P8/9/4K4 b P 1");
+    assert_eq!(illegal_reason(&p, "P*9e"), IllegalMove::Nifu(sq("9e")));
+    let q = pos("4k4/9/9/9/9/9/+P8/9/4K4 b P 1");
+    assert!(q.parse_usi_move("P*9e").is_ok());
+}
+
+#[test]
+fn other_illegal_reasons() {
+    let p = Position::startpos(Variant::Shogi);
+    assert_eq!(illegal_reason(&p, "5c5d"), IllegalMove::NotYourPiece(sq("5c")));
+    assert_eq!(illegal_reason(&p, "5e5d"), IllegalMove::NoPiece(sq("5e")));
+    assert_eq!(illegal_reason(&p, "7g7e"), IllegalMove::CannotReach { from: sq("7g"), to: sq("7e") });
+    assert_eq!(illegal_reason(&p, "7g7f+"), IllegalMove::CannotPromote);
+    assert_eq!(illegal_reason(&p, "P*5e"), IllegalMove::NotInHand(shogi_rules::PieceKind::Pawn));
+    assert!(matches!(p.parse_usi_move("7g7"), Err(MoveParseError::Syntax(_))));
+    // Pinned piece: the gold on 5h is pinned by the rook on 5a.
+    let q = pos("k3r4/9/9/9/9/9/9/4G4/4K4 b - 1");
+    assert_eq!(illegal_reason(&q, "5h4h"), IllegalMove::LeavesKingInCheck);
+    assert!(q.parse_usi_move("5h5g").is_ok());
+}
+
+#[test]
+fn usi_text_round_trip() {
+    let mut p = Position::startpos(Variant::Shogi);
+    for m in ["7g7f", "3c3d", "8h2b+", "3a2b", "B*5e"] {
+        let mv = p.parse_usi_move(m).unwrap();
+        assert_eq!(mv.to_string(), m);
+        p.play(mv).unwrap();
+    }
+    for mv in p.legal_moves().iter() {
+        assert_eq!(p.parse_usi_move(&mv.to_string()).unwrap(), *mv);
+    }
+    let m = Position::startpos(Variant::Minishogi);
+    let texts: Vec<String> = m.legal_moves().iter().map(|m| m.to_string()).collect();
+    assert!(texts.contains(&"5d5c".to_string()), "{texts:?}");
+    assert!(m.parse_usi_move("5d5c").is_ok());
+    assert!(matches!(m.parse_usi_move("9g9f"), Err(MoveParseError::Syntax(_))));
+}
+
+#[test]
+fn checkmate_and_mate_in_one() {
+    let p = pos("4k4/9/4G4/9/9/9/9/9/4K4 b G 1");
+    let mv = p.mate_in_one().unwrap();
+    assert!(p.after(mv).is_checkmate());
+    assert!(Position::startpos(Variant::Shogi).mate_in_one().is_none());
+    let mated = pos("4k4/4G4/4G4/9/9/9/9/9/4K4 w - 2");
+    assert!(mated.in_check() && mated.is_checkmate());
+}
+
+#[test]
+fn handicaps() {
+    for (name, _) in shogi_rules::HANDICAPS {
+        let p = Position::handicap(name).unwrap();
+        assert_eq!(p.side_to_move(), Color::White, "{name}");
+    }
+    let p = Position::handicap("2-piece").unwrap();
+    assert_eq!(p.to_sfen(), "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1");
+    let p = Position::handicap("lance").unwrap();
+    assert!(p.piece_at(sq("1a")).is_none() && p.piece_at(sq("9a")).is_some());
+    assert!(Position::handicap("queen").is_err());
+}
+
+#[test]
+fn sfen_errors_name_the_field() {
+    let bad = |s: &str| Position::from_sfen(Variant::Shogi, s).unwrap_err();
+    assert!(matches!(bad("9/9 b - 1"), SfenError::Board { .. }));
+    assert!(matches!(bad("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL x - 1"), SfenError::Side(_)));
+    assert!(matches!(bad("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b K 1"), SfenError::Hands { .. }));
+    assert!(matches!(bad("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 0"), SfenError::MoveNumber(_)));
+    // Too many pawns.
+    assert!(matches!(bad("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b P 1"), SfenError::Invalid(_)));
+    // Nifu, dead pawn, side not to move in check, missing king.
+    assert!(matches!(bad("4k4/9/9/9/9/9/P8/P8/4K4 b - 1"), SfenError::Invalid(_)));
+    assert!(matches!(bad("P3k4/9/9/9/9/9/9/9/4K4 b - 1"), SfenError::Invalid(_)));
+    assert!(matches!(bad("4k4/4R4/9/9/9/9/9/9/4K4 b - 1"), SfenError::Invalid(_)));
+    assert!(matches!(bad("9/9/9/9/9/9/9/9/4K4 b - 1"), SfenError::Invalid(_)));
+    assert!(matches!(bad("4k4/9/9/9/9/9/9/9/4K4 b"), SfenError::FieldCount(2)));
+    // Minishogi has no lances.
+    assert!(Position::from_sfen(Variant::Minishogi, "rbsgk/4p/5/P4/KGSBR b L 1").is_err());
+    let e = bad("4k4/9/9/9/9/9/9/9/4K4 b 3Q 1").to_string();
+    assert!(e.contains("hands") && e.contains("3Q"), "{e}");
+}
+
+fn drive(g: &mut ShogiGame, moves: &[&str]) {
+    for m in moves {
+        assert!(g.outcome().is_none(), "game over before {m}: {:?}", g.outcome());
+        let mv = g.parse_move(m).unwrap_or_else(|| panic!("{m} illegal in {}", g.position()));
+        g.play(mv);
+    }
+}
+
+#[test]
+fn perpetual_check_loses() {
+    // Black rook checks from 9a and 9b while the white king shuffles 1a-1b.
+    let p = pos("8k/R8/9/9/9/9/9/9/4K4 b - 1");
+    let mut g = ShogiGame::new(p, GameRules::default());
+    let cycle = ["9b9a", "1a1b", "9a9b", "1b1a"];
+    for _ in 0..2 {
+        drive(&mut g, &cycle);
+    }
+    drive(&mut g, &cycle[..3]);
+    // After 11 plies the start position has occurred 3 times; the 12th ply repeats it.
+    drive(&mut g, &cycle[3..]);
+    let o = g.outcome().unwrap();
+    assert_eq!(o.reason, EndReason::PerpetualCheck);
+    assert_eq!(o.winner, Some(Color::White));
+}
+
+#[test]
+fn plain_repetition_draws() {
+    let mut g = ShogiGame::new(pos("4k4/9/9/9/9/9/9/9/4K4 b - 1"), GameRules::default());
+    let cycle = ["5i5h", "5a5b", "5h5i", "5b5a"];
+    for _ in 0..3 {
+        drive(&mut g, &cycle);
+    }
+    let o = g.outcome().unwrap();
+    assert_eq!(o.reason, EndReason::Repetition);
+    assert_eq!(o.winner, None);
+}
+
+#[test]
+fn max_plies_draw() {
+    let rules = GameRules { max_plies: 4, impasse: ImpasseRule::None };
+    let mut g = ShogiGame::new(Position::startpos(Variant::Shogi), rules);
+    drive(&mut g, &["7g7f", "3c3d", "2g2f", "8c8d"]);
+    assert_eq!(g.outcome().unwrap().reason, EndReason::MaxPlies);
+}
+
+#[test]
+fn checkmate_outcome() {
+    let g = ShogiGame::new(pos("4k4/4G4/4G4/9/9/9/9/9/4K4 w - 2"), GameRules::default());
+    let o = g.outcome().unwrap();
+    assert_eq!((o.winner, o.reason), (Some(Color::Black), EndReason::Checkmate));
+}
+
+fn game27(sfen: &str) -> ShogiGame {
+    ShogiGame::new(pos(sfen), GameRules { max_plies: 512, impasse: ImpasseRule::Declaration27 })
+}
+
+#[test]
+fn declaration_27_points() {
+    // Black: king 5c; in camp R B (10) + 4G 3S (7) + 3P (3) = 20 points, 12 pieces;
+    // 8 pawns in hand = 28 points: exactly enough for Black.
+    let yes = game27("GGGGSSSBR/PPP6/4K4/9/9/9/9/9/4k4 b 8Prbs4n4l7p 1");
+    assert!(yes.can_declare_win());
+    let o = yes.outcome().unwrap();
+    assert_eq!((o.winner, o.reason), (Some(Color::Black), EndReason::ImpasseDeclaration));
+    // 27 points is one short for Black.
+    let no = game27("GGGGSSSBR/PPP6/4K4/9/9/9/9/9/4k4 b 7Prbs4n4l8p 1");
+    assert!(!no.can_declare_win());
+    assert!(no.outcome().is_none());
+    // 28 points but only 9 pieces in the camp.
+    let few = game27("GGGGSSSBR/9/4K4/9/9/9/9/9/4k4 b 11Prbs4n4l4p 1");
+    assert!(!few.can_declare_win());
+    // King not in the camp.
+    let out = game27("GGGGSSSBR/PPP6/9/4K4/9/9/9/9/4k4 b 8Prbs4n4l7p 1");
+    assert!(!out.can_declare_win());
+    // White needs 27: 20 in camp + 7 pawns in hand.
+    let w = game27("4K4/9/9/9/9/9/4k4/6ppp/rbsssgggg w RBS4N4L8P7p 1");
+    assert!(w.can_declare_win());
+    let w26 = game27("4K4/9/9/9/9/9/4k4/6ppp/rbsssgggg w RBS4N4L9P6p 1");
+    assert!(!w26.can_declare_win());
+    // Without the rule enabled the game goes on; the explicit declaration still works.
+    let mut plain = ShogiGame::new(yes.position().clone(), GameRules::default());
+    assert!(plain.outcome().is_none());
+    assert!(plain.declare_win());
+    assert_eq!(plain.outcome().unwrap().reason, EndReason::ImpasseDeclaration);
+}
+
+#[test]
+fn impasse_24_points() {
+    // Both kings entered; White has far fewer than 24 points.
+    let rules = GameRules { max_plies: 512, impasse: ImpasseRule::Points24 };
+    // Black: 2R 2B (20) + 16 minor pieces + 17 pawns = 53 points; White: 1 point.
+    let g = ShogiGame::new(pos("4K4/9/9/9/9/9/4k4/9/9 b 2R2B4G4S4N4L17Pp 1"), rules);
+    let o = g.outcome().unwrap();
+    assert_eq!((o.winner, o.reason), (Some(Color::Black), EndReason::Impasse24));
+}
+
+#[test]
+fn minishogi_basics() {
+    let p = Position::startpos(Variant::Minishogi);
+    assert_eq!(p.to_sfen(), "rbsgk/4p/5/P4/KGSBR b - 1");
+    assert_eq!(p.legal_moves().len(), 14);
+    // Pawn reaching the last rank must promote (the zone is only that rank).
+    let q = Position::from_sfen(Variant::Minishogi, "2k2/P4/5/5/4K b - 1").unwrap();
+    let texts: Vec<String> = q.legal_moves().iter().map(|m| m.to_string()).collect();
+    assert!(texts.contains(&"5b5a+".to_string()) && !texts.contains(&"5b5a".to_string()));
+}
