@@ -13,10 +13,10 @@ use std::process::Command;
 
 fn libtorch_lib_dir() -> Option<PathBuf> {
     // 1. Exported by torch-sys's build script (`cargo:libtorch_lib=...`).
-    if let Ok(dir) = std::env::var("DEP_TCH_LIBTORCH_LIB") {
-        if !dir.is_empty() {
-            return Some(PathBuf::from(dir));
-        }
+    if let Ok(dir) = std::env::var("DEP_TCH_LIBTORCH_LIB")
+        && !dir.is_empty()
+    {
+        return Some(PathBuf::from(dir));
     }
     // 2. An explicit LIBTORCH install.
     if let Ok(root) = std::env::var("LIBTORCH") {

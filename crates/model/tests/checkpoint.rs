@@ -1,0 +1,193 @@
+//! Checkpoint round trip, tamper detection and mismatch refusal.
+
+use shogi_model::tch::{Device, Kind, Tensor};
+use shogi_model::{
+    CheckpointError, CheckpointMeta, Expected, MANIFEST_FILE, Model, ModelConfig, WEIGHTS_FILE,
+    load_checkpoint, read_manifest, save_checkpoint,
+};
+
+fn tiny() -> ModelConfig {
+    ModelConfig {
+        blocks: 2,
+        channels: 8,
+        input_planes: 4,
+        board_h: 5,
+        board_w: 5,
+        policy_planes: 3,
+        value_channels: 2,
+        value_hidden: 8,
+        se: true,
+    }
+}
+
+fn meta(cfg: &ModelConfig) -> CheckpointMeta {
+    CheckpointMeta {
+        architecture: cfg.clone(),
+        variant: "minishogi".into(),
+        feature_version: 3,
+        policy_version: 2,
+        training_step: 1234,
+        samples_seen: 98765,
+        parent: Some("step-000001000".into()),
+    }
+}
+
+fn expected(cfg: &ModelConfig) -> Expected {
+    Expected {
+        architecture: Some(cfg.clone()),
+        variant: "minishogi".into(),
+        feature_version: 3,
+        policy_version: 2,
+    }
+}
+
+/// Gives BN running statistics non-trivial values so eval-mode outputs depend on them.
+fn perturb_running_stats(m: &Model) {
+    shogi_model::tch::no_grad(|| {
+        for (name, mut t) in m.vs.variables() {
+            if name.ends_with("running_mean") {
+                t.copy_(&(Tensor::randn(t.size(), (Kind::Float, Device::Cpu)) * 0.1));
+            } else if name.ends_with("running_var") {
+                t.copy_(&(Tensor::rand(t.size(), (Kind::Float, Device::Cpu)) + 0.5));
+            }
+        }
+    });
+}
+
+fn outputs(m: &Model, xs: &Tensor) -> (Vec<f32>, Vec<f32>) {
+    shogi_model::tch::no_grad(|| {
+        let (p, v) = m.forward_t(xs, false);
+        (
+            Vec::<f32>::try_from(&p.view([-1])).unwrap(),
+            Vec::<f32>::try_from(&v.view([-1])).unwrap(),
+        )
+    })
+}
+
+#[test]
+fn save_load_bit_identical() {
+    shogi_model::tch::manual_seed(7);
+    let cfg = tiny();
+    let model = Model::new(&cfg, Device::Cpu);
+    perturb_running_stats(&model);
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("step-000001234");
+    let manifest = save_checkpoint(&ck, &model.vs, &meta(&cfg)).unwrap();
+    assert_eq!(manifest.name, "step-000001234");
+    assert_eq!(manifest.weights_sha256.len(), 64);
+    assert!(ck.join(WEIGHTS_FILE).is_file());
+    assert!(ck.join(MANIFEST_FILE).is_file());
+    // No temp files left behind.
+    let names: Vec<_> = std::fs::read_dir(&ck)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert_eq!(read_manifest(&ck).unwrap(), manifest);
+
+    let (loaded, m2) = load_checkpoint(&ck, &expected(&cfg), Device::Cpu).unwrap();
+    assert_eq!(m2, manifest);
+    assert_eq!(m2.meta.training_step, 1234);
+    assert_eq!(m2.meta.parent.as_deref(), Some("step-000001000"));
+
+    let xs = Tensor::randn([6, 4, 5, 5], (Kind::Float, Device::Cpu));
+    let (p1, v1) = outputs(&model, &xs);
+    let (p2, v2) = outputs(&loaded, &xs);
+    assert_eq!(p1.len(), 6 * 75);
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&p1), bits(&p2));
+    assert_eq!(bits(&v1), bits(&v2));
+
+    // Loading with architecture None accepts the manifest's.
+    let mut any = expected(&cfg);
+    any.architecture = None;
+    load_checkpoint(&ck, &any, Device::Cpu).unwrap();
+
+    // Saving again is deterministic.
+    let again = save_checkpoint(dir.path().join("copy"), &loaded.vs, &meta(&cfg)).unwrap();
+    assert_eq!(again.weights_sha256, manifest.weights_sha256);
+}
+
+#[test]
+fn tampered_weights_fail_sha() {
+    let cfg = tiny();
+    let model = Model::new(&cfg, Device::Cpu);
+    let dir = tempfile::tempdir().unwrap();
+    save_checkpoint(dir.path(), &model.vs, &meta(&cfg)).unwrap();
+    let wpath = dir.path().join(WEIGHTS_FILE);
+    let mut bytes = std::fs::read(&wpath).unwrap();
+    let n = bytes.len();
+    bytes[n - 3] ^= 0x40;
+    std::fs::write(&wpath, bytes).unwrap();
+    let err = load_checkpoint(dir.path(), &expected(&cfg), Device::Cpu).unwrap_err();
+    assert!(
+        matches!(err, CheckpointError::Sha256Mismatch { .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("sha256 mismatch"), "{err}");
+}
+
+#[test]
+fn mismatches_are_refused_by_name() {
+    let cfg = tiny();
+    let model = Model::new(&cfg, Device::Cpu);
+    let dir = tempfile::tempdir().unwrap();
+    save_checkpoint(dir.path(), &model.vs, &meta(&cfg)).unwrap();
+
+    let mut e = expected(&cfg);
+    e.variant = "shogi".into();
+    let err = load_checkpoint(dir.path(), &e, Device::Cpu).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "checkpoint variant is minishogi, expected shogi"
+    );
+
+    let mut e = expected(&cfg);
+    e.feature_version = 4;
+    let err = load_checkpoint(dir.path(), &e, Device::Cpu).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "checkpoint feature version is 3, expected 4"
+    );
+
+    let mut e = expected(&cfg);
+    e.policy_version = 1;
+    let err = load_checkpoint(dir.path(), &e, Device::Cpu).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "checkpoint policy version is 2, expected 1"
+    );
+
+    let mut e = expected(&cfg);
+    let mut arch = cfg.clone();
+    arch.blocks = 6;
+    arch.channels = 64;
+    e.architecture = Some(arch);
+    let err = load_checkpoint(dir.path(), &e, Device::Cpu).unwrap_err();
+    let s = err.to_string();
+    assert!(s.contains("blocks: 2 vs 6"), "{s}");
+    assert!(s.contains("channels: 8 vs 64"), "{s}");
+}
+
+#[test]
+fn weights_of_another_architecture_are_refused() {
+    // A manifest that lies about the architecture: tensor shapes disagree.
+    let cfg = tiny();
+    let model = Model::new(&cfg, Device::Cpu);
+    let dir = tempfile::tempdir().unwrap();
+    save_checkpoint(dir.path(), &model.vs, &meta(&cfg)).unwrap();
+    let mut manifest = read_manifest(dir.path()).unwrap();
+    manifest.meta.architecture.channels = 16;
+    std::fs::write(
+        dir.path().join(MANIFEST_FILE),
+        serde_json::to_vec(&manifest).unwrap(),
+    )
+    .unwrap();
+    let mut e = expected(&cfg);
+    e.architecture = None;
+    let err = load_checkpoint(dir.path(), &e, Device::Cpu).unwrap_err();
+    assert!(
+        matches!(err, CheckpointError::TensorMismatch { .. }),
+        "{err}"
+    );
+}

@@ -1,0 +1,206 @@
+//! libtorch wiring test + Python cross-check: the weights file read back by the venv's
+//! `safetensors`/numpy has the same names, shapes and bits, and a PyTorch re-implementation
+//! of the architecture (tests/py/crosscheck.py) loaded with those weights (strict names)
+//! reproduces Rust's forward pass.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+use shogi_model::tch::{self, Device, Kind, Tensor};
+use shogi_model::{Model, ModelConfig, save_weights};
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn python() -> PathBuf {
+    let p = std::env::var_os("SHOGI_ZERO_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join(".venv/bin/python"));
+    assert!(
+        p.exists(),
+        "python interpreter {} not found: run scripts/bootstrap.sh (creates .venv with torch, \
+         numpy, safetensors) and `source scripts/env.sh`",
+        p.display()
+    );
+    p
+}
+
+fn crosscheck(cfg: &ModelConfig, seed: i64) {
+    tch::manual_seed(seed);
+    let model = Model::new(cfg, Device::Cpu);
+    // Randomise every parameter and buffer (BN affine and running stats included) so a
+    // misplaced tensor cannot go unnoticed.
+    tch::no_grad(|| {
+        for (name, mut t) in model.vs.variables() {
+            let r = Tensor::rand(t.size(), (Kind::Float, Device::Cpu));
+            if name.ends_with("running_var") {
+                t.copy_(&(r + 0.5));
+            } else if name.ends_with("bn.weight")
+                || name.ends_with("bn1.weight")
+                || name.ends_with("bn2.weight")
+            {
+                t.copy_(&(r * 0.5 + 0.75));
+            } else if name.ends_with("running_mean") || name.ends_with("bias") {
+                t.copy_(&((r - 0.5) * 0.2));
+            }
+        }
+    });
+    let batch = 3;
+    let xs = Tensor::randn(
+        [
+            batch,
+            cfg.input_planes as i64,
+            cfg.board_h as i64,
+            cfg.board_w as i64,
+        ],
+        (Kind::Float, Device::Cpu),
+    );
+    let (policy, value) = tch::no_grad(|| model.forward_t(&xs, false));
+    assert_eq!(policy.size(), vec![batch, cfg.policy_size() as i64]);
+    assert_eq!(value.size(), vec![batch, 3]);
+
+    let dir = tempfile::tempdir().unwrap();
+    save_weights(dir.path().join("weights.safetensors"), &model.vs).unwrap();
+    std::fs::write(
+        dir.path().join("config.json"),
+        serde_json::to_vec(cfg).unwrap(),
+    )
+    .unwrap();
+    Tensor::write_safetensors(
+        &[("input", &xs), ("policy", &policy), ("value", &value)],
+        dir.path().join("io.safetensors"),
+    )
+    .unwrap();
+
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/py/crosscheck.py");
+    let out = Command::new(python())
+        .arg(&script)
+        .arg(dir.path())
+        .output()
+        .expect("run python");
+    assert!(
+        out.status.success(),
+        "crosscheck.py failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).expect("crosscheck.py JSON");
+
+    // Names, shapes and exact values of every tensor.
+    let vars = model.vs.variables();
+    let tensors = json["tensors"].as_object().unwrap();
+    let mut ours: Vec<&String> = vars.keys().collect();
+    ours.sort();
+    let mut theirs: Vec<&String> = tensors.keys().collect();
+    theirs.sort();
+    assert_eq!(ours, theirs, "tensor names differ");
+    for (name, t) in &vars {
+        let e = &tensors[name.as_str()];
+        assert_eq!(e["dtype"], "float32", "{name}");
+        let shape: Vec<i64> = e["shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d.as_i64().unwrap())
+            .collect();
+        assert_eq!(shape, t.size(), "{name} shape");
+        let bits: Vec<u32> = e["bits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b.as_u64().unwrap() as u32)
+            .collect();
+        let ours: Vec<u32> = Vec::<f32>::try_from(&t.view([-1]))
+            .unwrap()
+            .iter()
+            .map(|x| x.to_bits())
+            .collect();
+        assert_eq!(ours, bits, "{name} values");
+    }
+
+    // The PyTorch mirror loaded every tensor under the same names and agrees.
+    assert_eq!(
+        json["missing"].as_array().unwrap().len(),
+        0,
+        "{}",
+        json["missing"]
+    );
+    assert_eq!(
+        json["unexpected"].as_array().unwrap().len(),
+        0,
+        "{}",
+        json["unexpected"]
+    );
+    let py_policy: Vec<f64> = json["policy"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    let py_value: Vec<f64> = json["value"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    let rs_policy = Vec::<f32>::try_from(&policy.view([-1])).unwrap();
+    let rs_value = Vec::<f32>::try_from(&value.view([-1])).unwrap();
+    assert_eq!(py_policy.len(), rs_policy.len());
+    assert_eq!(py_value.len(), rs_value.len());
+    let max_diff = |a: &[f32], b: &[f64]| {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (f64::from(*x) - y).abs())
+            .fold(0.0f64, f64::max)
+    };
+    let dp = max_diff(&rs_policy, &py_policy);
+    let dv = max_diff(&rs_value, &py_value);
+    eprintln!(
+        "crosscheck {cfg:?}: torch {} policy max diff {dp:e}, value max diff {dv:e}",
+        json["torch_version"]
+    );
+    assert!(dp <= 1e-5, "policy differs from PyTorch by {dp}");
+    assert!(dv <= 1e-5, "value differs from PyTorch by {dv}");
+    // Outputs must not be trivially zero.
+    assert!(rs_policy.iter().any(|x| x.abs() > 1e-3));
+}
+
+#[test]
+fn python_crosscheck_with_se() {
+    crosscheck(
+        &ModelConfig {
+            blocks: 2,
+            channels: 8,
+            input_planes: 5,
+            board_h: 5,
+            board_w: 4,
+            policy_planes: 7,
+            value_channels: 2,
+            value_hidden: 16,
+            se: true,
+        },
+        11,
+    );
+}
+
+#[test]
+fn python_crosscheck_without_se() {
+    crosscheck(
+        &ModelConfig {
+            blocks: 1,
+            channels: 6,
+            input_planes: 3,
+            board_h: 9,
+            board_w: 9,
+            policy_planes: 4,
+            value_channels: 1,
+            value_hidden: 8,
+            se: false,
+        },
+        12,
+    );
+}
