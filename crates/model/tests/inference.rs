@@ -1,0 +1,141 @@
+//! Batched inference matches the raw forward pass.
+
+use shogi_model::tch::{self, Cuda, Device, Kind, Tensor};
+use shogi_model::{Inference, InferenceOptions, Model, ModelConfig, set_num_threads};
+
+fn cfg() -> ModelConfig {
+    ModelConfig {
+        blocks: 2,
+        channels: 16,
+        input_planes: 6,
+        board_h: 5,
+        board_w: 5,
+        policy_planes: 4,
+        value_channels: 4,
+        value_hidden: 16,
+        se: true,
+    }
+}
+
+fn twin(cfg: &ModelConfig, device: Device) -> (Model, Model) {
+    tch::manual_seed(3);
+    let a = Model::new(cfg, Device::Cpu);
+    let mut b = Model::new(cfg, Device::Cpu);
+    b.vs.copy(&a.vs).unwrap();
+    let mut a = a;
+    a.vs.set_device(device);
+    (a, b)
+}
+
+fn inputs(cfg: &ModelConfig, batch: usize, seed: u32) -> Vec<f32> {
+    (0..batch * cfg.input_size())
+        .map(|i| ((i as f32 * 0.37 + seed as f32).sin() * 1.5).round() * 0.5)
+        .collect()
+}
+
+fn reference(model: &Model, xs: &[f32], batch: usize) -> (Vec<f32>, Vec<f32>) {
+    tch::no_grad(|| {
+        let cfg = model.config();
+        let t = Tensor::from_slice(xs).view([batch as i64, cfg.input_size() as i64]);
+        let (p, v) = model.forward_t(&t, false);
+        let v = v.softmax(1, Kind::Float);
+        (
+            Vec::<f32>::try_from(&p.view([-1])).unwrap(),
+            Vec::<f32>::try_from(&v.view([-1])).unwrap(),
+        )
+    })
+}
+
+fn max_diff(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+}
+
+#[test]
+fn cpu_inference_matches_forward() {
+    set_num_threads(1);
+    let cfg = cfg();
+    let (a, reference_model) = twin(&cfg, Device::Cpu);
+    let inf = Inference::new(
+        a,
+        Device::Cpu,
+        &InferenceOptions {
+            half: true, // ignored on CPU
+            max_batch: 2,
+            num_threads: Some(2),
+        },
+    );
+    assert!(!inf.is_half());
+    assert_eq!(inf.device(), Device::Cpu);
+    for batch in [1usize, 5, 17] {
+        let xs = inputs(&cfg, batch, batch as u32);
+        let (p, w) = inf.infer(&xs, batch);
+        assert_eq!(p.len(), batch * cfg.policy_size());
+        assert_eq!(w.len(), batch * 3);
+        let (rp, rw) = reference(&reference_model, &xs, batch);
+        assert_eq!(p, rp);
+        assert_eq!(w, rw);
+        for row in w.chunks(3) {
+            assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        }
+    }
+    // A batch of one equals the same position inside a larger batch (eval-mode BN).
+    let xs = inputs(&cfg, 4, 9);
+    let (p4, w4) = inf.infer(&xs, 4);
+    let (p1, w1) = inf.infer(&xs[2 * cfg.input_size()..3 * cfg.input_size()], 1);
+    let ps = cfg.policy_size();
+    assert!(max_diff(&p1, &p4[2 * ps..3 * ps]) < 1e-5);
+    assert!(max_diff(&w1, &w4[6..9]) < 1e-6);
+    let (p0, w0) = inf.infer(&[], 0);
+    assert!(p0.is_empty() && w0.is_empty());
+}
+
+#[test]
+#[should_panic(expected = "inference input has")]
+fn wrong_buffer_size_panics() {
+    let cfg = cfg();
+    let inf = Inference::new(
+        Model::new(&cfg, Device::Cpu),
+        Device::Cpu,
+        &InferenceOptions::default(),
+    );
+    let _ = inf.infer(&[0.0; 10], 1);
+}
+
+/// Runs only where libtorch sees a GPU; passes trivially elsewhere.
+#[test]
+fn cuda_inference_matches_cpu() {
+    if !Cuda::is_available() {
+        eprintln!("no CUDA: skipping");
+        return;
+    }
+    let cfg = cfg();
+    let dev = Device::Cuda(0);
+    for half in [false, true] {
+        let (a, reference_model) = twin(&cfg, dev);
+        let inf = Inference::new(
+            a,
+            dev,
+            &InferenceOptions {
+                half,
+                max_batch: 4,
+                num_threads: None,
+            },
+        );
+        assert_eq!(inf.is_half(), half);
+        for batch in [1usize, 3, 64] {
+            let xs = inputs(&cfg, batch, 1 + batch as u32);
+            let (p, w) = inf.infer(&xs, batch);
+            let (rp, rw) = reference(&reference_model, &xs, batch);
+            let (tp, tw) = if half { (0.05, 0.01) } else { (1e-3, 1e-4) };
+            let dp = max_diff(&p, &rp);
+            let dw = max_diff(&w, &rw);
+            eprintln!("cuda half={half} batch={batch}: policy diff {dp:e}, wdl diff {dw:e}");
+            assert!(dp < tp, "policy diff {dp}");
+            assert!(dw < tw, "wdl diff {dw}");
+        }
+    }
+}
