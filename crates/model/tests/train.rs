@@ -29,7 +29,7 @@ fn batch(cfg: &ModelConfig, n: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            xs.push(if state % 3 == 0 { 1.0 } else { 0.0 });
+            xs.push(if state.is_multiple_of(3) { 1.0 } else { 0.0 });
         }
         pt[b * cfg.policy_size() + (b * 5) % cfg.policy_size()] = 1.0;
         vt[b * 3 + b % 3] = 1.0;
