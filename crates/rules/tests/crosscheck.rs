@@ -20,8 +20,8 @@
 //! (default 2000), `SHOGI_ZERO_XCHECK_SEED` (default 1). The `--ignored` tests run far
 //! more positions with other seeds.
 
+use std::collections::BTreeMap;
 use std::collections::hash_map::DefaultHasher;
-use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -112,6 +112,8 @@ struct Report {
     perfts: usize,
     mismatches: usize,
     shown: Vec<String>,
+    /// How many lines failed each kind of check.
+    kinds: BTreeMap<&'static str, usize>,
 }
 
 impl Report {
@@ -120,6 +122,33 @@ impl Report {
         if self.shown.len() < SHOW {
             self.shown.push(msg);
         }
+    }
+}
+
+/// The problems found in one oracle line, each tagged with the kind of check.
+#[derive(Default)]
+struct Problems {
+    text: String,
+    kinds: Vec<&'static str>,
+}
+
+impl Problems {
+    fn add(&mut self, kind: &'static str, msg: String) {
+        self.text.push_str("; ");
+        self.text.push_str(&msg);
+        if !self.kinds.contains(&kind) {
+            self.kinds.push(kind);
+        }
+    }
+
+    fn report(self, r: &mut Report, sfen: &str) {
+        if self.kinds.is_empty() {
+            return;
+        }
+        for k in self.kinds {
+            *r.kinds.entry(k).or_default() += 1;
+        }
+        r.bad(format!("{sfen}{}", self.text));
     }
 }
 
@@ -156,12 +185,15 @@ fn check_position(variant: Variant, f: &[&str], r: &mut Report) {
     r.positions += 1;
     let pos = match Position::from_sfen(variant, sfen) {
         Ok(p) => p,
-        Err(e) => return r.bad(format!("{sfen}: from_sfen failed: {e}")),
+        Err(e) => {
+            *r.kinds.entry("from_sfen").or_default() += 1;
+            return r.bad(format!("{sfen}: from_sfen failed: {e}"));
+        }
     };
-    let mut problems = String::new();
+    let mut problems = Problems::default();
     let back = pos.to_sfen();
     if back != sfen {
-        let _ = write!(problems, "; to_sfen gives `{back}`");
+        problems.add("to_sfen", format!("to_sfen gives `{back}`"));
     }
     // Legal moves.
     let list = pos.legal_moves();
@@ -169,7 +201,7 @@ fn check_position(variant: Variant, f: &[&str], r: &mut Report) {
     for &mv in list.iter() {
         let s = mv.to_string();
         if pos.parse_usi_syntax(&s) != Some(mv) {
-            let _ = write!(problems, "; move {s} does not re-parse to itself");
+            problems.add("move re-parse", format!("move {s} does not re-parse to itself"));
         }
         ours.push(s);
     }
@@ -177,61 +209,61 @@ fn check_position(variant: Variant, f: &[&str], r: &mut Report) {
     let before = ours.len();
     ours.dedup();
     if ours.len() != before {
-        let _ = write!(problems, "; {} duplicate moves generated", before - ours.len());
+        problems.add("duplicate moves", format!("{} duplicate moves generated", before - ours.len()));
     }
     let ours_ref: Vec<&str> = ours.iter().map(String::as_str).collect();
     let mut theirs: Vec<&str> = f[2].split(' ').filter(|s| !s.is_empty()).collect();
     theirs.sort_unstable();
     let (missing, extra) = diff(&theirs, &ours_ref);
     if !missing.is_empty() || !extra.is_empty() {
-        let _ = write!(
-            problems,
-            "; moves: {} oracle vs {} ours, missing (oracle only) {:?}, extra (ours only) {:?}",
-            theirs.len(),
-            ours.len(),
-            missing,
-            extra
+        problems.add(
+            "legal moves",
+            format!(
+                "moves: {} oracle vs {} ours, missing (oracle only) {:?}, extra (ours only) {:?}",
+                theirs.len(),
+                ours.len(),
+                missing,
+                extra
+            ),
         );
     }
     let check = flag(f[3], sfen);
     let mate = flag(f[4], sfen);
     if pos.in_check() != check {
-        let _ = write!(problems, "; in_check {} (oracle {check})", pos.in_check());
+        problems.add("in_check", format!("in_check {} (oracle {check})", pos.in_check()));
     }
     if pos.is_checkmate() != mate {
-        let _ = write!(problems, "; is_checkmate {} (oracle {mate})", pos.is_checkmate());
+        problems.add("is_checkmate", format!("is_checkmate {} (oracle {mate})", pos.is_checkmate()));
     }
     // The move played from here and the position after it.
     let (played, child_sfen) = (f[5], f[6]);
     if !played.is_empty() {
         match pos.parse_usi_move(played) {
             Err(e) => {
-                let _ = write!(problems, "; played move {played} rejected: {e}");
+                problems.add("played move rejected", format!("played move {played} rejected: {e}"));
             }
             Ok(mv) => {
                 let child = pos.after(mv);
                 let got = child.to_sfen();
                 if got != child_sfen {
-                    let _ = write!(problems, "; after {played}: `{got}` (oracle `{child_sfen}`)");
+                    problems.add("sfen after move", format!("after {played}: `{got}` (oracle `{child_sfen}`)"));
                 }
                 if child.key() != child.key_from_scratch() {
-                    let _ = write!(problems, "; after {played}: incremental key != key from scratch");
+                    problems.add("incremental key", format!("after {played}: incremental key != key from scratch"));
                 }
                 match Position::from_sfen(variant, child_sfen) {
                     Ok(c) if c.key() != child.key() => {
-                        let _ = write!(problems, "; after {played}: key differs from the parsed child's");
+                        problems.add("key vs parsed child", format!("after {played}: key differs from the parsed child's"));
                     }
                     Ok(_) => {}
                     Err(e) => {
-                        let _ = write!(problems, "; child `{child_sfen}` does not parse: {e}");
+                        problems.add("child from_sfen", format!("child `{child_sfen}` does not parse: {e}"));
                     }
                 }
             }
         }
     }
-    if !problems.is_empty() {
-        r.bad(format!("{sfen}{problems}"));
-    }
+    problems.report(r, sfen);
 }
 
 fn check_perft(variant: Variant, f: &[&str], r: &mut Report) {
@@ -239,10 +271,14 @@ fn check_perft(variant: Variant, f: &[&str], r: &mut Report) {
     let (sfen, depth, nodes): (&str, u32, u64) = (f[1], f[2].parse().unwrap(), f[3].parse().unwrap());
     r.perfts += 1;
     match Position::from_sfen(variant, sfen) {
-        Err(e) => r.bad(format!("{sfen}: from_sfen failed: {e}")),
+        Err(e) => {
+            *r.kinds.entry("from_sfen").or_default() += 1;
+            r.bad(format!("{sfen}: from_sfen failed: {e}"));
+        }
         Ok(pos) => {
             let got = perft(&pos, depth, true);
             if got != nodes {
+                *r.kinds.entry("perft").or_default() += 1;
                 r.bad(format!("{sfen}: perft({depth}) = {got}, oracle {nodes}"));
             }
         }
@@ -287,10 +323,12 @@ fn crosscheck(variant: Variant, script: &str, args: &[String], min_positions: us
     );
     if r.mismatches > 0 {
         let mut msg = format!(
-            "crosscheck: {} of {} {} positions/perfts disagree with {script}; first {}:\n",
+            "crosscheck: {} of {} {} positions/perfts disagree with {script}; lines failing \
+             each check: {:?}; first {}:\n",
             r.mismatches,
             r.positions + r.perfts,
             variant.name(),
+            r.kinds,
             r.shown.len()
         );
         for s in &r.shown {
