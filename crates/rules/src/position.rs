@@ -70,7 +70,8 @@ const fn splitmix(state: &mut u64) -> u64 {
 
 struct Zobrist {
     psq: [[u64; 81]; 29],
-    hand: [[u64; 7]; 2],
+    /// hand[color][kind][count]: XOR-ed in for the current count (count 0 maps to 0).
+    hand: [[[u64; 19]; 7]; 2],
     side: u64,
 }
 
@@ -86,12 +87,16 @@ const fn build_zobrist() -> Zobrist {
         }
         p += 1;
     }
-    let mut hand = [[0u64; 7]; 2];
+    let mut hand = [[[0u64; 19]; 7]; 2];
     let mut c = 0;
     while c < 2 {
         let mut k = 0;
         while k < 7 {
-            hand[c][k] = splitmix(&mut s);
+            let mut n = 1;
+            while n < 19 {
+                hand[c][k][n] = splitmix(&mut s);
+                n += 1;
+            }
             k += 1;
         }
         c += 1;
@@ -425,7 +430,7 @@ impl Position {
         }
         for c in 0..2 {
             for kind in 0..7 {
-                k = k.wrapping_add(ZOBRIST.hand[c][kind].wrapping_mul(self.hands[c][kind] as u64));
+                k ^= ZOBRIST.hand[c][kind][self.hands[c][kind] as usize];
             }
         }
         if self.side == Color::White {
@@ -878,8 +883,9 @@ impl Position {
         let u = us as usize;
         let to = mv.to().index();
         if let Some(k) = mv.drop_kind() {
+            let n = self.hands[u][k as usize] as usize;
             self.hands[u][k as usize] -= 1;
-            self.key = self.key.wrapping_sub(ZOBRIST.hand[u][k as usize]);
+            self.key ^= ZOBRIST.hand[u][k as usize][n] ^ ZOBRIST.hand[u][k as usize][n - 1];
             self.put(to, Piece::new(us, k));
         } else {
             let from = mv.from_raw();
@@ -887,8 +893,9 @@ impl Position {
             if self.board[to] != 0 {
                 let cap = self.remove(to);
                 let hk = cap.kind.unpromote() as usize;
+                let n = self.hands[u][hk] as usize;
                 self.hands[u][hk] += 1;
-                self.key = self.key.wrapping_add(ZOBRIST.hand[u][hk]);
+                self.key ^= ZOBRIST.hand[u][hk][n] ^ ZOBRIST.hand[u][hk][n + 1];
             }
             let kind = if mv.is_promotion() { p.kind.promote() } else { p.kind };
             self.put(to, Piece::new(us, kind));

@@ -96,7 +96,7 @@ const fn build_lines() -> ([[u128; 81]; 81], [[u128; 81]; 81]) {
     while a < 81 {
         let mut d = 0;
         while d < 8 {
-            let opp = d ^ 1;
+            let opp = [1, 0, 3, 2, 7, 6, 5, 4][d];
             let mut b = 0;
             while b < 81 {
                 if rays[d][a] >> b & 1 != 0 {

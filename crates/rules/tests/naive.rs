@@ -1,0 +1,141 @@
+//! Cross-check the generator against a naive one: every pseudo-legal move made on a
+//! copy, kept if the own king is not attacked; pawn drops kept unless they mate.
+
+use proptest::prelude::*;
+use shogi_rules::{Bitboard, Move, PieceKind, Position, Square, Variant, piece_attacks};
+
+fn last_ranks(pos: &Position, us: shogi_rules::Color, n: u8) -> impl Fn(Square) -> bool {
+    let size = pos.variant().size();
+    move |sq: Square| match us {
+        shogi_rules::Color::Black => sq.rank() < n,
+        shogi_rules::Color::White => sq.rank() >= size - n,
+    }
+}
+
+fn naive_moves(pos: &Position) -> Vec<Move> {
+    let us = pos.side_to_move();
+    let them = us.flip();
+    let board = pos.board_mask();
+    let own = pos.pieces(us);
+    let occ = pos.occupied();
+    let last1 = last_ranks(pos, us, 1);
+    let last2 = last_ranks(pos, us, 2);
+    let mut cands = Vec::new();
+    for from in own {
+        let p = pos.piece_at(from).unwrap();
+        for to in piece_attacks(us, p.kind, from, occ) & board & !own {
+            let can = p.kind.can_promote() && (pos.in_zone(us, from) || pos.in_zone(us, to));
+            let dead = match p.kind {
+                PieceKind::Pawn | PieceKind::Lance => last1(to),
+                PieceKind::Knight => last2(to),
+                _ => false,
+            };
+            if can {
+                cands.push(Move::normal(from, to, true));
+            }
+            if !dead {
+                cands.push(Move::normal(from, to, false));
+            }
+        }
+    }
+    let empty = board & !occ;
+    for k in PieceKind::HAND {
+        if pos.hand(us)[k.index()] == 0 {
+            continue;
+        }
+        for to in empty {
+            let dead = match k {
+                PieceKind::Pawn | PieceKind::Lance => last1(to),
+                PieceKind::Knight => last2(to),
+                _ => false,
+            };
+            if dead {
+                continue;
+            }
+            if k == PieceKind::Pawn {
+                let nifu = (0..pos.variant().size()).any(|r| {
+                    pos.piece_at(Square::new(to.file(), r))
+                        .is_some_and(|p| p.color == us && p.kind == PieceKind::Pawn)
+                });
+                if nifu {
+                    continue;
+                }
+            }
+            cands.push(Move::drop(k, to));
+        }
+    }
+    cands
+        .into_iter()
+        .filter(|&mv| {
+            let after = pos.after(mv);
+            if !after.attackers_to(after.king_square(us), them).is_empty() {
+                return false;
+            }
+            !(mv.drop_kind() == Some(PieceKind::Pawn) && after.is_checkmate())
+        })
+        .collect()
+}
+
+fn compare(pos: &Position) {
+    let mut a: Vec<Move> = pos.legal_moves().iter().copied().collect();
+    let mut b = naive_moves(pos);
+    a.sort();
+    b.sort();
+    assert_eq!(a, b, "{pos}");
+}
+
+fn walk(variant: Variant, seed: u64, plies: usize) {
+    let mut rng = seed | 1;
+    let mut pos = Position::startpos(variant);
+    for _ in 0..plies {
+        compare(&pos);
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let mv = moves[(rng % moves.len() as u64) as usize];
+        pos.play_unchecked(mv);
+    }
+}
+
+#[test]
+fn table_positions_match_naive() {
+    for line in include_str!("data/perft.txt").lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.split('|').map(str::trim).collect();
+        if f.len() != 4 {
+            continue;
+        }
+        let v = if f[0] == "shogi" { Variant::Shogi } else { Variant::Minishogi };
+        let pos = Position::from_sfen(v, f[2]).unwrap();
+        compare(&pos);
+        for mv in pos.legal_moves().iter() {
+            compare(&pos.after(*mv));
+        }
+    }
+}
+
+#[test]
+fn pinned_rook_on_diagonal() {
+    let p = Position::from_sfen(Variant::Minishogi, "4k/2bPs/PRb1R/K4/3g1 b Gs 53").unwrap();
+    assert!(!p.legal_moves().iter().any(|m| m.to_string() == "4c4e"));
+    compare(&p);
+    let q = Position::from_sfen(Variant::Shogi, "4k4/9/9/9/9/2b6/3R5/4K4/9 b - 1").unwrap();
+    assert!(!q.legal_moves().iter().any(|m| m.from() == Some(Square::new(5, 6))));
+    compare(&q);
+    let _ = Bitboard::EMPTY;
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn random_games_match_naive_shogi(seed in any::<u64>()) {
+        walk(Variant::Shogi, seed, 200);
+    }
+    #[test]
+    fn random_games_match_naive_minishogi(seed in any::<u64>()) {
+        walk(Variant::Minishogi, seed, 150);
+    }
+}
