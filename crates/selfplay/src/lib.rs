@@ -1,0 +1,13 @@
+//! Self-play game records.
+//!
+//! [`record`] defines the on-disk chunk format (versioned, checksummed, written with
+//! tmp + rename) that actors write and the learner reads; [`convert`] turns records into
+//! text any shogi tool reads (USI `position` lines, CSA, KIF).
+
+pub mod convert;
+pub mod record;
+
+pub use record::{
+    ChunkWriter, FORMAT_VERSION, GameRecord, MoveRecord, RecordError, SearchedMove, read_chunk,
+    read_chunk_dir, write_chunk,
+};
