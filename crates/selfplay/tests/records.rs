@@ -47,7 +47,7 @@ fn sample_game(variant: Variant, plies: usize, seed: u32) -> GameRecord {
         max_plies: 320,
         impasse: 1,
         outcome: Outcome::win(Color::White, EndReason::Resignation),
-        resignation_disabled: seed % 2 == 0,
+        resignation_disabled: seed.is_multiple_of(2),
         moves,
     }
 }
