@@ -434,6 +434,18 @@ pub fn load_checkpoint(
             source: serde::de::Error::custom(message),
         });
     }
+    let plain_name = Path::new(&manifest.weights_file)
+        .file_name()
+        .is_some_and(|n| n == manifest.weights_file.as_str());
+    if !plain_name {
+        return Err(CheckpointError::Manifest {
+            path: dir.join(MANIFEST_FILE),
+            source: serde::de::Error::custom(format!(
+                "weights_file {:?} must be a plain file name inside the checkpoint directory",
+                manifest.weights_file
+            )),
+        });
+    }
     let model = Model::new(&manifest.meta.architecture, device);
     load_weights(
         dir.join(&manifest.weights_file),

@@ -366,6 +366,15 @@ impl Model {
     pub fn device(&self) -> Device {
         self.vs.device()
     }
+
+    /// An independent copy of this model (same architecture, same parameter and BN-statistic
+    /// values, float32) on `device`, e.g. to hand the trainer's current weights to an
+    /// [`crate::Inference`] without going through a checkpoint.
+    pub fn copy_to(&self, device: Device) -> Result<Model, tch::TchError> {
+        let mut copy = Model::new(self.config(), device);
+        copy.vs.copy(&self.vs)?;
+        Ok(copy)
+    }
 }
 
 #[cfg(test)]
@@ -413,6 +422,26 @@ mod tests {
             assert_eq!(vars["value.fc1.weight"].size(), vec![16, 2 * 20]);
             assert!(!vars.contains_key("stem.conv.bias"));
         }
+    }
+
+    #[test]
+    fn copy_to_is_independent_and_identical() {
+        let cfg = tiny(true);
+        let a = Model::new(&cfg, Device::Cpu);
+        let b = a.copy_to(Device::Cpu).unwrap();
+        let xs = Tensor::randn([2, 3, 5, 4], (Kind::Float, Device::Cpu));
+        let (pa, va) = tch::no_grad(|| a.forward_t(&xs, false));
+        let (pb, vb) = tch::no_grad(|| b.forward_t(&xs, false));
+        assert!(pa.equal(&pb) && va.equal(&vb));
+        tch::no_grad(|| {
+            let mut w = a.vs.variables()["value.fc2.bias"].shallow_clone();
+            let _ = w.fill_(5.0);
+        });
+        let sum = |m: &Model| {
+            f64::try_from(&m.vs.variables()["value.fc2.bias"].sum(Kind::Float)).unwrap()
+        };
+        assert_eq!(sum(&a), 15.0);
+        assert!(sum(&b) < 10.0, "the copy must not share storage");
     }
 
     #[test]
