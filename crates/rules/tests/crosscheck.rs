@@ -17,7 +17,7 @@
 //! the cargo target tmp dir, keyed by script text, arguments, python path and
 //! `scripts/requirements.txt` (`SHOGI_ZERO_ORACLE_NOCACHE=1` regenerates).
 //! Sizes: `SHOGI_ZERO_XCHECK_SHOGI` (default 100000 positions), `SHOGI_ZERO_XCHECK_MINI`
-//! (default 2000), `SHOGI_ZERO_XCHECK_SEED` (default 1). The `--ignored` tests run far
+//! (default 3000), `SHOGI_ZERO_XCHECK_SEED` (default 1). The `--ignored` tests run far
 //! more positions with other seeds.
 
 use std::collections::BTreeMap;
@@ -377,7 +377,7 @@ fn shogi_matches_cshogi() {
 #[test]
 fn minishogi_matches_pyffish() {
     let seed = env_or("SHOGI_ZERO_XCHECK_SEED", 1);
-    minishogi(env_or("SHOGI_ZERO_XCHECK_MINI", 2_000), seed, 8);
+    minishogi(env_or("SHOGI_ZERO_XCHECK_MINI", 3_000), seed, 8);
 }
 
 #[test]
