@@ -139,3 +139,41 @@ fn cuda_inference_matches_cpu() {
         }
     }
 }
+
+/// `cargo test -p shogi-model --release --test inference -- --ignored --nocapture`
+/// prints CPU throughput for a shogi-sized net.
+#[test]
+#[ignore]
+fn cpu_throughput() {
+    let cfg = ModelConfig {
+        blocks: 6,
+        channels: 64,
+        input_planes: 45,
+        board_h: 9,
+        board_w: 9,
+        policy_planes: 139,
+        value_channels: 32,
+        value_hidden: 128,
+        se: true,
+    };
+    let inf = Inference::new(
+        Model::new(&cfg, Device::Cpu),
+        Device::Cpu,
+        &InferenceOptions::default(),
+    );
+    for batch in [1usize, 16, 64] {
+        let xs = inputs(&cfg, batch, 0);
+        let _ = inf.infer(&xs, batch);
+        let start = std::time::Instant::now();
+        let reps = 10;
+        for _ in 0..reps {
+            let _ = inf.infer(&xs, batch);
+        }
+        let dt = start.elapsed().as_secs_f64() / reps as f64;
+        eprintln!(
+            "6x64 SE on 9x9, batch {batch}: {:.2} ms/batch, {:.0} positions/s",
+            dt * 1e3,
+            batch as f64 / dt
+        );
+    }
+}
