@@ -11,7 +11,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(name = "shogi-zero", version, about = "AlphaZero-style self-play trainer for shogi")]
+#[command(
+    name = "shogi-zero",
+    version,
+    about = "AlphaZero-style self-play trainer for shogi"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
