@@ -5,6 +5,7 @@
 //! 0..5 and ranks 0..5, so one set of precomputed tables serves both variants.
 
 use std::fmt;
+use std::mem::MaybeUninit;
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Not};
 
 pub use shogi_game::Color;
@@ -498,11 +499,21 @@ impl Not for Bitboard {
 /// Capacity of [`MoveList`]; the maximum number of legal moves in shogi is 593.
 pub const MAX_MOVES: usize = 600;
 
-/// A fixed-capacity list of moves on the stack.
-#[derive(Clone)]
+/// A fixed-capacity list of moves on the stack (not zero-initialised: creating one is
+/// free, which matters at perft leaves).
 pub struct MoveList {
-    moves: [Move; MAX_MOVES],
+    moves: [MaybeUninit<Move>; MAX_MOVES],
     len: usize,
+}
+
+impl Clone for MoveList {
+    fn clone(&self) -> Self {
+        let mut l = MoveList::new();
+        for &m in self.iter() {
+            l.push(m);
+        }
+        l
+    }
 }
 
 impl fmt::Debug for MoveList {
@@ -521,14 +532,14 @@ impl MoveList {
     /// An empty list.
     #[inline]
     pub const fn new() -> MoveList {
-        MoveList { moves: [Move(0); MAX_MOVES], len: 0 }
+        MoveList { moves: [MaybeUninit::uninit(); MAX_MOVES], len: 0 }
     }
 
     /// Appends a move.
     #[inline]
     pub fn push(&mut self, mv: Move) {
-        debug_assert!(self.len < MAX_MOVES);
-        self.moves[self.len] = mv;
+        // Bounds-checked: a full list panics instead of writing out of bounds.
+        self.moves[self.len] = MaybeUninit::new(mv);
         self.len += 1;
     }
 
@@ -547,7 +558,10 @@ impl MoveList {
     /// The moves.
     #[inline]
     pub fn as_slice(&self) -> &[Move] {
-        &self.moves[..self.len]
+        let init = &self.moves[..self.len];
+        // SAFETY: the first `len` entries were written by `push`, and
+        // `MaybeUninit<Move>` has the same layout as `Move`.
+        unsafe { &*(init as *const [MaybeUninit<Move>] as *const [Move]) }
     }
 
     /// Iterates over the moves.
@@ -581,9 +595,8 @@ impl<'a> IntoIterator for &'a MoveList {
 
 impl IntoIterator for MoveList {
     type Item = Move;
-    type IntoIter = std::iter::Take<std::array::IntoIter<Move, MAX_MOVES>>;
+    type IntoIter = std::vec::IntoIter<Move>;
     fn into_iter(self) -> Self::IntoIter {
-        let n = self.len;
-        self.moves.into_iter().take(n)
+        self.as_slice().to_vec().into_iter()
     }
 }
