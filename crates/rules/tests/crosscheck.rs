@@ -58,7 +58,9 @@ fn python() -> Option<PathBuf> {
 
 fn env_or(name: &str, default: u64) -> u64 {
     match std::env::var(name) {
-        Ok(v) => v.parse().unwrap_or_else(|_| panic!("{name}={v} is not a number")),
+        Ok(v) => v
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}={v} is not a number")),
         Err(_) => default,
     }
 }
@@ -73,17 +75,17 @@ fn oracle(python: &Path, script: &str, args: &[String]) -> String {
     script_text.hash(&mut h);
     args.hash(&mut h);
     python.hash(&mut h);
-    std::fs::read(root.join("scripts/requirements.txt")).unwrap_or_default().hash(&mut h);
+    std::fs::read(root.join("scripts/requirements.txt"))
+        .unwrap_or_default()
+        .hash(&mut h);
     let cache_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oracle-cache");
     std::fs::create_dir_all(&cache_dir).unwrap();
     let stem = script.trim_end_matches(".py");
     let cache = cache_dir.join(format!("{stem}-{:016x}.tsv", h.finish()));
     let nocache = std::env::var("SHOGI_ZERO_ORACLE_NOCACHE").is_ok_and(|v| v == "1");
-    if !nocache {
-        if let Ok(text) = std::fs::read_to_string(&cache) {
-            eprintln!("crosscheck: {script}: cached output {}", cache.display());
-            return text;
-        }
+    if !nocache && let Ok(text) = std::fs::read_to_string(&cache) {
+        eprintln!("crosscheck: {script}: cached output {}", cache.display());
+        return text;
     }
     let tmp = cache.with_extension(format!("tmp{}", std::process::id()));
     let t = Instant::now();
@@ -102,7 +104,10 @@ fn oracle(python: &Path, script: &str, args: &[String]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     std::fs::rename(&tmp, &cache).unwrap();
-    eprintln!("crosscheck: {script} {args:?}: generated in {:.1} s", t.elapsed().as_secs_f64());
+    eprintln!(
+        "crosscheck: {script} {args:?}: generated in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
     std::fs::read_to_string(&cache).unwrap()
 }
 
@@ -201,7 +206,10 @@ fn check_position(variant: Variant, f: &[&str], r: &mut Report) {
     for &mv in list.iter() {
         let s = mv.to_string();
         if pos.parse_usi_syntax(&s) != Some(mv) {
-            problems.add("move re-parse", format!("move {s} does not re-parse to itself"));
+            problems.add(
+                "move re-parse",
+                format!("move {s} does not re-parse to itself"),
+            );
         }
         ours.push(s);
     }
@@ -209,7 +217,10 @@ fn check_position(variant: Variant, f: &[&str], r: &mut Report) {
     let before = ours.len();
     ours.dedup();
     if ours.len() != before {
-        problems.add("duplicate moves", format!("{} duplicate moves generated", before - ours.len()));
+        problems.add(
+            "duplicate moves",
+            format!("{} duplicate moves generated", before - ours.len()),
+        );
     }
     let ours_ref: Vec<&str> = ours.iter().map(String::as_str).collect();
     let mut theirs: Vec<&str> = f[2].split(' ').filter(|s| !s.is_empty()).collect();
@@ -230,34 +241,55 @@ fn check_position(variant: Variant, f: &[&str], r: &mut Report) {
     let check = flag(f[3], sfen);
     let mate = flag(f[4], sfen);
     if pos.in_check() != check {
-        problems.add("in_check", format!("in_check {} (oracle {check})", pos.in_check()));
+        problems.add(
+            "in_check",
+            format!("in_check {} (oracle {check})", pos.in_check()),
+        );
     }
     if pos.is_checkmate() != mate {
-        problems.add("is_checkmate", format!("is_checkmate {} (oracle {mate})", pos.is_checkmate()));
+        problems.add(
+            "is_checkmate",
+            format!("is_checkmate {} (oracle {mate})", pos.is_checkmate()),
+        );
     }
     // The move played from here and the position after it.
     let (played, child_sfen) = (f[5], f[6]);
     if !played.is_empty() {
         match pos.parse_usi_move(played) {
             Err(e) => {
-                problems.add("played move rejected", format!("played move {played} rejected: {e}"));
+                problems.add(
+                    "played move rejected",
+                    format!("played move {played} rejected: {e}"),
+                );
             }
             Ok(mv) => {
                 let child = pos.after(mv);
                 let got = child.to_sfen();
                 if got != child_sfen {
-                    problems.add("sfen after move", format!("after {played}: `{got}` (oracle `{child_sfen}`)"));
+                    problems.add(
+                        "sfen after move",
+                        format!("after {played}: `{got}` (oracle `{child_sfen}`)"),
+                    );
                 }
                 if child.key() != child.key_from_scratch() {
-                    problems.add("incremental key", format!("after {played}: incremental key != key from scratch"));
+                    problems.add(
+                        "incremental key",
+                        format!("after {played}: incremental key != key from scratch"),
+                    );
                 }
                 match Position::from_sfen(variant, child_sfen) {
                     Ok(c) if c.key() != child.key() => {
-                        problems.add("key vs parsed child", format!("after {played}: key differs from the parsed child's"));
+                        problems.add(
+                            "key vs parsed child",
+                            format!("after {played}: key differs from the parsed child's"),
+                        );
                     }
                     Ok(_) => {}
                     Err(e) => {
-                        problems.add("child from_sfen", format!("child `{child_sfen}` does not parse: {e}"));
+                        problems.add(
+                            "child from_sfen",
+                            format!("child `{child_sfen}` does not parse: {e}"),
+                        );
                     }
                 }
             }
@@ -268,7 +300,8 @@ fn check_position(variant: Variant, f: &[&str], r: &mut Report) {
 
 fn check_perft(variant: Variant, f: &[&str], r: &mut Report) {
     assert!(f.len() == 4, "bad perft line: {f:?}");
-    let (sfen, depth, nodes): (&str, u32, u64) = (f[1], f[2].parse().unwrap(), f[3].parse().unwrap());
+    let (sfen, depth, nodes): (&str, u32, u64) =
+        (f[1], f[2].parse().unwrap(), f[3].parse().unwrap());
     r.perfts += 1;
     match Position::from_sfen(variant, sfen) {
         Err(e) => {
@@ -351,7 +384,12 @@ fn shogi(count: u64, seed: u64, perfts: u64) {
         "--perft-depth".into(),
         "3".into(),
     ];
-    crosscheck(Variant::Shogi, "cshogi_positions.py", &args, (count as usize) * 9 / 10);
+    crosscheck(
+        Variant::Shogi,
+        "cshogi_positions.py",
+        &args,
+        (count as usize) * 9 / 10,
+    );
 }
 
 fn minishogi(count: u64, seed: u64, perfts: u64) {
@@ -365,7 +403,12 @@ fn minishogi(count: u64, seed: u64, perfts: u64) {
         "--perft-depth".into(),
         "2".into(),
     ];
-    crosscheck(Variant::Minishogi, "pyffish_minishogi.py", &args, (count as usize) * 9 / 10);
+    crosscheck(
+        Variant::Minishogi,
+        "pyffish_minishogi.py",
+        &args,
+        (count as usize) * 9 / 10,
+    );
 }
 
 #[test]
