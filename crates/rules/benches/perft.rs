@@ -68,14 +68,24 @@ fn benches(c: &mut Criterion) {
     assert_eq!(haitaka_perft(&hb, 4, true), 719_731);
     let mut g = c.benchmark_group("perft5");
     g.sample_size(10);
-    g.bench_function("shogi_rules_bulk", |b| b.iter(|| perft(black_box(&pos), 5, true)));
-    g.bench_function("haitaka_bulk", |b| b.iter(|| haitaka_perft(black_box(&hb), 5, true)));
-    g.bench_function("shogi_rules_full", |b| b.iter(|| perft(black_box(&pos), 5, false)));
-    g.bench_function("haitaka_full", |b| b.iter(|| haitaka_perft(black_box(&hb), 5, false)));
+    g.bench_function("shogi_rules_bulk", |b| {
+        b.iter(|| perft(black_box(&pos), 5, true))
+    });
+    g.bench_function("haitaka_bulk", |b| {
+        b.iter(|| haitaka_perft(black_box(&hb), 5, true))
+    });
+    g.bench_function("shogi_rules_full", |b| {
+        b.iter(|| perft(black_box(&pos), 5, false))
+    });
+    g.bench_function("haitaka_full", |b| {
+        b.iter(|| haitaka_perft(black_box(&hb), 5, false))
+    });
     g.finish();
     let mut g = c.benchmark_group("playout");
     g.sample_size(20);
-    g.bench_function("movegen_play_10x200", |b| b.iter(|| playouts(black_box(7), 10)));
+    g.bench_function("movegen_play_10x200", |b| {
+        b.iter(|| playouts(black_box(7), 10))
+    });
     g.finish();
 }
 

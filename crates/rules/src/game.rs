@@ -31,7 +31,10 @@ pub struct GameRules {
 
 impl Default for GameRules {
     fn default() -> Self {
-        GameRules { max_plies: 512, impasse: ImpasseRule::None }
+        GameRules {
+            max_plies: 512,
+            impasse: ImpasseRule::None,
+        }
     }
 }
 
@@ -150,7 +153,11 @@ impl ShogiGame {
             let all_checks = (first + 1..=now)
                 .filter(|&j| {
                     let mover_is_side_at_now = (now - j) % 2 == 1;
-                    let mover = if mover_is_side_at_now { side_at_now } else { side_at_now.flip() };
+                    let mover = if mover_is_side_at_now {
+                        side_at_now
+                    } else {
+                        side_at_now.flip()
+                    };
                     mover == checker
                 })
                 .all(|j| self.checks[j]);
@@ -166,7 +173,9 @@ impl ShogiGame {
         if p.variant() != Variant::Shogi {
             return None;
         }
-        let entered = Color::ALL.iter().all(|&c| p.zone(c).contains(p.king_square(c)));
+        let entered = Color::ALL
+            .iter()
+            .all(|&c| p.zone(c).contains(p.king_square(c)));
         if !entered {
             return None;
         }
@@ -216,8 +225,11 @@ impl Game for ShogiGame {
         }
         let side = self.pos.side_to_move();
         if self.pos.legal_moves().is_empty() {
-            let reason =
-                if self.pos.in_check() { EndReason::Checkmate } else { EndReason::NoLegalMoves };
+            let reason = if self.pos.in_check() {
+                EndReason::Checkmate
+            } else {
+                EndReason::NoLegalMoves
+            };
             return Some(Outcome::win(side.flip(), reason));
         }
         if let Some(o) = self.repetition() {

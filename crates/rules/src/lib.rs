@@ -7,6 +7,8 @@
 //!   入玉宣言 impasse declaration and a ply cap.
 //! - [`perft`]: tree counting; [`record`]: CSA and KIF records.
 
+#![allow(clippy::needless_range_loop)]
+
 mod game;
 mod position;
 mod tables;
@@ -18,4 +20,6 @@ pub mod record;
 pub use game::{GameRules, ImpasseRule, ShogiGame};
 pub use position::{HANDICAPS, IllegalMove, MoveParseError, Position, SfenError};
 pub use tables::piece_attacks;
-pub use types::{Bitboard, Color, Hand, MAX_MOVES, Move, MoveList, Piece, PieceKind, Square, Variant};
+pub use types::{
+    Bitboard, Color, Hand, MAX_MOVES, Move, MoveList, Piece, PieceKind, Square, Variant,
+};

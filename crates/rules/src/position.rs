@@ -53,7 +53,11 @@ const fn geometry(variant: Variant) -> Geometry {
         zone: [ranks_mask(n, 0, z), ranks_mask(n, n - z, n)],
         last1: [ranks_mask(n, 0, 1), ranks_mask(n, n - 1, n)],
         last2: [ranks_mask(n, 0, 2), ranks_mask(n, n - 2, n)],
-        max_count: if n == 9 { [18, 4, 4, 4, 2, 2, 4, 2] } else { [2, 0, 0, 2, 2, 2, 2, 2] },
+        max_count: if n == 9 {
+            [18, 4, 4, 4, 2, 2, 4, 2]
+        } else {
+            [2, 0, 0, 2, 2, 2, 2, 2]
+        },
     }
 }
 
@@ -101,7 +105,11 @@ const fn build_zobrist() -> Zobrist {
         }
         c += 1;
     }
-    Zobrist { psq, hand, side: splitmix(&mut s) }
+    Zobrist {
+        psq,
+        hand,
+        side: splitmix(&mut s),
+    }
 }
 
 static ZOBRIST: Zobrist = build_zobrist();
@@ -138,7 +146,9 @@ pub enum SfenError {
     #[error("sfen position: {0}")]
     Invalid(String),
     /// Unknown handicap name.
-    #[error("unknown handicap `{0}` (lance, bishop, rook, rook-lance, 2-piece, 4-piece, 6-piece, 8-piece, 10-piece)")]
+    #[error(
+        "unknown handicap `{0}` (lance, bishop, rook, rook-lance, 2-piece, 4-piece, 6-piece, 8-piece, 10-piece)"
+    )]
     UnknownHandicap(String),
 }
 
@@ -513,7 +523,10 @@ impl Position {
         }
         let mut pos = Position::empty(variant);
         let n = pos.geo.size as usize;
-        let board_err = |reason: String| SfenError::Board { text: fields[0].to_string(), reason };
+        let board_err = |reason: String| SfenError::Board {
+            text: fields[0].to_string(),
+            reason,
+        };
         // Board.
         let rows: Vec<&str> = fields[0].split('/').collect();
         if rows.len() != n {
@@ -550,7 +563,11 @@ impl Position {
                 }
                 let kind = if promoted { kind.promote() } else { kind };
                 promoted = false;
-                let color = if ch.is_ascii_uppercase() { Color::Black } else { Color::White };
+                let color = if ch.is_ascii_uppercase() {
+                    Color::Black
+                } else {
+                    Color::White
+                };
                 let sq = Square::new((n - 1 - col) as u8, rank as u8);
                 pos.put(sq.index(), Piece::new(color, kind));
                 col += 1;
@@ -559,7 +576,10 @@ impl Position {
                 return Err(board_err(format!("dangling `+` in rank {}", rank + 1)));
             }
             if col != n {
-                return Err(board_err(format!("rank {} has {col} squares, expected {n}", rank + 1)));
+                return Err(board_err(format!(
+                    "rank {} has {col} squares, expected {n}",
+                    rank + 1
+                )));
             }
         }
         // Side.
@@ -570,7 +590,10 @@ impl Position {
         };
         // Hands.
         let htext = fields[2];
-        let hand_err = |reason: String| SfenError::Hands { text: htext.to_string(), reason };
+        let hand_err = |reason: String| SfenError::Hands {
+            text: htext.to_string(),
+            reason,
+        };
         if htext != "-" {
             let mut count: u32 = 0;
             let mut have_count = false;
@@ -590,7 +613,11 @@ impl Position {
                 if c == 0 {
                     return Err(hand_err(format!("zero count for `{ch}`")));
                 }
-                let color = if ch.is_ascii_uppercase() { Color::Black } else { Color::White };
+                let color = if ch.is_ascii_uppercase() {
+                    Color::Black
+                } else {
+                    Color::White
+                };
                 let h = &mut pos.hands[color as usize][kind as usize];
                 *h = h.saturating_add(c as u8);
                 count = 0;
@@ -641,7 +668,10 @@ impl Position {
         for c in Color::ALL {
             let kings = self.by_color[c as usize] & self.by_kind[PieceKind::King as usize];
             if kings.count_ones() != 1 {
-                return inv(format!("{c:?} must have exactly one king, has {}", kings.count_ones()));
+                return inv(format!(
+                    "{c:?} must have exactly one king, has {}",
+                    kings.count_ones()
+                ));
             }
             self.kings[c as usize] = kings.trailing_zeros() as u8;
             let own = self.by_color[c as usize];
@@ -649,7 +679,10 @@ impl Position {
                 | (own & self.by_kind[1] & self.geo.last1[c as usize])
                 | (own & self.by_kind[2] & self.geo.last2[c as usize]);
             if dead != 0 {
-                return inv(format!("dead piece (行き所のない駒) on {}", Bitboard(dead).lsb()));
+                return inv(format!(
+                    "dead piece (行き所のない駒) on {}",
+                    Bitboard(dead).lsb()
+                ));
             }
             let pawns = own & self.by_kind[0];
             for (f, file) in FILES.iter().enumerate() {
@@ -691,7 +724,11 @@ impl Position {
                 s.push_str(&empty.to_string());
             }
         }
-        s.push_str(if self.side == Color::Black { " b " } else { " w " });
+        s.push_str(if self.side == Color::Black {
+            " b "
+        } else {
+            " w "
+        });
         let order = [5usize, 4, 6, 3, 2, 1, 0];
         let mut any = false;
         for c in Color::ALL {
@@ -705,7 +742,11 @@ impl Position {
                     s.push_str(&cnt.to_string());
                 }
                 let l = PieceKind::from_index(k).base_letter();
-                s.push(if c == Color::Black { l } else { l.to_ascii_lowercase() });
+                s.push(if c == Color::Black {
+                    l
+                } else {
+                    l.to_ascii_lowercase()
+                });
             }
         }
         if !any {
@@ -888,7 +929,7 @@ impl Position {
             self.key ^= ZOBRIST.hand[u][k as usize][n] ^ ZOBRIST.hand[u][k as usize][n - 1];
             self.put(to, Piece::new(us, k));
         } else {
-            let from = mv.from_raw();
+            let from = mv.raw_from();
             let p = self.remove(from);
             if self.board[to] != 0 {
                 let cap = self.remove(to);
@@ -897,7 +938,11 @@ impl Position {
                 self.hands[u][hk] += 1;
                 self.key ^= ZOBRIST.hand[u][hk][n] ^ ZOBRIST.hand[u][hk][n + 1];
             }
-            let kind = if mv.is_promotion() { p.kind.promote() } else { p.kind };
+            let kind = if mv.is_promotion() {
+                p.kind.promote()
+            } else {
+                p.kind
+            };
             self.put(to, Piece::new(us, kind));
             if kind == PieceKind::King {
                 self.kings[u] = to as u8;
@@ -973,11 +1018,15 @@ impl Position {
             }
             return IllegalMove::LeavesKingInCheck;
         }
-        let Some(from) = mv.from() else { return IllegalMove::Malformed };
+        let Some(from) = mv.from() else {
+            return IllegalMove::Malformed;
+        };
         if !self.on_board(from) {
             return IllegalMove::OffBoard(from);
         }
-        let Some(p) = self.piece_at(from) else { return IllegalMove::NoPiece(from) };
+        let Some(p) = self.piece_at(from) else {
+            return IllegalMove::NoPiece(from);
+        };
         if p.color != us {
             return IllegalMove::NotYourPiece(from);
         }
@@ -1025,11 +1074,16 @@ impl Position {
 
     /// Parses USI move text (`7g7f`, `8h2b+`, `P*5e`) and checks it is legal here.
     pub fn parse_usi_move(&self, text: &str) -> Result<Move, MoveParseError> {
-        let mv = self.parse_usi_syntax(text).ok_or_else(|| MoveParseError::Syntax(text.into()))?;
+        let mv = self
+            .parse_usi_syntax(text)
+            .ok_or_else(|| MoveParseError::Syntax(text.into()))?;
         if self.is_legal(mv) {
             Ok(mv)
         } else {
-            Err(MoveParseError::Illegal { text: text.into(), reason: self.why_illegal(mv) })
+            Err(MoveParseError::Illegal {
+                text: text.into(),
+                reason: self.why_illegal(mv),
+            })
         }
     }
 

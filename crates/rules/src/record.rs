@@ -50,11 +50,15 @@ pub enum RecordError {
     Variant(&'static str),
 }
 
-const CSA_NAMES: [&str; 14] =
-    ["FU", "KY", "KE", "GI", "KA", "HI", "KI", "OU", "TO", "NY", "NK", "NG", "UM", "RY"];
+const CSA_NAMES: [&str; 14] = [
+    "FU", "KY", "KE", "GI", "KA", "HI", "KI", "OU", "TO", "NY", "NK", "NG", "UM", "RY",
+];
 
 fn csa_kind(s: &str) -> Option<PieceKind> {
-    CSA_NAMES.iter().position(|n| *n == s).map(PieceKind::from_index)
+    CSA_NAMES
+        .iter()
+        .position(|n| *n == s)
+        .map(PieceKind::from_index)
 }
 
 fn csa_square(sq: Square) -> String {
@@ -112,18 +116,33 @@ pub fn to_csa(rec: &Record) -> Result<String, RecordError> {
             out.push('\n');
         }
     }
-    out.push_str(if start.side_to_move() == Color::Black { "+\n" } else { "-\n" });
+    out.push_str(if start.side_to_move() == Color::Black {
+        "+\n"
+    } else {
+        "-\n"
+    });
     let mut pos = start.clone();
     for &mv in &rec.moves {
-        let sign = if pos.side_to_move() == Color::Black { '+' } else { '-' };
+        let sign = if pos.side_to_move() == Color::Black {
+            '+'
+        } else {
+            '-'
+        };
         let (from, kind) = match mv.from() {
             None => ("00".to_string(), mv.drop_kind().unwrap_or(PieceKind::Pawn)),
             Some(f) => {
                 let k = pos.piece_at(f).map_or(PieceKind::Pawn, |p| p.kind);
-                (csa_square(f), if mv.is_promotion() { k.promote() } else { k })
+                (
+                    csa_square(f),
+                    if mv.is_promotion() { k.promote() } else { k },
+                )
             }
         };
-        out.push_str(&format!("{sign}{from}{}{}\n", csa_square(mv.to()), CSA_NAMES[kind.index()]));
+        out.push_str(&format!(
+            "{sign}{from}{}{}\n",
+            csa_square(mv.to()),
+            CSA_NAMES[kind.index()]
+        ));
         pos.play(mv).map_err(|reason| RecordError::Illegal {
             line: 0,
             text: mv.to_string(),
@@ -182,7 +201,9 @@ pub fn from_csa(text: &str) -> Result<Record, RecordError> {
             if let Some(rest) = s.strip_prefix("PI") {
                 let p = Position::from_sfen(Variant::Shogi, &format!("{even} b - 1"))?;
                 for sq in 0..81 {
-                    board[sq] = p.piece_at(Square::from_index(sq)).map(|p| (p.color, p.kind));
+                    board[sq] = p
+                        .piece_at(Square::from_index(sq))
+                        .map(|p| (p.color, p.kind));
                 }
                 let b = rest.as_bytes();
                 if b.len() % 4 != 0 || !rest.is_ascii() {
@@ -225,7 +246,11 @@ pub fn from_csa(text: &str) -> Result<Record, RecordError> {
                         have_board = true;
                     }
                     Some(sign @ (b'+' | b'-')) => {
-                        let color = if *sign == b'+' { Color::Black } else { Color::White };
+                        let color = if *sign == b'+' {
+                            Color::Black
+                        } else {
+                            Color::White
+                        };
                         let b = &bytes[1..];
                         if b.len() % 4 != 0 || !rest.is_ascii() {
                             return Err(err("P+/P- expects square+piece pairs like 00FU"));
@@ -241,7 +266,8 @@ pub fn from_csa(text: &str) -> Result<Record, RecordError> {
                                     .ok_or_else(|| err("bad hand piece"))?;
                                 hands[color as usize][k.index()] += 1;
                             } else {
-                                let sq = parse_csa_square(&chunk[..2]).ok_or_else(|| err("bad square"))?;
+                                let sq = parse_csa_square(&chunk[..2])
+                                    .ok_or_else(|| err("bad square"))?;
                                 let k = csa_kind(name).ok_or_else(|| err("bad piece"))?;
                                 board[sq.index()] = Some((color, k));
                             }
@@ -266,7 +292,11 @@ pub fn from_csa(text: &str) -> Result<Record, RecordError> {
                     pos = Some(p);
                 }
                 let Some(p) = pos.as_mut() else { continue };
-                let sign = if s.starts_with('+') { Color::Black } else { Color::White };
+                let sign = if s.starts_with('+') {
+                    Color::Black
+                } else {
+                    Color::White
+                };
                 if sign != p.side_to_move() {
                     return Err(err("move by the side not to move"));
                 }
@@ -311,7 +341,12 @@ pub fn from_csa(text: &str) -> Result<Record, RecordError> {
             build(&board, &hands, side.unwrap_or(Color::Black))?
         }
     };
-    Ok(Record { start, moves, end, names })
+    Ok(Record {
+        start,
+        moves,
+        end,
+        names,
+    })
 }
 
 fn build(
@@ -352,7 +387,11 @@ fn build(
                     sfen.push_str(&n.to_string());
                 }
                 let l = PieceKind::from_index(k).base_letter();
-                sfen.push(if c == Color::Black { l } else { l.to_ascii_lowercase() });
+                sfen.push(if c == Color::Black {
+                    l
+                } else {
+                    l.to_ascii_lowercase()
+                });
             }
         }
     }
@@ -365,8 +404,9 @@ fn build(
 
 const KANJI_RANK: [&str; 9] = ["一", "二", "三", "四", "五", "六", "七", "八", "九"];
 const WIDE_FILE: [&str; 9] = ["１", "２", "３", "４", "５", "６", "７", "８", "９"];
-const KIF_NAMES: [&str; 14] =
-    ["歩", "香", "桂", "銀", "角", "飛", "金", "玉", "と", "成香", "成桂", "成銀", "馬", "龍"];
+const KIF_NAMES: [&str; 14] = [
+    "歩", "香", "桂", "銀", "角", "飛", "金", "玉", "と", "成香", "成桂", "成銀", "馬", "龍",
+];
 
 /// The KIF (Japanese) text of one move in `pos`: `７六歩(77)`, `同　角成(88)`, `５五角打`,
 /// `２二銀不成(33)`. `prev_to` is the previous move's destination (for 同).
@@ -375,7 +415,11 @@ pub fn kif_move(pos: &Position, mv: Move, prev_to: Option<Square>) -> String {
     let mut s = if prev_to == Some(to) {
         "同　".to_string()
     } else {
-        format!("{}{}", WIDE_FILE[to.file() as usize], KANJI_RANK[to.rank() as usize])
+        format!(
+            "{}{}",
+            WIDE_FILE[to.file() as usize],
+            KANJI_RANK[to.rank() as usize]
+        )
     };
     match mv.from() {
         None => {
@@ -410,7 +454,9 @@ pub fn to_kif(rec: &Record) -> Result<String, RecordError> {
     let sfen = start.to_sfen();
     let even = Position::startpos(Variant::Shogi).to_sfen();
     let handicap = HANDICAPS.iter().find(|(n, _)| {
-        Position::handicap(n).map(|p| p.to_sfen() == sfen).unwrap_or(false)
+        Position::handicap(n)
+            .map(|p| p.to_sfen() == sfen)
+            .unwrap_or(false)
     });
     let jp = |n: &str| match n {
         "lance" => "香落ち",
@@ -430,8 +476,14 @@ pub fn to_kif(rec: &Record) -> Result<String, RecordError> {
     } else {
         out.push_str(&format!("#SFEN: {sfen}\n"));
     }
-    out.push_str(&format!("先手：{}\n", rec.names[0].as_deref().unwrap_or("")));
-    out.push_str(&format!("後手：{}\n", rec.names[1].as_deref().unwrap_or("")));
+    out.push_str(&format!(
+        "先手：{}\n",
+        rec.names[0].as_deref().unwrap_or("")
+    ));
+    out.push_str(&format!(
+        "後手：{}\n",
+        rec.names[1].as_deref().unwrap_or("")
+    ));
     out.push_str("手数----指手---------消費時間--\n");
     let mut pos = start.clone();
     let mut prev = None;

@@ -7,7 +7,16 @@
 
 use crate::types::{Bitboard, Color, PieceKind, Square};
 
-const DIRS: [(i8, i8); 8] = [(0, -1), (0, 1), (1, 0), (-1, 0), (1, -1), (1, 1), (-1, -1), (-1, 1)];
+const DIRS: [(i8, i8); 8] = [
+    (0, -1),
+    (0, 1),
+    (1, 0),
+    (-1, 0),
+    (1, -1),
+    (1, 1),
+    (-1, -1),
+    (-1, 1),
+];
 const POSITIVE: [bool; 8] = [false, true, true, false, true, true, false, false];
 
 /// Direction indices.
@@ -15,7 +24,11 @@ pub(crate) const N: usize = 0;
 pub(crate) const S: usize = 1;
 
 const fn bit(f: i8, r: i8) -> u128 {
-    if f < 0 || f >= 9 || r < 0 || r >= 9 { 0 } else { 1u128 << (f as u32 * 9 + r as u32) }
+    if f < 0 || f >= 9 || r < 0 || r >= 9 {
+        0
+    } else {
+        1u128 << (f as u32 * 9 + r as u32)
+    }
 }
 
 const fn build_rays() -> [[u128; 81]; 8] {
@@ -53,7 +66,16 @@ const fn steps_for(kind: usize) -> &'static [(i8, i8)] {
         2 => &[(1, -2), (-1, -2)],
         3 => &[(0, -1), (1, -1), (-1, -1), (1, 1), (-1, 1)],
         6 | 8 | 9 | 10 | 11 => &[(0, -1), (1, -1), (-1, -1), (1, 0), (-1, 0), (0, 1)],
-        7 | 12 | 13 => &[(0, -1), (0, 1), (1, 0), (-1, 0), (1, -1), (1, 1), (-1, -1), (-1, 1)],
+        7 | 12 | 13 => &[
+            (0, -1),
+            (0, 1),
+            (1, 0),
+            (-1, 0),
+            (1, -1),
+            (1, 1),
+            (-1, -1),
+            (-1, 1),
+        ],
         _ => &[],
     }
 }
@@ -148,14 +170,22 @@ pub(crate) fn ray(d: usize, sq: usize, occ: u128) -> u128 {
 pub(crate) fn ray_pos(d: usize, sq: usize, occ: u128) -> u128 {
     let r = RAYS[d][sq];
     let b = r & occ;
-    if b == 0 { r } else { r ^ RAYS[d][b.trailing_zeros() as usize] }
+    if b == 0 {
+        r
+    } else {
+        r ^ RAYS[d][b.trailing_zeros() as usize]
+    }
 }
 
 #[inline(always)]
 pub(crate) fn ray_neg(d: usize, sq: usize, occ: u128) -> u128 {
     let r = RAYS[d][sq];
     let b = r & occ;
-    if b == 0 { r } else { r ^ RAYS[d][127 - b.leading_zeros() as usize] }
+    if b == 0 {
+        r
+    } else {
+        r ^ RAYS[d][127 - b.leading_zeros() as usize]
+    }
 }
 
 /// Lance attacks for `color` from `sq`.

@@ -191,13 +191,21 @@ impl PieceKind {
     /// The promoted kind (self if it cannot promote).
     #[inline]
     pub const fn promote(self) -> PieceKind {
-        if self.can_promote() { PieceKind::ALL[self as usize + 8] } else { self }
+        if self.can_promote() {
+            PieceKind::ALL[self as usize + 8]
+        } else {
+            self
+        }
     }
 
     /// The unpromoted kind (what a captured piece becomes in hand).
     #[inline]
     pub const fn unpromote(self) -> PieceKind {
-        if self.is_promoted() { PieceKind::ALL[self as usize - 8] } else { self }
+        if self.is_promoted() {
+            PieceKind::ALL[self as usize - 8]
+        } else {
+            self
+        }
     }
 
     /// Upper-case SFEN letter of the unpromoted base (`P`, `L`, ..., `K`).
@@ -253,7 +261,11 @@ impl Piece {
             s.push('+');
         }
         let c = self.kind.base_letter();
-        s.push(if self.color == Color::Black { c } else { c.to_ascii_lowercase() });
+        s.push(if self.color == Color::Black {
+            c
+        } else {
+            c.to_ascii_lowercase()
+        });
         s
     }
 
@@ -270,7 +282,10 @@ impl Piece {
         }
         let c = c - 1;
         let color = if c >= 14 { Color::White } else { Color::Black };
-        Some(Piece { color, kind: PieceKind::ALL[(c % 14) as usize] })
+        Some(Piece {
+            color,
+            kind: PieceKind::ALL[(c % 14) as usize],
+        })
     }
 }
 
@@ -305,12 +320,16 @@ impl Move {
     #[inline]
     pub const fn from(self) -> Option<Square> {
         let f = (self.0 >> 7) & 0x7f;
-        if f >= Self::DROP_BASE { None } else { Some(Square(f as u8)) }
+        if f >= Self::DROP_BASE {
+            None
+        } else {
+            Some(Square(f as u8))
+        }
     }
 
     /// Origin square of a board move (garbage for drops).
     #[inline]
-    pub(crate) const fn from_raw(self) -> usize {
+    pub(crate) const fn raw_from(self) -> usize {
         ((self.0 >> 7) & 0x7f) as usize
     }
 
@@ -365,7 +384,7 @@ impl fmt::Display for Move {
             None => write!(
                 f,
                 "{}{}{}",
-                Square(self.from_raw() as u8),
+                Square(self.raw_from() as u8),
                 self.to(),
                 if self.is_promotion() { "+" } else { "" }
             ),
@@ -532,7 +551,10 @@ impl MoveList {
     /// An empty list.
     #[inline]
     pub const fn new() -> MoveList {
-        MoveList { moves: [MaybeUninit::uninit(); MAX_MOVES], len: 0 }
+        MoveList {
+            moves: [MaybeUninit::uninit(); MAX_MOVES],
+            len: 0,
+        }
     }
 
     /// Appends a move.

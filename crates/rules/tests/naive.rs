@@ -103,12 +103,19 @@ fn walk(variant: Variant, seed: u64, plies: usize) {
 
 #[test]
 fn table_positions_match_naive() {
-    for line in include_str!("data/perft.txt").lines().filter(|l| !l.starts_with('#')) {
+    for line in include_str!("data/perft.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+    {
         let f: Vec<&str> = line.split('|').map(str::trim).collect();
         if f.len() != 4 {
             continue;
         }
-        let v = if f[0] == "shogi" { Variant::Shogi } else { Variant::Minishogi };
+        let v = if f[0] == "shogi" {
+            Variant::Shogi
+        } else {
+            Variant::Minishogi
+        };
         let pos = Position::from_sfen(v, f[2]).unwrap();
         compare(&pos);
         for mv in pos.legal_moves().iter() {
@@ -123,7 +130,11 @@ fn pinned_rook_on_diagonal() {
     assert!(!p.legal_moves().iter().any(|m| m.to_string() == "4c4e"));
     compare(&p);
     let q = Position::from_sfen(Variant::Shogi, "4k4/9/9/9/9/2b6/3R5/4K4/9 b - 1").unwrap();
-    assert!(!q.legal_moves().iter().any(|m| m.from() == Some(Square::new(5, 6))));
+    assert!(
+        !q.legal_moves()
+            .iter()
+            .any(|m| m.from() == Some(Square::new(5, 6)))
+    );
     compare(&q);
     let _ = Bitboard::EMPTY;
 }

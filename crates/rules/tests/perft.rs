@@ -22,8 +22,16 @@ fn cases() -> Vec<Case> {
                 "minishogi" => Variant::Minishogi,
                 v => panic!("bad variant {v}"),
             };
-            let counts = f[3].split_whitespace().map(|n| n.parse().unwrap()).collect();
-            Case { variant, name: f[1].into(), sfen: f[2].into(), counts }
+            let counts = f[3]
+                .split_whitespace()
+                .map(|n| n.parse().unwrap())
+                .collect();
+            Case {
+                variant,
+                name: f[1].into(),
+                sfen: f[2].into(),
+                counts,
+            }
         })
         .collect()
 }

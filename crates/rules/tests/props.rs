@@ -28,7 +28,12 @@ fn playout(variant: Variant, seed: u64, plies: usize) {
         for &mv in moves.iter() {
             // Own king never left in check; parse(display) is the identity.
             let after = pos.after(mv);
-            assert!(after.attackers_to(after.king_square(us), us.flip()).is_empty(), "{mv} in {pos}");
+            assert!(
+                after
+                    .attackers_to(after.king_square(us), us.flip())
+                    .is_empty(),
+                "{mv} in {pos}"
+            );
             assert_eq!(after.in_check(), pos.gives_check(mv));
             assert_eq!(pos.parse_usi_syntax(&mv.to_string()), Some(mv));
             assert_eq!(Move::from_u16(mv.to_u16()), Some(mv));

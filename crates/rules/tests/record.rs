@@ -19,7 +19,12 @@ fn random_game(seed: u64, start: Position, plies: usize) -> Record {
         pos.play_unchecked(mv);
         moves.push(mv);
     }
-    Record { start, moves, end: Some("TORYO".into()), names: [Some("sente".into()), None] }
+    Record {
+        start,
+        moves,
+        end: Some("TORYO".into()),
+        names: [Some("sente".into()), None],
+    }
 }
 
 #[test]
@@ -30,7 +35,11 @@ fn csa_round_trip_random_games() {
         } else if seed % 3 == 1 {
             Position::startpos(Variant::Shogi)
         } else {
-            Position::from_sfen(Variant::Shogi, "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1").unwrap()
+            Position::from_sfen(
+                Variant::Shogi,
+                "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
+            )
+            .unwrap()
         };
         let rec = random_game(seed * 7919, start, 150);
         let text = to_csa(&rec).unwrap();
@@ -58,7 +67,10 @@ fn csa_import_standard_text() {
     // Handicap: PI with the rook and bishop removed, White to move.
     let h = from_csa("PI82HI22KA\n-\n-5142OU\n%CHUDAN\n").unwrap();
     assert_eq!(h.start.side_to_move(), Color::White);
-    assert_eq!(h.start.to_sfen(), Position::handicap("2-piece").unwrap().to_sfen());
+    assert_eq!(
+        h.start.to_sfen(),
+        Position::handicap("2-piece").unwrap().to_sfen()
+    );
     assert_eq!(h.moves.len(), 1);
     // Errors name the line.
     let e = from_csa("PI\n+\n+7775FU\n").unwrap_err().to_string();
@@ -77,7 +89,16 @@ fn kif_notation() {
         prev = Some(mv.to());
         pos.play_unchecked(mv);
     }
-    assert_eq!(out, ["７六歩(77)", "３四歩(33)", "２二角成(88)", "同　銀(31)", "４五角打"]);
+    assert_eq!(
+        out,
+        [
+            "７六歩(77)",
+            "３四歩(33)",
+            "２二角成(88)",
+            "同　銀(31)",
+            "４五角打"
+        ]
+    );
     let p = Position::from_sfen(Variant::Shogi, "4k4/9/9/2S6/9/9/9/9/4K4 b - 1").unwrap();
     let mv = p.parse_usi_move("7d7c").unwrap();
     assert_eq!(kif_move(&p, mv, None), "７三銀不成(74)");

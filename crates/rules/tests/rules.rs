@@ -79,12 +79,27 @@ fn nifu_only_unpromoted_pawns() {
 #[test]
 fn other_illegal_reasons() {
     let p = Position::startpos(Variant::Shogi);
-    assert_eq!(illegal_reason(&p, "5c5d"), IllegalMove::NotYourPiece(sq("5c")));
+    assert_eq!(
+        illegal_reason(&p, "5c5d"),
+        IllegalMove::NotYourPiece(sq("5c"))
+    );
     assert_eq!(illegal_reason(&p, "5e5d"), IllegalMove::NoPiece(sq("5e")));
-    assert_eq!(illegal_reason(&p, "7g7e"), IllegalMove::CannotReach { from: sq("7g"), to: sq("7e") });
+    assert_eq!(
+        illegal_reason(&p, "7g7e"),
+        IllegalMove::CannotReach {
+            from: sq("7g"),
+            to: sq("7e")
+        }
+    );
     assert_eq!(illegal_reason(&p, "7g7f+"), IllegalMove::CannotPromote);
-    assert_eq!(illegal_reason(&p, "P*5e"), IllegalMove::NotInHand(shogi_rules::PieceKind::Pawn));
-    assert!(matches!(p.parse_usi_move("7g7"), Err(MoveParseError::Syntax(_))));
+    assert_eq!(
+        illegal_reason(&p, "P*5e"),
+        IllegalMove::NotInHand(shogi_rules::PieceKind::Pawn)
+    );
+    assert!(matches!(
+        p.parse_usi_move("7g7"),
+        Err(MoveParseError::Syntax(_))
+    ));
     // Pinned piece: the gold on 5h is pinned by the rook on 5a.
     let q = pos("k3r4/9/9/9/9/9/9/4G4/4K4 b - 1");
     assert_eq!(illegal_reason(&q, "5h4h"), IllegalMove::LeavesKingInCheck);
@@ -106,7 +121,10 @@ fn usi_text_round_trip() {
     let texts: Vec<String> = m.legal_moves().iter().map(|m| m.to_string()).collect();
     assert!(texts.contains(&"5d5c".to_string()), "{texts:?}");
     assert!(m.parse_usi_move("5d5c").is_ok());
-    assert!(matches!(m.parse_usi_move("9g9f"), Err(MoveParseError::Syntax(_))));
+    assert!(matches!(
+        m.parse_usi_move("9g9f"),
+        Err(MoveParseError::Syntax(_))
+    ));
 }
 
 #[test]
@@ -126,7 +144,10 @@ fn handicaps() {
         assert_eq!(p.side_to_move(), Color::White, "{name}");
     }
     let p = Position::handicap("2-piece").unwrap();
-    assert_eq!(p.to_sfen(), "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1");
+    assert_eq!(
+        p.to_sfen(),
+        "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"
+    );
     let p = Position::handicap("lance").unwrap();
     assert!(p.piece_at(sq("1a")).is_none() && p.piece_at(sq("9a")).is_some());
     assert!(Position::handicap("queen").is_err());
@@ -136,17 +157,44 @@ fn handicaps() {
 fn sfen_errors_name_the_field() {
     let bad = |s: &str| Position::from_sfen(Variant::Shogi, s).unwrap_err();
     assert!(matches!(bad("9/9 b - 1"), SfenError::Board { .. }));
-    assert!(matches!(bad("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL x - 1"), SfenError::Side(_)));
-    assert!(matches!(bad("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b K 1"), SfenError::Hands { .. }));
-    assert!(matches!(bad("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 0"), SfenError::MoveNumber(_)));
+    assert!(matches!(
+        bad("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL x - 1"),
+        SfenError::Side(_)
+    ));
+    assert!(matches!(
+        bad("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b K 1"),
+        SfenError::Hands { .. }
+    ));
+    assert!(matches!(
+        bad("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 0"),
+        SfenError::MoveNumber(_)
+    ));
     // Too many pawns.
-    assert!(matches!(bad("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b P 1"), SfenError::Invalid(_)));
+    assert!(matches!(
+        bad("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b P 1"),
+        SfenError::Invalid(_)
+    ));
     // Nifu, dead pawn, side not to move in check, missing king.
-    assert!(matches!(bad("4k4/9/9/9/9/9/P8/P8/4K4 b - 1"), SfenError::Invalid(_)));
-    assert!(matches!(bad("P3k4/9/9/9/9/9/9/9/4K4 b - 1"), SfenError::Invalid(_)));
-    assert!(matches!(bad("4k4/4R4/9/9/9/9/9/9/4K4 b - 1"), SfenError::Invalid(_)));
-    assert!(matches!(bad("9/9/9/9/9/9/9/9/4K4 b - 1"), SfenError::Invalid(_)));
-    assert!(matches!(bad("4k4/9/9/9/9/9/9/9/4K4 b"), SfenError::FieldCount(2)));
+    assert!(matches!(
+        bad("4k4/9/9/9/9/9/P8/P8/4K4 b - 1"),
+        SfenError::Invalid(_)
+    ));
+    assert!(matches!(
+        bad("P3k4/9/9/9/9/9/9/9/4K4 b - 1"),
+        SfenError::Invalid(_)
+    ));
+    assert!(matches!(
+        bad("4k4/4R4/9/9/9/9/9/9/4K4 b - 1"),
+        SfenError::Invalid(_)
+    ));
+    assert!(matches!(
+        bad("9/9/9/9/9/9/9/9/4K4 b - 1"),
+        SfenError::Invalid(_)
+    ));
+    assert!(matches!(
+        bad("4k4/9/9/9/9/9/9/9/4K4 b"),
+        SfenError::FieldCount(2)
+    ));
     // Minishogi has no lances.
     assert!(Position::from_sfen(Variant::Minishogi, "rbsgk/4p/5/P4/KGSBR b L 1").is_err());
     let e = bad("4k4/9/9/9/9/9/9/9/4K4 b 3Q 1").to_string();
@@ -155,8 +203,14 @@ fn sfen_errors_name_the_field() {
 
 fn drive(g: &mut ShogiGame, moves: &[&str]) {
     for m in moves {
-        assert!(g.outcome().is_none(), "game over before {m}: {:?}", g.outcome());
-        let mv = g.parse_move(m).unwrap_or_else(|| panic!("{m} illegal in {}", g.position()));
+        assert!(
+            g.outcome().is_none(),
+            "game over before {m}: {:?}",
+            g.outcome()
+        );
+        let mv = g
+            .parse_move(m)
+            .unwrap_or_else(|| panic!("{m} illegal in {}", g.position()));
         g.play(mv);
     }
 }
@@ -192,7 +246,10 @@ fn plain_repetition_draws() {
 
 #[test]
 fn max_plies_draw() {
-    let rules = GameRules { max_plies: 4, impasse: ImpasseRule::None };
+    let rules = GameRules {
+        max_plies: 4,
+        impasse: ImpasseRule::None,
+    };
     let mut g = ShogiGame::new(Position::startpos(Variant::Shogi), rules);
     drive(&mut g, &["7g7f", "3c3d", "2g2f", "8c8d"]);
     assert_eq!(g.outcome().unwrap().reason, EndReason::MaxPlies);
@@ -202,11 +259,20 @@ fn max_plies_draw() {
 fn checkmate_outcome() {
     let g = ShogiGame::new(pos("4k4/4G4/4G4/9/9/9/9/9/4K4 w - 2"), GameRules::default());
     let o = g.outcome().unwrap();
-    assert_eq!((o.winner, o.reason), (Some(Color::Black), EndReason::Checkmate));
+    assert_eq!(
+        (o.winner, o.reason),
+        (Some(Color::Black), EndReason::Checkmate)
+    );
 }
 
 fn game27(sfen: &str) -> ShogiGame {
-    ShogiGame::new(pos(sfen), GameRules { max_plies: 512, impasse: ImpasseRule::Declaration27 })
+    ShogiGame::new(
+        pos(sfen),
+        GameRules {
+            max_plies: 512,
+            impasse: ImpasseRule::Declaration27,
+        },
+    )
 }
 
 #[test]
@@ -216,7 +282,10 @@ fn declaration_27_points() {
     let yes = game27("GGGGSSSBR/PPP6/4K4/9/9/9/9/9/4k4 b 8Prbs4n4l7p 1");
     assert!(yes.can_declare_win());
     let o = yes.outcome().unwrap();
-    assert_eq!((o.winner, o.reason), (Some(Color::Black), EndReason::ImpasseDeclaration));
+    assert_eq!(
+        (o.winner, o.reason),
+        (Some(Color::Black), EndReason::ImpasseDeclaration)
+    );
     // 27 points is one short for Black.
     let no = game27("GGGGSSSBR/PPP6/4K4/9/9/9/9/9/4k4 b 7Prbs4n4l8p 1");
     assert!(!no.can_declare_win());
@@ -236,17 +305,26 @@ fn declaration_27_points() {
     let mut plain = ShogiGame::new(yes.position().clone(), GameRules::default());
     assert!(plain.outcome().is_none());
     assert!(plain.declare_win());
-    assert_eq!(plain.outcome().unwrap().reason, EndReason::ImpasseDeclaration);
+    assert_eq!(
+        plain.outcome().unwrap().reason,
+        EndReason::ImpasseDeclaration
+    );
 }
 
 #[test]
 fn impasse_24_points() {
     // Both kings entered; White has far fewer than 24 points.
-    let rules = GameRules { max_plies: 512, impasse: ImpasseRule::Points24 };
+    let rules = GameRules {
+        max_plies: 512,
+        impasse: ImpasseRule::Points24,
+    };
     // Black: 2R 2B (20) + 16 minor pieces + 17 pawns = 53 points; White: 1 point.
     let g = ShogiGame::new(pos("4K4/9/9/9/9/9/4k4/9/9 b 2R2B4G4S4N4L17Pp 1"), rules);
     let o = g.outcome().unwrap();
-    assert_eq!((o.winner, o.reason), (Some(Color::Black), EndReason::Impasse24));
+    assert_eq!(
+        (o.winner, o.reason),
+        (Some(Color::Black), EndReason::Impasse24)
+    );
 }
 
 #[test]
