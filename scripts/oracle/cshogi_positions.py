@@ -2,9 +2,10 @@
 """Independent oracle for standard shogi: random positions labelled by cshogi.
 
 Plays biased random playouts with cshogi (https://pypi.org/project/cshogi/) from the
-standard start, from the usual handicap starts, and from random legal-looking
-positions with many promoted pieces and full hands, and writes one line per distinct
-position (tab-separated):
+standard start, from the usual handicap starts, from a few well-known tricky perft
+positions, from random legal positions with many promoted pieces and full hands, and
+from tsume-like "mating net" positions picked for containing a pawn-drop mate, and
+writes one line per distinct position (tab-separated):
 
     pos <TAB> SFEN <TAB> sorted legal moves in USI, space-separated <TAB> in_check 0/1
         <TAB> checkmate 0/1 <TAB> move played from here (USI) <TAB> SFEN after it
@@ -44,6 +45,20 @@ HANDICAPS = [
     "2sgkgs2/9/" + _BLACK_HALF,  # 6-piece
     "3gkg3/9/" + _BLACK_HALF,  # 8-piece
     "4k4/9/" + _BLACK_HALF,  # 10-piece
+]
+
+# Known tricky positions (public perft test positions), used as extra playout starts.
+TRICKY = [
+    "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
+    "R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1",
+    "ln2+r1r2/5s+Pkl/3+B1p1p1/p4B2p/2P6/P6PP/1PNP1P3/2G3SK1/L4G1NL w 2GSN3Ps3p 76",
+    "ln3gsn1/7kl/3+B1p1p1/p4s2p/2P6/P2B3PP/1PNP+rPP2/2G3SK1/L4G1NL b G3Prs3p 65",
+    "7nk/9/7G1/9/9/9/9/9/K8 b P 1",
+    "7nk/9/6G2/9/9/9/9/9/K8 b P 1",
+    "4R2sk/9/7G1/9/9/9/9/9/4K4 b P 1",
+    "4k4/9/9/9/9/9/P8/9/4K4 b P 1",
+    "4k4/9/9/9/9/9/+P8/9/4K4 b P 1",
+    "4k4/9/9/9/9/9/9/9/4K4 b NLP 1",
 ]
 
 # Pieces other than the kings: (letter, count, promotable).
@@ -131,6 +146,99 @@ def random_sfen(rng):
     return "/".join(rows) + " " + side + " " + (hand or "-") + " 1"
 
 
+def board_to_sfen(board, hands, side):
+    rows = []
+    for r in range(9):
+        row, run = "", 0
+        for c in range(9):
+            if board[r][c] is None:
+                run += 1
+            else:
+                if run:
+                    row += str(run)
+                    run = 0
+                row += board[r][c]
+        if run:
+            row += str(run)
+        rows.append(row)
+    hand = ""
+    for colour in range(2):
+        for letter in HAND_ORDER:
+            n = hands[colour].get(letter, 0)
+            if n:
+                hand += (str(n) if n > 1 else "") + (letter if colour == 0 else letter.lower())
+    return "/".join(rows) + " " + side + " " + (hand or "-") + " 1"
+
+
+def mating_net_sfen(rng):
+    """A tsume-like position: the side to move (the attacker) has pawns and a few other
+    pieces in hand and some pieces near the defending king, which stands near its own
+    edge of the board with a few defenders; the remaining pieces go to the defender's
+    hand or are left out.  Rich in checks, mates, pawn-drop mates (including ones where a
+    defender is pinned or the king could take an undefended pawn) and pawn drops that
+    check without mating."""
+    att = rng.randrange(2)  # attacker colour, also the side to move
+    board = [[None] * 9 for _ in range(9)]
+    # Defender king near its own back edge (rank a for White, rank i for Black).
+    dr = rng.choice([0, 0, 1, 1, 2]) if att == 0 else rng.choice([8, 8, 7, 7, 6])
+    dc = rng.randrange(9)
+    board[dr][dc] = "k" if att == 0 else "K"
+    while True:
+        ar, ac = rng.randrange(9), rng.randrange(9)
+        if abs(ar - dr) > 2 or abs(ac - dc) > 2:
+            break
+    board[ar][ac] = "K" if att == 0 else "k"
+    supply = {}
+    for letter, count, _ in PIECES:
+        supply[letter] = count
+    hands = [dict(), dict()]
+
+    def take(letter):
+        if supply[letter] == 0:
+            return False
+        supply[letter] -= 1
+        return True
+
+    pawns_in_hand = rng.randint(1, 3)
+    for _ in range(pawns_in_hand):
+        if take("P"):
+            hands[att]["P"] = hands[att].get("P", 0) + 1
+    pawn_files = [set(), set()]
+    near = [(r, c) for r in range(max(0, dr - 3), min(9, dr + 4))
+            for c in range(max(0, dc - 3), min(9, dc + 4)) if board[r][c] is None]
+    rng.shuffle(near)
+    # Attacking pieces on the board near the king, and defenders.
+    for colour, n in ((att, rng.randint(1, 5)), (1 - att, rng.randint(0, 4))):
+        for _ in range(n):
+            if not near:
+                break
+            letter = rng.choice("RBGSNLPGS")
+            if not take(letter):
+                continue
+            r, c = near.pop()
+            promotable = letter not in "GK"
+            prom = promotable and rng.random() < 0.35
+            fwd = r if colour == 0 else 8 - r
+            if not prom and ((letter in "PL" and fwd == 0) or (letter == "N" and fwd <= 1)
+                             or (letter == "P" and c in pawn_files[colour])):
+                supply[letter] += 1
+                continue
+            if letter == "P" and not prom:
+                pawn_files[colour].add(c)
+            sym = letter if colour == 0 else letter.lower()
+            board[r][c] = ("+" + sym) if prom else sym
+    for _ in range(rng.randint(0, 3)):
+        letter = rng.choice("RBGSNL")
+        if take(letter):
+            hands[att][letter] = hands[att].get(letter, 0) + 1
+    # The rest: defender's hand (as in tsume shogi) or left out.
+    to_defender = rng.random() < 0.5
+    for letter, n in supply.items():
+        if to_defender and n:
+            hands[1 - att][letter] = hands[1 - att].get(letter, 0) + n
+    return board_to_sfen(board, hands, "b" if att == 0 else "w")
+
+
 def other_side_in_check(sfen):
     """True when the side NOT to move is in check (an illegal position)."""
     parts = sfen.split(" ")
@@ -198,7 +306,7 @@ def main():
     seen = set()
     written = 0
     stats = {"games": 0, "checks": 0, "mates": 0, "nomove_not_check": 0, "start_std": 0,
-             "start_handicap": 0, "start_random": 0, "max_moves": 0, "uchifuzume": 0}
+             "start_handicap": 0, "start_random": 0, "start_mating_net": 0, "start_tricky": 0, "max_moves": 0, "uchifuzume": 0}
     perft_pool = []
     lines = []
     board = cshogi.Board()
@@ -209,17 +317,38 @@ def main():
             start = STARTPOS
             stats["start_std"] += 1
             max_plies = rng.randint(40, 400)
-        elif kind < 0.6:
+        elif kind < 0.57:
             start = rng.choice(HANDICAPS)
             stats["start_handicap"] += 1
             max_plies = rng.randint(40, 300)
-        else:
+        elif kind < 0.6:
+            start = rng.choice(TRICKY)
+            stats["start_tricky"] += 1
+            max_plies = rng.randint(0, 30)
+        elif kind < 0.85:
             while True:
                 start = random_sfen(rng)
                 if not other_side_in_check(start):
                     break
             stats["start_random"] += 1
             max_plies = rng.randint(0, 40)
+        else:
+            # Rejection sampling: prefer a start where a pawn-drop mate is excluded.
+            start = None
+            for _try in range(300):
+                cand = mating_net_sfen(rng)
+                if other_side_in_check(cand):
+                    continue
+                start = cand
+                board.set_sfen(cand)
+                t = uchifuzume_square(board)
+                if t is not None and not board.is_check():
+                    if board.is_legal(board.move_from_usi("P*" + SQUARE_NAMES[t])) is False:
+                        break
+            if start is None:
+                start = STARTPOS
+            stats["start_mating_net"] += 1
+            max_plies = rng.randint(0, 12)
         board.set_sfen(start)
         # Per-game style: how strongly to prefer captures / promotions / drops / mates.
         p_cap = rng.uniform(0.0, 0.6)
