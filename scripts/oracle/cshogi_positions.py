@@ -59,6 +59,9 @@ TRICKY = [
     "4k4/9/9/9/9/9/P8/9/4K4 b P 1",
     "4k4/9/9/9/9/9/+P8/9/4K4 b P 1",
     "4k4/9/9/9/9/9/9/9/4K4 b NLP 1",
+    # Regression: a rook pinned on a diagonal (bishop 4h, king 7e) may not leave it; an
+    # early rules crate generated 5g5c / 5g5c+ here (wrong diagonal LINE table).
+    "4+N+Rs2/9/9/7n1/2k3l2/9/+p1P1r4/2K2B2s/4P4 w BGSNL7P2gnl5p 14",
 ]
 
 # Pieces other than the kings: (letter, count, promotable).

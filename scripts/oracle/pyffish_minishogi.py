@@ -239,16 +239,25 @@ def perft(fen, depth, stats):
     return sum(perft(sf.get_fen(V, fen, [m]), depth - 1, stats) for m in moves)
 
 
+# Extra playout starts.  Regression: the white rook on 4c is pinned on the diagonal by
+# the bishop on 3d against the king on 5b; an early rules crate generated 4c4a here.
+FIXED_STARTS = ["2b2/k2SK/1r1P1/1gB2/5 w Gsp 5"]
+
+
 def worker(job):
     count, seed = job
     rng = random.Random(seed)
     stats = {"games": 0, "checks": 0, "mates": 0, "uchifuzume_removed": 0,
-             "start_std": 0, "start_random": 0}
+             "start_std": 0, "start_random": 0, "start_fixed": 0}
     seen = set()
     lines = []
     while len(lines) < count:
         stats["games"] += 1
-        if rng.random() < 0.6:
+        if rng.random() < 0.03:
+            sfen0 = rng.choice(FIXED_STARTS)
+            stats["start_fixed"] += 1
+            max_plies = rng.randint(0, 30)
+        elif rng.random() < 0.6:
             sfen0 = START_SFEN
             stats["start_std"] += 1
             max_plies = rng.randint(10, 150)
