@@ -25,12 +25,15 @@ struct Cli {
 enum Command {
     /// Count the legal-move tree below a position (rules-core check and speed figure).
     Perft(cmd::perft::PerftArgs),
+    /// Print versions, libtorch's view of the machine, and the device a run would use.
+    Info(cmd::info::InfoArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Perft(args) => cmd::perft::run(&args),
+        Command::Info(args) => cmd::info::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

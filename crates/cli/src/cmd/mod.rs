@@ -1,3 +1,4 @@
 //! One module per subcommand: arguments, validation, run.
 
+pub mod info;
 pub mod perft;
