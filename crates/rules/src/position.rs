@@ -427,7 +427,7 @@ impl Position {
 
     #[inline(always)]
     fn kind_at(&self, sq: usize) -> PieceKind {
-        PieceKind::ALL[((self.board[sq] - 1) % 14) as usize]
+        crate::types::CODE_KIND[self.board[sq] as usize]
     }
 
     fn compute_key(&self) -> u64 {
@@ -923,13 +923,17 @@ impl Position {
         let us = self.side;
         let u = us as usize;
         let to = mv.to().index();
+        let moved_kind;
+        let mut from_bit = 0u128;
         if let Some(k) = mv.drop_kind() {
             let n = self.hands[u][k as usize] as usize;
             self.hands[u][k as usize] -= 1;
             self.key ^= ZOBRIST.hand[u][k as usize][n] ^ ZOBRIST.hand[u][k as usize][n - 1];
             self.put(to, Piece::new(us, k));
+            moved_kind = k;
         } else {
             let from = mv.raw_from();
+            from_bit = bit(from);
             let p = self.remove(from);
             if self.board[to] != 0 {
                 let cap = self.remove(to);
@@ -938,21 +942,31 @@ impl Position {
                 self.hands[u][hk] += 1;
                 self.key ^= ZOBRIST.hand[u][hk][n] ^ ZOBRIST.hand[u][hk][n + 1];
             }
-            let kind = if mv.is_promotion() {
-                p.kind.promote()
-            } else {
-                p.kind
-            };
+            let kind = if mv.is_promotion() { p.kind.promote() } else { p.kind };
             self.put(to, Piece::new(us, kind));
             if kind == PieceKind::King {
                 self.kings[u] = to as u8;
             }
+            moved_kind = kind;
         }
         self.side = us.flip();
         self.key ^= ZOBRIST.side;
         self.move_number += 1;
+        // Checks: direct from the moved piece, discovered along the line king-origin.
         let ksq = self.kings[us.flip() as usize] as usize;
-        self.checkers = self.attackers_raw(us, ksq, self.occ());
+        let occ = self.occ();
+        let mut checkers = 0;
+        if attacks(us, moved_kind, to, occ) & bit(ksq) != 0 {
+            checkers = bit(to);
+        }
+        if from_bit != 0 {
+            let line = LINE[ksq][from_bit.trailing_zeros() as usize];
+            if line != 0 {
+                checkers |= self.slider_attackers(us, ksq, occ) & line & !bit(to);
+            }
+        }
+        self.checkers = checkers;
+        debug_assert_eq!(self.checkers, self.attackers_raw(us, ksq, occ));
     }
 
     /// The position after a legal move (copy-make).

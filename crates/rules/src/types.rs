@@ -277,17 +277,28 @@ impl Piece {
 
     #[inline]
     pub(crate) const fn from_code(c: u8) -> Option<Piece> {
-        if c == 0 {
+        if c == 0 || c > 28 {
             return None;
         }
-        let c = c - 1;
-        let color = if c >= 14 { Color::White } else { Color::Black };
-        Some(Piece {
-            color,
-            kind: PieceKind::ALL[(c % 14) as usize],
-        })
+        Some(Piece { color: CODE_COLOR[c as usize], kind: CODE_KIND[c as usize] })
     }
 }
+
+const fn code_tables() -> ([PieceKind; 29], [Color; 29]) {
+    let mut k = [PieceKind::Pawn; 29];
+    let mut c = [Color::Black; 29];
+    let mut i = 1;
+    while i < 29 {
+        k[i] = PieceKind::ALL[(i - 1) % 14];
+        c[i] = if i > 14 { Color::White } else { Color::Black };
+        i += 1;
+    }
+    (k, c)
+}
+
+/// Board code (1..=28) to kind.
+pub(crate) static CODE_KIND: [PieceKind; 29] = code_tables().0;
+static CODE_COLOR: [Color; 29] = code_tables().1;
 
 /// A move in 16 bits: bits 0..7 destination, bits 7..14 origin square (or 81 + hand kind
 /// for a drop), bit 14 promotion.
