@@ -1,0 +1,391 @@
+//! A batching inference service: many actor threads send requests over a channel; one
+//! service thread packs them into batches of up to `max_batch` inputs (waiting at most
+//! `max_wait` for a batch to fill), runs an inner batch function, and answers each request
+//! on its own reply channel.
+//!
+//! Shutdown: dropping the [`BatchService`] (or calling [`BatchService::shutdown`]) makes
+//! the service thread answer everything still queued with [`EvalError::ServiceShutDown`]
+//! and exit; a [`BatchHandle`] used afterwards gets the same error. Dropping every handle
+//! and the service also ends the thread. An actor that gives up (drops its reply channel)
+//! mid-batch costs nothing: its answer is discarded. A panicking model answers the
+//! batch's requests with [`EvalError::ModelFailed`] and the service keeps running.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded, unbounded};
+use shogi_game::Game;
+
+use crate::eval::{EvalError, EvalRequest, Evaluator, Wdl};
+
+/// The inner batch function the service calls: one output per input, in order.
+/// A libtorch model implements this (it runs on the service thread only).
+pub trait BatchModel<I, O>: Send {
+    /// Runs one batch (`inputs.len() <= max_batch`).
+    fn run(&mut self, inputs: &[I]) -> Vec<O>;
+}
+
+impl<I, O, F: FnMut(&[I]) -> Vec<O> + Send> BatchModel<I, O> for F {
+    fn run(&mut self, inputs: &[I]) -> Vec<O> {
+        self(inputs)
+    }
+}
+
+/// Service settings.
+#[derive(Clone, Debug)]
+pub struct BatchConfig {
+    /// Largest number of inputs per inner call. Default 256.
+    pub max_batch: usize,
+    /// How long the service waits for a batch to fill after the first request arrives
+    /// before running a partial batch. Default 1 ms.
+    pub max_wait: Duration,
+}
+
+impl Default for BatchConfig {
+    fn default() -> Self {
+        BatchConfig { max_batch: 256, max_wait: Duration::from_millis(1) }
+    }
+}
+
+/// Counters kept by the service (read with [`BatchHandle::stats`]).
+#[derive(Debug, Default)]
+struct StatsInner {
+    batches: AtomicU64,
+    inputs: AtomicU64,
+    requests: AtomicU64,
+    model_nanos: AtomicU64,
+    max_fill: AtomicU64,
+}
+
+/// A snapshot of the service statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BatchStats {
+    /// Inner calls made.
+    pub batches: u64,
+    /// Inputs evaluated.
+    pub inputs: u64,
+    /// Requests (jobs) answered by the model.
+    pub requests: u64,
+    /// Mean inputs per inner call.
+    pub avg_batch: f64,
+    /// Mean fill: avg_batch / max_batch (0..=1).
+    pub avg_fill: f64,
+    /// Largest inner call.
+    pub max_batch_seen: u64,
+    /// Total time inside the inner function.
+    pub model_time: Duration,
+}
+
+struct Job<I, O> {
+    inputs: Vec<I>,
+    reply: Sender<Result<Vec<O>, EvalError>>,
+}
+
+/// A cloneable, `Send + Sync` handle to submit work to a [`BatchService`].
+pub struct BatchHandle<I, O> {
+    tx: Sender<Job<I, O>>,
+    stats: Arc<StatsInner>,
+    max_batch: usize,
+}
+
+impl<I, O> Clone for BatchHandle<I, O> {
+    fn clone(&self) -> Self {
+        BatchHandle { tx: self.tx.clone(), stats: self.stats.clone(), max_batch: self.max_batch }
+    }
+}
+
+impl<I, O> fmt::Debug for BatchHandle<I, O> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BatchHandle").field("max_batch", &self.max_batch).finish()
+    }
+}
+
+impl<I: Send + 'static, O: Send + 'static> BatchHandle<I, O> {
+    /// Submits `inputs` (one request, kept together in one batch when it fits) and blocks
+    /// until the outputs come back or the service is gone. Any thread may call it.
+    pub fn submit(&self, inputs: Vec<I>) -> Result<Vec<O>, EvalError> {
+        if inputs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (rtx, rrx) = bounded(1);
+        self.tx.send(Job { inputs, reply: rtx }).map_err(|_| EvalError::ServiceShutDown)?;
+        rrx.recv().map_err(|_| EvalError::ServiceShutDown)?
+    }
+
+    /// Submits one input.
+    pub fn call(&self, input: I) -> Result<O, EvalError> {
+        let mut v = self.submit(vec![input])?;
+        v.pop().ok_or_else(|| EvalError::ModelFailed("no output".into()))
+    }
+
+    /// Statistics so far.
+    pub fn stats(&self) -> BatchStats {
+        snapshot(&self.stats, self.max_batch)
+    }
+}
+
+fn snapshot(s: &StatsInner, max_batch: usize) -> BatchStats {
+    let batches = s.batches.load(Ordering::Relaxed);
+    let inputs = s.inputs.load(Ordering::Relaxed);
+    let avg = if batches > 0 { inputs as f64 / batches as f64 } else { 0.0 };
+    BatchStats {
+        batches,
+        inputs,
+        requests: s.requests.load(Ordering::Relaxed),
+        avg_batch: avg,
+        avg_fill: avg / max_batch.max(1) as f64,
+        max_batch_seen: s.max_fill.load(Ordering::Relaxed),
+        model_time: Duration::from_nanos(s.model_nanos.load(Ordering::Relaxed)),
+    }
+}
+
+/// The service: owns the service thread. Drop or [`shutdown`](Self::shutdown) to stop it.
+pub struct BatchService<I, O> {
+    handle: BatchHandle<I, O>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl<I, O> fmt::Debug for BatchService<I, O> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BatchService").field("max_batch", &self.handle.max_batch).finish()
+    }
+}
+
+impl<I: Send + 'static, O: Send + 'static> BatchService<I, O> {
+    /// Starts the service thread around `model`.
+    pub fn start<M: BatchModel<I, O> + 'static>(config: BatchConfig, model: M) -> Self {
+        let (tx, rx) = unbounded::<Job<I, O>>();
+        let stats = Arc::new(StatsInner::default());
+        let stop = Arc::new(AtomicBool::new(false));
+        let max_batch = config.max_batch.max(1);
+        let thread = {
+            let stats = stats.clone();
+            let stop = stop.clone();
+            std::thread::Builder::new()
+                .name("batch-eval".into())
+                .spawn(move || service_loop(rx, model, config, stats, stop))
+                .expect("spawn batch service thread")
+        };
+        BatchService { handle: BatchHandle { tx, stats, max_batch }, stop, thread: Some(thread) }
+    }
+
+    /// A new handle for an actor.
+    pub fn handle(&self) -> BatchHandle<I, O> {
+        self.handle.clone()
+    }
+
+    /// Statistics so far.
+    pub fn stats(&self) -> BatchStats {
+        self.handle.stats()
+    }
+
+    /// Stops the service: queued requests are answered with `ServiceShutDown`, later ones
+    /// fail the same way. Returns the final statistics.
+    pub fn shutdown(mut self) -> BatchStats {
+        self.stop_thread();
+        self.stats()
+    }
+
+    fn stop_thread(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl<I, O> Drop for BatchService<I, O> {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn service_loop<I, O, M: BatchModel<I, O>>(
+    rx: Receiver<Job<I, O>>,
+    mut model: M,
+    config: BatchConfig,
+    stats: Arc<StatsInner>,
+    stop: Arc<AtomicBool>,
+) {
+    let max_batch = config.max_batch.max(1);
+    let poll = Duration::from_millis(5);
+    let mut carry: Option<Job<I, O>> = None;
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        // First job of a batch.
+        let first = match carry.take() {
+            Some(j) => j,
+            None => match rx.recv_timeout(poll) {
+                Ok(j) => j,
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => break,
+            },
+        };
+        let mut jobs = vec![first];
+        let mut count = jobs[0].inputs.len();
+        let deadline = Instant::now() + config.max_wait;
+        while count < max_batch {
+            let now = Instant::now();
+            let r = if now >= deadline { rx.try_recv().map_err(|_| ()) } else { rx.recv_timeout(deadline - now).map_err(|_| ()) };
+            match r {
+                Ok(j) => {
+                    if count + j.inputs.len() > max_batch {
+                        carry = Some(j);
+                        break;
+                    }
+                    count += j.inputs.len();
+                    jobs.push(j);
+                }
+                Err(()) => break,
+            }
+        }
+        // Skip jobs whose actor already gave up? We cannot tell cheaply; run them all.
+        let lens: Vec<usize> = jobs.iter().map(|j| j.inputs.len()).collect();
+        let mut inputs = Vec::with_capacity(count);
+        let mut replies = Vec::with_capacity(jobs.len());
+        for j in jobs {
+            inputs.extend(j.inputs);
+            replies.push(j.reply);
+        }
+        let t0 = Instant::now();
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            let mut out = Vec::with_capacity(inputs.len());
+            for chunk in inputs.chunks(max_batch) {
+                let o = model.run(chunk);
+                if o.len() != chunk.len() {
+                    return Err(format!("model returned {} outputs for {} inputs", o.len(), chunk.len()));
+                }
+                stats.batches.fetch_add(1, Ordering::Relaxed);
+                stats.max_fill.fetch_max(chunk.len() as u64, Ordering::Relaxed);
+                out.extend(o);
+            }
+            Ok(out)
+        }));
+        stats.model_nanos.fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        match result {
+            Ok(Ok(out)) => {
+                stats.inputs.fetch_add(out.len() as u64, Ordering::Relaxed);
+                stats.requests.fetch_add(replies.len() as u64, Ordering::Relaxed);
+                let mut it = out.into_iter();
+                for (reply, n) in replies.into_iter().zip(lens) {
+                    let part: Vec<O> = it.by_ref().take(n).collect();
+                    let _ = reply.send(Ok(part)); // the actor may have gone: ignore
+                }
+            }
+            Ok(Err(msg)) => {
+                for reply in replies {
+                    let _ = reply.send(Err(EvalError::ModelFailed(msg.clone())));
+                }
+            }
+            Err(_) => {
+                for reply in replies {
+                    let _ = reply.send(Err(EvalError::ModelFailed("model panicked".into())));
+                }
+            }
+        }
+    }
+    // Answer everything still queued.
+    if let Some(j) = carry {
+        let _ = j.reply.send(Err(EvalError::ServiceShutDown));
+    }
+    while let Ok(j) = rx.try_recv() {
+        let _ = j.reply.send(Err(EvalError::ServiceShutDown));
+    }
+    // Dropping `rx` here makes later sends fail; a job sent between the drain and the
+    // drop is dropped with its reply sender, so its actor sees a disconnect (an error).
+}
+
+/// The default owned input for [`BatchEvaluator`]: a position and its legal moves.
+#[derive(Clone, Debug)]
+pub struct EvalInput<G: Game> {
+    /// The position.
+    pub game: G,
+    /// Its legal moves.
+    pub moves: Vec<G::Move>,
+}
+
+/// The output a batch model returns per input: priors over the input's moves and a WDL
+/// from the side to move's view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvalOutput {
+    /// Priors, one per legal move, in order.
+    pub priors: Vec<f32>,
+    /// Value for the side to move.
+    pub wdl: Wdl,
+}
+
+type Encoder<G, I> = Arc<dyn Fn(&G, &[<G as Game>::Move]) -> I + Send + Sync>;
+
+/// An [`Evaluator`] that routes through a [`BatchService`]. Inputs are built on the
+/// calling (actor) thread by an encoder (default: clone the game and moves into an
+/// [`EvalInput`]; a network would encode feature planes here, in parallel across actors).
+/// `evaluate` blocks until the service answers; call it from any number of threads.
+pub struct BatchEvaluator<G: Game, I = EvalInput<G>> {
+    handle: BatchHandle<I, EvalOutput>,
+    encode: Encoder<G, I>,
+    _g: PhantomData<fn() -> G>,
+}
+
+impl<G: Game, I> fmt::Debug for BatchEvaluator<G, I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BatchEvaluator").field("handle", &self.handle).finish()
+    }
+}
+
+impl<G: Game, I> Clone for BatchEvaluator<G, I> {
+    fn clone(&self) -> Self {
+        BatchEvaluator { handle: self.handle.clone(), encode: self.encode.clone(), _g: PhantomData }
+    }
+}
+
+impl<G: Game> BatchEvaluator<G, EvalInput<G>> {
+    /// Routes through `handle`, sending owned positions.
+    pub fn new(handle: BatchHandle<EvalInput<G>, EvalOutput>) -> Self {
+        BatchEvaluator {
+            handle,
+            encode: Arc::new(|g: &G, m: &[G::Move]| EvalInput { game: g.clone(), moves: m.to_vec() }),
+            _g: PhantomData,
+        }
+    }
+}
+
+impl<G: Game, I: Send + 'static> BatchEvaluator<G, I> {
+    /// Routes through `handle`, encoding each position with `encode` on the actor thread.
+    pub fn with_encoder(
+        handle: BatchHandle<I, EvalOutput>,
+        encode: impl Fn(&G, &[G::Move]) -> I + Send + Sync + 'static,
+    ) -> Self {
+        BatchEvaluator { handle, encode: Arc::new(encode), _g: PhantomData }
+    }
+
+    /// The service statistics.
+    pub fn stats(&self) -> BatchStats {
+        self.handle.stats()
+    }
+}
+
+impl<G: Game, I: Send + 'static> Evaluator<G> for BatchEvaluator<G, I> {
+    fn evaluate(&self, requests: &mut [EvalRequest<'_, G>]) -> Result<(), EvalError> {
+        let inputs: Vec<I> = requests.iter().map(|r| (self.encode)(r.game, r.moves)).collect();
+        let outs = self.handle.submit(inputs)?;
+        if outs.len() != requests.len() {
+            return Err(EvalError::ModelFailed("wrong number of outputs".into()));
+        }
+        for (r, o) in requests.iter_mut().zip(outs) {
+            r.priors = o.priors;
+            r.wdl = o.wdl;
+        }
+        Ok(())
+    }
+}

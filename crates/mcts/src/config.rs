@@ -1,0 +1,172 @@
+//! Search configuration: every knob with its unit and default.
+
+use serde::Deserialize;
+
+/// How the root (and interior nodes) choose which child to simulate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RootSelection {
+    /// AlphaZero PUCT everywhere, Dirichlet noise at the root, move chosen from visit
+    /// counts with the temperature schedule; the policy target is the visit distribution.
+    #[default]
+    Puct,
+    /// Gumbel AlphaZero (Danihelka et al. 2022) at the root: Gumbel-top-k sampling of
+    /// `gumbel_considered` actions, sequential halving over the budget, move =
+    /// argmax g + logits + sigma(completed Q), policy target = softmax(logits + sigma(completed Q)).
+    /// Interior nodes use [`SearchConfig::gumbel_interior`].
+    Gumbel,
+}
+
+/// Interior (non-root) selection rule when [`RootSelection::Gumbel`] is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum GumbelInterior {
+    /// The paper's deterministic rule: argmax_a pi'(a) - N(a) / (1 + sum_b N(b)),
+    /// with pi' = softmax(logits + sigma(completed Q)) (no noise below the root).
+    #[default]
+    Deterministic,
+    /// Plain PUCT (with FPU reduction) below the root.
+    Puct,
+}
+
+/// KataGo playout cap randomization: most moves get a cheap search that is not used as a
+/// policy training target.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct PlayoutCap {
+    /// Probability (0..=1) that a move gets the full budget (`SearchConfig::simulations`)
+    /// and is recorded as a policy target. Default 0.25 (KataGo).
+    pub full_search_prob: f32,
+    /// Simulation budget of a cheap search (simulations). Default 100.
+    /// Cheap searches use no root noise (Dirichlet or Gumbel) and are marked
+    /// `is_full_search = false` in the result.
+    pub cheap_simulations: u32,
+}
+
+impl Default for PlayoutCap {
+    fn default() -> Self {
+        PlayoutCap { full_search_prob: 0.25, cheap_simulations: 100 }
+    }
+}
+
+/// Every search knob. `Deserialize` fills missing fields with the defaults below.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct SearchConfig {
+    /// Simulation (playout) budget per `search` call when the limits do not override it.
+    /// Counts leaf playouts below the root; the root's own evaluation is not counted.
+    /// Default 800 (AlphaZero).
+    pub simulations: u32,
+    /// Largest number of leaves gathered, evaluated in one evaluator batch and backed up
+    /// together (simulations in flight per tree). 1 = classic sequential MCTS. Default 8.
+    pub batch_size: usize,
+    /// Virtual loss per in-flight simulation, in visits: each pending simulation through a
+    /// node counts as this many extra visits that scored a loss for the chooser.
+    /// Default 1.0.
+    pub virtual_loss: f32,
+    /// A gather round stops after this many collisions (a selection reaching a leaf that is
+    /// already waiting for evaluation). Default 8.
+    pub max_collisions: usize,
+    /// PUCT c_init (dimensionless). Default 1.25 (AlphaZero).
+    pub c_init: f32,
+    /// PUCT c_base (visits). Default 19652 (AlphaZero).
+    pub c_base: f32,
+    /// First-play urgency reduction: an unvisited child gets
+    /// Q = parent Q - fpu_reduction * sqrt(sum of priors of visited children).
+    /// Default 0.25 (dlshogi 0.27, lc0 0.33).
+    pub fpu_reduction: f32,
+    /// FPU reduction used at the root instead of `fpu_reduction` (lc0 uses a larger /
+    /// absolute value at the root in training). Default 0.25.
+    pub fpu_reduction_root: f32,
+    /// Dirichlet noise concentration alpha at the root (PUCT only). Default 0.15 (AlphaZero shogi).
+    pub dirichlet_alpha: f32,
+    /// Weight epsilon of the Dirichlet noise: P = (1-eps) P + eps * Dir(alpha).
+    /// 0 disables noise (play/arena). Default 0.25.
+    pub dirichlet_weight: f32,
+    /// Temperature used for plies `< temperature_plies` (game ply from `Game::ply`).
+    /// Default 1.0.
+    pub temperature: f32,
+    /// Number of opening plies played with `temperature`. Default 30 (AlphaZero).
+    pub temperature_plies: u32,
+    /// Temperature after the opening; 0 = most visited move. Default 0.0.
+    pub temperature_after: f32,
+    /// Keep the subtree of the played move between moves (`Search::advance`). Default true.
+    pub tree_reuse: bool,
+    /// Stop a search early once the root's game-theoretic value is proven. Default true.
+    pub stop_when_proven: bool,
+    /// At expansion, play every child move and ask `Game::outcome` so immediate wins
+    /// (mate in 1) are known without visiting them. Costs one clone + play per legal move
+    /// and expansion. Default false.
+    pub expand_check_terminal: bool,
+    /// Largest number of tree nodes; the search stops (after the current batch) when the
+    /// arena reaches it. Default 10,000,000.
+    pub max_nodes: usize,
+    /// Root selection rule. Default `puct`.
+    pub root_selection: RootSelection,
+    /// Gumbel: number of root actions m sampled by Gumbel-top-k. Default 16.
+    pub gumbel_considered: usize,
+    /// Gumbel: sigma(q) = (c_visit + max_b N(b)) * c_scale * q. Default 50.
+    pub gumbel_c_visit: f32,
+    /// Gumbel: c_scale, see `gumbel_c_visit`. Default 1.0.
+    pub gumbel_c_scale: f32,
+    /// Gumbel: add Gumbel(0,1) noise to the root logits (self-play). Off = deterministic
+    /// (evaluation games). Default true.
+    pub gumbel_noise: bool,
+    /// Gumbel: min-max rescale completed Q values to [0, 1] before sigma (mctx default).
+    /// Values here are expected scores already in [0, 1]. Default false.
+    pub gumbel_rescale_q: bool,
+    /// Gumbel: interior selection rule. Default deterministic.
+    pub gumbel_interior: GumbelInterior,
+    /// Playout cap randomization (KataGo); `None` = every search is full. Default None.
+    pub playout_cap: Option<PlayoutCap>,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            simulations: 800,
+            batch_size: 8,
+            virtual_loss: 1.0,
+            max_collisions: 8,
+            c_init: 1.25,
+            c_base: 19652.0,
+            fpu_reduction: 0.25,
+            fpu_reduction_root: 0.25,
+            dirichlet_alpha: 0.15,
+            dirichlet_weight: 0.25,
+            temperature: 1.0,
+            temperature_plies: 30,
+            temperature_after: 0.0,
+            tree_reuse: true,
+            stop_when_proven: true,
+            expand_check_terminal: false,
+            max_nodes: 10_000_000,
+            root_selection: RootSelection::Puct,
+            gumbel_considered: 16,
+            gumbel_c_visit: 50.0,
+            gumbel_c_scale: 1.0,
+            gumbel_noise: true,
+            gumbel_rescale_q: false,
+            gumbel_interior: GumbelInterior::Deterministic,
+            playout_cap: None,
+        }
+    }
+}
+
+impl SearchConfig {
+    /// Settings for strength play (arena, engine): no noise, temperature 0.
+    pub fn for_play() -> Self {
+        SearchConfig {
+            dirichlet_weight: 0.0,
+            temperature: 0.0,
+            temperature_after: 0.0,
+            gumbel_noise: false,
+            ..SearchConfig::default()
+        }
+    }
+
+    /// The move-selection temperature at `ply`.
+    pub fn temperature_at(&self, ply: u32) -> f32 {
+        if ply < self.temperature_plies { self.temperature } else { self.temperature_after }
+    }
+}

@@ -1,0 +1,25 @@
+//! Generic batched Monte Carlo tree search for shogi-zero.
+//!
+//! * [`Search`]: PUCT (AlphaZero) or Gumbel AlphaZero root, several simulations in flight
+//!   per tree (virtual loss) evaluated in one batch, tree reuse, terminal detection and
+//!   proven win/loss propagation, playout cap randomization, simulation / node / time /
+//!   stop-flag limits.
+//! * [`Evaluator`]: the batch evaluation seam (network, or the test evaluators
+//!   [`UniformEvaluator`], [`RolloutEvaluator`], [`FnEvaluator`]).
+//! * [`batch`]: a batching inference service so many threads share one network.
+//! * [`toy`]: tiny games implementing [`shogi_game::Game`] for tests and benches.
+//!
+//! Nothing here assumes a board size, drops or alternating turns: everything goes through
+//! [`shogi_game::Game`].
+
+pub mod batch;
+pub mod config;
+pub mod eval;
+pub mod gumbel;
+pub mod noise;
+pub mod search;
+pub mod toy;
+
+pub use config::{GumbelInterior, PlayoutCap, RootSelection, SearchConfig};
+pub use eval::{EvalError, EvalRequest, Evaluator, FnEvaluator, RolloutEvaluator, UniformEvaluator, Wdl};
+pub use search::{Proven, Search, SearchError, SearchLimits, SearchResult, StopReason};

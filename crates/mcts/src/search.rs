@@ -1,0 +1,1015 @@
+//! Batched PUCT / Gumbel AlphaZero search over any [`Game`].
+//!
+//! The tree is an arena (`Vec` of nodes, `u32` indices); the children of a node are
+//! contiguous. Values are stored from Black's absolute point of view (sum of Black's
+//! expected score, sum of draw probability) so nothing assumes that turns alternate.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use shogi_game::{Color, EndReason, Game, Outcome};
+
+use crate::config::{GumbelInterior, RootSelection, SearchConfig};
+use crate::eval::{EvalError, EvalRequest, Evaluator, Wdl};
+use crate::gumbel;
+use crate::noise;
+
+const NONE: u32 = u32::MAX;
+
+/// A game-theoretic value proven by the search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Proven {
+    /// Not proven.
+    Unknown,
+    /// `winner` wins with best play in `plies` plies from this node.
+    Win {
+        /// The winner.
+        winner: Color,
+        /// Plies until the game ends.
+        plies: u32,
+    },
+    /// A draw with best play, in `plies` plies.
+    Draw {
+        /// Plies until the game ends.
+        plies: u32,
+    },
+}
+
+impl Proven {
+    fn from_outcome(o: &Outcome) -> Proven {
+        match o.winner {
+            Some(w) => Proven::Win { winner: w, plies: 0 },
+            None => Proven::Draw { plies: 0 },
+        }
+    }
+    fn is_known(&self) -> bool {
+        !matches!(self, Proven::Unknown)
+    }
+    /// Exact (black score, draw) of a proven value.
+    fn black_value(&self) -> (f32, f32) {
+        match self {
+            Proven::Win { winner: Color::Black, .. } => (1.0, 0.0),
+            Proven::Win { winner: Color::White, .. } => (0.0, 0.0),
+            _ => (0.5, 1.0),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Unexpanded,
+    InFlight,
+    Expanded,
+    Terminal,
+}
+
+#[derive(Clone, Debug)]
+struct Node<M> {
+    mv: Option<M>,
+    parent: u32,
+    first_child: u32,
+    num_children: u32,
+    prior: f32,
+    visits: u32,
+    in_flight: u32,
+    black_score: f64,
+    draw: f64,
+    /// Raw evaluator value (Black's expected score) of this node, when evaluated.
+    nn_black: f32,
+    to_move: Color,
+    state: State,
+    proven: Proven,
+}
+
+impl<M> Node<M> {
+    fn new(mv: Option<M>, parent: u32, prior: f32) -> Self {
+        Node {
+            mv,
+            parent,
+            first_child: NONE,
+            num_children: 0,
+            prior,
+            visits: 0,
+            in_flight: 0,
+            black_score: 0.0,
+            draw: 0.0,
+            nn_black: 0.5,
+            to_move: Color::Black,
+            state: State::Unexpanded,
+            proven: Proven::Unknown,
+        }
+    }
+    fn children(&self) -> std::ops::Range<usize> {
+        if self.first_child == NONE {
+            0..0
+        } else {
+            self.first_child as usize..(self.first_child + self.num_children) as usize
+        }
+    }
+    /// Sum of scores for `c` over real visits.
+    #[inline]
+    fn score_for(&self, c: Color) -> f64 {
+        match c {
+            Color::Black => self.black_score,
+            Color::White => self.visits as f64 - self.black_score,
+        }
+    }
+    /// Mean score for `c` (exact when proven), `None` when unvisited.
+    fn q_for(&self, c: Color) -> Option<f32> {
+        if self.proven.is_known() {
+            let (b, _) = self.proven.black_value();
+            return Some(if c == Color::Black { b } else { 1.0 - b });
+        }
+        (self.visits > 0).then(|| (self.score_for(c) / self.visits as f64) as f32)
+    }
+}
+
+/// Limits for one `search` call, on top of the config.
+#[derive(Clone, Debug, Default)]
+pub struct SearchLimits {
+    /// Full simulation budget; `None` = `SearchConfig::simulations`. With playout cap
+    /// randomization a cheap search uses `PlayoutCap::cheap_simulations` instead.
+    pub simulations: Option<u32>,
+    /// Node limit; `None` = `SearchConfig::max_nodes`.
+    pub max_nodes: Option<usize>,
+    /// Stop when this instant passes (checked between batches).
+    pub deadline: Option<Instant>,
+    /// Stop when this flag becomes true (checked between batches and between gathered
+    /// leaves, so the search returns within one evaluator batch).
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+impl SearchLimits {
+    /// Only a simulation budget.
+    pub fn simulations(n: u32) -> Self {
+        SearchLimits { simulations: Some(n), ..Default::default() }
+    }
+}
+
+/// Why a search returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// The simulation budget was spent.
+    Simulations,
+    /// The node limit was reached.
+    Nodes,
+    /// The deadline passed.
+    Deadline,
+    /// The stop flag was raised.
+    Stopped,
+    /// The root's value was proven (`SearchConfig::stop_when_proven`).
+    Proven,
+    /// The root position is already over (no move to choose).
+    Terminal,
+}
+
+/// Search failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SearchError {
+    /// The evaluator failed; the tree was discarded.
+    #[error("evaluation failed: {0}")]
+    Eval(#[from] EvalError),
+}
+
+/// What one `search` call found. Vectors indexed like `moves` (the root's legal moves in
+/// the order `Game::legal_moves` produced them).
+#[derive(Clone, Debug)]
+pub struct SearchResult<M> {
+    /// The move to play (after temperature / Gumbel selection); `None` if the root is over.
+    pub best_move: Option<M>,
+    /// Root legal moves.
+    pub moves: Vec<M>,
+    /// Visit counts of root children (including visits reused from an earlier search).
+    pub visits: Vec<u32>,
+    /// Root priors as used by the search (after Dirichlet noise).
+    pub priors: Vec<f32>,
+    /// Mean value (expected score for the root's side to move) of each root child;
+    /// `None` when unvisited.
+    pub q: Vec<Option<f32>>,
+    /// Policy training target: visit distribution (PUCT) or Gumbel improved policy.
+    pub policy_target: Vec<f32>,
+    /// Root value (side to move's view): mean over all root visits.
+    pub root_wdl: Wdl,
+    /// The evaluator's raw value of the root (side to move's view).
+    pub root_raw_wdl: Wdl,
+    /// Proven root value, if any.
+    pub proven: Proven,
+    /// Principal variation (most visited / proven-best children).
+    pub pv: Vec<M>,
+    /// Deepest leaf reached this search (plies below the root).
+    pub max_depth: u32,
+    /// Mean leaf depth this search.
+    pub avg_depth: f32,
+    /// Simulations (leaf playouts below the root) run by this call.
+    pub simulations: u32,
+    /// Visits of the root after the search (reused + this call + its own evaluation).
+    pub root_visits: u32,
+    /// Nodes in the tree.
+    pub nodes: usize,
+    /// Evaluator batches this call.
+    pub batches: u32,
+    /// Selections that hit a leaf already waiting for evaluation.
+    pub collisions: u32,
+    /// Whether this was a full search (always true without playout cap randomization);
+    /// only full searches should be recorded as policy targets.
+    pub is_full_search: bool,
+    /// Why the search returned.
+    pub stop_reason: StopReason,
+    /// Wall time of the call.
+    pub elapsed: Duration,
+}
+
+impl<M> SearchResult<M> {
+    /// Root expected score W + 0.5 D for the side to move.
+    pub fn root_value(&self) -> f32 {
+        self.root_wdl.expected_score()
+    }
+}
+
+struct Pending<G: Game> {
+    node: u32,
+    game: G,
+    moves: Vec<G::Move>,
+    path_start: usize,
+    path_len: usize,
+    priors: Vec<f32>,
+    wdl: Wdl,
+}
+
+enum Selected<G: Game> {
+    Leaf(Pending<G>),
+    Exact { path_start: usize, path_len: usize, black: f32, draw: f32 },
+    Collision { path_start: usize, path_len: usize },
+}
+
+struct GumbelRoot {
+    g: Vec<f32>,
+    logits: Vec<f32>,
+    considered: Vec<bool>,
+    started: Vec<u32>,
+    sequence: Vec<u32>,
+}
+
+/// An MCTS searcher with a persistent tree (reused across moves via [`Search::advance`]).
+/// One `Search` is driven by one thread; run many `Search`es on many threads that share an
+/// evaluator for parallel self-play.
+#[derive(Debug)]
+pub struct Search<G: Game> {
+    config: SearchConfig,
+    nodes: Vec<Node<G::Move>>,
+    root_game: Option<G>,
+    noise_applied: bool,
+    rng: ChaCha8Rng,
+    path: Vec<u32>,
+    gstate: Option<GumbelRootBox>,
+}
+
+// A wrapper so `Search` can derive Debug without printing the Gumbel state.
+struct GumbelRootBox(GumbelRoot);
+impl std::fmt::Debug for GumbelRootBox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("GumbelRoot")
+    }
+}
+
+impl<G: Game> Search<G> {
+    /// A searcher with the given config and RNG seed (noise, temperature sampling and
+    /// playout-cap draws come from this seed: same seed + same evaluator = same result).
+    pub fn new(config: SearchConfig, seed: u64) -> Self {
+        Search {
+            config,
+            nodes: Vec::new(),
+            root_game: None,
+            noise_applied: false,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            path: Vec::new(),
+            gstate: None,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+
+    /// Mutable configuration (takes effect at the next `search`).
+    pub fn config_mut(&mut self) -> &mut SearchConfig {
+        &mut self.config
+    }
+
+    /// Nodes currently in the tree.
+    pub fn tree_size(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Visits of the current root (0 for an empty tree).
+    pub fn root_visits(&self) -> u32 {
+        self.nodes.first().map_or(0, |n| n.visits)
+    }
+
+    /// Discards the tree.
+    pub fn clear(&mut self) {
+        self.nodes.clear();
+        self.root_game = None;
+        self.noise_applied = false;
+        self.gstate = None;
+    }
+
+    /// Tells the searcher that `mv` was played from the current root (by either side).
+    /// Keeps the subtree below `mv` when `tree_reuse` is on and the move was searched;
+    /// otherwise clears the tree. The next `search` also checks the position key and ply
+    /// and starts afresh if they do not match.
+    pub fn advance(&mut self, mv: G::Move) {
+        self.noise_applied = false;
+        self.gstate = None;
+        let Some(mut game) = self.root_game.take() else {
+            self.clear();
+            return;
+        };
+        if !self.config.tree_reuse || self.nodes.is_empty() {
+            self.clear();
+            return;
+        }
+        let child = self.nodes[0].children().find(|&i| self.nodes[i].mv == Some(mv));
+        let Some(child) = child else {
+            self.clear();
+            return;
+        };
+        if self.nodes[child].state == State::Unexpanded {
+            self.clear();
+            return;
+        }
+        game.play(mv);
+        // Compact the subtree into a fresh arena (breadth first, children stay contiguous).
+        let mut new: Vec<Node<G::Move>> = Vec::new();
+        let mut root = self.nodes[child].clone();
+        root.parent = NONE;
+        root.mv = None;
+        new.push(root);
+        let mut queue = std::collections::VecDeque::from([(child, 0usize)]);
+        while let Some((old, ni)) = queue.pop_front() {
+            let range = self.nodes[old].children();
+            if range.is_empty() {
+                continue;
+            }
+            let first = new.len();
+            for (k, oc) in range.enumerate() {
+                let mut c = self.nodes[oc].clone();
+                c.parent = ni as u32;
+                new.push(c);
+                queue.push_back((oc, first + k));
+            }
+            new[ni].first_child = first as u32;
+        }
+        self.nodes = new;
+        self.root_game = Some(game);
+    }
+
+    /// Runs one search from `game` and returns the chosen move and statistics.
+    ///
+    /// Blocks while the evaluator does. Reuses the tree if `game` is the position the tree
+    /// was advanced to (same key and ply), else starts a new tree.
+    pub fn search<E: Evaluator<G> + ?Sized>(
+        &mut self,
+        game: &G,
+        evaluator: &E,
+        limits: &SearchLimits,
+    ) -> Result<SearchResult<G::Move>, SearchError> {
+        let r = self.search_inner(game, evaluator, limits);
+        if r.is_err() {
+            self.clear();
+        }
+        r
+    }
+
+    fn search_inner<E: Evaluator<G> + ?Sized>(
+        &mut self,
+        game: &G,
+        evaluator: &E,
+        limits: &SearchLimits,
+    ) -> Result<SearchResult<G::Move>, SearchError> {
+        let start = Instant::now();
+        let reuse = matches!(&self.root_game, Some(g) if g.key() == game.key() && g.ply() == game.ply())
+            && !self.nodes.is_empty();
+        if !reuse {
+            self.clear();
+            self.nodes.push(Node::new(None, NONE, 1.0));
+            self.root_game = Some(game.clone());
+        }
+
+        // Playout cap randomization.
+        let full_budget = limits.simulations.unwrap_or(self.config.simulations);
+        let (budget, is_full) = match self.config.playout_cap {
+            Some(cap) => {
+                if self.rng.random::<f32>() < cap.full_search_prob {
+                    (full_budget, true)
+                } else {
+                    (cap.cheap_simulations.min(full_budget), false)
+                }
+            }
+            None => (full_budget, true),
+        };
+        let max_nodes = limits.max_nodes.unwrap_or(self.config.max_nodes).min(NONE as usize - 1);
+
+        let mut batches = 0u32;
+        // Expand the root if needed.
+        if self.nodes[0].state == State::Unexpanded {
+            self.path.clear();
+            self.path.push(0);
+            self.nodes[0].in_flight += 1;
+            match self.leaf(game.clone(), 0, 1) {
+                Selected::Leaf(p) => {
+                    batches += 1;
+                    self.evaluate_and_backup(vec![p], evaluator)?;
+                }
+                Selected::Exact { path_start, path_len, black, draw } => {
+                    self.backup(path_start, path_len, black, draw);
+                }
+                Selected::Collision { .. } => unreachable!("fresh root cannot collide"),
+            }
+        }
+
+        let gumbel_mode = self.config.root_selection == RootSelection::Gumbel;
+        if self.nodes[0].state == State::Expanded {
+            if !gumbel_mode && is_full && !self.noise_applied && self.config.dirichlet_weight > 0.0 {
+                let range = self.nodes[0].children();
+                let mut p: Vec<f32> = range.clone().map(|i| self.nodes[i].prior).collect();
+                noise::apply_dirichlet(
+                    &mut p,
+                    self.config.dirichlet_alpha,
+                    self.config.dirichlet_weight,
+                    &mut self.rng,
+                );
+                for (i, v) in range.zip(p) {
+                    self.nodes[i].prior = v;
+                }
+                self.noise_applied = true;
+            }
+            if gumbel_mode {
+                self.init_gumbel(budget as usize);
+            }
+        }
+
+        let mut sims = 0u32;
+        let mut collisions = 0u32;
+        let mut depth_sum = 0u64;
+        let mut max_depth = 0u32;
+        let stop_reason;
+        loop {
+            if self.nodes[0].state == State::Terminal {
+                stop_reason = StopReason::Terminal;
+                break;
+            }
+            if self.config.stop_when_proven && self.nodes[0].proven.is_known() {
+                stop_reason = StopReason::Proven;
+                break;
+            }
+            if sims >= budget {
+                stop_reason = StopReason::Simulations;
+                break;
+            }
+            if self.nodes.len() >= max_nodes {
+                stop_reason = StopReason::Nodes;
+                break;
+            }
+            if limits.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+                stop_reason = StopReason::Stopped;
+                break;
+            }
+            if limits.deadline.is_some_and(|d| Instant::now() >= d) {
+                stop_reason = StopReason::Deadline;
+                break;
+            }
+            // Gather a batch.
+            self.path.clear();
+            let mut pending: Vec<Pending<G>> = Vec::new();
+            let mut round_collisions = 0usize;
+            let batch = self.config.batch_size.max(1);
+            while pending.len() < batch && sims < budget {
+                let path_start = self.path.len();
+                match self.select(game, path_start) {
+                    Selected::Leaf(p) => {
+                        let d = (p.path_len - 1) as u32;
+                        depth_sum += d as u64;
+                        max_depth = max_depth.max(d);
+                        sims += 1;
+                        pending.push(p);
+                    }
+                    Selected::Exact { path_start, path_len, black, draw } => {
+                        let d = (path_len - 1) as u32;
+                        depth_sum += d as u64;
+                        max_depth = max_depth.max(d);
+                        sims += 1;
+                        self.backup(path_start, path_len, black, draw);
+                        self.gumbel_finish(path_start, path_len);
+                        self.path.truncate(path_start);
+                        if self.config.stop_when_proven && self.nodes[0].proven.is_known() {
+                            break;
+                        }
+                    }
+                    Selected::Collision { path_start, path_len } => {
+                        self.undo_virtual(path_start, path_len);
+                        self.path.truncate(path_start);
+                        collisions += 1;
+                        round_collisions += 1;
+                        if round_collisions > self.config.max_collisions {
+                            break;
+                        }
+                    }
+                }
+                if limits.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+                    break;
+                }
+            }
+            if !pending.is_empty() {
+                batches += 1;
+                self.evaluate_and_backup(pending, evaluator)?;
+            }
+        }
+
+        Ok(self.make_result(game, sims, batches, collisions, depth_sum, max_depth, is_full, stop_reason, start))
+    }
+
+    fn init_gumbel(&mut self, budget: usize) {
+        let range = self.nodes[0].children();
+        let k = range.len();
+        let logits: Vec<f32> = range.clone().map(|i| gumbel::logit(self.nodes[i].prior)).collect();
+        let g = if self.config.gumbel_noise {
+            noise::gumbel_samples(k, &mut self.rng)
+        } else {
+            vec![0.0; k]
+        };
+        let m = self.config.gumbel_considered.clamp(1, k.max(1));
+        let mut order: Vec<usize> = (0..k).collect();
+        order.sort_by(|&a, &b| (g[b] + logits[b]).total_cmp(&(g[a] + logits[a])).then(a.cmp(&b)));
+        let mut considered = vec![false; k];
+        for &i in order.iter().take(m) {
+            considered[i] = true;
+        }
+        let sequence = gumbel::considered_visit_sequence(m, budget.min(1 << 16));
+        self.gstate = Some(GumbelRootBox(GumbelRoot { g, logits, considered, started: vec![0; k], sequence }));
+    }
+
+    /// sigma(completed Q) for the children of `node`, from the chooser's view, plus the
+    /// priors in child order.
+    fn completed_sigma(&self, node: usize) -> (Vec<f32>, Vec<f32>) {
+        let n = &self.nodes[node];
+        let c = n.to_move;
+        let range = n.children();
+        let priors: Vec<f32> = range.clone().map(|i| self.nodes[i].prior).collect();
+        let q: Vec<Option<f32>> = range.clone().map(|i| self.nodes[i].q_for(c)).collect();
+        let visits: Vec<u32> = range.map(|i| self.nodes[i].visits).collect();
+        let v_pi = if c == Color::Black { n.nn_black } else { 1.0 - n.nn_black };
+        let cq = gumbel::completed_q(&priors, &q, &visits, v_pi);
+        let max_n = visits.iter().copied().max().unwrap_or(0);
+        let s = gumbel::sigma(
+            &cq,
+            max_n,
+            self.config.gumbel_c_visit,
+            self.config.gumbel_c_scale,
+            self.config.gumbel_rescale_q,
+        );
+        (s, priors)
+    }
+
+    fn select_child(&mut self, node: usize, is_root: bool) -> usize {
+        let gumbel_mode = self.config.root_selection == RootSelection::Gumbel;
+        if gumbel_mode && is_root && self.gstate.is_some() {
+            let (s, _) = self.completed_sigma(node);
+            let gs = &self.gstate.as_ref().unwrap().0;
+            let k: u32 = gs.started.iter().sum();
+            let target = gs.sequence.get(k as usize).copied();
+            let eligible = |i: usize| gs.considered[i] && target.is_none_or(|t| gs.started[i] == t);
+            let any = (0..gs.g.len()).any(eligible);
+            let mut best = usize::MAX;
+            let mut best_v = f32::NEG_INFINITY;
+            for i in 0..gs.g.len() {
+                let ok = if any { eligible(i) } else { gs.considered[i] };
+                if !ok {
+                    continue;
+                }
+                let v = gs.g[i] + gs.logits[i] + s[i];
+                if best == usize::MAX || v > best_v {
+                    best = i;
+                    best_v = v;
+                }
+            }
+            let gs = &mut self.gstate.as_mut().unwrap().0;
+            gs.started[best] += 1;
+            return self.nodes[node].first_child as usize + best;
+        }
+        if gumbel_mode && self.config.gumbel_interior == GumbelInterior::Deterministic && !is_root {
+            let (s, priors) = self.completed_sigma(node);
+            let x: Vec<f32> = priors.iter().zip(&s).map(|(&p, &s)| gumbel::logit(p) + s).collect();
+            let pi = gumbel::softmax(&x);
+            let vl = self.config.virtual_loss;
+            let range = self.nodes[node].children();
+            let total: f32 =
+                range.clone().map(|i| self.nodes[i].visits as f32 + vl * self.nodes[i].in_flight as f32).sum();
+            let mut best = 0;
+            let mut best_v = f32::NEG_INFINITY;
+            for (k, i) in range.enumerate() {
+                let n = self.nodes[i].visits as f32 + vl * self.nodes[i].in_flight as f32;
+                let v = pi[k] - n / (1.0 + total);
+                if v > best_v {
+                    best_v = v;
+                    best = k;
+                }
+            }
+            return self.nodes[node].first_child as usize + best;
+        }
+        self.select_puct(node, is_root)
+    }
+
+    fn select_puct(&self, node: usize, is_root: bool) -> usize {
+        let cfg = &self.config;
+        let n = &self.nodes[node];
+        let c = n.to_move;
+        let vl = cfg.virtual_loss;
+        let parent_n = n.visits as f32 + vl * n.in_flight as f32;
+        let cs = ((1.0 + parent_n + cfg.c_base) / cfg.c_base).ln() + cfg.c_init;
+        let sqrt_n = parent_n.max(1.0).sqrt();
+        let parent_q = n.q_for(c).unwrap_or(0.5);
+        let range = n.children();
+        let visited_prior: f32 = range
+            .clone()
+            .filter(|&i| self.nodes[i].visits + self.nodes[i].in_flight > 0)
+            .map(|i| self.nodes[i].prior)
+            .sum();
+        let red = if is_root { cfg.fpu_reduction_root } else { cfg.fpu_reduction };
+        let fpu = parent_q - red * visited_prior.sqrt();
+        let mut best = range.start;
+        let mut best_v = f32::NEG_INFINITY;
+        for i in range {
+            let ch = &self.nodes[i];
+            let n_eff = ch.visits as f32 + vl * ch.in_flight as f32;
+            let q = if ch.proven.is_known() {
+                ch.q_for(c).unwrap_or(0.5)
+            } else if n_eff > 0.0 {
+                (ch.score_for(c) as f32) / n_eff
+            } else {
+                fpu
+            };
+            let u = cs * ch.prior * sqrt_n / (1.0 + n_eff);
+            let v = q + u;
+            if v > best_v {
+                best_v = v;
+                best = i;
+            }
+        }
+        best
+    }
+
+    /// Walks from the root to a leaf, adding virtual loss. The path is appended to
+    /// `self.path` from `path_start`.
+    fn select(&mut self, root_game: &G, path_start: usize) -> Selected<G> {
+        let mut game = root_game.clone();
+        let mut node = 0usize;
+        loop {
+            self.path.push(node as u32);
+            self.nodes[node].in_flight += 1;
+            let path_len = self.path.len() - path_start;
+            let n = &self.nodes[node];
+            if n.proven.is_known() {
+                let (black, draw) = n.proven.black_value();
+                return Selected::Exact { path_start, path_len, black, draw };
+            }
+            match n.state {
+                State::Unexpanded => return self.leaf(game, node, path_len),
+                State::InFlight => return Selected::Collision { path_start, path_len },
+                State::Terminal => unreachable!("terminal nodes are proven"),
+                State::Expanded => {}
+            }
+            let child = self.select_child(node, node == 0);
+            game.play(self.nodes[child].mv.expect("child has a move"));
+            node = child;
+        }
+    }
+
+    /// Handles an unexpanded node reached with `game`: terminal (exact value) or a leaf to
+    /// evaluate (marked in flight). Its path is the last `path_len` entries of `self.path`.
+    fn leaf(&mut self, game: G, node: usize, path_len: usize) -> Selected<G> {
+        let path_start = self.path.len() - path_len;
+        self.nodes[node].to_move = game.side_to_move();
+        let outcome = game.outcome();
+        let mut moves = Vec::new();
+        let outcome = match outcome {
+            Some(o) => Some(o),
+            None => {
+                game.legal_moves(&mut moves);
+                moves.is_empty().then(|| Outcome::win(game.side_to_move().flip(), EndReason::NoLegalMoves))
+            }
+        };
+        if let Some(o) = outcome {
+            let n = &mut self.nodes[node];
+            n.state = State::Terminal;
+            n.proven = Proven::from_outcome(&o);
+            let (black, draw) = n.proven.black_value();
+            n.nn_black = black;
+            let parent = n.parent;
+            self.update_proofs(parent);
+            return Selected::Exact { path_start, path_len, black, draw };
+        }
+        self.nodes[node].state = State::InFlight;
+        Selected::Leaf(Pending {
+            node: node as u32,
+            game,
+            moves,
+            path_start,
+            path_len,
+            priors: Vec::new(),
+            wdl: Wdl::DRAW,
+        })
+    }
+
+    fn evaluate_and_backup<E: Evaluator<G> + ?Sized>(
+        &mut self,
+        mut pending: Vec<Pending<G>>,
+        evaluator: &E,
+    ) -> Result<(), SearchError> {
+        {
+            let mut reqs: Vec<EvalRequest<'_, G>> =
+                pending.iter().map(|p| EvalRequest::new(&p.game, &p.moves)).collect();
+            evaluator.evaluate(&mut reqs)?;
+            let outs: Vec<(Vec<f32>, Wdl)> = reqs.into_iter().map(|r| (r.priors, r.wdl)).collect();
+            for (p, (pr, w)) in pending.iter_mut().zip(outs) {
+                p.priors = pr;
+                p.wdl = w;
+            }
+        }
+        for p in pending {
+            let node = p.node as usize;
+            let priors = normalise(p.priors, p.moves.len());
+            let to_move = p.game.side_to_move();
+            let first = self.nodes.len() as u32;
+            for (mv, pr) in p.moves.iter().zip(&priors) {
+                self.nodes.push(Node::new(Some(*mv), node as u32, *pr));
+            }
+            let black_score = match to_move {
+                Color::Black => p.wdl.expected_score(),
+                Color::White => p.wdl.flip().expected_score(),
+            };
+            {
+                let n = &mut self.nodes[node];
+                n.first_child = first;
+                n.num_children = p.moves.len() as u32;
+                n.state = State::Expanded;
+                n.nn_black = black_score;
+            }
+            let mut any_terminal = false;
+            if self.config.expand_check_terminal {
+                for (k, mv) in p.moves.iter().enumerate() {
+                    let mut g = p.game.clone();
+                    g.play(*mv);
+                    if let Some(o) = g.outcome() {
+                        let c = &mut self.nodes[first as usize + k];
+                        c.state = State::Terminal;
+                        c.to_move = g.side_to_move();
+                        c.proven = Proven::from_outcome(&o);
+                        c.nn_black = c.proven.black_value().0;
+                        any_terminal = true;
+                    }
+                }
+            }
+            self.backup(p.path_start, p.path_len, black_score, p.wdl.draw.clamp(0.0, 1.0));
+            self.gumbel_finish(p.path_start, p.path_len);
+            if any_terminal {
+                self.update_proofs(node as u32);
+            }
+        }
+        Ok(())
+    }
+
+    fn gumbel_finish(&mut self, _path_start: usize, _path_len: usize) {}
+
+    fn backup(&mut self, path_start: usize, path_len: usize, black: f32, draw: f32) {
+        for k in path_start..path_start + path_len {
+            let n = &mut self.nodes[self.path[k] as usize];
+            n.visits += 1;
+            n.in_flight = n.in_flight.saturating_sub(1);
+            n.black_score += black as f64;
+            n.draw += draw as f64;
+        }
+    }
+
+    fn undo_virtual(&mut self, path_start: usize, path_len: usize) {
+        for k in path_start..path_start + path_len {
+            let n = &mut self.nodes[self.path[k] as usize];
+            n.in_flight = n.in_flight.saturating_sub(1);
+        }
+        if path_len >= 2
+            && self.config.root_selection == RootSelection::Gumbel
+            && let Some(gs) = self.gstate.as_mut()
+        {
+            let child = self.path[path_start + 1] as usize;
+            let idx = child - self.nodes[0].first_child as usize;
+            gs.0.started[idx] = gs.0.started[idx].saturating_sub(1);
+        }
+    }
+
+    /// Recomputes proofs from `node` upward while they change.
+    fn update_proofs(&mut self, mut node: u32) {
+        while node != NONE {
+            let n = &self.nodes[node as usize];
+            if n.state != State::Expanded || n.proven.is_known() {
+                return;
+            }
+            let c = n.to_move;
+            let mut best_win: Option<u32> = None;
+            let mut all = true;
+            let mut any_draw: Option<u32> = None;
+            let mut max_loss = 0u32;
+            for i in n.children() {
+                match self.nodes[i].proven {
+                    Proven::Win { winner, plies } if winner == c => {
+                        best_win = Some(best_win.map_or(plies, |b| b.min(plies)));
+                    }
+                    Proven::Win { plies, .. } => max_loss = max_loss.max(plies),
+                    Proven::Draw { plies } => any_draw = Some(any_draw.map_or(plies, |d| d.max(plies))),
+                    Proven::Unknown => all = false,
+                }
+            }
+            let p = if let Some(b) = best_win {
+                Proven::Win { winner: c, plies: b + 1 }
+            } else if all {
+                match any_draw {
+                    Some(d) => Proven::Draw { plies: d + 1 },
+                    None => Proven::Win { winner: c.flip(), plies: max_loss + 1 },
+                }
+            } else {
+                return;
+            };
+            self.nodes[node as usize].proven = p;
+            node = self.nodes[node as usize].parent;
+        }
+    }
+
+    fn child_for_play(&self, node: usize) -> Option<usize> {
+        let n = &self.nodes[node];
+        let range = n.children();
+        if range.is_empty() {
+            return None;
+        }
+        let c = n.to_move;
+        // A proven win: the fastest winning child.
+        if let Proven::Win { winner, .. } = n.proven
+            && winner == c
+        {
+            return range
+                .filter(|&i| matches!(self.nodes[i].proven, Proven::Win { winner: w, .. } if w == c))
+                .min_by_key(|&i| match self.nodes[i].proven {
+                    Proven::Win { plies, .. } => plies,
+                    _ => u32::MAX,
+                });
+        }
+        // Most visited, ties to the first.
+        let mut best = range.start;
+        for i in range {
+            if self.nodes[i].visits > self.nodes[best].visits {
+                best = i;
+            }
+        }
+        Some(best)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn make_result(
+        &mut self,
+        game: &G,
+        sims: u32,
+        batches: u32,
+        collisions: u32,
+        depth_sum: u64,
+        max_depth: u32,
+        is_full: bool,
+        stop_reason: StopReason,
+        start: Instant,
+    ) -> SearchResult<G::Move> {
+        let root = &self.nodes[0];
+        let c = root.to_move;
+        let range = root.children();
+        let moves: Vec<G::Move> = range.clone().map(|i| self.nodes[i].mv.unwrap()).collect();
+        let visits: Vec<u32> = range.clone().map(|i| self.nodes[i].visits).collect();
+        let priors: Vec<f32> = range.clone().map(|i| self.nodes[i].prior).collect();
+        let q: Vec<Option<f32>> = range.clone().map(|i| self.nodes[i].q_for(c)).collect();
+        let root_wdl = if root.visits > 0 {
+            let nv = root.visits as f64;
+            let score = (root.score_for(c) / nv) as f32;
+            let draw = (root.draw / nv) as f32;
+            let win = (score - 0.5 * draw).clamp(0.0, 1.0);
+            Wdl::new(win, draw, (1.0 - win - draw).max(0.0))
+        } else {
+            Wdl::DRAW
+        };
+        let raw = if c == Color::Black { root.nn_black } else { 1.0 - root.nn_black };
+        let root_raw_wdl = Wdl::from_score(raw);
+        let proven = root.proven;
+        let gumbel_mode = self.config.root_selection == RootSelection::Gumbel && !moves.is_empty();
+
+        let total: u32 = visits.iter().sum();
+        let mut best_move = None;
+        let policy_target;
+        if gumbel_mode {
+            let (s, pri) = self.completed_sigma(0);
+            let x: Vec<f32> = pri.iter().zip(&s).map(|(&p, &s)| gumbel::logit(p) + s).collect();
+            policy_target = gumbel::softmax(&x);
+            if let Some(gs) = self.gstate.as_ref().map(|g| &g.0) {
+                let maxv = (0..moves.len()).filter(|&i| gs.considered[i]).map(|i| gs.started[i]).max().unwrap_or(0);
+                let mut best = usize::MAX;
+                let mut bv = f32::NEG_INFINITY;
+                for i in 0..moves.len() {
+                    if gs.considered[i] && gs.started[i] == maxv {
+                        let v = gs.g[i] + gs.logits[i] + s[i];
+                        if best == usize::MAX || v > bv {
+                            best = i;
+                            bv = v;
+                        }
+                    }
+                }
+                if best != usize::MAX {
+                    best_move = Some(moves[best]);
+                }
+            }
+        } else {
+            policy_target = if total > 0 {
+                visits.iter().map(|&v| v as f32 / total as f32).collect()
+            } else {
+                priors.clone()
+            };
+        }
+        // Proven wins override everything; otherwise PUCT uses temperature.
+        let proven_win = matches!(proven, Proven::Win { winner, .. } if winner == c);
+        if proven_win || (!gumbel_mode && !moves.is_empty()) || best_move.is_none() {
+            let tau = self.config.temperature_at(game.ply());
+            if !proven_win && tau > 1e-3 && total > 0 {
+                let w: Vec<f64> = visits.iter().map(|&v| (v as f64).powf(1.0 / tau as f64)).collect();
+                let s: f64 = w.iter().sum();
+                let mut r = self.rng.random::<f64>() * s;
+                let mut pick = w.len() - 1;
+                for (i, x) in w.iter().enumerate() {
+                    if r < *x {
+                        pick = i;
+                        break;
+                    }
+                    r -= x;
+                }
+                best_move = moves.get(pick).copied();
+            } else if let Some(i) = self.child_for_play(0) {
+                best_move = self.nodes[i].mv;
+            }
+        }
+
+        // Principal variation.
+        let mut pv = Vec::new();
+        let mut node = 0usize;
+        while let Some(ch) = self.child_for_play(node) {
+            if self.nodes[ch].visits == 0 && !self.nodes[ch].proven.is_known() {
+                break;
+            }
+            pv.push(self.nodes[ch].mv.unwrap());
+            node = ch;
+            if pv.len() > 256 {
+                break;
+            }
+        }
+
+        SearchResult {
+            best_move,
+            moves,
+            visits,
+            priors,
+            q,
+            policy_target,
+            root_wdl,
+            root_raw_wdl,
+            proven,
+            pv,
+            max_depth,
+            avg_depth: if sims > 0 { depth_sum as f32 / sims as f32 } else { 0.0 },
+            simulations: sims,
+            root_visits: self.nodes[0].visits,
+            nodes: self.nodes.len(),
+            batches,
+            collisions,
+            is_full_search: is_full,
+            stop_reason,
+            elapsed: start.elapsed(),
+        }
+    }
+}
+
+fn normalise(mut p: Vec<f32>, n: usize) -> Vec<f32> {
+    p.resize(n, 0.0);
+    let s: f32 = p.iter().filter(|x| x.is_finite() && **x > 0.0).sum();
+    if s > 0.0 && s.is_finite() {
+        for x in p.iter_mut() {
+            *x = if x.is_finite() && *x > 0.0 { *x / s } else { 0.0 };
+        }
+    } else {
+        p.iter_mut().for_each(|x| *x = 1.0 / n.max(1) as f32);
+    }
+    p
+}
