@@ -1,6 +1,7 @@
 //! [`Position`]: board, hands, side to move; SFEN; legal move generation; making moves.
 
 use std::fmt;
+use std::mem::MaybeUninit;
 
 use thiserror::Error;
 
@@ -768,6 +769,24 @@ impl Position {
 
     /// Appends all legal moves to `list`.
     pub fn generate(&self, list: &mut MoveList) {
+        let mut n = list.len;
+        self.generate_into(&mut list.moves, &mut n);
+        list.len = n;
+    }
+
+    #[inline(always)]
+    fn generate_into(
+        &self,
+        buf: &mut [MaybeUninit<Move>; crate::types::MAX_MOVES],
+        len: &mut usize,
+    ) {
+        let mut n = *len;
+        macro_rules! push {
+            ($m:expr) => {{
+                buf[n] = MaybeUninit::new($m);
+                n += 1;
+            }};
+        }
         let us = self.side;
         let them = us.flip();
         let u = us as usize;
@@ -783,10 +802,11 @@ impl Position {
             let to = kt.trailing_zeros() as usize;
             kt &= kt - 1;
             if self.attackers_raw(them, to, occ_nok) == 0 {
-                list.push(Move::normal(Square(ksq as u8), Square(to as u8), false));
+                push!(Move::normal(Square(ksq as u8), Square(to as u8), false));
             }
         }
         if self.checkers & self.checkers.wrapping_sub(1) != 0 {
+            *len = n;
             return;
         }
         let (target, drop_target) = if self.checkers == 0 {
@@ -818,7 +838,7 @@ impl Position {
                 while att != 0 {
                     let to = att.trailing_zeros() as u8;
                     att &= att - 1;
-                    list.push(Move::normal(fsq, Square(to), false));
+                    push!(Move::normal(fsq, Square(to), false));
                 }
                 continue;
             }
@@ -833,16 +853,17 @@ impl Position {
                 att &= att - 1;
                 let tsq = Square(to as u8);
                 if from_zone || zone & bit(to) != 0 {
-                    list.push(Move::normal(fsq, tsq, true));
+                    push!(Move::normal(fsq, tsq, true));
                 }
                 if forced & bit(to) == 0 {
-                    list.push(Move::normal(fsq, tsq, false));
+                    push!(Move::normal(fsq, tsq, false));
                 }
             }
         }
 
         // Drops.
         if drop_target == 0 {
+            *len = n;
             return;
         }
         let hand = &self.hands[u];
@@ -863,7 +884,7 @@ impl Position {
             while t != 0 {
                 let to = t.trailing_zeros() as u8;
                 t &= t - 1;
-                list.push(Move::drop(PieceKind::Pawn, Square(to)));
+                push!(Move::drop(PieceKind::Pawn, Square(to)));
             }
         }
         for k in 1..7 {
@@ -879,9 +900,10 @@ impl Position {
             while t != 0 {
                 let to = t.trailing_zeros() as u8;
                 t &= t - 1;
-                list.push(Move::drop(kind, Square(to)));
+                push!(Move::drop(kind, Square(to)));
             }
         }
+        *len = n;
     }
 
     /// Whether dropping a pawn of the side to move on `to` (directly in front of the
@@ -942,7 +964,11 @@ impl Position {
                 self.hands[u][hk] += 1;
                 self.key ^= ZOBRIST.hand[u][hk][n] ^ ZOBRIST.hand[u][hk][n + 1];
             }
-            let kind = if mv.is_promotion() { p.kind.promote() } else { p.kind };
+            let kind = if mv.is_promotion() {
+                p.kind.promote()
+            } else {
+                p.kind
+            };
             self.put(to, Piece::new(us, kind));
             if kind == PieceKind::King {
                 self.kings[u] = to as u8;

@@ -280,7 +280,10 @@ impl Piece {
         if c == 0 || c > 28 {
             return None;
         }
-        Some(Piece { color: CODE_COLOR[c as usize], kind: CODE_KIND[c as usize] })
+        Some(Piece {
+            color: CODE_COLOR[c as usize],
+            kind: CODE_KIND[c as usize],
+        })
     }
 }
 
@@ -532,8 +535,8 @@ pub const MAX_MOVES: usize = 600;
 /// A fixed-capacity list of moves on the stack (not zero-initialised: creating one is
 /// free, which matters at perft leaves).
 pub struct MoveList {
-    moves: [MaybeUninit<Move>; MAX_MOVES],
-    len: usize,
+    pub(crate) moves: [MaybeUninit<Move>; MAX_MOVES],
+    pub(crate) len: usize,
 }
 
 impl Clone for MoveList {
