@@ -272,6 +272,21 @@ fn bit(sq: usize) -> u128 {
     1u128 << sq
 }
 
+const fn square_bbs() -> [u128; 81] {
+    let mut t = [0u128; 81];
+    let mut i = 0;
+    while i < 81 {
+        t[i] = 1u128 << i;
+        i += 1;
+    }
+    t
+}
+
+/// Single-square masks from a table: with `1 << sq` LLVM narrows the read-modify-write
+/// of a u128 to a 32-bit store, and the following full-width load stalls on store
+/// forwarding.
+static SQUARE_BB: [u128; 81] = square_bbs();
+
 impl Position {
     fn empty(variant: Variant) -> Position {
         Position {
@@ -407,8 +422,9 @@ impl Position {
     fn put(&mut self, sq: usize, p: Piece) {
         let code = p.code();
         self.board[sq] = code;
-        self.by_color[p.color as usize] |= bit(sq);
-        self.by_kind[p.kind as usize] |= bit(sq);
+        let b = SQUARE_BB[sq];
+        self.by_color[p.color as usize] |= b;
+        self.by_kind[p.kind as usize] |= b;
         self.key ^= ZOBRIST.psq[code as usize][sq];
     }
 
@@ -420,8 +436,9 @@ impl Position {
             None => unreachable!("remove from empty square"),
         };
         self.board[sq] = 0;
-        self.by_color[p.color as usize] ^= bit(sq);
-        self.by_kind[p.kind as usize] ^= bit(sq);
+        let b = SQUARE_BB[sq];
+        self.by_color[p.color as usize] ^= b;
+        self.by_kind[p.kind as usize] ^= b;
         self.key ^= ZOBRIST.psq[code as usize][sq];
         p
     }
@@ -947,16 +964,21 @@ impl Position {
         let to = mv.to().index();
         let moved_kind;
         let mut from_bit = 0u128;
+        // Occupancy kept in a register: re-reading the u128s just written piecewise
+        // would stall on store forwarding.
+        let mut occ = self.occ();
         if let Some(k) = mv.drop_kind() {
             let n = self.hands[u][k as usize] as usize;
             self.hands[u][k as usize] -= 1;
             self.key ^= ZOBRIST.hand[u][k as usize][n] ^ ZOBRIST.hand[u][k as usize][n - 1];
             self.put(to, Piece::new(us, k));
+            occ |= SQUARE_BB[to];
             moved_kind = k;
         } else {
             let from = mv.raw_from();
             from_bit = bit(from);
             let p = self.remove(from);
+            occ = (occ ^ SQUARE_BB[from]) | SQUARE_BB[to];
             if self.board[to] != 0 {
                 let cap = self.remove(to);
                 let hk = cap.kind.unpromote() as usize;
@@ -980,7 +1002,6 @@ impl Position {
         self.move_number += 1;
         // Checks: direct from the moved piece, discovered along the line king-origin.
         let ksq = self.kings[us.flip() as usize] as usize;
-        let occ = self.occ();
         let mut checkers = 0;
         if attacks(us, moved_kind, to, occ) & bit(ksq) != 0 {
             checkers = bit(to);
