@@ -191,7 +191,8 @@ pub struct SearchResult<M> {
     pub q: Vec<Option<f32>>,
     /// Policy training target: visit distribution (PUCT) or Gumbel improved policy.
     pub policy_target: Vec<f32>,
-    /// Root value (side to move's view): mean over all root visits.
+    /// Root value (side to move's view): the exact value when proven, else the mean over
+    /// all root visits.
     pub root_wdl: Wdl,
     /// The evaluator's raw value of the root (side to move's view).
     pub root_raw_wdl: Wdl,
@@ -895,7 +896,11 @@ impl<G: Game> Search<G> {
         let visits: Vec<u32> = range.clone().map(|i| self.nodes[i].visits).collect();
         let priors: Vec<f32> = range.clone().map(|i| self.nodes[i].prior).collect();
         let q: Vec<Option<f32>> = range.clone().map(|i| self.nodes[i].q_for(c)).collect();
-        let root_wdl = if root.visits > 0 {
+        let root_wdl = if let Proven::Win { winner, .. } = root.proven {
+            if winner == c { Wdl::WIN } else { Wdl::LOSS }
+        } else if let Proven::Draw { .. } = root.proven {
+            Wdl::DRAW
+        } else if root.visits > 0 {
             let nv = root.visits as f64;
             let score = (root.score_for(c) / nv) as f32;
             let draw = (root.draw / nv) as f32;
