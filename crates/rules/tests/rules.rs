@@ -337,3 +337,29 @@ fn minishogi_basics() {
     let texts: Vec<String> = q.legal_moves().iter().map(|m| m.to_string()).collect();
     assert!(texts.contains(&"5b5a+".to_string()) && !texts.contains(&"5b5a".to_string()));
 }
+
+#[test]
+fn perpetual_check_by_white_loses() {
+    let mut g = ShogiGame::new(pos("4k4/9/9/9/9/9/9/r8/8K w - 1"), GameRules::default());
+    let cycle = ["9h9i", "1i1h", "9i9h", "1h1i"];
+    for _ in 0..3 {
+        drive(&mut g, &cycle);
+    }
+    let o = g.outcome().unwrap();
+    assert_eq!((o.winner, o.reason), (Some(Color::Black), EndReason::PerpetualCheck));
+    assert_eq!(g.ply(), 12);
+}
+
+#[test]
+fn game_trait_basics() {
+    let mut g = ShogiGame::startpos(Variant::Minishogi);
+    assert_eq!(g.variant_name(), "minishogi");
+    let mut v = Vec::new();
+    g.legal_moves(&mut v);
+    assert_eq!(v.len(), 14);
+    let mv = g.parse_move("5d5c").unwrap();
+    g.play(mv);
+    assert_eq!(g.side_to_move(), Color::White);
+    assert_eq!(g.key(), g.position().key());
+    assert!(g.try_play(mv).is_err());
+}
