@@ -1,0 +1,167 @@
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use shogi_game::Game;
+use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, EvalInput, EvalOutput};
+use shogi_mcts::toy::TicTacToe;
+use shogi_mcts::{EvalError, Search, SearchConfig, SearchLimits, Wdl};
+
+#[test]
+fn many_threads_every_request_answered_correctly() {
+    let svc = BatchService::start(
+        BatchConfig { max_batch: 32, max_wait: Duration::from_millis(1) },
+        |xs: &[u64]| {
+            std::thread::sleep(Duration::from_micros(200));
+            xs.iter().map(|x| x * 2 + 1).collect::<Vec<u64>>()
+        },
+    );
+    let threads: Vec<_> = (0..16u64)
+        .map(|t| {
+            let h = svc.handle();
+            std::thread::spawn(move || {
+                for i in 0..200u64 {
+                    let n = (i % 5 + 1) as usize;
+                    let xs: Vec<u64> = (0..n as u64).map(|k| t * 1_000_000 + i * 10 + k).collect();
+                    let out = h.submit(xs.clone()).unwrap();
+                    assert_eq!(out, xs.iter().map(|x| x * 2 + 1).collect::<Vec<_>>());
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let st = svc.shutdown();
+    assert_eq!(st.requests, 16 * 200);
+    assert_eq!(st.inputs, 16 * (200 / 5) * (1 + 2 + 3 + 4 + 5));
+    assert!(st.max_batch_seen <= 32);
+    assert!(st.avg_batch > 2.0, "batching should combine requests: {st:?}");
+    assert!(st.model_time > Duration::ZERO);
+}
+
+#[test]
+fn oversized_request_is_split_into_chunks() {
+    let svc = BatchService::start(BatchConfig { max_batch: 4, ..Default::default() }, |xs: &[u32]| {
+        assert!(xs.len() <= 4);
+        xs.to_vec()
+    });
+    let h = svc.handle();
+    assert_eq!(h.submit((0..10).collect()).unwrap(), (0..10).collect::<Vec<u32>>());
+    assert_eq!(h.call(7).unwrap(), 7);
+}
+
+#[test]
+fn shutdown_mid_traffic_gives_answers_or_errors_never_hangs() {
+    let answered = Arc::new(AtomicUsize::new(0));
+    let errored = Arc::new(AtomicUsize::new(0));
+    let svc = BatchService::start(BatchConfig { max_batch: 8, max_wait: Duration::from_millis(1) }, |xs: &[u32]| {
+        std::thread::sleep(Duration::from_millis(1));
+        xs.to_vec()
+    });
+    let threads: Vec<_> = (0..12)
+        .map(|_| {
+            let h = svc.handle();
+            let (a, e) = (answered.clone(), errored.clone());
+            std::thread::spawn(move || {
+                loop {
+                    match h.submit(vec![1, 2, 3]) {
+                        Ok(v) => {
+                            assert_eq!(v, vec![1, 2, 3]);
+                            a.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Err(err) => {
+                            assert_eq!(err, EvalError::ServiceShutDown);
+                            e.fetch_add(1, Ordering::Relaxed);
+                            return;
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(50));
+    drop(svc); // joins the service thread
+    for t in threads {
+        t.join().unwrap(); // every actor saw an error and stopped: no deadlock
+    }
+    assert!(answered.load(Ordering::Relaxed) > 0);
+    assert_eq!(errored.load(Ordering::Relaxed), 12);
+}
+
+#[test]
+fn actors_that_stop_mid_batch_do_not_break_the_service() {
+    let svc = BatchService::start(BatchConfig { max_batch: 64, max_wait: Duration::from_millis(2) }, |xs: &[u32]| {
+        std::thread::sleep(Duration::from_millis(2));
+        xs.to_vec()
+    });
+    // Threads that submit once and exit (their reply arrives after they are gone is fine
+    // since submit waits; simulate abandonment with a thread that panics after submit).
+    for _ in 0..8 {
+        let h = svc.handle();
+        let _ = std::thread::spawn(move || {
+            let _ = h.submit(vec![1]);
+            panic!("actor dies");
+        })
+        .join();
+    }
+    let h = svc.handle();
+    assert_eq!(h.submit(vec![5, 6]).unwrap(), vec![5, 6]);
+    // Dropping all handles and the service ends cleanly.
+    drop(h);
+    drop(svc);
+}
+
+#[test]
+fn model_panic_is_reported_and_service_survives() {
+    let svc = BatchService::start(BatchConfig { max_batch: 4, max_wait: Duration::ZERO }, |xs: &[i32]| {
+        if xs.contains(&-1) {
+            panic!("bad input");
+        }
+        xs.to_vec()
+    });
+    let h = svc.handle();
+    assert!(matches!(h.submit(vec![-1]), Err(EvalError::ModelFailed(_))));
+    assert_eq!(h.submit(vec![3]).unwrap(), vec![3]);
+    let wrong = BatchService::start(BatchConfig::default(), |_xs: &[i32]| Vec::<i32>::new());
+    assert!(matches!(wrong.handle().submit(vec![1]), Err(EvalError::ModelFailed(_))));
+}
+
+#[test]
+fn searches_on_many_threads_share_one_service() {
+    let svc = BatchService::start(
+        BatchConfig { max_batch: 64, max_wait: Duration::from_millis(1) },
+        |xs: &[EvalInput<TicTacToe>]| {
+            xs.iter()
+                .map(|x| EvalOutput { priors: vec![1.0 / x.moves.len() as f32; x.moves.len()], wdl: Wdl::DRAW })
+                .collect::<Vec<_>>()
+        },
+    );
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let ev = BatchEvaluator::new(svc.handle());
+            std::thread::spawn(move || {
+                let c = SearchConfig { simulations: 64, batch_size: 8, ..SearchConfig::default() };
+                let mut s = Search::new(c, t);
+                let mut g = TicTacToe::new();
+                while g.outcome().is_none() {
+                    let r = s.search(&g, &ev, &SearchLimits::default()).unwrap();
+                    let mv = r.best_move.unwrap();
+                    s.advance(mv);
+                    g.play(mv);
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let st = svc.stats();
+    assert!(st.batches > 0 && st.avg_batch >= 1.0, "{st:?}");
+    // After shutdown, the evaluator fails cleanly and the search reports it.
+    let ev = BatchEvaluator::new(svc.handle());
+    drop(svc);
+    let mut s = Search::new(SearchConfig::default(), 0);
+    assert!(s.search(&TicTacToe::new(), &ev, &SearchLimits::default()).is_err());
+    assert_eq!(s.tree_size(), 0);
+}
