@@ -48,7 +48,10 @@ pub struct BatchConfig {
 
 impl Default for BatchConfig {
     fn default() -> Self {
-        BatchConfig { max_batch: 256, max_wait: Duration::from_millis(1) }
+        BatchConfig {
+            max_batch: 256,
+            max_wait: Duration::from_millis(1),
+        }
     }
 }
 
@@ -95,13 +98,19 @@ pub struct BatchHandle<I, O> {
 
 impl<I, O> Clone for BatchHandle<I, O> {
     fn clone(&self) -> Self {
-        BatchHandle { tx: self.tx.clone(), stats: self.stats.clone(), max_batch: self.max_batch }
+        BatchHandle {
+            tx: self.tx.clone(),
+            stats: self.stats.clone(),
+            max_batch: self.max_batch,
+        }
     }
 }
 
 impl<I, O> fmt::Debug for BatchHandle<I, O> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BatchHandle").field("max_batch", &self.max_batch).finish()
+        f.debug_struct("BatchHandle")
+            .field("max_batch", &self.max_batch)
+            .finish()
     }
 }
 
@@ -113,14 +122,17 @@ impl<I: Send + 'static, O: Send + 'static> BatchHandle<I, O> {
             return Ok(Vec::new());
         }
         let (rtx, rrx) = bounded(1);
-        self.tx.send(Job { inputs, reply: rtx }).map_err(|_| EvalError::ServiceShutDown)?;
+        self.tx
+            .send(Job { inputs, reply: rtx })
+            .map_err(|_| EvalError::ServiceShutDown)?;
         rrx.recv().map_err(|_| EvalError::ServiceShutDown)?
     }
 
     /// Submits one input.
     pub fn call(&self, input: I) -> Result<O, EvalError> {
         let mut v = self.submit(vec![input])?;
-        v.pop().ok_or_else(|| EvalError::ModelFailed("no output".into()))
+        v.pop()
+            .ok_or_else(|| EvalError::ModelFailed("no output".into()))
     }
 
     /// Statistics so far.
@@ -132,7 +144,11 @@ impl<I: Send + 'static, O: Send + 'static> BatchHandle<I, O> {
 fn snapshot(s: &StatsInner, max_batch: usize) -> BatchStats {
     let batches = s.batches.load(Ordering::Relaxed);
     let inputs = s.inputs.load(Ordering::Relaxed);
-    let avg = if batches > 0 { inputs as f64 / batches as f64 } else { 0.0 };
+    let avg = if batches > 0 {
+        inputs as f64 / batches as f64
+    } else {
+        0.0
+    };
     BatchStats {
         batches,
         inputs,
@@ -153,7 +169,9 @@ pub struct BatchService<I, O> {
 
 impl<I, O> fmt::Debug for BatchService<I, O> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BatchService").field("max_batch", &self.handle.max_batch).finish()
+        f.debug_struct("BatchService")
+            .field("max_batch", &self.handle.max_batch)
+            .finish()
     }
 }
 
@@ -172,7 +190,15 @@ impl<I: Send + 'static, O: Send + 'static> BatchService<I, O> {
                 .spawn(move || service_loop(rx, model, config, stats, stop))
                 .expect("spawn batch service thread")
         };
-        BatchService { handle: BatchHandle { tx, stats, max_batch }, stop, thread: Some(thread) }
+        BatchService {
+            handle: BatchHandle {
+                tx,
+                stats,
+                max_batch,
+            },
+            stop,
+            thread: Some(thread),
+        }
     }
 
     /// A new handle for an actor.
@@ -237,7 +263,11 @@ fn service_loop<I, O, M: BatchModel<I, O>>(
         let deadline = Instant::now() + config.max_wait;
         while count < max_batch {
             let now = Instant::now();
-            let r = if now >= deadline { rx.try_recv().map_err(|_| ()) } else { rx.recv_timeout(deadline - now).map_err(|_| ()) };
+            let r = if now >= deadline {
+                rx.try_recv().map_err(|_| ())
+            } else {
+                rx.recv_timeout(deadline - now).map_err(|_| ())
+            };
             match r {
                 Ok(j) => {
                     if count + j.inputs.len() > max_batch {
@@ -264,19 +294,29 @@ fn service_loop<I, O, M: BatchModel<I, O>>(
             for chunk in inputs.chunks(max_batch) {
                 let o = model.run(chunk);
                 if o.len() != chunk.len() {
-                    return Err(format!("model returned {} outputs for {} inputs", o.len(), chunk.len()));
+                    return Err(format!(
+                        "model returned {} outputs for {} inputs",
+                        o.len(),
+                        chunk.len()
+                    ));
                 }
                 stats.batches.fetch_add(1, Ordering::Relaxed);
-                stats.max_fill.fetch_max(chunk.len() as u64, Ordering::Relaxed);
+                stats
+                    .max_fill
+                    .fetch_max(chunk.len() as u64, Ordering::Relaxed);
                 out.extend(o);
             }
             Ok(out)
         }));
-        stats.model_nanos.fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        stats
+            .model_nanos
+            .fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
         match result {
             Ok(Ok(out)) => {
                 stats.inputs.fetch_add(out.len() as u64, Ordering::Relaxed);
-                stats.requests.fetch_add(replies.len() as u64, Ordering::Relaxed);
+                stats
+                    .requests
+                    .fetch_add(replies.len() as u64, Ordering::Relaxed);
                 let mut it = out.into_iter();
                 for (reply, n) in replies.into_iter().zip(lens) {
                     let part: Vec<O> = it.by_ref().take(n).collect();
@@ -339,13 +379,19 @@ pub struct BatchEvaluator<G: Game, I = EvalInput<G>> {
 
 impl<G: Game, I> fmt::Debug for BatchEvaluator<G, I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BatchEvaluator").field("handle", &self.handle).finish()
+        f.debug_struct("BatchEvaluator")
+            .field("handle", &self.handle)
+            .finish()
     }
 }
 
 impl<G: Game, I> Clone for BatchEvaluator<G, I> {
     fn clone(&self) -> Self {
-        BatchEvaluator { handle: self.handle.clone(), encode: self.encode.clone(), _g: PhantomData }
+        BatchEvaluator {
+            handle: self.handle.clone(),
+            encode: self.encode.clone(),
+            _g: PhantomData,
+        }
     }
 }
 
@@ -354,7 +400,10 @@ impl<G: Game> BatchEvaluator<G, EvalInput<G>> {
     pub fn new(handle: BatchHandle<EvalInput<G>, EvalOutput>) -> Self {
         BatchEvaluator {
             handle,
-            encode: Arc::new(|g: &G, m: &[G::Move]| EvalInput { game: g.clone(), moves: m.to_vec() }),
+            encode: Arc::new(|g: &G, m: &[G::Move]| EvalInput {
+                game: g.clone(),
+                moves: m.to_vec(),
+            }),
             _g: PhantomData,
         }
     }
@@ -366,7 +415,11 @@ impl<G: Game, I: Send + 'static> BatchEvaluator<G, I> {
         handle: BatchHandle<I, EvalOutput>,
         encode: impl Fn(&G, &[G::Move]) -> I + Send + Sync + 'static,
     ) -> Self {
-        BatchEvaluator { handle, encode: Arc::new(encode), _g: PhantomData }
+        BatchEvaluator {
+            handle,
+            encode: Arc::new(encode),
+            _g: PhantomData,
+        }
     }
 
     /// The service statistics.
@@ -377,7 +430,10 @@ impl<G: Game, I: Send + 'static> BatchEvaluator<G, I> {
 
 impl<G: Game, I: Send + 'static> Evaluator<G> for BatchEvaluator<G, I> {
     fn evaluate(&self, requests: &mut [EvalRequest<'_, G>]) -> Result<(), EvalError> {
-        let inputs: Vec<I> = requests.iter().map(|r| (self.encode)(r.game, r.moves)).collect();
+        let inputs: Vec<I> = requests
+            .iter()
+            .map(|r| (self.encode)(r.game, r.moves))
+            .collect();
         let outs = self.handle.submit(inputs)?;
         if outs.len() != requests.len() {
             return Err(EvalError::ModelFailed("wrong number of outputs".into()));

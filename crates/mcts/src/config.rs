@@ -45,7 +45,10 @@ pub struct PlayoutCap {
 
 impl Default for PlayoutCap {
     fn default() -> Self {
-        PlayoutCap { full_search_prob: 0.25, cheap_simulations: 100 }
+        PlayoutCap {
+            full_search_prob: 0.25,
+            cheap_simulations: 100,
+        }
     }
 }
 
@@ -167,6 +170,10 @@ impl SearchConfig {
 
     /// The move-selection temperature at `ply`.
     pub fn temperature_at(&self, ply: u32) -> f32 {
-        if ply < self.temperature_plies { self.temperature } else { self.temperature_after }
+        if ply < self.temperature_plies {
+            self.temperature
+        } else {
+            self.temperature_after
+        }
     }
 }

@@ -20,11 +20,23 @@ pub struct Wdl {
 
 impl Wdl {
     /// A certain win.
-    pub const WIN: Wdl = Wdl { win: 1.0, draw: 0.0, loss: 0.0 };
+    pub const WIN: Wdl = Wdl {
+        win: 1.0,
+        draw: 0.0,
+        loss: 0.0,
+    };
     /// A certain draw.
-    pub const DRAW: Wdl = Wdl { win: 0.0, draw: 1.0, loss: 0.0 };
+    pub const DRAW: Wdl = Wdl {
+        win: 0.0,
+        draw: 1.0,
+        loss: 0.0,
+    };
     /// A certain loss.
-    pub const LOSS: Wdl = Wdl { win: 0.0, draw: 0.0, loss: 1.0 };
+    pub const LOSS: Wdl = Wdl {
+        win: 0.0,
+        draw: 0.0,
+        loss: 1.0,
+    };
 
     /// Builds a WDL.
     pub const fn new(win: f32, draw: f32, loss: f32) -> Wdl {
@@ -34,7 +46,11 @@ impl Wdl {
     /// A WDL with no draw mass and the given expected score (clamped to 0..=1).
     pub fn from_score(score: f32) -> Wdl {
         let s = score.clamp(0.0, 1.0);
-        Wdl { win: s, draw: 0.0, loss: 1.0 - s }
+        Wdl {
+            win: s,
+            draw: 0.0,
+            loss: 1.0 - s,
+        }
     }
 
     /// Expected score W + 0.5 D (1 win, 0.5 draw, 0 loss).
@@ -46,7 +62,11 @@ impl Wdl {
     /// The same value from the opponent's point of view.
     #[inline]
     pub fn flip(self) -> Wdl {
-        Wdl { win: self.loss, draw: self.draw, loss: self.win }
+        Wdl {
+            win: self.loss,
+            draw: self.draw,
+            loss: self.win,
+        }
     }
 }
 
@@ -69,7 +89,12 @@ pub struct EvalRequest<'a, G: Game> {
 impl<'a, G: Game> EvalRequest<'a, G> {
     /// A request with empty outputs.
     pub fn new(game: &'a G, moves: &'a [G::Move]) -> Self {
-        EvalRequest { game, moves, priors: Vec::new(), wdl: Wdl::DRAW }
+        EvalRequest {
+            game,
+            moves,
+            priors: Vec::new(),
+            wdl: Wdl::DRAW,
+        }
     }
 }
 
@@ -189,7 +214,12 @@ pub struct RolloutEvaluator {
 impl RolloutEvaluator {
     /// A rollout evaluator.
     pub fn new(playouts: u32, max_plies: u32, seed: u64) -> Self {
-        RolloutEvaluator { playouts: playouts.max(1), max_plies, seed, counter: AtomicU64::new(0) }
+        RolloutEvaluator {
+            playouts: playouts.max(1),
+            max_plies,
+            seed,
+            counter: AtomicU64::new(0),
+        }
     }
 }
 

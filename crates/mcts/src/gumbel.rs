@@ -39,7 +39,11 @@ pub fn completed_q(priors: &[f32], q: &[Option<f32>], visits: &[u32], v_pi: f32)
             sum_pq += p * q;
         }
     }
-    let v_mix = if sum_p > 0.0 { (v_pi + sum_n * sum_pq / sum_p) / (1.0 + sum_n) } else { v_pi };
+    let v_mix = if sum_p > 0.0 {
+        (v_pi + sum_n * sum_pq / sum_p) / (1.0 + sum_n)
+    } else {
+        v_pi
+    };
     q.iter().map(|q| q.unwrap_or(v_mix)).collect()
 }
 
@@ -95,7 +99,10 @@ mod tests {
     #[test]
     fn sequence_matches_mctx_shape() {
         // m = 4, n = 8: log2max = 2, extra = 1 -> [0,0,0,0], then 2 considered: extra = 2
-        assert_eq!(considered_visit_sequence(4, 8), vec![0, 0, 0, 0, 1, 1, 2, 2]);
+        assert_eq!(
+            considered_visit_sequence(4, 8),
+            vec![0, 0, 0, 0, 1, 1, 2, 2]
+        );
         assert_eq!(considered_visit_sequence(2, 2), vec![0, 0]);
         assert_eq!(considered_visit_sequence(1, 3), vec![0, 1, 2]);
     }

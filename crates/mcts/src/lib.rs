@@ -21,5 +21,7 @@ pub mod search;
 pub mod toy;
 
 pub use config::{GumbelInterior, PlayoutCap, RootSelection, SearchConfig};
-pub use eval::{EvalError, EvalRequest, Evaluator, FnEvaluator, RolloutEvaluator, UniformEvaluator, Wdl};
+pub use eval::{
+    EvalError, EvalRequest, Evaluator, FnEvaluator, RolloutEvaluator, UniformEvaluator, Wdl,
+};
 pub use search::{Proven, Search, SearchError, SearchLimits, SearchResult, StopReason};

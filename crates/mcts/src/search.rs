@@ -41,7 +41,10 @@ pub enum Proven {
 impl Proven {
     fn from_outcome(o: &Outcome) -> Proven {
         match o.winner {
-            Some(w) => Proven::Win { winner: w, plies: 0 },
+            Some(w) => Proven::Win {
+                winner: w,
+                plies: 0,
+            },
             None => Proven::Draw { plies: 0 },
         }
     }
@@ -51,8 +54,14 @@ impl Proven {
     /// Exact (black score, draw) of a proven value.
     fn black_value(&self) -> (f32, f32) {
         match self {
-            Proven::Win { winner: Color::Black, .. } => (1.0, 0.0),
-            Proven::Win { winner: Color::White, .. } => (0.0, 0.0),
+            Proven::Win {
+                winner: Color::Black,
+                ..
+            } => (1.0, 0.0),
+            Proven::Win {
+                winner: Color::White,
+                ..
+            } => (0.0, 0.0),
             _ => (0.5, 1.0),
         }
     }
@@ -145,7 +154,10 @@ pub struct SearchLimits {
 impl SearchLimits {
     /// Only a simulation budget.
     pub fn simulations(n: u32) -> Self {
-        SearchLimits { simulations: Some(n), ..Default::default() }
+        SearchLimits {
+            simulations: Some(n),
+            ..Default::default()
+        }
     }
 }
 
@@ -242,8 +254,16 @@ struct Pending<G: Game> {
 
 enum Selected<G: Game> {
     Leaf(Pending<G>),
-    Exact { path_start: usize, path_len: usize, black: f32, draw: f32 },
-    Collision { path_start: usize, path_len: usize },
+    Exact {
+        path_start: usize,
+        path_len: usize,
+        black: f32,
+        draw: f32,
+    },
+    Collision {
+        path_start: usize,
+        path_len: usize,
+    },
 }
 
 struct GumbelRoot {
@@ -334,7 +354,9 @@ impl<G: Game> Search<G> {
             self.clear();
             return;
         }
-        let child = self.nodes[0].children().find(|&i| self.nodes[i].mv == Some(mv));
+        let child = self.nodes[0]
+            .children()
+            .find(|&i| self.nodes[i].mv == Some(mv));
         let Some(child) = child else {
             self.clear();
             return;
@@ -413,7 +435,10 @@ impl<G: Game> Search<G> {
             }
             None => (full_budget, true),
         };
-        let max_nodes = limits.max_nodes.unwrap_or(self.config.max_nodes).min(NONE as usize - 1);
+        let max_nodes = limits
+            .max_nodes
+            .unwrap_or(self.config.max_nodes)
+            .min(NONE as usize - 1);
 
         let mut batches = 0u32;
         // Expand the root if needed.
@@ -426,7 +451,12 @@ impl<G: Game> Search<G> {
                     batches += 1;
                     self.evaluate_and_backup(vec![p], evaluator)?;
                 }
-                Selected::Exact { path_start, path_len, black, draw } => {
+                Selected::Exact {
+                    path_start,
+                    path_len,
+                    black,
+                    draw,
+                } => {
                     self.backup(path_start, path_len, black, draw);
                 }
                 Selected::Collision { .. } => unreachable!("fresh root cannot collide"),
@@ -435,7 +465,8 @@ impl<G: Game> Search<G> {
 
         let gumbel_mode = self.config.root_selection == RootSelection::Gumbel;
         if self.nodes[0].state == State::Expanded {
-            if !gumbel_mode && is_full && !self.noise_applied && self.config.dirichlet_weight > 0.0 {
+            if !gumbel_mode && is_full && !self.noise_applied && self.config.dirichlet_weight > 0.0
+            {
                 let range = self.nodes[0].children();
                 let mut p: Vec<f32> = range.clone().map(|i| self.nodes[i].prior).collect();
                 noise::apply_dirichlet(
@@ -476,7 +507,11 @@ impl<G: Game> Search<G> {
                 stop_reason = StopReason::Nodes;
                 break;
             }
-            if limits.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+            if limits
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(Ordering::Relaxed))
+            {
                 stop_reason = StopReason::Stopped;
                 break;
             }
@@ -499,7 +534,12 @@ impl<G: Game> Search<G> {
                         sims += 1;
                         pending.push(p);
                     }
-                    Selected::Exact { path_start, path_len, black, draw } => {
+                    Selected::Exact {
+                        path_start,
+                        path_len,
+                        black,
+                        draw,
+                    } => {
                         let d = (path_len - 1) as u32;
                         depth_sum += d as u64;
                         max_depth = max_depth.max(d);
@@ -511,7 +551,10 @@ impl<G: Game> Search<G> {
                             break;
                         }
                     }
-                    Selected::Collision { path_start, path_len } => {
+                    Selected::Collision {
+                        path_start,
+                        path_len,
+                    } => {
                         self.undo_virtual(path_start, path_len);
                         self.path.truncate(path_start);
                         collisions += 1;
@@ -521,7 +564,11 @@ impl<G: Game> Search<G> {
                         }
                     }
                 }
-                if limits.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+                if limits
+                    .stop
+                    .as_ref()
+                    .is_some_and(|s| s.load(Ordering::Relaxed))
+                {
                     break;
                 }
             }
@@ -531,13 +578,26 @@ impl<G: Game> Search<G> {
             }
         }
 
-        Ok(self.make_result(game, sims, batches, collisions, depth_sum, max_depth, is_full, stop_reason, start))
+        Ok(self.make_result(
+            game,
+            sims,
+            batches,
+            collisions,
+            depth_sum,
+            max_depth,
+            is_full,
+            stop_reason,
+            start,
+        ))
     }
 
     fn init_gumbel(&mut self, budget: usize) {
         let range = self.nodes[0].children();
         let k = range.len();
-        let logits: Vec<f32> = range.clone().map(|i| gumbel::logit(self.nodes[i].prior)).collect();
+        let logits: Vec<f32> = range
+            .clone()
+            .map(|i| gumbel::logit(self.nodes[i].prior))
+            .collect();
         let g = if self.config.gumbel_noise {
             noise::gumbel_samples(k, &mut self.rng)
         } else {
@@ -545,13 +605,23 @@ impl<G: Game> Search<G> {
         };
         let m = self.config.gumbel_considered.clamp(1, k.max(1));
         let mut order: Vec<usize> = (0..k).collect();
-        order.sort_by(|&a, &b| (g[b] + logits[b]).total_cmp(&(g[a] + logits[a])).then(a.cmp(&b)));
+        order.sort_by(|&a, &b| {
+            (g[b] + logits[b])
+                .total_cmp(&(g[a] + logits[a]))
+                .then(a.cmp(&b))
+        });
         let mut considered = vec![false; k];
         for &i in order.iter().take(m) {
             considered[i] = true;
         }
         let sequence = gumbel::considered_visit_sequence(m, budget.min(1 << 16));
-        self.gstate = Some(GumbelRootBox(GumbelRoot { g, logits, considered, started: vec![0; k], sequence }));
+        self.gstate = Some(GumbelRootBox(GumbelRoot {
+            g,
+            logits,
+            considered,
+            started: vec![0; k],
+            sequence,
+        }));
     }
 
     /// sigma(completed Q) for the children of `node`, from the chooser's view, plus the
@@ -563,7 +633,11 @@ impl<G: Game> Search<G> {
         let priors: Vec<f32> = range.clone().map(|i| self.nodes[i].prior).collect();
         let q: Vec<Option<f32>> = range.clone().map(|i| self.nodes[i].q_for(c)).collect();
         let visits: Vec<u32> = range.map(|i| self.nodes[i].visits).collect();
-        let v_pi = if c == Color::Black { n.nn_black } else { 1.0 - n.nn_black };
+        let v_pi = if c == Color::Black {
+            n.nn_black
+        } else {
+            1.0 - n.nn_black
+        };
         let cq = gumbel::completed_q(&priors, &q, &visits, v_pi);
         let max_n = visits.iter().copied().max().unwrap_or(0);
         let s = gumbel::sigma(
@@ -580,36 +654,45 @@ impl<G: Game> Search<G> {
         let gumbel_mode = self.config.root_selection == RootSelection::Gumbel;
         if gumbel_mode && is_root && self.gstate.is_some() {
             let (s, _) = self.completed_sigma(node);
-            let gs = &self.gstate.as_ref().unwrap().0;
+            let Some(GumbelRootBox(gs)) = self.gstate.as_ref() else {
+                unreachable!()
+            };
             let k: u32 = gs.started.iter().sum();
             let target = gs.sequence.get(k as usize).copied();
             let eligible = |i: usize| gs.considered[i] && target.is_none_or(|t| gs.started[i] == t);
             let any = (0..gs.g.len()).any(eligible);
             let mut best = usize::MAX;
             let mut best_v = f32::NEG_INFINITY;
-            for i in 0..gs.g.len() {
+            for (i, &si) in s.iter().enumerate() {
                 let ok = if any { eligible(i) } else { gs.considered[i] };
                 if !ok {
                     continue;
                 }
-                let v = gs.g[i] + gs.logits[i] + s[i];
+                let v = gs.g[i] + gs.logits[i] + si;
                 if best == usize::MAX || v > best_v {
                     best = i;
                     best_v = v;
                 }
             }
-            let gs = &mut self.gstate.as_mut().unwrap().0;
-            gs.started[best] += 1;
+            if let Some(GumbelRootBox(gs)) = self.gstate.as_mut() {
+                gs.started[best] += 1;
+            }
             return self.nodes[node].first_child as usize + best;
         }
         if gumbel_mode && self.config.gumbel_interior == GumbelInterior::Deterministic && !is_root {
             let (s, priors) = self.completed_sigma(node);
-            let x: Vec<f32> = priors.iter().zip(&s).map(|(&p, &s)| gumbel::logit(p) + s).collect();
+            let x: Vec<f32> = priors
+                .iter()
+                .zip(&s)
+                .map(|(&p, &s)| gumbel::logit(p) + s)
+                .collect();
             let pi = gumbel::softmax(&x);
             let vl = self.config.virtual_loss;
             let range = self.nodes[node].children();
-            let total: f32 =
-                range.clone().map(|i| self.nodes[i].visits as f32 + vl * self.nodes[i].in_flight as f32).sum();
+            let total: f32 = range
+                .clone()
+                .map(|i| self.nodes[i].visits as f32 + vl * self.nodes[i].in_flight as f32)
+                .sum();
             let mut best = 0;
             let mut best_v = f32::NEG_INFINITY;
             for (k, i) in range.enumerate() {
@@ -640,7 +723,11 @@ impl<G: Game> Search<G> {
             .filter(|&i| self.nodes[i].visits + self.nodes[i].in_flight > 0)
             .map(|i| self.nodes[i].prior)
             .sum();
-        let red = if is_root { cfg.fpu_reduction_root } else { cfg.fpu_reduction };
+        let red = if is_root {
+            cfg.fpu_reduction_root
+        } else {
+            cfg.fpu_reduction
+        };
         let fpu = parent_q - red * visited_prior.sqrt();
         let mut best = range.start;
         let mut best_v = f32::NEG_INFINITY;
@@ -676,11 +763,21 @@ impl<G: Game> Search<G> {
             let n = &self.nodes[node];
             if n.proven.is_known() {
                 let (black, draw) = n.proven.black_value();
-                return Selected::Exact { path_start, path_len, black, draw };
+                return Selected::Exact {
+                    path_start,
+                    path_len,
+                    black,
+                    draw,
+                };
             }
             match n.state {
                 State::Unexpanded => return self.leaf(game, node, path_len),
-                State::InFlight => return Selected::Collision { path_start, path_len },
+                State::InFlight => {
+                    return Selected::Collision {
+                        path_start,
+                        path_len,
+                    };
+                }
                 State::Terminal => unreachable!("terminal nodes are proven"),
                 State::Expanded => {}
             }
@@ -701,7 +798,9 @@ impl<G: Game> Search<G> {
             Some(o) => Some(o),
             None => {
                 game.legal_moves(&mut moves);
-                moves.is_empty().then(|| Outcome::win(game.side_to_move().flip(), EndReason::NoLegalMoves))
+                moves
+                    .is_empty()
+                    .then(|| Outcome::win(game.side_to_move().flip(), EndReason::NoLegalMoves))
             }
         };
         if let Some(o) = outcome {
@@ -712,7 +811,12 @@ impl<G: Game> Search<G> {
             n.nn_black = black;
             let parent = n.parent;
             self.update_proofs(parent);
-            return Selected::Exact { path_start, path_len, black, draw };
+            return Selected::Exact {
+                path_start,
+                path_len,
+                black,
+                draw,
+            };
         }
         self.nodes[node].state = State::InFlight;
         Selected::Leaf(Pending {
@@ -732,8 +836,10 @@ impl<G: Game> Search<G> {
         evaluator: &E,
     ) -> Result<(), SearchError> {
         {
-            let mut reqs: Vec<EvalRequest<'_, G>> =
-                pending.iter().map(|p| EvalRequest::new(&p.game, &p.moves)).collect();
+            let mut reqs: Vec<EvalRequest<'_, G>> = pending
+                .iter()
+                .map(|p| EvalRequest::new(&p.game, &p.moves))
+                .collect();
             evaluator.evaluate(&mut reqs)?;
             let outs: Vec<(Vec<f32>, Wdl)> = reqs.into_iter().map(|r| (r.priors, r.wdl)).collect();
             for (p, (pr, w)) in pending.iter_mut().zip(outs) {
@@ -775,7 +881,12 @@ impl<G: Game> Search<G> {
                     }
                 }
             }
-            self.backup(p.path_start, p.path_len, black_score, p.wdl.draw.clamp(0.0, 1.0));
+            self.backup(
+                p.path_start,
+                p.path_len,
+                black_score,
+                p.wdl.draw.clamp(0.0, 1.0),
+            );
             self.gumbel_finish(p.path_start, p.path_len);
             if any_terminal {
                 self.update_proofs(node as u32);
@@ -829,16 +940,24 @@ impl<G: Game> Search<G> {
                         best_win = Some(best_win.map_or(plies, |b| b.min(plies)));
                     }
                     Proven::Win { plies, .. } => max_loss = max_loss.max(plies),
-                    Proven::Draw { plies } => any_draw = Some(any_draw.map_or(plies, |d| d.max(plies))),
+                    Proven::Draw { plies } => {
+                        any_draw = Some(any_draw.map_or(plies, |d| d.max(plies)))
+                    }
                     Proven::Unknown => all = false,
                 }
             }
             let p = if let Some(b) = best_win {
-                Proven::Win { winner: c, plies: b + 1 }
+                Proven::Win {
+                    winner: c,
+                    plies: b + 1,
+                }
             } else if all {
                 match any_draw {
                     Some(d) => Proven::Draw { plies: d + 1 },
-                    None => Proven::Win { winner: c.flip(), plies: max_loss + 1 },
+                    None => Proven::Win {
+                        winner: c.flip(),
+                        plies: max_loss + 1,
+                    },
                 }
             } else {
                 return;
@@ -860,7 +979,9 @@ impl<G: Game> Search<G> {
             && winner == c
         {
             return range
-                .filter(|&i| matches!(self.nodes[i].proven, Proven::Win { winner: w, .. } if w == c))
+                .filter(
+                    |&i| matches!(self.nodes[i].proven, Proven::Win { winner: w, .. } if w == c),
+                )
                 .min_by_key(|&i| match self.nodes[i].proven {
                     Proven::Win { plies, .. } => plies,
                     _ => u32::MAX,
@@ -909,7 +1030,11 @@ impl<G: Game> Search<G> {
         } else {
             Wdl::DRAW
         };
-        let raw = if c == Color::Black { root.nn_black } else { 1.0 - root.nn_black };
+        let raw = if c == Color::Black {
+            root.nn_black
+        } else {
+            1.0 - root.nn_black
+        };
         let root_raw_wdl = Wdl::from_score(raw);
         let proven = root.proven;
         let gumbel_mode = self.config.root_selection == RootSelection::Gumbel && !moves.is_empty();
@@ -919,15 +1044,23 @@ impl<G: Game> Search<G> {
         let policy_target;
         if gumbel_mode {
             let (s, pri) = self.completed_sigma(0);
-            let x: Vec<f32> = pri.iter().zip(&s).map(|(&p, &s)| gumbel::logit(p) + s).collect();
+            let x: Vec<f32> = pri
+                .iter()
+                .zip(&s)
+                .map(|(&p, &s)| gumbel::logit(p) + s)
+                .collect();
             policy_target = gumbel::softmax(&x);
             if let Some(gs) = self.gstate.as_ref().map(|g| &g.0) {
-                let maxv = (0..moves.len()).filter(|&i| gs.considered[i]).map(|i| gs.started[i]).max().unwrap_or(0);
+                let maxv = (0..moves.len())
+                    .filter(|&i| gs.considered[i])
+                    .map(|i| gs.started[i])
+                    .max()
+                    .unwrap_or(0);
                 let mut best = usize::MAX;
                 let mut bv = f32::NEG_INFINITY;
-                for i in 0..moves.len() {
+                for (i, &si) in s.iter().enumerate() {
                     if gs.considered[i] && gs.started[i] == maxv {
-                        let v = gs.g[i] + gs.logits[i] + s[i];
+                        let v = gs.g[i] + gs.logits[i] + si;
                         if best == usize::MAX || v > bv {
                             best = i;
                             bv = v;
@@ -950,7 +1083,10 @@ impl<G: Game> Search<G> {
         if proven_win || (!gumbel_mode && !moves.is_empty()) || best_move.is_none() {
             let tau = self.config.temperature_at(game.ply());
             if !proven_win && tau > 1e-3 && total > 0 {
-                let w: Vec<f64> = visits.iter().map(|&v| (v as f64).powf(1.0 / tau as f64)).collect();
+                let w: Vec<f64> = visits
+                    .iter()
+                    .map(|&v| (v as f64).powf(1.0 / tau as f64))
+                    .collect();
                 let s: f64 = w.iter().sum();
                 let mut r = self.rng.random::<f64>() * s;
                 let mut pick = w.len() - 1;
@@ -993,7 +1129,11 @@ impl<G: Game> Search<G> {
             proven,
             pv,
             max_depth,
-            avg_depth: if sims > 0 { depth_sum as f32 / sims as f32 } else { 0.0 },
+            avg_depth: if sims > 0 {
+                depth_sum as f32 / sims as f32
+            } else {
+                0.0
+            },
             simulations: sims,
             root_visits: self.nodes[0].visits,
             nodes: self.nodes.len(),
@@ -1011,7 +1151,11 @@ fn normalise(mut p: Vec<f32>, n: usize) -> Vec<f32> {
     let s: f32 = p.iter().filter(|x| x.is_finite() && **x > 0.0).sum();
     if s > 0.0 && s.is_finite() {
         for x in p.iter_mut() {
-            *x = if x.is_finite() && *x > 0.0 { *x / s } else { 0.0 };
+            *x = if x.is_finite() && *x > 0.0 {
+                *x / s
+            } else {
+                0.0
+            };
         }
     } else {
         p.iter_mut().for_each(|x| *x = 1.0 / n.max(1) as f32);

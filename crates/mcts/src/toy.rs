@@ -5,8 +5,11 @@ use std::fmt;
 use shogi_game::{Color, EndReason, Game, Outcome};
 
 fn mix(h: u64, x: u64) -> u64 {
-    (h ^ x.wrapping_add(0x9E37_79B9_7F4A_7C15).wrapping_add(h << 6).wrapping_add(h >> 2))
-        .wrapping_mul(0xBF58_476D_1CE4_E5B9)
+    (h ^ x
+        .wrapping_add(0x9E37_79B9_7F4A_7C15)
+        .wrapping_add(h << 6)
+        .wrapping_add(h >> 2))
+    .wrapping_mul(0xBF58_476D_1CE4_E5B9)
 }
 
 /// A small move type: an index.
@@ -34,7 +37,11 @@ pub struct Nim {
 impl Nim {
     /// A pile of `pile` stones.
     pub fn new(pile: u8, max_take: u8) -> Self {
-        Nim { pile, max_take, ply: 0 }
+        Nim {
+            pile,
+            max_take,
+            ply: 0,
+        }
     }
 }
 
@@ -44,7 +51,11 @@ impl Game for Nim {
         "nim"
     }
     fn side_to_move(&self) -> Color {
-        if self.ply % 2 == 0 { Color::Black } else { Color::White }
+        if self.ply.is_multiple_of(2) {
+            Color::Black
+        } else {
+            Color::White
+        }
     }
     fn ply(&self) -> u32 {
         self.ply
@@ -65,7 +76,10 @@ impl Game for Nim {
         (self.pile == 0).then(|| Outcome::win(self.side_to_move().flip(), EndReason::NoLegalMoves))
     }
     fn key(&self) -> u64 {
-        mix(mix(self.pile as u64, self.ply as u64 & 1), self.max_take as u64)
+        mix(
+            mix(self.pile as u64, self.ply as u64 & 1),
+            self.max_take as u64,
+        )
     }
 }
 
@@ -91,8 +105,16 @@ impl TicTacToe {
         g
     }
     fn winner(&self) -> Option<Color> {
-        const L: [[usize; 3]; 8] =
-            [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]];
+        const L: [[usize; 3]; 8] = [
+            [0, 1, 2],
+            [3, 4, 5],
+            [6, 7, 8],
+            [0, 3, 6],
+            [1, 4, 7],
+            [2, 5, 8],
+            [0, 4, 8],
+            [2, 4, 6],
+        ];
         for l in L {
             let a = self.board[l[0]];
             if a != 0 && a == self.board[l[1]] && a == self.board[l[2]] {
@@ -109,7 +131,11 @@ impl Game for TicTacToe {
         "tictactoe"
     }
     fn side_to_move(&self) -> Color {
-        if self.ply % 2 == 0 { Color::Black } else { Color::White }
+        if self.ply.is_multiple_of(2) {
+            Color::Black
+        } else {
+            Color::White
+        }
     }
     fn ply(&self) -> u32 {
         self.ply
@@ -125,7 +151,7 @@ impl Game for TicTacToe {
         }
     }
     fn play(&mut self, mv: Idx) {
-        self.board[mv.0 as usize] = if self.ply % 2 == 0 { 1 } else { 2 };
+        self.board[mv.0 as usize] = if self.ply.is_multiple_of(2) { 1 } else { 2 };
         self.ply += 1;
     }
     fn outcome(&self) -> Option<Outcome> {
@@ -161,7 +187,15 @@ pub struct MateIn {
 impl MateIn {
     /// A new game.
     pub fn new(width: u8, mate_in: u8, max_plies: u32) -> Self {
-        MateIn { width, mate_in, max_plies, hits: 0, defused: false, ply: 0, hash: 0 }
+        MateIn {
+            width,
+            mate_in,
+            max_plies,
+            hits: 0,
+            defused: false,
+            ply: 0,
+            hash: 0,
+        }
     }
     /// The winning (attacking) move for Black at the current ply.
     pub fn attacking_move(&self) -> Idx {
@@ -175,7 +209,11 @@ impl Game for MateIn {
         "mate-in"
     }
     fn side_to_move(&self) -> Color {
-        if self.ply % 2 == 0 { Color::Black } else { Color::White }
+        if self.ply.is_multiple_of(2) {
+            Color::Black
+        } else {
+            Color::White
+        }
     }
     fn ply(&self) -> u32 {
         self.ply

@@ -10,7 +10,10 @@ use shogi_mcts::{EvalError, Search, SearchConfig, SearchLimits, Wdl};
 #[test]
 fn many_threads_every_request_answered_correctly() {
     let svc = BatchService::start(
-        BatchConfig { max_batch: 32, max_wait: Duration::from_millis(1) },
+        BatchConfig {
+            max_batch: 32,
+            max_wait: Duration::from_millis(1),
+        },
         |xs: &[u64]| {
             std::thread::sleep(Duration::from_micros(200));
             xs.iter().map(|x| x * 2 + 1).collect::<Vec<u64>>()
@@ -36,18 +39,30 @@ fn many_threads_every_request_answered_correctly() {
     assert_eq!(st.requests, 16 * 200);
     assert_eq!(st.inputs, 16 * (200 / 5) * (1 + 2 + 3 + 4 + 5));
     assert!(st.max_batch_seen <= 32);
-    assert!(st.avg_batch > 2.0, "batching should combine requests: {st:?}");
+    assert!(
+        st.avg_batch > 2.0,
+        "batching should combine requests: {st:?}"
+    );
     assert!(st.model_time > Duration::ZERO);
 }
 
 #[test]
 fn oversized_request_is_split_into_chunks() {
-    let svc = BatchService::start(BatchConfig { max_batch: 4, ..Default::default() }, |xs: &[u32]| {
-        assert!(xs.len() <= 4);
-        xs.to_vec()
-    });
+    let svc = BatchService::start(
+        BatchConfig {
+            max_batch: 4,
+            ..Default::default()
+        },
+        |xs: &[u32]| {
+            assert!(xs.len() <= 4);
+            xs.to_vec()
+        },
+    );
     let h = svc.handle();
-    assert_eq!(h.submit((0..10).collect()).unwrap(), (0..10).collect::<Vec<u32>>());
+    assert_eq!(
+        h.submit((0..10).collect()).unwrap(),
+        (0..10).collect::<Vec<u32>>()
+    );
     assert_eq!(h.call(7).unwrap(), 7);
 }
 
@@ -55,10 +70,16 @@ fn oversized_request_is_split_into_chunks() {
 fn shutdown_mid_traffic_gives_answers_or_errors_never_hangs() {
     let answered = Arc::new(AtomicUsize::new(0));
     let errored = Arc::new(AtomicUsize::new(0));
-    let svc = BatchService::start(BatchConfig { max_batch: 8, max_wait: Duration::from_millis(1) }, |xs: &[u32]| {
-        std::thread::sleep(Duration::from_millis(1));
-        xs.to_vec()
-    });
+    let svc = BatchService::start(
+        BatchConfig {
+            max_batch: 8,
+            max_wait: Duration::from_millis(1),
+        },
+        |xs: &[u32]| {
+            std::thread::sleep(Duration::from_millis(1));
+            xs.to_vec()
+        },
+    );
     let threads: Vec<_> = (0..12)
         .map(|_| {
             let h = svc.handle();
@@ -91,10 +112,16 @@ fn shutdown_mid_traffic_gives_answers_or_errors_never_hangs() {
 
 #[test]
 fn actors_that_stop_mid_batch_do_not_break_the_service() {
-    let svc = BatchService::start(BatchConfig { max_batch: 64, max_wait: Duration::from_millis(2) }, |xs: &[u32]| {
-        std::thread::sleep(Duration::from_millis(2));
-        xs.to_vec()
-    });
+    let svc = BatchService::start(
+        BatchConfig {
+            max_batch: 64,
+            max_wait: Duration::from_millis(2),
+        },
+        |xs: &[u32]| {
+            std::thread::sleep(Duration::from_millis(2));
+            xs.to_vec()
+        },
+    );
     // Threads that submit once and exit (their reply arrives after they are gone is fine
     // since submit waits; simulate abandonment with a thread that panics after submit).
     for _ in 0..8 {
@@ -114,26 +141,41 @@ fn actors_that_stop_mid_batch_do_not_break_the_service() {
 
 #[test]
 fn model_panic_is_reported_and_service_survives() {
-    let svc = BatchService::start(BatchConfig { max_batch: 4, max_wait: Duration::ZERO }, |xs: &[i32]| {
-        if xs.contains(&-1) {
-            panic!("bad input");
-        }
-        xs.to_vec()
-    });
+    let svc = BatchService::start(
+        BatchConfig {
+            max_batch: 4,
+            max_wait: Duration::ZERO,
+        },
+        |xs: &[i32]| {
+            if xs.contains(&-1) {
+                panic!("bad input");
+            }
+            xs.to_vec()
+        },
+    );
     let h = svc.handle();
     assert!(matches!(h.submit(vec![-1]), Err(EvalError::ModelFailed(_))));
     assert_eq!(h.submit(vec![3]).unwrap(), vec![3]);
     let wrong = BatchService::start(BatchConfig::default(), |_xs: &[i32]| Vec::<i32>::new());
-    assert!(matches!(wrong.handle().submit(vec![1]), Err(EvalError::ModelFailed(_))));
+    assert!(matches!(
+        wrong.handle().submit(vec![1]),
+        Err(EvalError::ModelFailed(_))
+    ));
 }
 
 #[test]
 fn searches_on_many_threads_share_one_service() {
     let svc = BatchService::start(
-        BatchConfig { max_batch: 64, max_wait: Duration::from_millis(1) },
+        BatchConfig {
+            max_batch: 64,
+            max_wait: Duration::from_millis(1),
+        },
         |xs: &[EvalInput<TicTacToe>]| {
             xs.iter()
-                .map(|x| EvalOutput { priors: vec![1.0 / x.moves.len() as f32; x.moves.len()], wdl: Wdl::DRAW })
+                .map(|x| EvalOutput {
+                    priors: vec![1.0 / x.moves.len() as f32; x.moves.len()],
+                    wdl: Wdl::DRAW,
+                })
                 .collect::<Vec<_>>()
         },
     );
@@ -141,7 +183,11 @@ fn searches_on_many_threads_share_one_service() {
         .map(|t| {
             let ev = BatchEvaluator::new(svc.handle());
             std::thread::spawn(move || {
-                let c = SearchConfig { simulations: 64, batch_size: 8, ..SearchConfig::default() };
+                let c = SearchConfig {
+                    simulations: 64,
+                    batch_size: 8,
+                    ..SearchConfig::default()
+                };
                 let mut s = Search::new(c, t);
                 let mut g = TicTacToe::new();
                 while g.outcome().is_none() {
@@ -162,6 +208,9 @@ fn searches_on_many_threads_share_one_service() {
     let ev = BatchEvaluator::new(svc.handle());
     drop(svc);
     let mut s = Search::new(SearchConfig::default(), 0);
-    assert!(s.search(&TicTacToe::new(), &ev, &SearchLimits::default()).is_err());
+    assert!(
+        s.search(&TicTacToe::new(), &ev, &SearchLimits::default())
+            .is_err()
+    );
     assert_eq!(s.tree_size(), 0);
 }

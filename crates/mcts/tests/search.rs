@@ -9,7 +9,11 @@ use shogi_mcts::toy::{Idx, MateIn, Nim, TicTacToe};
 use shogi_mcts::*;
 
 fn cfg(sims: u32, batch: usize) -> SearchConfig {
-    SearchConfig { simulations: sims, batch_size: batch, ..SearchConfig::for_play() }
+    SearchConfig {
+        simulations: sims,
+        batch_size: batch,
+        ..SearchConfig::for_play()
+    }
 }
 
 #[test]
@@ -17,7 +21,9 @@ fn visits_add_up_fresh_and_reused() {
     for batch in [1, 4, 16] {
         let mut s = Search::new(cfg(300, batch), 1);
         let g = TicTacToe::new();
-        let r = s.search(&g, &UniformEvaluator::default(), &SearchLimits::default()).unwrap();
+        let r = s
+            .search(&g, &UniformEvaluator::default(), &SearchLimits::default())
+            .unwrap();
         assert_eq!(r.simulations, 300);
         // Fresh tree: children visits == simulations; the root also counts its own evaluation.
         assert_eq!(r.visits.iter().sum::<u32>(), 300, "batch {batch}");
@@ -31,7 +37,13 @@ fn visits_add_up_fresh_and_reused() {
         let mut g2 = g.clone();
         g2.play(mv);
         assert_eq!(s.root_visits(), carried);
-        let r2 = s.search(&g2, &UniformEvaluator::default(), &SearchLimits::simulations(100)).unwrap();
+        let r2 = s
+            .search(
+                &g2,
+                &UniformEvaluator::default(),
+                &SearchLimits::simulations(100),
+            )
+            .unwrap();
         assert_eq!(r2.simulations, 100);
         assert_eq!(r2.root_visits, carried + 100);
         assert_eq!(r2.visits.iter().sum::<u32>(), carried + 100 - 1);
@@ -42,7 +54,8 @@ fn visits_add_up_fresh_and_reused() {
 fn mismatched_position_starts_fresh() {
     let mut s = Search::new(cfg(50, 4), 1);
     let ev = UniformEvaluator::default();
-    s.search(&TicTacToe::new(), &ev, &SearchLimits::default()).unwrap();
+    s.search(&TicTacToe::new(), &ev, &SearchLimits::default())
+        .unwrap();
     let g = TicTacToe::from_moves(&[4, 0]);
     let r = s.search(&g, &ev, &SearchLimits::default()).unwrap();
     assert_eq!(r.root_visits, 51);
@@ -52,10 +65,16 @@ fn mismatched_position_starts_fresh() {
 #[test]
 fn fixed_seed_is_reproducible() {
     let run = |seed| {
-        let c = SearchConfig { simulations: 200, batch_size: 8, ..SearchConfig::default() };
+        let c = SearchConfig {
+            simulations: 200,
+            batch_size: 8,
+            ..SearchConfig::default()
+        };
         let mut s = Search::new(c, seed);
         let ev = RolloutEvaluator::new(2, 20, 7);
-        let r = s.search(&TicTacToe::new(), &ev, &SearchLimits::default()).unwrap();
+        let r = s
+            .search(&TicTacToe::new(), &ev, &SearchLimits::default())
+            .unwrap();
         (r.best_move, r.visits, r.priors)
     };
     assert_eq!(run(42), run(42));
@@ -67,12 +86,23 @@ fn fixed_seed_is_reproducible() {
 #[test]
 fn temperature_zero_plays_most_visited() {
     for seed in 0..10 {
-        let c = SearchConfig { simulations: 100, batch_size: 4, dirichlet_weight: 0.25, ..SearchConfig::for_play() };
+        let c = SearchConfig {
+            simulations: 100,
+            batch_size: 4,
+            dirichlet_weight: 0.25,
+            ..SearchConfig::for_play()
+        };
         let mut s = Search::new(c, seed);
         let ev = RolloutEvaluator::new(1, 20, seed);
-        let r = s.search(&TicTacToe::from_moves(&[0]), &ev, &SearchLimits::default()).unwrap();
+        let r = s
+            .search(&TicTacToe::from_moves(&[0]), &ev, &SearchLimits::default())
+            .unwrap();
         let max = *r.visits.iter().max().unwrap();
-        let k = r.moves.iter().position(|&m| Some(m) == r.best_move).unwrap();
+        let k = r
+            .moves
+            .iter()
+            .position(|&m| Some(m) == r.best_move)
+            .unwrap();
         assert_eq!(r.visits[k], max);
     }
 }
@@ -82,9 +112,20 @@ fn temperature_one_samples_proportionally() {
     // Over many searches from a fixed tree shape, temperature 1 picks non-argmax moves too.
     let mut distinct = std::collections::HashSet::new();
     for seed in 0..30 {
-        let c = SearchConfig { simulations: 60, batch_size: 1, dirichlet_weight: 0.0, ..SearchConfig::default() };
+        let c = SearchConfig {
+            simulations: 60,
+            batch_size: 1,
+            dirichlet_weight: 0.0,
+            ..SearchConfig::default()
+        };
         let mut s = Search::new(c, seed);
-        let r = s.search(&TicTacToe::new(), &UniformEvaluator::default(), &SearchLimits::default()).unwrap();
+        let r = s
+            .search(
+                &TicTacToe::new(),
+                &UniformEvaluator::default(),
+                &SearchLimits::default(),
+            )
+            .unwrap();
         distinct.insert(r.best_move.unwrap());
     }
     assert!(distinct.len() > 2);
@@ -115,15 +156,28 @@ fn dirichlet_weight_zero_and_one() {
         let m = 1.0 / k as f64;
         let alpha_hat = (m * (1.0 - m) / var - 1.0) / k as f64;
         assert!((mean - m).abs() < 0.01, "mean {mean}");
-        assert!((alpha_hat / alpha as f64 - 1.0).abs() < 0.2, "alpha {alpha} estimated {alpha_hat}");
+        assert!(
+            (alpha_hat / alpha as f64 - 1.0).abs() < 0.2,
+            "alpha {alpha} estimated {alpha_hat}"
+        );
     }
 }
 
 #[test]
 fn noise_applied_at_root_only_in_full_search() {
-    let c = SearchConfig { simulations: 10, dirichlet_weight: 0.25, ..SearchConfig::default() };
+    let c = SearchConfig {
+        simulations: 10,
+        dirichlet_weight: 0.25,
+        ..SearchConfig::default()
+    };
     let mut s = Search::new(c, 3);
-    let r = s.search(&TicTacToe::new(), &UniformEvaluator::default(), &SearchLimits::default()).unwrap();
+    let r = s
+        .search(
+            &TicTacToe::new(),
+            &UniformEvaluator::default(),
+            &SearchLimits::default(),
+        )
+        .unwrap();
     assert!(r.priors.iter().any(|&p| (p - 1.0 / 9.0).abs() > 1e-4));
     assert!((r.priors.iter().sum::<f32>() - 1.0).abs() < 1e-4);
 }
@@ -134,17 +188,46 @@ fn finds_win_in_one_and_three_with_uniform_evaluator() {
         for batch in [1, 8] {
             // Win in 1 (ply 1 of 1): width 12 distractors.
             let g = MateIn::new(12, 1, 60);
-            let c = SearchConfig { expand_check_terminal: check, ..cfg(400, batch) };
+            let c = SearchConfig {
+                expand_check_terminal: check,
+                ..cfg(400, batch)
+            };
             let mut s = Search::new(c.clone(), 1);
-            let r = s.search(&g, &UniformEvaluator::default(), &SearchLimits::default()).unwrap();
+            let r = s
+                .search(&g, &UniformEvaluator::default(), &SearchLimits::default())
+                .unwrap();
             assert_eq!(r.best_move, Some(g.attacking_move()));
-            assert_eq!(r.proven, Proven::Win { winner: Color::Black, plies: 1 });
+            assert_eq!(
+                r.proven,
+                Proven::Win {
+                    winner: Color::Black,
+                    plies: 1
+                }
+            );
             // Win in 3 plies.
             let g = MateIn::new(8, 2, 60);
-            let mut s = Search::new(SearchConfig { simulations: 3000, ..c }, 1);
-            let r = s.search(&g, &UniformEvaluator::default(), &SearchLimits::default()).unwrap();
-            assert_eq!(r.best_move, Some(g.attacking_move()), "check {check} batch {batch}");
-            assert_eq!(r.proven, Proven::Win { winner: Color::Black, plies: 3 });
+            let mut s = Search::new(
+                SearchConfig {
+                    simulations: 3000,
+                    ..c
+                },
+                1,
+            );
+            let r = s
+                .search(&g, &UniformEvaluator::default(), &SearchLimits::default())
+                .unwrap();
+            assert_eq!(
+                r.best_move,
+                Some(g.attacking_move()),
+                "check {check} batch {batch}"
+            );
+            assert_eq!(
+                r.proven,
+                Proven::Win {
+                    winner: Color::Black,
+                    plies: 3
+                }
+            );
             assert_eq!(r.stop_reason, StopReason::Proven);
             assert_eq!(r.pv.len(), 3);
             assert!(r.root_value() > 0.99);
@@ -156,30 +239,66 @@ fn finds_win_in_one_and_three_with_uniform_evaluator() {
 fn nim_proofs() {
     // Pile 5, take 1..3: winning move is take 1 (leaves 4), a win in 3 plies.
     let mut s = Search::new(cfg(2000, 4), 1);
-    let r = s.search(&Nim::new(5, 3), &UniformEvaluator::default(), &SearchLimits::default()).unwrap();
+    let r = s
+        .search(
+            &Nim::new(5, 3),
+            &UniformEvaluator::default(),
+            &SearchLimits::default(),
+        )
+        .unwrap();
     assert_eq!(r.best_move, Some(Idx(1)));
-    assert_eq!(r.proven, Proven::Win { winner: Color::Black, plies: 3 });
+    assert_eq!(
+        r.proven,
+        Proven::Win {
+            winner: Color::Black,
+            plies: 3
+        }
+    );
     // Pile 4: every move loses: proven loss for the side to move.
     let mut s = Search::new(cfg(2000, 4), 1);
-    let r = s.search(&Nim::new(4, 3), &UniformEvaluator::default(), &SearchLimits::default()).unwrap();
-    assert_eq!(r.proven, Proven::Win { winner: Color::White, plies: 2 });
+    let r = s
+        .search(
+            &Nim::new(4, 3),
+            &UniformEvaluator::default(),
+            &SearchLimits::default(),
+        )
+        .unwrap();
+    assert_eq!(
+        r.proven,
+        Proven::Win {
+            winner: Color::White,
+            plies: 2
+        }
+    );
     assert!(r.root_value() < 0.01);
     // Pile 8 (loss) from White's point of view after one Black move: use tree reuse.
     let mut g = Nim::new(9, 3);
     let mut s = Search::new(cfg(4000, 4), 2);
-    let r = s.search(&g, &UniformEvaluator::default(), &SearchLimits::default()).unwrap();
+    let r = s
+        .search(&g, &UniformEvaluator::default(), &SearchLimits::default())
+        .unwrap();
     assert_eq!(r.best_move, Some(Idx(1)));
     s.advance(Idx(1));
     g.play(Idx(1));
-    let r = s.search(&g, &UniformEvaluator::default(), &SearchLimits::default()).unwrap();
-    assert!(matches!(r.proven, Proven::Win { winner: Color::Black, .. }));
+    let r = s
+        .search(&g, &UniformEvaluator::default(), &SearchLimits::default())
+        .unwrap();
+    assert!(matches!(
+        r.proven,
+        Proven::Win {
+            winner: Color::Black,
+            ..
+        }
+    ));
 }
 
 #[test]
 fn terminal_root_returns_no_move() {
     let g = TicTacToe::from_moves(&[0, 3, 1, 4, 2]);
     let mut s = Search::new(cfg(10, 2), 1);
-    let r = s.search(&g, &UniformEvaluator::default(), &SearchLimits::default()).unwrap();
+    let r = s
+        .search(&g, &UniformEvaluator::default(), &SearchLimits::default())
+        .unwrap();
     assert_eq!(r.best_move, None);
     assert_eq!(r.stop_reason, StopReason::Terminal);
 }
@@ -200,7 +319,10 @@ fn limits_deadline_stop_and_nodes() {
     let ev = UniformEvaluator::default();
     let mut s = Search::new(cfg(u32::MAX, 8), 1);
     let t = Instant::now();
-    let lim = SearchLimits { deadline: Some(t + Duration::from_millis(50)), ..Default::default() };
+    let lim = SearchLimits {
+        deadline: Some(t + Duration::from_millis(50)),
+        ..Default::default()
+    };
     let r = s.search(&g, &ev, &lim).unwrap();
     assert_eq!(r.stop_reason, StopReason::Deadline);
     assert!(t.elapsed() < Duration::from_millis(500));
@@ -213,13 +335,35 @@ fn limits_deadline_stop_and_nodes() {
         Instant::now()
     });
     let mut s = Search::new(cfg(u32::MAX, 8), 1);
-    let r = s.search(&g, &ev, &SearchLimits { stop: Some(stop), ..Default::default() }).unwrap();
+    let r = s
+        .search(
+            &g,
+            &ev,
+            &SearchLimits {
+                stop: Some(stop),
+                ..Default::default()
+            },
+        )
+        .unwrap();
     let raised = h.join().unwrap();
     assert_eq!(r.stop_reason, StopReason::Stopped);
-    assert!(raised.elapsed() < Duration::from_millis(50), "stop honoured late: {:?}", raised.elapsed());
+    assert!(
+        raised.elapsed() < Duration::from_millis(50),
+        "stop honoured late: {:?}",
+        raised.elapsed()
+    );
 
     let mut s = Search::new(cfg(u32::MAX, 8), 1);
-    let r = s.search(&g, &ev, &SearchLimits { max_nodes: Some(5000), ..Default::default() }).unwrap();
+    let r = s
+        .search(
+            &g,
+            &ev,
+            &SearchLimits {
+                max_nodes: Some(5000),
+                ..Default::default()
+            },
+        )
+        .unwrap();
     assert_eq!(r.stop_reason, StopReason::Nodes);
     assert!(r.nodes < 5000 + 8 * 30 + 30);
 }
@@ -234,11 +378,19 @@ fn batching_uses_few_batches_and_handles_collisions() {
         (vec![1.0 / m.len() as f32; m.len()], Wdl::DRAW)
     });
     let mut s = Search::new(cfg(400, 16), 1);
-    let r = s.search(&TicTacToe::new(), &ev, &SearchLimits::default()).unwrap();
+    let r = s
+        .search(&TicTacToe::new(), &ev, &SearchLimits::default())
+        .unwrap();
     assert_eq!(r.visits.iter().sum::<u32>(), 400);
     assert!(r.batches < 60, "batches {}", r.batches);
     let mut s = Search::new(cfg(200, 32), 1);
-    let r = s.search(&Nim::new(6, 2), &UniformEvaluator::default(), &SearchLimits::default()).unwrap();
+    let r = s
+        .search(
+            &Nim::new(6, 2),
+            &UniformEvaluator::default(),
+            &SearchLimits::default(),
+        )
+        .unwrap();
     assert!(r.simulations >= 1);
     assert_eq!(r.visits.iter().sum::<u32>() + 1, r.root_visits);
 }
@@ -247,14 +399,23 @@ fn batching_uses_few_batches_and_handles_collisions() {
 fn playout_cap_randomization() {
     let c = SearchConfig {
         simulations: 200,
-        playout_cap: Some(PlayoutCap { full_search_prob: 0.25, cheap_simulations: 20 }),
+        playout_cap: Some(PlayoutCap {
+            full_search_prob: 0.25,
+            cheap_simulations: 20,
+        }),
         ..SearchConfig::default()
     };
     let mut s = Search::new(c, 9);
     let (mut full, mut cheap) = (0, 0);
     for _ in 0..200 {
         s.clear();
-        let r = s.search(&TicTacToe::new(), &UniformEvaluator::default(), &SearchLimits::default()).unwrap();
+        let r = s
+            .search(
+                &TicTacToe::new(),
+                &UniformEvaluator::default(),
+                &SearchLimits::default(),
+            )
+            .unwrap();
         if r.is_full_search {
             assert_eq!(r.simulations, 200);
             full += 1;
@@ -279,11 +440,15 @@ fn gumbel_improved_policy_hand_computed() {
     assert!((cq[2] - 0.6375).abs() < 1e-6);
     // sigma = (50 + 2) * 1 * q
     let pi = gumbel::improved_policy(&pri, &q, &n, 0.6, 50.0, 1.0, false);
-    let x = [0.5f64.ln() + 52.0 * 0.8, 0.3f64.ln() + 52.0 * 0.4, 0.2f64.ln() + 52.0 * 0.6375];
+    let x = [
+        0.5f64.ln() + 52.0 * 0.8,
+        0.3f64.ln() + 52.0 * 0.4,
+        0.2f64.ln() + 52.0 * 0.6375,
+    ];
     let m = x.iter().cloned().fold(f64::MIN, f64::max);
     let z: f64 = x.iter().map(|v| (v - m).exp()).sum();
-    for i in 0..3 {
-        assert!((pi[i] as f64 - (x[i] - m).exp() / z).abs() < 1e-5, "{pi:?}");
+    for (p, xi) in pi.iter().zip(x) {
+        assert!((*p as f64 - (xi - m).exp() / z).abs() < 1e-5, "{pi:?}");
     }
 }
 
@@ -300,7 +465,11 @@ fn gumbel_search_end_to_end_hand_computed() {
             8 => 0.9,
             _ => 0.5,
         };
-        let p = if m.len() == 2 { vec![0.6, 0.4] } else { vec![1.0 / m.len() as f32; m.len()] };
+        let p = if m.len() == 2 {
+            vec![0.6, 0.4]
+        } else {
+            vec![1.0 / m.len() as f32; m.len()]
+        };
         (p, Wdl::from_score(v))
     });
     let c = SearchConfig {
@@ -312,20 +481,33 @@ fn gumbel_search_end_to_end_hand_computed() {
         ..SearchConfig::default()
     };
     let mut s = Search::new(c, 1);
-    let r = s.search(&Nim::new(10, 2), &ev, &SearchLimits::default()).unwrap();
+    let r = s
+        .search(&Nim::new(10, 2), &ev, &SearchLimits::default())
+        .unwrap();
     assert_eq!(r.visits, vec![1, 1]);
     let x = [0.6f64.ln() + 51.0 * 0.7, 0.4f64.ln() + 51.0 * 0.1];
     let m = x[0].max(x[1]);
     let z: f64 = x.iter().map(|v| (v - m).exp()).sum();
-    for i in 0..2 {
-        assert!((r.policy_target[i] as f64 - (x[i] - m).exp() / z).abs() < 1e-5, "{:?}", r.policy_target);
+    for (p, xi) in r.policy_target.iter().zip(x) {
+        assert!(
+            (*p as f64 - (xi - m).exp() / z).abs() < 1e-5,
+            "{:?}",
+            r.policy_target
+        );
     }
     assert_eq!(r.best_move, Some(Idx(1)));
     // With a bigger budget and noise the search still finds forced wins.
-    let c = SearchConfig { root_selection: RootSelection::Gumbel, simulations: 3000, batch_size: 8, ..SearchConfig::default() };
+    let c = SearchConfig {
+        root_selection: RootSelection::Gumbel,
+        simulations: 3000,
+        batch_size: 8,
+        ..SearchConfig::default()
+    };
     let g = MateIn::new(8, 2, 60);
     let mut s = Search::new(c, 4);
-    let r = s.search(&g, &UniformEvaluator::default(), &SearchLimits::default()).unwrap();
+    let r = s
+        .search(&g, &UniformEvaluator::default(), &SearchLimits::default())
+        .unwrap();
     assert_eq!(r.best_move, Some(g.attacking_move()));
     assert!((r.policy_target.iter().sum::<f32>() - 1.0).abs() < 1e-4);
 }
@@ -341,7 +523,13 @@ fn gumbel_visits_follow_sequential_halving() {
         ..SearchConfig::default()
     };
     let mut s = Search::new(c, 1);
-    let r = s.search(&TicTacToe::new(), &UniformEvaluator::default(), &SearchLimits::default()).unwrap();
+    let r = s
+        .search(
+            &TicTacToe::new(),
+            &UniformEvaluator::default(),
+            &SearchLimits::default(),
+        )
+        .unwrap();
     let mut v = r.visits.clone();
     v.sort_unstable_by(|a, b| b.cmp(a));
     assert_eq!(v, vec![3, 3, 1, 1, 0, 0, 0, 0, 0]);
@@ -349,7 +537,12 @@ fn gumbel_visits_follow_sequential_halving() {
 
 #[test]
 fn self_play_game_with_reuse_completes() {
-    let c = SearchConfig { simulations: 100, batch_size: 4, temperature_plies: 4, ..SearchConfig::default() };
+    let c = SearchConfig {
+        simulations: 100,
+        batch_size: 4,
+        temperature_plies: 4,
+        ..SearchConfig::default()
+    };
     let mut s = Search::new(c, 11);
     let ev = RolloutEvaluator::new(1, 9, 3);
     let mut g = TicTacToe::new();
