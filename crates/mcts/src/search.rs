@@ -761,7 +761,9 @@ impl<G: Game> Search<G> {
             self.nodes[node].in_flight += 1;
             let path_len = self.path.len() - path_start;
             let n = &self.nodes[node];
-            if n.proven.is_known() {
+            // A proven node is an exact leaf, except the root: simulations still go to
+            // its children so the root's visit counts keep adding up.
+            if n.proven.is_known() && !(node == 0 && n.state == State::Expanded) {
                 let (black, draw) = n.proven.black_value();
                 return Selected::Exact {
                     path_start,
@@ -1161,4 +1163,121 @@ fn normalise(mut p: Vec<f32>, n: usize) -> Vec<f32> {
         p.iter_mut().for_each(|x| *x = 1.0 / n.max(1) as f32);
     }
     p
+}
+
+impl<G: Game> Search<G> {
+    /// Checks tree invariants (for tests): no simulation left in flight, every expanded
+    /// node's visits = 1 (own evaluation) + children's visits (more when exact values of a
+    /// proven node were backed up), children point back to their parent.
+    #[doc(hidden)]
+    pub fn check_invariants(&self) -> Result<(), String> {
+        for (i, n) in self.nodes.iter().enumerate() {
+            if n.in_flight != 0 || n.state == State::InFlight {
+                return Err(format!("node {i} still in flight"));
+            }
+            if n.state == State::Expanded {
+                let sum: u32 = n.children().map(|c| self.nodes[c].visits).sum();
+                for c in n.children() {
+                    if self.nodes[c].parent as usize != i {
+                        return Err(format!(
+                            "child {c} of {i} has parent {}",
+                            self.nodes[c].parent
+                        ));
+                    }
+                }
+                let ok = if n.proven.is_known() && i != 0 {
+                    n.visits > sum
+                } else {
+                    n.visits == sum + 1
+                };
+                if !ok {
+                    return Err(format!(
+                        "node {i}: visits {} children {sum} proven {:?}",
+                        n.visits, n.proven
+                    ));
+                }
+            }
+            let s = n.black_score;
+            if !(-1e-6..=n.visits as f64 + 1e-6).contains(&s) {
+                return Err(format!("node {i}: score {s} visits {}", n.visits));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::RolloutEvaluator;
+    use crate::toy::{Idx, MateIn, TicTacToe};
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn invariants_hold(
+            prefix in proptest::collection::vec(0u8..9, 0..4),
+            batch in 1usize..24,
+            vl in 0.0f32..3.0,
+            sims in 1u32..300,
+            gumbel in any::<bool>(),
+            check in any::<bool>(),
+            seed in 0u64..1000,
+        ) {
+            let mut g = TicTacToe::new();
+            for m in prefix {
+                let mut moves = Vec::new();
+                g.legal_moves(&mut moves);
+                if moves.is_empty() { break; }
+                g.play(moves[m as usize % moves.len()]);
+            }
+            let c = SearchConfig {
+                simulations: sims,
+                batch_size: batch,
+                virtual_loss: vl,
+                expand_check_terminal: check,
+                stop_when_proven: false,
+                root_selection: if gumbel { RootSelection::Gumbel } else { RootSelection::Puct },
+                ..SearchConfig::default()
+            };
+            let mut s = Search::new(c, seed);
+            let ev = RolloutEvaluator::new(1, 9, seed);
+            let r = s.search(&g, &ev, &SearchLimits::default()).unwrap();
+            prop_assert!(s.check_invariants().is_ok(), "{:?}", s.check_invariants());
+            if r.stop_reason != StopReason::Terminal {
+                prop_assert_eq!(r.simulations, sims, "{:?} {:?}", r.stop_reason, r.proven);
+                prop_assert_eq!(r.visits.iter().sum::<u32>(), sims);
+                prop_assert!((r.policy_target.iter().sum::<f32>() - 1.0).abs() < 1e-3);
+                prop_assert!(r.best_move.is_some());
+                // Reuse keeps invariants.
+                let mv = r.best_move.unwrap();
+                s.advance(mv);
+                g.play(mv);
+                let _ = s.search(&g, &ev, &SearchLimits::simulations(50)).unwrap();
+                prop_assert!(s.check_invariants().is_ok(), "{:?}", s.check_invariants());
+            }
+        }
+    }
+
+    #[test]
+    fn proven_root_with_continued_search_keeps_invariants() {
+        let g = MateIn::new(6, 2, 30);
+        let c = SearchConfig {
+            simulations: 2000,
+            stop_when_proven: false,
+            ..SearchConfig::for_play()
+        };
+        let mut s = Search::new(c, 1);
+        let r = s
+            .search(
+                &g,
+                &crate::UniformEvaluator::default(),
+                &SearchLimits::default(),
+            )
+            .unwrap();
+        assert_eq!(r.best_move, Some(g.attacking_move()));
+        assert_eq!(r.best_move, Some(Idx(1)));
+        s.check_invariants().unwrap();
+    }
 }
