@@ -1185,7 +1185,7 @@ impl<G: Game> Search<G> {
                         ));
                     }
                 }
-                let ok = if n.proven.is_known() && i != 0 {
+                let ok = if n.proven.is_known() {
                     n.visits > sum
                 } else {
                     n.visits == sum + 1
