@@ -38,8 +38,9 @@ pub struct PlayoutCap {
     /// and is recorded as a policy target. Default 0.25 (KataGo).
     pub full_search_prob: f32,
     /// Simulation budget of a cheap search (simulations). Default 100.
-    /// Cheap searches use no root noise (Dirichlet or Gumbel) and are marked
-    /// `is_full_search = false` in the result.
+    /// Cheap searches use no Dirichlet noise (KataGo) and are marked
+    /// `is_full_search = false` in the result. In Gumbel mode the Gumbel noise is kept
+    /// (it is what makes the move choice stochastic).
     pub cheap_simulations: u32,
 }
 
@@ -70,7 +71,10 @@ pub struct SearchConfig {
     /// A gather round stops after this many collisions (a selection reaching a leaf that is
     /// already waiting for evaluation). Default 8.
     pub max_collisions: usize,
-    /// PUCT c_init (dimensionless). Default 1.25 (AlphaZero).
+    /// PUCT c_init (dimensionless). Default 1.25 (AlphaZero). The exploration term is
+    /// c(s) * P(a) * sqrt(N(s)) / (1 + N(a)) with c(s) = ln((1 + N(s) + c_base) / c_base) + c_init,
+    /// where N(s) counts the node's own evaluation plus its children's visits (and virtual
+    /// visits in flight).
     pub c_init: f32,
     /// PUCT c_base (visits). Default 19652 (AlphaZero).
     pub c_base: f32,

@@ -9,6 +9,23 @@
 //! * [`batch`]: a batching inference service so many threads share one network.
 //! * [`toy`]: tiny games implementing [`shogi_game::Game`] for tests and benches.
 //!
+//! ```
+//! use shogi_game::Game;
+//! use shogi_mcts::toy::TicTacToe;
+//! use shogi_mcts::{Search, SearchConfig, SearchLimits, UniformEvaluator};
+//!
+//! let mut game = TicTacToe::new();
+//! let mut search = Search::new(SearchConfig { simulations: 64, ..SearchConfig::default() }, 7);
+//! let evaluator = UniformEvaluator::default();
+//! while game.outcome().is_none() {
+//!     let r = search.search(&game, &evaluator, &SearchLimits::default()).unwrap();
+//!     // r.policy_target / r.root_wdl are the training targets when r.is_full_search.
+//!     let mv = r.best_move.unwrap();
+//!     search.advance(mv); // tree reuse
+//!     game.play(mv);
+//! }
+//! ```
+//!
 //! Nothing here assumes a board size, drops or alternating turns: everything goes through
 //! [`shogi_game::Game`].
 

@@ -553,3 +553,19 @@ fn self_play_game_with_reuse_completes() {
         g.play(mv);
     }
 }
+
+#[test]
+fn config_deserializes_with_defaults() {
+    let c: SearchConfig = toml::from_str(
+        "simulations = 64\nroot_selection = \"gumbel\"\n[playout_cap]\ncheap_simulations = 16\n",
+    )
+    .unwrap();
+    assert_eq!(c.simulations, 64);
+    assert_eq!(c.root_selection, RootSelection::Gumbel);
+    assert_eq!(c.c_init, 1.25);
+    assert_eq!(c.c_base, 19652.0);
+    assert_eq!(c.dirichlet_alpha, 0.15);
+    let cap = c.playout_cap.unwrap();
+    assert_eq!(cap.cheap_simulations, 16);
+    assert_eq!(cap.full_search_prob, 0.25);
+}
