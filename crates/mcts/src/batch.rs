@@ -25,12 +25,12 @@ use crate::eval::{EvalError, EvalRequest, Evaluator, Wdl};
 
 /// The inner batch function the service calls: one output per input, in order.
 /// A libtorch model implements this (it runs on the service thread only).
-pub trait BatchModel<I, O>: Send {
+pub trait BatchModel<I, O> {
     /// Runs one batch (`inputs.len() <= max_batch`).
     fn run(&mut self, inputs: &[I]) -> Vec<O>;
 }
 
-impl<I, O, F: FnMut(&[I]) -> Vec<O> + Send> BatchModel<I, O> for F {
+impl<I, O, F: FnMut(&[I]) -> Vec<O>> BatchModel<I, O> for F {
     fn run(&mut self, inputs: &[I]) -> Vec<O> {
         self(inputs)
     }
@@ -177,7 +177,17 @@ impl<I, O> fmt::Debug for BatchService<I, O> {
 
 impl<I: Send + 'static, O: Send + 'static> BatchService<I, O> {
     /// Starts the service thread around `model`.
-    pub fn start<M: BatchModel<I, O> + 'static>(config: BatchConfig, model: M) -> Self {
+    pub fn start<M: BatchModel<I, O> + Send + 'static>(config: BatchConfig, model: M) -> Self {
+        Self::start_with(config, move || model)
+    }
+
+    /// Starts the service thread and builds the model on it with `make` (for models that
+    /// are not `Send` or must live on the thread that runs them, e.g. a GPU context).
+    pub fn start_with<M, F>(config: BatchConfig, make: F) -> Self
+    where
+        M: BatchModel<I, O> + 'static,
+        F: FnOnce() -> M + Send + 'static,
+    {
         let (tx, rx) = unbounded::<Job<I, O>>();
         let stats = Arc::new(StatsInner::default());
         let stop = Arc::new(AtomicBool::new(false));
@@ -187,7 +197,7 @@ impl<I: Send + 'static, O: Send + 'static> BatchService<I, O> {
             let stop = stop.clone();
             std::thread::Builder::new()
                 .name("batch-eval".into())
-                .spawn(move || service_loop(rx, model, config, stats, stop))
+                .spawn(move || service_loop(rx, make(), config, stats, stop))
                 .expect("spawn batch service thread")
         };
         BatchService {

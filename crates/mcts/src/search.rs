@@ -393,6 +393,15 @@ impl<G: Game> Search<G> {
 
     /// Runs one search from `game` and returns the chosen move and statistics.
     ///
+    /// Visit accounting: a simulation is one leaf playout below the root (the root's own
+    /// evaluation is not one). On a fresh tree, after the call
+    /// `sum(result.visits) == result.simulations` and `root_visits == simulations + 1`.
+    /// With a reused tree the counts include the reused visits:
+    /// `sum(visits) == root_visits - 1` and `root_visits == reused root visits + simulations`.
+    /// (Once a non-root node is proven, simulations reaching it back up its exact value
+    /// without descending, so below the root a proven node can have more visits than
+    /// 1 + its children's.)
+    ///
     /// Blocks while the evaluator does. Reuses the tree if `game` is the position the tree
     /// was advanced to (same key and ply), else starts a new tree.
     pub fn search<E: Evaluator<G> + ?Sized>(

@@ -214,3 +214,13 @@ fn searches_on_many_threads_share_one_service() {
     );
     assert_eq!(s.tree_size(), 0);
 }
+
+#[test]
+fn model_built_on_service_thread() {
+    use std::rc::Rc; // not Send: proves the model never crosses threads
+    let svc = BatchService::start_with(BatchConfig::default(), || {
+        let state = Rc::new(3u32);
+        move |xs: &[u32]| xs.iter().map(|x| x + *state).collect::<Vec<u32>>()
+    });
+    assert_eq!(svc.handle().call(4).unwrap(), 7);
+}
