@@ -128,6 +128,25 @@ impl<I: Send + 'static, O: Send + 'static> BatchHandle<I, O> {
         rrx.recv().map_err(|_| EvalError::ServiceShutDown)?
     }
 
+    /// Like [`submit`](Self::submit) but gives up after `timeout` with
+    /// [`EvalError::Timeout`]; the service then discards the answer when it comes.
+    pub fn submit_timeout(&self, inputs: Vec<I>, timeout: Duration) -> Result<Vec<O>, EvalError> {
+        if inputs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (rtx, rrx) = bounded(1);
+        self.tx
+            .send(Job { inputs, reply: rtx })
+            .map_err(|_| EvalError::ServiceShutDown)?;
+        match rrx.recv_timeout(timeout) {
+            Ok(r) => r,
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => Err(EvalError::Timeout),
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+                Err(EvalError::ServiceShutDown)
+            }
+        }
+    }
+
     /// Submits one input.
     pub fn call(&self, input: I) -> Result<O, EvalError> {
         let mut v = self.submit(vec![input])?;

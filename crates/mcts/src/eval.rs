@@ -104,6 +104,9 @@ pub enum EvalError {
     /// The batched inference service has shut down (or dropped the request).
     #[error("inference service shut down")]
     ServiceShutDown,
+    /// The caller stopped waiting for the answer.
+    #[error("evaluation timed out")]
+    Timeout,
     /// The model failed (panicked or returned the wrong number of outputs).
     #[error("model failed: {0}")]
     ModelFailed(String),

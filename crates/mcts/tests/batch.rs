@@ -122,6 +122,21 @@ fn actors_that_stop_mid_batch_do_not_break_the_service() {
             xs.to_vec()
         },
     );
+    // Actors that give up while their request is inside a batch.
+    for _ in 0..8 {
+        let h = svc.handle();
+        let r = h.submit_timeout(vec![1, 2], Duration::from_micros(100));
+        assert!(matches!(r, Err(EvalError::Timeout) | Ok(_)));
+    }
+    let gave_up: Vec<_> = (0..8)
+        .map(|_| {
+            let h = svc.handle();
+            std::thread::spawn(move || h.submit_timeout(vec![9], Duration::from_micros(50)))
+        })
+        .collect();
+    for t in gave_up {
+        let _ = t.join().unwrap();
+    }
     // Threads that submit once and exit (their reply arrives after they are gone is fine
     // since submit waits; simulate abandonment with a thread that panics after submit).
     for _ in 0..8 {
