@@ -443,18 +443,6 @@ impl Position {
         p
     }
 
-    #[inline(always)]
-    fn kind_at(&self, sq: usize) -> PieceKind {
-        crate::types::CODE_KIND[self.board[sq] as usize]
-    }
-
-    fn compute_key(&self) -> u64 {
-        let mut k = 0u64;
-        for sq in 0..81 {
-            let c = self.board[sq];
-            if c != 0 {
-                k ^= ZOBRIST.psq[c as usize][sq];
-            }
         }
         for c in 0..2 {
             for kind in 0..7 {
@@ -838,46 +826,60 @@ impl Position {
         let last1 = self.geo.last1[u];
         let last2 = self.geo.last2[u];
 
-        let mut pieces = own & !bit(ksq);
-        while pieces != 0 {
-            let from = pieces.trailing_zeros() as usize;
-            pieces &= pieces - 1;
-            let kind = self.kind_at(from);
-            let mut att = attacks(us, kind, from, occ) & target;
-            if pinned & bit(from) != 0 {
-                att &= LINE[ksq][from];
-            }
-            if att == 0 {
-                continue;
-            }
-            let fsq = Square(from as u8);
-            if !kind.can_promote() {
+        // Piece by kind group, so that the attack dispatch is predictable; the gold-moving
+        // kinds (gold, tokin, promoted lance/knight/silver) share one group.
+        let k = &self.by_kind;
+        let groups = [
+            (k[0], PieceKind::Pawn),
+            (k[1], PieceKind::Lance),
+            (k[2], PieceKind::Knight),
+            (k[3], PieceKind::Silver),
+            (k[4], PieceKind::Bishop),
+            (k[5], PieceKind::Rook),
+            (k[6] | k[8] | k[9] | k[10] | k[11], PieceKind::Gold),
+            (k[12], PieceKind::Horse),
+            (k[13], PieceKind::Dragon),
+        ];
+        for (group, kind) in groups {
+            let mut pieces = own & group;
+            while pieces != 0 {
+                let from = pieces.trailing_zeros() as usize;
+                pieces &= pieces - 1;
+                let mut att = attacks(us, kind, from, occ) & target;
+                if pinned & bit(from) != 0 {
+                    att &= LINE[ksq][from];
+                }
+                if att == 0 {
+                    continue;
+                }
+                let fsq = Square(from as u8);
+                if !kind.can_promote() {
+                    while att != 0 {
+                        let to = att.trailing_zeros() as u8;
+                        att &= att - 1;
+                        push!(Move::normal(fsq, Square(to), false));
+                    }
+                    continue;
+                }
+                let from_zone = zone & bit(from) != 0;
+                let forced = match kind {
+                    PieceKind::Pawn | PieceKind::Lance => last1,
+                    PieceKind::Knight => last2,
+                    _ => 0,
+                };
                 while att != 0 {
-                    let to = att.trailing_zeros() as u8;
+                    let to = att.trailing_zeros() as usize;
                     att &= att - 1;
-                    push!(Move::normal(fsq, Square(to), false));
-                }
-                continue;
-            }
-            let from_zone = zone & bit(from) != 0;
-            let forced = match kind {
-                PieceKind::Pawn | PieceKind::Lance => last1,
-                PieceKind::Knight => last2,
-                _ => 0,
-            };
-            while att != 0 {
-                let to = att.trailing_zeros() as usize;
-                att &= att - 1;
-                let tsq = Square(to as u8);
-                if from_zone || zone & bit(to) != 0 {
-                    push!(Move::normal(fsq, tsq, true));
-                }
-                if forced & bit(to) == 0 {
-                    push!(Move::normal(fsq, tsq, false));
+                    let tsq = Square(to as u8);
+                    if from_zone || zone & bit(to) != 0 {
+                        push!(Move::normal(fsq, tsq, true));
+                    }
+                    if forced & bit(to) == 0 {
+                        push!(Move::normal(fsq, tsq, false));
+                    }
                 }
             }
         }
-
         // Drops.
         if drop_target == 0 {
             *len = n;

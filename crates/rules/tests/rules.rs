@@ -346,7 +346,10 @@ fn perpetual_check_by_white_loses() {
         drive(&mut g, &cycle);
     }
     let o = g.outcome().unwrap();
-    assert_eq!((o.winner, o.reason), (Some(Color::Black), EndReason::PerpetualCheck));
+    assert_eq!(
+        (o.winner, o.reason),
+        (Some(Color::Black), EndReason::PerpetualCheck)
+    );
     assert_eq!(g.ply(), 12);
 }
 
