@@ -443,6 +443,13 @@ impl Position {
         p
     }
 
+    fn compute_key(&self) -> u64 {
+        let mut k = 0u64;
+        for sq in 0..81 {
+            let c = self.board[sq];
+            if c != 0 {
+                k ^= ZOBRIST.psq[c as usize][sq];
+            }
         }
         for c in 0..2 {
             for kind in 0..7 {
