@@ -2,9 +2,11 @@
 //!
 //! [`record`] defines the on-disk chunk format (versioned, checksummed, written with
 //! tmp + rename) that actors write and the learner reads; [`convert`] turns records into
-//! text any shogi tool reads (USI `position` lines, CSA, KIF).
+//! text any shogi tool reads (USI `position` lines, CSA, KIF); [`play`] plays one
+//! self-play game with a shared evaluator.
 
 pub mod convert;
+pub mod play;
 pub mod record;
 
 pub use record::{

@@ -1,0 +1,156 @@
+//! Self-play games with test evaluators: they end by the rules, replay, are
+//! reproducible, and resign (or record a would-be resignation) as configured.
+
+use shogi_game::{Color, EndReason};
+use shogi_mcts::{FnEvaluator, SearchConfig, UniformEvaluator, Wdl};
+use shogi_rules::{GameRules, Position, ShogiGame, Variant};
+use shogi_selfplay::convert::replay;
+use shogi_selfplay::play::{PlayConfig, play_game};
+
+fn small_search() -> SearchConfig {
+    SearchConfig {
+        simulations: 24,
+        batch_size: 4,
+        ..SearchConfig::default()
+    }
+}
+
+fn minishogi(max_plies: u32) -> ShogiGame {
+    ShogiGame::new(
+        Position::startpos(Variant::Minishogi),
+        GameRules {
+            max_plies,
+            ..GameRules::default()
+        },
+    )
+}
+
+#[test]
+fn a_game_ends_by_the_rules_and_replays() {
+    let played = play_game(
+        minishogi(120),
+        &small_search(),
+        &PlayConfig {
+            random_opening_plies: 2,
+            ..PlayConfig::default()
+        },
+        &UniformEvaluator::default(),
+        1,
+    )
+    .unwrap();
+    let rec = &played.record;
+    assert!(!rec.moves.is_empty());
+    assert!(rec.moves.len() <= 120);
+    let game = replay(rec).unwrap();
+    assert_eq!(game.moves().len(), rec.moves.len());
+    // The uniform evaluator's value is a flat draw: nobody resigns.
+    assert_ne!(rec.outcome.reason, EndReason::Resignation);
+    if rec.outcome.reason == EndReason::MaxPlies {
+        assert_eq!(rec.moves.len(), 120);
+    }
+    // Opening plies are unsearched; searched moves carry visit counts that add up.
+    assert!(
+        rec.moves[..2]
+            .iter()
+            .all(|m| m.searched.is_empty() && !m.full_search)
+    );
+    for m in &rec.moves[2..] {
+        let visits: u32 = m.searched.iter().map(|s| s.visits).sum();
+        assert!(visits >= 1, "a searched move with no visits");
+        let target: f32 = m.searched.iter().map(|s| s.target).sum();
+        assert!(
+            (target - 1.0).abs() < 1e-3,
+            "policy target sums to {target}"
+        );
+        assert!(m.searched.iter().any(|s| s.mv == m.mv) || m.searched.len() == 1);
+    }
+}
+
+#[test]
+fn the_same_seed_gives_the_same_game() {
+    let cfg = small_search();
+    let a = play_game(
+        minishogi(60),
+        &cfg,
+        &PlayConfig::default(),
+        &UniformEvaluator::default(),
+        7,
+    )
+    .unwrap();
+    let b = play_game(
+        minishogi(60),
+        &cfg,
+        &PlayConfig::default(),
+        &UniformEvaluator::default(),
+        7,
+    )
+    .unwrap();
+    assert_eq!(a.record, b.record);
+    let c = play_game(
+        minishogi(60),
+        &cfg,
+        &PlayConfig::default(),
+        &UniformEvaluator::default(),
+        8,
+    )
+    .unwrap();
+    assert_ne!(a.record.moves, c.record.moves);
+}
+
+/// Black's positions look lost, White's won: Black resigns after three low moves.
+fn pessimistic_black() -> impl shogi_mcts::Evaluator<ShogiGame> {
+    FnEvaluator::new(|game: &ShogiGame, moves: &[shogi_rules::Move]| {
+        use shogi_game::Game;
+        let wdl = if game.side_to_move() == Color::Black {
+            Wdl::LOSS
+        } else {
+            Wdl::WIN
+        };
+        (vec![1.0 / moves.len() as f32; moves.len()], wdl)
+    })
+}
+
+#[test]
+fn hopeless_side_resigns() {
+    let play = PlayConfig {
+        resign_disabled_fraction: 0.0,
+        ..PlayConfig::default()
+    };
+    let played = play_game(
+        minishogi(200),
+        &small_search(),
+        &play,
+        &pessimistic_black(),
+        3,
+    )
+    .unwrap();
+    let rec = &played.record;
+    assert_eq!(rec.outcome.reason, EndReason::Resignation);
+    assert_eq!(rec.outcome.winner, Some(Color::White));
+    // Resigned on Black's third move, before playing it: 2 Black + 2 White moves.
+    assert_eq!(rec.moves.len(), 4);
+    assert!(!rec.resignation_disabled);
+}
+
+#[test]
+fn resignation_disabled_games_play_on_and_remember_who_would_have_resigned() {
+    let play = PlayConfig {
+        resign_disabled_fraction: 1.0,
+        ..PlayConfig::default()
+    };
+    let played = play_game(
+        minishogi(40),
+        &small_search(),
+        &play,
+        &pessimistic_black(),
+        3,
+    )
+    .unwrap();
+    assert!(played.record.resignation_disabled);
+    assert_ne!(played.record.outcome.reason, EndReason::Resignation);
+    assert_eq!(played.would_have_resigned, Some(Color::Black));
+    assert_eq!(
+        played.false_resignation(),
+        played.record.outcome.winner != Some(Color::White)
+    );
+}
