@@ -8,12 +8,15 @@
 //! * [`Inference`]: batched, `no_grad`, eval-mode inference on raw plane buffers.
 //! * [`Trainer`]: one optimisation step of policy CE + value CE with SGD-momentum or AdamW.
 //!
-//! Position encoding and the move <-> policy-index mapping live elsewhere (they need the
-//! rules crate); everything here takes raw `f32` plane buffers laid out
+//! * [`NetEvaluator`] / [`NetBatchModel`]: the network as the search's evaluator for
+//!   shogi and minishogi (encoding from `shogi-features`, masked softmax over legal moves).
+//!
+//! The tensor-level API takes raw `f32` plane buffers laid out
 //! `[batch, input_planes, board_h, board_w]`, row-major.
 
 mod checkpoint;
 mod device;
+pub mod evaluator;
 mod inference;
 mod net;
 mod train;
@@ -24,6 +27,7 @@ pub use checkpoint::{
     sha256_hex,
 };
 pub use device::{DeviceError, parse_device};
+pub use evaluator::{NetBatchModel, NetEvaluator, NetInput, encode_input, model_config_for};
 pub use inference::{Inference, InferenceOptions, set_num_threads};
 pub use net::{Model, ModelConfig, Net};
 pub use train::{Losses, OptimizerKind, TrainConfig, Trainer};

@@ -136,6 +136,23 @@ impl ShogiGame {
         }
     }
 
+    /// How many times the current position (board, hands, side to move) occurred earlier
+    /// in this game: 0 the first time, 3 when this occurrence is the fourth (千日手).
+    pub fn repetitions(&self) -> u32 {
+        let Some(&cur) = self.keys.last() else {
+            return 0;
+        };
+        let n = self.keys.len() - 1;
+        // Only positions with the same side to move can repeat: every second key back.
+        self.keys[..n]
+            .iter()
+            .rev()
+            .skip(1)
+            .step_by(2)
+            .filter(|&&k| k == cur)
+            .count() as u32
+    }
+
     /// Repetition (千日手) verdict for the current position, if it occurs for the fourth
     /// time: a draw, or a loss for the side that gave check with every one of its moves
     /// since the position first occurred (連続王手の千日手).

@@ -366,3 +366,26 @@ fn game_trait_basics() {
     assert_eq!(g.key(), g.position().key());
     assert!(g.try_play(mv).is_err());
 }
+
+#[test]
+fn repetitions_count_earlier_occurrences_of_the_position() {
+    use shogi_rules::{ShogiGame, Variant};
+    let mut game = ShogiGame::startpos(Variant::Shogi);
+    assert_eq!(game.repetitions(), 0);
+    let cycle = ["5i5h", "5a5b", "5h5i", "5b5a"];
+    for round in 1..=3u32 {
+        for (i, text) in cycle.iter().enumerate() {
+            let mv = game.position().parse_usi_move(text).unwrap();
+            game.try_play(mv).unwrap();
+            if i < 3 {
+                // Positions inside the cycle occurred round - 1 times before.
+                assert_eq!(game.repetitions(), round - 1, "round {round}, after {text}");
+            }
+        }
+        assert_eq!(
+            game.repetitions(),
+            round,
+            "start position after round {round}"
+        );
+    }
+}

@@ -1,0 +1,276 @@
+//! The network as the search's [`Evaluator`] for shogi and minishogi: encode a batch of
+//! positions ([`shogi_features::encode`]), run it in one forward pass, and turn the
+//! policy logits at each legal move's index into priors (a softmax masked to the legal
+//! moves) and the value head into a WDL.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use shogi_features::{input_planes, policy_index, policy_planes, policy_size};
+use shogi_game::Game;
+use shogi_mcts::batch::{BatchModel, EvalOutput};
+use shogi_mcts::{EvalError, EvalRequest, Evaluator, Wdl};
+use shogi_rules::{Move, ShogiGame, Variant};
+
+use crate::inference::Inference;
+use crate::net::ModelConfig;
+
+/// The architecture for `variant` with the given tower size: input planes, board size and
+/// policy planes come from the feature and policy layouts.
+pub fn model_config_for(variant: Variant, blocks: usize, channels: usize) -> ModelConfig {
+    let n = variant.size() as usize;
+    ModelConfig {
+        blocks,
+        channels,
+        input_planes: input_planes(variant),
+        board_h: n,
+        board_w: n,
+        policy_planes: policy_planes(variant),
+        value_channels: 32,
+        value_hidden: 128.max(channels),
+        se: false,
+    }
+}
+
+/// Why a network cannot serve a variant.
+#[derive(Debug, thiserror::Error)]
+pub enum NetEvaluatorError {
+    /// The network's input or policy shape is not the variant's layout.
+    #[error("network shape does not fit {variant}: {detail}")]
+    Shape {
+        /// Variant name.
+        variant: &'static str,
+        /// What differs.
+        detail: String,
+    },
+}
+
+fn check_shape(cfg: &ModelConfig, variant: Variant) -> Result<(), NetEvaluatorError> {
+    let n = variant.size() as usize;
+    let expected = model_config_for(variant, cfg.blocks, cfg.channels);
+    let mut detail = Vec::new();
+    if cfg.input_planes != expected.input_planes {
+        detail.push(format!(
+            "input planes {} vs {}",
+            cfg.input_planes, expected.input_planes
+        ));
+    }
+    if cfg.policy_planes != expected.policy_planes {
+        detail.push(format!(
+            "policy planes {} vs {}",
+            cfg.policy_planes, expected.policy_planes
+        ));
+    }
+    if (cfg.board_h, cfg.board_w) != (n, n) {
+        detail.push(format!("board {}x{} vs {n}x{n}", cfg.board_h, cfg.board_w));
+    }
+    if detail.is_empty() {
+        Ok(())
+    } else {
+        Err(NetEvaluatorError::Shape {
+            variant: variant.name(),
+            detail: detail.join(", "),
+        })
+    }
+}
+
+/// Time and batch statistics of a [`NetEvaluator`].
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NetStats {
+    /// Batches evaluated.
+    pub batches: u64,
+    /// Positions evaluated.
+    pub positions: u64,
+    /// Nanoseconds inside the network call (forward pass, copies, masked softmax).
+    pub forward_nanos: u64,
+    /// Nanoseconds encoding inputs.
+    pub encode_nanos: u64,
+}
+
+/// An [`Evaluator`] backed by a network, for one searching thread (the USI engine, a
+/// test). `evaluate` blocks for one forward pass; calls from several threads are
+/// serialised by a mutex. Self-play puts a [`shogi_mcts::batch::BatchService`] running a
+/// [`NetBatchModel`] in front instead, so many actors share one batch.
+#[derive(Debug)]
+pub struct NetEvaluator {
+    model: Mutex<NetBatchModel>,
+    variant: Variant,
+    batches: AtomicU64,
+    positions: AtomicU64,
+    forward_nanos: AtomicU64,
+    encode_nanos: AtomicU64,
+}
+
+impl NetEvaluator {
+    /// Wraps `inference` for `variant`, checking the network's shape against the layouts.
+    pub fn new(inference: Inference, variant: Variant) -> Result<Self, NetEvaluatorError> {
+        Ok(NetEvaluator {
+            model: Mutex::new(NetBatchModel::new(inference, variant)?),
+            variant,
+            batches: AtomicU64::new(0),
+            positions: AtomicU64::new(0),
+            forward_nanos: AtomicU64::new(0),
+            encode_nanos: AtomicU64::new(0),
+        })
+    }
+
+    /// The variant served.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// Statistics so far.
+    pub fn stats(&self) -> NetStats {
+        NetStats {
+            batches: self.batches.load(Ordering::Relaxed),
+            positions: self.positions.load(Ordering::Relaxed),
+            forward_nanos: self.forward_nanos.load(Ordering::Relaxed),
+            encode_nanos: self.encode_nanos.load(Ordering::Relaxed),
+        }
+    }
+}
+
+impl Evaluator<ShogiGame> for NetEvaluator {
+    fn evaluate(&self, requests: &mut [EvalRequest<'_, ShogiGame>]) -> Result<(), EvalError> {
+        if requests.is_empty() {
+            return Ok(());
+        }
+        let start = Instant::now();
+        let mut inputs = Vec::with_capacity(requests.len());
+        for req in requests.iter() {
+            let variant = req.game.position().variant();
+            if variant != self.variant {
+                return Err(EvalError::ModelFailed(format!(
+                    "a {} position sent to a {} network",
+                    variant.name(),
+                    self.variant.name()
+                )));
+            }
+            inputs.push(encode_input(req.game, req.moves));
+        }
+        let encoded = Instant::now();
+        let outputs = {
+            let mut model = self
+                .model
+                .lock()
+                .map_err(|_| EvalError::ModelFailed("network lock poisoned".into()))?;
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| model.run(&inputs)))
+                .map_err(|_| EvalError::ModelFailed("forward pass panicked".into()))?
+        };
+        for (req, out) in requests.iter_mut().zip(outputs) {
+            req.priors = out.priors;
+            req.wdl = out.wdl;
+        }
+        self.batches.fetch_add(1, Ordering::Relaxed);
+        self.positions
+            .fetch_add(requests.len() as u64, Ordering::Relaxed);
+        self.encode_nanos
+            .fetch_add((encoded - start).as_nanos() as u64, Ordering::Relaxed);
+        self.forward_nanos
+            .fetch_add(encoded.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+/// One position prepared on an actor thread for the batched service: its input planes
+/// and the policy index of each legal move, in the order of the moves.
+#[derive(Clone, Debug)]
+pub struct NetInput {
+    /// `input_planes * H * W` floats.
+    pub planes: Vec<f32>,
+    /// Policy index of each legal move.
+    pub policy_indices: Vec<u32>,
+}
+
+/// Encodes a position for the network (runs on the calling thread, so encoding is spread
+/// over the actors instead of serialised on the inference thread).
+pub fn encode_input(game: &ShogiGame, moves: &[Move]) -> NetInput {
+    let pos = game.position();
+    let variant = pos.variant();
+    let n = variant.size() as usize;
+    let mut planes = vec![0.0; input_planes(variant) * n * n];
+    shogi_features::encode(pos, game.repetitions(), game.ply(), &mut planes);
+    let side = pos.side_to_move();
+    let policy_indices = moves
+        .iter()
+        .map(|&mv| policy_index(variant, side, mv).map_or(u32::MAX, |i| i as u32))
+        .collect();
+    NetInput {
+        planes,
+        policy_indices,
+    }
+}
+
+/// The network as the inner function of a [`shogi_mcts::batch::BatchService`]: it lives
+/// on the service thread (libtorch modules are not `Sync`) and answers whole batches.
+#[derive(Debug)]
+pub struct NetBatchModel {
+    inference: Inference,
+    input_size: usize,
+    policy_size: usize,
+    inputs: Vec<f32>,
+}
+
+impl NetBatchModel {
+    /// Wraps `inference` for `variant`, checking the network's shape.
+    pub fn new(inference: Inference, variant: Variant) -> Result<Self, NetEvaluatorError> {
+        check_shape(inference.config(), variant)?;
+        Ok(NetBatchModel {
+            input_size: inference.config().input_size(),
+            policy_size: policy_size(variant),
+            inference,
+            inputs: Vec::new(),
+        })
+    }
+}
+
+impl BatchModel<NetInput, EvalOutput> for NetBatchModel {
+    fn run(&mut self, batch: &[NetInput]) -> Vec<EvalOutput> {
+        self.inputs.clear();
+        for input in batch {
+            assert_eq!(
+                input.planes.len(),
+                self.input_size,
+                "input planes of the wrong variant"
+            );
+            self.inputs.extend_from_slice(&input.planes);
+        }
+        let (logits, wdl) = self.inference.infer(&self.inputs, batch.len());
+        batch
+            .iter()
+            .enumerate()
+            .map(|(i, input)| {
+                let row = &logits[i * self.policy_size..(i + 1) * self.policy_size];
+                let mut priors: Vec<f32> = input
+                    .policy_indices
+                    .iter()
+                    .map(|&idx| row.get(idx as usize).copied().unwrap_or(f32::NEG_INFINITY))
+                    .collect();
+                softmax_in_place(&mut priors);
+                EvalOutput {
+                    priors,
+                    wdl: Wdl::new(wdl[3 * i], wdl[3 * i + 1], wdl[3 * i + 2]),
+                }
+            })
+            .collect()
+    }
+}
+
+/// Numerically stable softmax; all `-inf` (or empty) becomes uniform.
+fn softmax_in_place(xs: &mut [f32]) {
+    let max = xs.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    if !max.is_finite() {
+        let u = 1.0 / xs.len().max(1) as f32;
+        xs.fill(u);
+        return;
+    }
+    let mut sum = 0.0;
+    for x in xs.iter_mut() {
+        *x = (*x - max).exp();
+        sum += *x;
+    }
+    for x in xs.iter_mut() {
+        *x /= sum;
+    }
+}

@@ -1,0 +1,118 @@
+//! The network as the search's evaluator: priors cover exactly the legal moves, values
+//! are WDL probabilities, the direct and batched paths agree, and a search and a
+//! self-play game run on it end to end.
+
+use std::time::Duration;
+
+use shogi_game::Game;
+use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService};
+use shogi_mcts::{EvalRequest, Evaluator, Search, SearchConfig, SearchLimits};
+use shogi_model::tch::Device;
+use shogi_model::{
+    Inference, InferenceOptions, Model, NetBatchModel, NetEvaluator, encode_input, model_config_for,
+};
+use shogi_rules::{ShogiGame, Variant};
+
+fn inference(variant: Variant) -> Inference {
+    shogi_model::tch::manual_seed(3);
+    let model = Model::new(&model_config_for(variant, 1, 16), Device::Cpu);
+    Inference::new(model, Device::Cpu, &InferenceOptions::default())
+}
+
+fn positions(variant: Variant) -> Vec<ShogiGame> {
+    let mut game = ShogiGame::startpos(variant);
+    let mut out = vec![game.clone()];
+    let mut moves = Vec::new();
+    for ply in 0..12 {
+        moves.clear();
+        game.legal_moves(&mut moves);
+        game.play(moves[(ply * 5) % moves.len()]);
+        out.push(game.clone());
+    }
+    out
+}
+
+#[test]
+fn priors_cover_the_legal_moves_and_values_are_probabilities() {
+    for variant in [Variant::Shogi, Variant::Minishogi] {
+        let eval = NetEvaluator::new(inference(variant), variant).unwrap();
+        let games = positions(variant);
+        let moves: Vec<Vec<_>> = games
+            .iter()
+            .map(|g| {
+                let mut m = Vec::new();
+                g.legal_moves(&mut m);
+                m
+            })
+            .collect();
+        let mut requests: Vec<_> = games
+            .iter()
+            .zip(&moves)
+            .map(|(g, m)| EvalRequest::new(g, m))
+            .collect();
+        eval.evaluate(&mut requests).unwrap();
+        for r in &requests {
+            assert_eq!(r.priors.len(), r.moves.len());
+            assert!(r.priors.iter().all(|p| p.is_finite() && *p > 0.0));
+            assert!((r.priors.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+            let total = r.wdl.win + r.wdl.draw + r.wdl.loss;
+            assert!((total - 1.0).abs() < 1e-4, "{:?}", r.wdl);
+        }
+        assert_eq!(eval.stats().positions, games.len() as u64);
+    }
+}
+
+#[test]
+fn a_network_of_the_wrong_variant_is_refused_by_name() {
+    let err = NetEvaluator::new(inference(Variant::Minishogi), Variant::Shogi).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("shogi") && text.contains("input planes"),
+        "{text}"
+    );
+}
+
+#[test]
+fn batched_service_agrees_with_the_direct_evaluator() {
+    let variant = Variant::Minishogi;
+    let direct = NetEvaluator::new(inference(variant), variant).unwrap();
+    let service = BatchService::start_with(
+        BatchConfig {
+            max_batch: 64,
+            max_wait: Duration::from_millis(1),
+        },
+        move || NetBatchModel::new(inference(variant), variant).unwrap(),
+    );
+    let batched = BatchEvaluator::with_encoder(service.handle(), encode_input);
+    for game in positions(variant) {
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        let mut a = [EvalRequest::new(&game, &moves)];
+        let mut b = [EvalRequest::new(&game, &moves)];
+        direct.evaluate(&mut a).unwrap();
+        batched.evaluate(&mut b).unwrap();
+        assert_eq!(a[0].priors, b[0].priors);
+        assert_eq!(a[0].wdl, b[0].wdl);
+    }
+    service.shutdown();
+}
+
+#[test]
+fn search_runs_on_the_network() {
+    let variant = Variant::Shogi;
+    let eval = NetEvaluator::new(inference(variant), variant).unwrap();
+    let game = ShogiGame::startpos(variant);
+    let mut search = Search::new(
+        SearchConfig {
+            batch_size: 8,
+            ..SearchConfig::for_play()
+        },
+        1,
+    );
+    let result = search
+        .search(&game, &eval, &SearchLimits::simulations(64))
+        .unwrap();
+    let best = result.best_move.expect("a move from the start position");
+    assert!(game.position().is_legal(best));
+    assert_eq!(result.visits.iter().sum::<u32>(), 64);
+}
