@@ -84,12 +84,18 @@ pub struct Outcome {
 impl Outcome {
     /// A win for `winner`.
     pub const fn win(winner: Color, reason: EndReason) -> Self {
-        Outcome { winner: Some(winner), reason }
+        Outcome {
+            winner: Some(winner),
+            reason,
+        }
     }
 
     /// A draw.
     pub const fn draw(reason: EndReason) -> Self {
-        Outcome { winner: None, reason }
+        Outcome {
+            winner: None,
+            reason,
+        }
     }
 
     /// The score for `side`: 1 win, 0.5 draw, 0 loss.
@@ -159,6 +165,9 @@ mod tests {
         let o = Outcome::win(Color::White, EndReason::Checkmate);
         assert_eq!(o.score_for(Color::White), 1.0);
         assert_eq!(o.score_for(Color::Black), 0.0);
-        assert_eq!(Outcome::draw(EndReason::Repetition).score_for(Color::Black), 0.5);
+        assert_eq!(
+            Outcome::draw(EndReason::Repetition).score_for(Color::Black),
+            0.5
+        );
     }
 }
