@@ -3,8 +3,10 @@
 //! [`record`] defines the on-disk chunk format (versioned, checksummed, written with
 //! tmp + rename) that actors write and the learner reads; [`convert`] turns records into
 //! text any shogi tool reads (USI `position` lines, CSA, KIF); [`play`] plays one
-//! self-play game with a shared evaluator.
+//! self-play game with a shared evaluator; [`actors`] runs many games on actor threads
+//! into a replay directory.
 
+pub mod actors;
 pub mod convert;
 pub mod play;
 pub mod record;

@@ -154,3 +154,104 @@ fn resignation_disabled_games_play_on_and_remember_who_would_have_resigned() {
         played.record.outcome.winner != Some(Color::White)
     );
 }
+
+#[test]
+fn actors_fill_a_replay_directory_through_a_batched_service() {
+    use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, EvalInput, EvalOutput};
+    use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let service = BatchService::start(
+        BatchConfig {
+            max_batch: 32,
+            max_wait: std::time::Duration::from_millis(1),
+        },
+        |inputs: &[EvalInput<ShogiGame>]| {
+            inputs
+                .iter()
+                .map(|i| EvalOutput {
+                    priors: vec![1.0 / i.moves.len() as f32; i.moves.len()],
+                    wdl: Wdl::DRAW,
+                })
+                .collect::<Vec<_>>()
+        },
+    );
+    let evaluator = BatchEvaluator::new(service.handle());
+    let dir = tempfile::tempdir().unwrap();
+    let stats = ActorStats::default();
+    let config = ActorConfig {
+        threads: 4,
+        games: Some(10),
+        games_per_chunk: 3,
+        seed: 100,
+    };
+    let summary = run_actors(
+        &config,
+        &small_search(),
+        &PlayConfig::default(),
+        |_| minishogi(80),
+        &evaluator,
+        dir.path(),
+        "test",
+        &AtomicBool::new(false),
+        &stats,
+    )
+    .unwrap();
+    assert_eq!(summary.games, 10);
+    let (games, skipped) = shogi_selfplay::read_chunk_dir(dir.path()).unwrap();
+    assert!(skipped.is_empty());
+    assert_eq!(games.len(), 10);
+    assert_eq!(
+        games.iter().map(|g| g.moves.len() as u64).sum::<u64>(),
+        summary.plies
+    );
+    let finished = stats.black_wins.load(Ordering::Relaxed)
+        + stats.white_wins.load(Ordering::Relaxed)
+        + stats.draws.load(Ordering::Relaxed);
+    assert_eq!(finished, 10);
+    // Several actors shared the service: some batches held more than one request.
+    assert!(service.stats().max_batch_seen > 4, "{:?}", service.stats());
+    service.shutdown();
+}
+
+#[test]
+fn actors_stop_when_the_service_shuts_down() {
+    use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, EvalInput, EvalOutput};
+    use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
+    use std::sync::atomic::AtomicBool;
+
+    let service: BatchService<EvalInput<ShogiGame>, EvalOutput> = BatchService::start(
+        BatchConfig::default(),
+        |inputs: &[EvalInput<ShogiGame>]| {
+            inputs
+                .iter()
+                .map(|i| EvalOutput {
+                    priors: vec![1.0 / i.moves.len() as f32; i.moves.len()],
+                    wdl: Wdl::DRAW,
+                })
+                .collect::<Vec<_>>()
+        },
+    );
+    let evaluator = BatchEvaluator::new(service.handle());
+    service.shutdown();
+    let dir = tempfile::tempdir().unwrap();
+    let config = ActorConfig {
+        threads: 3,
+        games: None,
+        games_per_chunk: 1,
+        seed: 0,
+    };
+    let summary = run_actors(
+        &config,
+        &small_search(),
+        &PlayConfig::default(),
+        |_| minishogi(80),
+        &evaluator,
+        dir.path(),
+        "dead",
+        &AtomicBool::new(false),
+        &ActorStats::default(),
+    )
+    .unwrap();
+    assert_eq!(summary.games, 0);
+}
