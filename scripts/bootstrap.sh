@@ -28,7 +28,7 @@ if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$venv/bin/python" ]]; t
 fi
 
 start=$(date +%s)
-echo "bootstrap: creating $venv (PyTorch 2.11.0 CPU wheel and test oracles; ~75 s)" >&2
+echo "bootstrap: creating $venv (PyTorch 2.11.0 and the test oracles; about 75 s)" >&2
 [[ -x "$venv/bin/python" ]] || "$python_bin" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"

@@ -25,6 +25,8 @@ struct Cli {
 enum Command {
     /// Count the legal-move tree below a position (rules-core check and speed figure).
     Perft(cmd::perft::PerftArgs),
+    /// Play self-play games into a replay directory.
+    Selfplay(cmd::selfplay::SelfplayArgs),
     /// Print versions, libtorch's view of the machine, and the device a run would use.
     Info(cmd::info::InfoArgs),
 }
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Perft(args) => cmd::perft::run(&args),
         Command::Info(args) => cmd::info::run(&args),
+        Command::Selfplay(args) => cmd::selfplay::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

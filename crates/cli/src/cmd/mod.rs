@@ -2,3 +2,25 @@
 
 pub mod info;
 pub mod perft;
+pub mod selfplay;
+
+use clap::ValueEnum;
+use shogi_rules::Variant;
+
+/// Variants the rules core plays.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum VariantArg {
+    /// Standard shogi, 9x9.
+    Shogi,
+    /// Minishogi, 5x5.
+    Minishogi,
+}
+
+impl From<VariantArg> for Variant {
+    fn from(v: VariantArg) -> Variant {
+        match v {
+            VariantArg::Shogi => Variant::Shogi,
+            VariantArg::Minishogi => Variant::Minishogi,
+        }
+    }
+}

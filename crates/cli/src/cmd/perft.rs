@@ -4,26 +4,10 @@ use std::io::Write;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use shogi_rules::{Position, Variant, perft};
 
-/// Variants the rules core plays.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum VariantArg {
-    /// Standard shogi, 9x9.
-    Shogi,
-    /// Minishogi, 5x5.
-    Minishogi,
-}
-
-impl From<VariantArg> for Variant {
-    fn from(v: VariantArg) -> Variant {
-        match v {
-            VariantArg::Shogi => Variant::Shogi,
-            VariantArg::Minishogi => Variant::Minishogi,
-        }
-    }
-}
+use super::VariantArg;
 
 #[derive(Debug, Args)]
 pub struct PerftArgs {

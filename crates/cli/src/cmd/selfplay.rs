@@ -1,0 +1,195 @@
+//! `shogi-zero selfplay`: actor threads play games with a network (a checkpoint, or a
+//! freshly initialised one) or the uniform test evaluator, batched through one inference
+//! service, into a replay directory.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
+use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, EvalInput, EvalOutput};
+use shogi_mcts::{RootSelection, SearchConfig, Wdl};
+use shogi_model::{
+    Expected, Inference, InferenceOptions, Model, NetBatchModel, encode_input, model_config_for,
+    parse_device, set_num_threads,
+};
+use shogi_rules::{GameRules, Position, ShogiGame, Variant};
+use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
+use shogi_selfplay::play::PlayConfig;
+
+use super::VariantArg;
+
+#[derive(Debug, Args)]
+pub struct SelfplayArgs {
+    /// Which game to play.
+    #[arg(long, value_enum, default_value = "minishogi")]
+    variant: VariantArg,
+    /// Replay directory to write chunks into (created if missing).
+    #[arg(long)]
+    out: PathBuf,
+    /// Checkpoint directory to play with; without it a fresh network is initialised.
+    #[arg(long, conflicts_with = "uniform")]
+    checkpoint: Option<PathBuf>,
+    /// Use uniform priors and a draw value instead of a network (tests, search speed).
+    #[arg(long)]
+    uniform: bool,
+    /// Residual blocks of a fresh network.
+    #[arg(long, default_value_t = 4)]
+    blocks: usize,
+    /// Channels of a fresh network.
+    #[arg(long, default_value_t = 32)]
+    channels: usize,
+    /// Games to play.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..))]
+    games: u64,
+    /// Actor threads (concurrent games sharing the batch).
+    #[arg(long, default_value_t = 16)]
+    actors: usize,
+    /// Simulations per move.
+    #[arg(long, default_value_t = 64)]
+    simulations: u32,
+    /// Leaves gathered per tree before evaluating (virtual loss).
+    #[arg(long, default_value_t = 4)]
+    tree_batch: usize,
+    /// Largest network batch.
+    #[arg(long, default_value_t = 64)]
+    max_batch: usize,
+    /// Use the Gumbel AlphaZero root instead of PUCT + Dirichlet noise.
+    #[arg(long)]
+    gumbel: bool,
+    /// Draw a game at this many plies.
+    #[arg(long, default_value_t = 320)]
+    max_plies: u32,
+    /// Device: auto, cpu, cuda, cuda:N.
+    #[arg(long, default_value = "auto")]
+    device: String,
+    /// libtorch CPU threads.
+    #[arg(long, default_value_t = 1)]
+    torch_threads: usize,
+    /// Base seed (game i uses seed + i).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+pub fn run(args: &SelfplayArgs) -> Result<()> {
+    let variant = Variant::from(args.variant);
+    if args.actors == 0 || args.max_batch == 0 || args.simulations == 0 {
+        bail!("--actors, --max-batch and --simulations must be at least 1");
+    }
+    let search = SearchConfig {
+        simulations: args.simulations,
+        batch_size: args.tree_batch.max(1),
+        root_selection: if args.gumbel {
+            RootSelection::Gumbel
+        } else {
+            RootSelection::Puct
+        },
+        ..SearchConfig::default()
+    };
+    let play = PlayConfig::default();
+    let rules = GameRules {
+        max_plies: args.max_plies,
+        ..GameRules::default()
+    };
+    let start = move |_seed: u64| ShogiGame::new(Position::startpos(variant), rules);
+    let actors = ActorConfig {
+        threads: args.actors,
+        games: Some(args.games),
+        games_per_chunk: 4,
+        seed: args.seed,
+    };
+    let batch = BatchConfig {
+        max_batch: args.max_batch,
+        max_wait: Duration::from_millis(2),
+    };
+    let stop = AtomicBool::new(false);
+    let stats = ActorStats::default();
+
+    let (summary, service_stats) = if args.uniform {
+        let service = BatchService::start(batch, |inputs: &[EvalInput<ShogiGame>]| {
+            inputs
+                .iter()
+                .map(|i| EvalOutput {
+                    priors: vec![1.0 / i.moves.len() as f32; i.moves.len()],
+                    wdl: Wdl::DRAW,
+                })
+                .collect::<Vec<_>>()
+        });
+        let evaluator = BatchEvaluator::new(service.handle());
+        let summary = run_actors(
+            &actors, &search, &play, start, &evaluator, &args.out, "selfplay", &stop, &stats,
+        )?;
+        (summary, service.shutdown())
+    } else {
+        let device = parse_device(&args.device)?;
+        set_num_threads(args.torch_threads);
+        let options = InferenceOptions {
+            max_batch: args.max_batch,
+            ..InferenceOptions::default()
+        };
+        let inference = match &args.checkpoint {
+            Some(dir) => {
+                let expected = Expected {
+                    architecture: None,
+                    variant: variant.name().to_string(),
+                    feature_version: FEATURE_VERSION,
+                    policy_version: POLICY_VERSION,
+                };
+                let (inference, manifest) =
+                    Inference::from_checkpoint(dir, &expected, device, &options)
+                        .with_context(|| format!("loading checkpoint {}", dir.display()))?;
+                eprintln!(
+                    "selfplay: checkpoint {} (step {})",
+                    manifest.name, manifest.meta.training_step
+                );
+                inference
+            }
+            None => {
+                let cfg = model_config_for(variant, args.blocks, args.channels);
+                eprintln!(
+                    "selfplay: fresh network {} blocks x {} channels",
+                    cfg.blocks, cfg.channels
+                );
+                Inference::new(Model::new(&cfg, device), device, &options)
+            }
+        };
+        let model = NetBatchModel::new(inference, variant)?;
+        let service = BatchService::start(batch, model);
+        let evaluator = BatchEvaluator::with_encoder(service.handle(), encode_input);
+        let summary = run_actors(
+            &actors, &search, &play, start, &evaluator, &args.out, "selfplay", &stop, &stats,
+        )?;
+        (summary, service.shutdown())
+    };
+    let secs = summary.elapsed.as_secs_f64().max(1e-9);
+    println!(
+        "games {} plies {} ({:.1} plies/s, {:.0} games/h) simulations {} ({:.0}/s)",
+        summary.games,
+        summary.plies,
+        summary.plies as f64 / secs,
+        summary.games as f64 / secs * 3600.0,
+        summary.simulations,
+        summary.simulations as f64 / secs
+    );
+    println!(
+        "results black {} white {} draws {} resignations {} (false {} of {} checked)",
+        stats.black_wins.load(Ordering::Relaxed),
+        stats.white_wins.load(Ordering::Relaxed),
+        stats.draws.load(Ordering::Relaxed),
+        stats.resignations.load(Ordering::Relaxed),
+        stats.false_resignations.load(Ordering::Relaxed),
+        stats.would_resign.load(Ordering::Relaxed),
+    );
+    println!(
+        "network: {} batches, {:.1} positions per batch ({:.0}% fill), {:.0} positions/s, {:.0}% of wall time inside the model",
+        service_stats.batches,
+        service_stats.avg_batch,
+        service_stats.avg_fill * 100.0,
+        service_stats.inputs as f64 / secs,
+        service_stats.model_time.as_secs_f64() / secs * 100.0
+    );
+    println!("replay: {}", args.out.display());
+    Ok(())
+}

@@ -1,0 +1,68 @@
+//! End-to-end: `shogi-zero selfplay` writes replay chunks that read back and replay.
+
+use std::process::Command;
+
+fn selfplay(extra: &[&str], out: &std::path::Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+        .args([
+            "selfplay",
+            "--variant",
+            "minishogi",
+            "--games",
+            "3",
+            "--actors",
+            "2",
+        ])
+        .args(["--simulations", "8", "--max-plies", "60", "--out"])
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn selfplay_with_a_fresh_network_writes_replayable_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = selfplay(
+        &["--blocks", "1", "--channels", "8", "--device", "cpu"],
+        dir.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.starts_with("games 3 "), "{stdout}");
+    let (games, skipped) = shogi_selfplay::read_chunk_dir(dir.path()).unwrap();
+    assert!(skipped.is_empty());
+    assert_eq!(games.len(), 3);
+    for g in &games {
+        shogi_selfplay::convert::replay(g).unwrap();
+    }
+}
+
+#[test]
+fn selfplay_with_the_uniform_evaluator() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = selfplay(&["--uniform"], dir.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        shogi_selfplay::read_chunk_dir(dir.path()).unwrap().0.len(),
+        3
+    );
+}
+
+#[test]
+fn a_missing_checkpoint_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = selfplay(&["--checkpoint", "/nonexistent/ckpt"], dir.path());
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("/nonexistent/ckpt"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
