@@ -75,13 +75,18 @@ fn a_network_of_the_wrong_variant_is_refused_by_name() {
 #[test]
 fn batched_service_agrees_with_the_direct_evaluator() {
     let variant = Variant::Minishogi;
-    let direct = NetEvaluator::new(inference(variant), variant).unwrap();
+    // One set of weights for both paths (tests run in parallel on one global torch RNG,
+    // so seeding twice would not give the same weights).
+    let model = Model::new(&model_config_for(variant, 1, 16), Device::Cpu);
+    let twin = model.copy_to(Device::Cpu).unwrap();
+    let options = InferenceOptions::default();
+    let direct = NetEvaluator::new(Inference::new(twin, Device::Cpu, &options), variant).unwrap();
     let service = BatchService::start_with(
         BatchConfig {
             max_batch: 64,
             max_wait: Duration::from_millis(1),
         },
-        move || NetBatchModel::new(inference(variant), variant).unwrap(),
+        move || NetBatchModel::new(Inference::new(model, Device::Cpu, &options), variant).unwrap(),
     );
     let batched = BatchEvaluator::with_encoder(service.handle(), encode_input);
     for game in positions(variant) {
