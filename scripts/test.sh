@@ -11,5 +11,5 @@ source scripts/env.sh
 start=$(date +%s)
 cargo test --workspace --no-run
 echo "test.sh: build finished after $(( $(date +%s) - start )) s"
-cargo test --workspace "$@"
+cargo test --workspace --no-fail-fast "$@"
 echo "test.sh: all tests finished after $(( $(date +%s) - start )) s"
