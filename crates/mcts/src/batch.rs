@@ -394,6 +394,18 @@ pub struct EvalOutput {
     pub wdl: Wdl,
 }
 
+/// A batch model with uniform priors and a draw value for every input: the
+/// [`crate::UniformEvaluator`] behind a service (tests, search-speed measurements).
+pub fn uniform_batch<G: Game>(inputs: &[EvalInput<G>]) -> Vec<EvalOutput> {
+    inputs
+        .iter()
+        .map(|i| EvalOutput {
+            priors: vec![1.0 / i.moves.len().max(1) as f32; i.moves.len()],
+            wdl: Wdl::DRAW,
+        })
+        .collect()
+}
+
 type Encoder<G, I> = Arc<dyn Fn(&G, &[<G as Game>::Move]) -> I + Send + Sync>;
 
 /// An [`Evaluator`] that routes through a [`BatchService`]. Inputs are built on the

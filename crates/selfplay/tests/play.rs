@@ -157,7 +157,7 @@ fn resignation_disabled_games_play_on_and_remember_who_would_have_resigned() {
 
 #[test]
 fn actors_fill_a_replay_directory_through_a_batched_service() {
-    use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, EvalInput, EvalOutput};
+    use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, uniform_batch};
     use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
     use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -166,15 +166,7 @@ fn actors_fill_a_replay_directory_through_a_batched_service() {
             max_batch: 32,
             max_wait: std::time::Duration::from_millis(1),
         },
-        |inputs: &[EvalInput<ShogiGame>]| {
-            inputs
-                .iter()
-                .map(|i| EvalOutput {
-                    priors: vec![1.0 / i.moves.len() as f32; i.moves.len()],
-                    wdl: Wdl::DRAW,
-                })
-                .collect::<Vec<_>>()
-        },
+        uniform_batch::<ShogiGame>,
     );
     let evaluator = BatchEvaluator::new(service.handle());
     let dir = tempfile::tempdir().unwrap();
@@ -216,22 +208,14 @@ fn actors_fill_a_replay_directory_through_a_batched_service() {
 
 #[test]
 fn actors_stop_when_the_service_shuts_down() {
-    use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, EvalInput, EvalOutput};
+    use shogi_mcts::batch::{
+        BatchConfig, BatchEvaluator, BatchService, EvalInput, EvalOutput, uniform_batch,
+    };
     use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
     use std::sync::atomic::AtomicBool;
 
-    let service: BatchService<EvalInput<ShogiGame>, EvalOutput> = BatchService::start(
-        BatchConfig::default(),
-        |inputs: &[EvalInput<ShogiGame>]| {
-            inputs
-                .iter()
-                .map(|i| EvalOutput {
-                    priors: vec![1.0 / i.moves.len() as f32; i.moves.len()],
-                    wdl: Wdl::DRAW,
-                })
-                .collect::<Vec<_>>()
-        },
-    );
+    let service: BatchService<EvalInput<ShogiGame>, EvalOutput> =
+        BatchService::start(BatchConfig::default(), uniform_batch::<ShogiGame>);
     let evaluator = BatchEvaluator::new(service.handle());
     service.shutdown();
     let dir = tempfile::tempdir().unwrap();

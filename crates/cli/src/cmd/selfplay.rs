@@ -9,8 +9,8 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
-use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, EvalInput, EvalOutput};
-use shogi_mcts::{RootSelection, SearchConfig, Wdl};
+use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, uniform_batch};
+use shogi_mcts::{RootSelection, SearchConfig};
 use shogi_model::{
     Expected, Inference, InferenceOptions, Model, NetBatchModel, encode_input, model_config_for,
     parse_device, set_num_threads,
@@ -108,15 +108,7 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
     let stats = ActorStats::default();
 
     let (summary, service_stats) = if args.uniform {
-        let service = BatchService::start(batch, |inputs: &[EvalInput<ShogiGame>]| {
-            inputs
-                .iter()
-                .map(|i| EvalOutput {
-                    priors: vec![1.0 / i.moves.len() as f32; i.moves.len()],
-                    wdl: Wdl::DRAW,
-                })
-                .collect::<Vec<_>>()
-        });
+        let service = BatchService::start(batch, uniform_batch::<ShogiGame>);
         let evaluator = BatchEvaluator::new(service.handle());
         let summary = run_actors(
             &actors, &search, &play, start, &evaluator, &args.out, "selfplay", &stop, &stats,
