@@ -1,6 +1,12 @@
 //! From records to positions and text: replay a recorded game through the rules (which
-//! checks every move), and print it as a USI `position` line.
+//! checks every move), and print it as a USI `position` line, CSA or KIF (standard shogi
+//! only: neither format defines minishogi), or write all three into a game directory.
 
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use shogi_game::{EndReason, Outcome};
+use shogi_rules::record::{Record, to_csa, to_kif};
 use shogi_rules::{GameRules, ImpasseRule, Move, Position, ShogiGame, Variant};
 
 use crate::record::GameRecord;
@@ -85,4 +91,120 @@ pub fn to_usi_position(record: &GameRecord) -> Result<String, ReplayError> {
         }
     }
     Ok(line)
+}
+
+/// Why a record cannot be exported as text.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// The record does not replay.
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+    /// CSA and KIF define standard shogi only.
+    #[error("{format} export supports standard shogi only, not {variant}")]
+    Variant {
+        /// `CSA` or `KIF`.
+        format: &'static str,
+        /// The record's variant name.
+        variant: String,
+    },
+    /// The rules' record writer refused the record.
+    #[error("record export: {0}")]
+    Record(#[from] shogi_rules::record::RecordError),
+    /// Writing a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+/// The CSA end marker (without `%`) of a game outcome.
+pub fn csa_end_marker(outcome: &Outcome) -> &'static str {
+    match outcome.reason {
+        EndReason::Checkmate | EndReason::NoLegalMoves => "TSUMI",
+        EndReason::Repetition | EndReason::PerpetualCheck => "SENNICHITE",
+        EndReason::ImpasseDeclaration => "KACHI",
+        EndReason::Impasse24 => "JISHOGI",
+        EndReason::Resignation => "TORYO",
+        EndReason::MaxPlies | EndReason::RoyalsCaptured | EndReason::Forfeit => "CHUDAN",
+    }
+}
+
+/// The rules crate's [`Record`] of a game record (replayed, so every move is checked),
+/// with its end marker. Standard shogi only.
+pub fn to_rules_record(record: &GameRecord, format: &'static str) -> Result<Record, ExportError> {
+    if variant_from_name(&record.variant) != Some(Variant::Shogi) {
+        // Replay first so an unknown variant reports as such.
+        replay(record)?;
+        return Err(ExportError::Variant {
+            format,
+            variant: record.variant.clone(),
+        });
+    }
+    let game = replay(record)?;
+    Ok(Record {
+        start: game.start_position().clone(),
+        moves: game.moves().to_vec(),
+        end: Some(csa_end_marker(&record.outcome).to_string()),
+        names: [None, None],
+    })
+}
+
+/// The record as CSA (V2.2) text. Standard shogi only.
+pub fn to_csa_text(record: &GameRecord) -> Result<String, ExportError> {
+    Ok(to_csa(&to_rules_record(record, "CSA")?)?)
+}
+
+/// The record as KIF text. Standard shogi only.
+pub fn to_kif_text(record: &GameRecord) -> Result<String, ExportError> {
+    Ok(to_kif(&to_rules_record(record, "KIF")?)?)
+}
+
+fn write_atomic(path: &Path, text: &str) -> Result<(), ExportError> {
+    let io = |source| ExportError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut tmp_name = path.as_os_str().to_owned();
+    tmp_name.push(".tmp");
+    let tmp = PathBuf::from(tmp_name);
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(io)
+}
+
+/// Writes a finished game into `dir` (created if missing): `<name>.usi` (the
+/// `position sfen ... moves ...` line) always, and `<name>.csa` and `<name>.kif` for
+/// standard shogi (minishogi has no CSA/KIF). Each file is written to a temporary name
+/// and renamed into place. Returns the paths written.
+pub fn write_game_dir(
+    record: &GameRecord,
+    dir: &Path,
+    name: &str,
+) -> Result<Vec<PathBuf>, ExportError> {
+    let usi = to_usi_position(record)?;
+    std::fs::create_dir_all(dir).map_err(|source| ExportError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut files = vec![(dir.join(format!("{name}.usi")), usi + "\n")];
+    if variant_from_name(&record.variant) == Some(Variant::Shogi) {
+        files.push((dir.join(format!("{name}.csa")), to_csa_text(record)?));
+        files.push((dir.join(format!("{name}.kif")), to_kif_text(record)?));
+    }
+    let mut written = Vec::new();
+    for (path, text) in files {
+        write_atomic(&path, &text)?;
+        written.push(path);
+    }
+    Ok(written)
 }
