@@ -1,0 +1,194 @@
+//! MCTS with a uniform evaluator (no knowledge at all) solves real tsume-shogi problems:
+//! it finds mates in 1 (a head-gold drop 頭金, a promoting rook move, a sliding rook
+//! drop) and proves mates in 3 (attacker checks every move), and does not report a proven
+//! win where there is no mate. Every position is checked with the rules first: the
+//! expected move is legal and mates (or forces mate), and no shorter mate exists.
+
+use shogi_game::Color;
+use shogi_mcts::{Proven, Search, SearchConfig, SearchLimits, UniformEvaluator};
+use shogi_rules::{GameRules, Move, Position, ShogiGame, Variant};
+
+/// Whether the side to move forces mate within `plies` (odd), checking with every move
+/// (tsume rules); returns such a first move.
+fn tsume_mate(pos: &Position, plies: u32) -> Option<Move> {
+    pos.legal_moves().iter().copied().find(|&mv| {
+        let p = pos.after(mv);
+        if !p.in_check() {
+            return false;
+        }
+        let replies = p.legal_moves();
+        replies.is_empty()
+            || (plies >= 3
+                && replies
+                    .iter()
+                    .all(|&r| tsume_mate(&p.after(r), plies - 2).is_some()))
+    })
+}
+
+fn pos(sfen: &str) -> Position {
+    Position::from_sfen(Variant::Shogi, sfen).unwrap()
+}
+
+fn config() -> SearchConfig {
+    SearchConfig {
+        simulations: 4000,
+        batch_size: 1,
+        expand_check_terminal: true,
+        ..SearchConfig::for_play()
+    }
+}
+
+fn solve(sfen: &str, simulations: u32) -> shogi_mcts::SearchResult<Move> {
+    let game = ShogiGame::new(pos(sfen), GameRules::default());
+    let mut search = Search::new(config(), 1);
+    search
+        .search(
+            &game,
+            &UniformEvaluator::default(),
+            &SearchLimits::simulations(simulations),
+        )
+        .unwrap()
+}
+
+fn is_mate_after(p: &Position, mv: Move) -> bool {
+    p.is_legal(mv) && p.after(mv).is_checkmate()
+}
+
+/// (name, SFEN, expected mating move)
+const MATE_IN_1: [(&str, &str, &str); 3] = [
+    // 頭金: gold dropped on the king's head, supported by the pawn.
+    ("head gold", "4k4/9/4P4/9/9/9/9/9/4K4 b G 1", "G*5b"),
+    // The rook promotes on the back rank: the dragon covers 1b diagonally, the silver
+    // guards it. Not promoting is no mate (the king escapes to 1b). White's pawn keeps
+    // a legal move, so smothering the king without check (a no-legal-move win) is not
+    // an alternative.
+    ("promoting rook", "8k/6S2/p8/9/9/9/9/7R1/4K4 b - 1", "2h2a+"),
+    // A rook dropped far down the open file; the lance and pawn wall the king in and
+    // White has nothing to interpose.
+    ("sliding rook drop", "7lk/7p1/9/9/9/9/9/9/4K4 b R 1", "R*1i"),
+];
+
+#[test]
+fn mate_in_one_positions_are_what_they_claim() {
+    for (name, sfen, expected) in MATE_IN_1 {
+        let p = pos(sfen);
+        assert!(!p.in_check(), "{name}");
+        let mv = p.parse_usi_move(expected).unwrap();
+        assert!(is_mate_after(&p, mv), "{name}: {expected} does not mate");
+    }
+    // The promotion matters: 2h2a without promoting lets the king out.
+    let p = pos(MATE_IN_1[1].1);
+    let plain = p.parse_usi_move("2h2a").unwrap();
+    assert!(p.after(plain).in_check() && !p.after(plain).is_checkmate());
+}
+
+#[test]
+fn uniform_search_finds_mate_in_one() {
+    for (name, sfen, _) in MATE_IN_1 {
+        let p = pos(sfen);
+        let result = solve(sfen, 2000);
+        let best = result.best_move.expect("a move");
+        assert!(
+            is_mate_after(&p, best),
+            "{name}: chose {best}, which does not mate"
+        );
+        assert!(
+            matches!(
+                result.proven,
+                Proven::Win {
+                    winner: Color::Black,
+                    plies: 1
+                }
+            ),
+            "{name}: {:?}",
+            result.proven
+        );
+    }
+}
+
+/// (name, SFEN, a first move that forces mate in 3)
+const MATE_IN_3: [(&str, &str, &str); 3] = [
+    // The rook takes the gold and promotes with check; every reply allows a mate.
+    (
+        "rook takes gold",
+        "6k2/9/6g2/9/6R2/9/9/9/4K4 b PS 1",
+        "3e3c+",
+    ),
+    // The dragon slides across the third rank to check the king on its file.
+    ("dragon slide", "7k1/9/4+R4/7N1/9/9/9/9/4K4 b RS 1", "5c2c"),
+    // A rook drop on the back rank; the king is hemmed in by its own rook and lance.
+    ("rook drop", "8k/4+B1+Prl/6s2/9/9/9/9/9/4K4 b R 1", "R*3a"),
+];
+
+#[test]
+fn mate_in_three_positions_are_what_they_claim() {
+    for (name, sfen, first) in MATE_IN_3 {
+        let p = pos(sfen);
+        assert!(!p.in_check(), "{name}");
+        // No mate in 1 by any move (checking or not).
+        assert!(p.mate_in_one().is_none(), "{name}: has a mate in 1");
+        let mv = p.parse_usi_move(first).unwrap();
+        let after = p.after(mv);
+        assert!(after.in_check(), "{name}: {first} is not a check");
+        let replies = after.legal_moves();
+        assert!(!replies.is_empty(), "{name}: {first} mates at once");
+        // Every defence allows a checkmate: the full line ends in 詰み.
+        for &r in replies.iter() {
+            let q = after.after(r);
+            let mate = q
+                .mate_in_one()
+                .unwrap_or_else(|| panic!("{name}: after {first} {r} no mate"));
+            assert!(q.after(mate).is_checkmate());
+        }
+        assert_eq!(tsume_mate(&p, 1), None, "{name}");
+        assert!(tsume_mate(&p, 3).is_some(), "{name}");
+    }
+}
+
+#[test]
+fn uniform_search_proves_mate_in_three() {
+    for (name, sfen, _) in MATE_IN_3 {
+        let p = pos(sfen);
+        let result = solve(sfen, 4000);
+        let best = result.best_move.expect("a move");
+        assert!(
+            matches!(
+                result.proven,
+                Proven::Win {
+                    winner: Color::Black,
+                    plies: 3
+                }
+            ),
+            "{name}: {:?} after {} simulations",
+            result.proven,
+            result.simulations
+        );
+        // The chosen move keeps the forced win: every reply allows a mate in 1.
+        let after = p.after(best);
+        assert!(!after.is_checkmate(), "{name}: no mate in 1 exists");
+        for &r in after.legal_moves().iter() {
+            assert!(
+                after.after(r).mate_in_one().is_some(),
+                "{name}: chose {best}; {r} escapes"
+            );
+        }
+    }
+}
+
+#[test]
+fn no_mate_no_proven_win() {
+    // A lone gold in hand against a bare king: no forced mate anywhere near.
+    let sfen = "4k4/9/9/9/9/9/9/9/4K4 b G 1";
+    let p = pos(sfen);
+    assert!(tsume_mate(&p, 3).is_none());
+    let result = solve(sfen, 2000);
+    assert!(
+        !matches!(result.proven, Proven::Win { .. }),
+        "{:?}",
+        result.proven
+    );
+    // The even start position, too.
+    let start = Position::startpos(Variant::Shogi).to_sfen();
+    let result = solve(&start, 1000);
+    assert_eq!(result.proven, Proven::Unknown);
+}
