@@ -49,6 +49,53 @@ pub struct ActorStats {
     pub false_resignations: AtomicU64,
     /// Resignation-disabled games in which someone would have resigned.
     pub would_resign: AtomicU64,
+    /// `u64::MAX - shortest game length` (0 until a game finishes), so a zeroed counter
+    /// means "none" and `fetch_max` keeps the minimum; read it with
+    /// [`ActorStats::shortest_game`].
+    shortest_inverted: AtomicU64,
+    /// Longest finished game, in plies.
+    pub max_game_plies: AtomicU64,
+    /// Game lengths: bucket `i` counts games of `i * LENGTH_BUCKET_PLIES ..
+    /// (i + 1) * LENGTH_BUCKET_PLIES` plies; the last bucket also holds all longer games.
+    pub game_lengths: [AtomicU64; LENGTH_BUCKETS],
+}
+
+/// Width of an [`ActorStats::game_lengths`] bucket, in plies.
+pub const LENGTH_BUCKET_PLIES: u64 = 16;
+/// Number of [`ActorStats::game_lengths`] buckets.
+pub const LENGTH_BUCKETS: usize = 32;
+
+impl ActorStats {
+    /// Counters at zero.
+    pub fn new() -> Self {
+        ActorStats::default()
+    }
+
+    /// Mean game length in plies (0 before any game).
+    pub fn mean_game_plies(&self) -> f64 {
+        let games = self.games.load(Ordering::Relaxed);
+        if games == 0 {
+            0.0
+        } else {
+            self.plies.load(Ordering::Relaxed) as f64 / games as f64
+        }
+    }
+
+    /// Shortest finished game in plies, `None` before any game.
+    pub fn shortest_game(&self) -> Option<u64> {
+        let v = self.shortest_inverted.load(Ordering::Relaxed);
+        (v > 0).then(|| u64::MAX - v)
+    }
+
+    /// The non-empty game-length buckets as (first ply of the bucket, games).
+    pub fn length_histogram(&self) -> Vec<(u64, u64)> {
+        self.game_lengths
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (i as u64 * LENGTH_BUCKET_PLIES, c.load(Ordering::Relaxed)))
+            .filter(|&(_, n)| n > 0)
+            .collect()
+    }
 }
 
 /// A summary returned when the actors stop.
@@ -149,6 +196,13 @@ fn record_stats(stats: &ActorStats, played: &crate::play::PlayedGame) {
     stats
         .simulations
         .fetch_add(played.simulations, Ordering::Relaxed);
+    let len = rec.moves.len() as u64;
+    stats.max_game_plies.fetch_max(len, Ordering::Relaxed);
+    stats
+        .shortest_inverted
+        .fetch_max(u64::MAX - len, Ordering::Relaxed);
+    let bucket = ((len / LENGTH_BUCKET_PLIES) as usize).min(LENGTH_BUCKETS - 1);
+    stats.game_lengths[bucket].fetch_add(1, Ordering::Relaxed);
     let counter = match rec.outcome.winner {
         Some(shogi_game::Color::Black) => &stats.black_wins,
         Some(shogi_game::Color::White) => &stats.white_wins,

@@ -201,6 +201,23 @@ fn actors_fill_a_replay_directory_through_a_batched_service() {
         + stats.white_wins.load(Ordering::Relaxed)
         + stats.draws.load(Ordering::Relaxed);
     assert_eq!(finished, 10);
+    // Game-length statistics agree with the records.
+    let lengths: Vec<u64> = games.iter().map(|g| g.moves.len() as u64).collect();
+    assert_eq!(stats.shortest_game(), lengths.iter().copied().min());
+    assert_eq!(
+        stats.max_game_plies.load(Ordering::Relaxed),
+        lengths.iter().copied().max().unwrap()
+    );
+    assert_eq!(
+        stats
+            .length_histogram()
+            .iter()
+            .map(|&(_, n)| n)
+            .sum::<u64>(),
+        10
+    );
+    let mean = stats.mean_game_plies();
+    assert!((mean - summary.plies as f64 / 10.0).abs() < 1e-9);
     // Several actors shared the service: some batches held more than one request.
     assert!(service.stats().max_batch_seen > 4, "{:?}", service.stats());
     service.shutdown();
