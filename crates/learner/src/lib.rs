@@ -1,6 +1,8 @@
 //! Learner for shogi-zero: learning-rate schedules (more to come: samples, replay
 //! window, trainer loop, TensorBoard logging, candidate export).
 
+pub mod sample;
 pub mod schedule;
 
+pub use sample::{Sample, SampleConfig, samples_from_record};
 pub use schedule::LrSchedule;

@@ -1,0 +1,152 @@
+//! Sample construction from records: policy targets, value targets, mirroring.
+
+use shogi_game::Game;
+use shogi_learner::{SampleConfig, samples_from_record};
+use shogi_mcts::{SearchConfig, UniformEvaluator};
+use shogi_rules::{GameRules, Move, Position, ShogiGame, Variant};
+use shogi_selfplay::convert::variant_from_name;
+use shogi_selfplay::play::{PlayConfig, play_game};
+use shogi_selfplay::record::GameRecord;
+
+fn game(seed: u64) -> GameRecord {
+    let start = ShogiGame::new(
+        Position::startpos(Variant::Minishogi),
+        GameRules {
+            max_plies: 60,
+            ..GameRules::default()
+        },
+    );
+    let search = SearchConfig {
+        simulations: 16,
+        batch_size: 4,
+        ..SearchConfig::default()
+    };
+    play_game(
+        start,
+        &search,
+        &PlayConfig::default(),
+        &UniformEvaluator::default(),
+        seed,
+    )
+    .unwrap()
+    .record
+}
+
+fn mirror_sfen(sfen: &str) -> String {
+    let mut parts = sfen.split(' ');
+    let board = parts.next().unwrap();
+    let ranks: Vec<String> = board
+        .split('/')
+        .map(|rank| {
+            let mut tokens: Vec<String> = Vec::new();
+            let mut chars = rank.chars();
+            while let Some(c) = chars.next() {
+                if c == '+' {
+                    tokens.push(format!("+{}", chars.next().unwrap()));
+                } else {
+                    tokens.push(c.to_string());
+                }
+            }
+            tokens.reverse();
+            tokens.concat()
+        })
+        .collect();
+    let rest: Vec<&str> = parts.collect();
+    format!("{} {}", ranks.join("/"), rest.join(" "))
+}
+
+#[test]
+fn policy_and_value_targets() {
+    let record = game(1);
+    let samples = samples_from_record(&record, &SampleConfig::default()).unwrap();
+    let variant = variant_from_name(&record.variant).unwrap();
+    // Replay alongside to check each sample against its position.
+    let mut g = ShogiGame::new(
+        Position::from_sfen(variant, &record.start_sfen).unwrap(),
+        GameRules {
+            max_plies: record.max_plies,
+            ..GameRules::default()
+        },
+    );
+    let mut k = 0;
+    for m in &record.moves {
+        if m.full_search && !m.searched.is_empty() {
+            let s = &samples[k];
+            k += 1;
+            let pos = g.position();
+            let side = pos.side_to_move();
+            let sum: f32 = s.policy.iter().sum();
+            assert!((sum - 1.0).abs() < 1e-4, "policy sums to {sum}");
+            let legal: std::collections::HashSet<usize> = pos
+                .legal_moves()
+                .iter()
+                .filter_map(|&mv| shogi_features::policy_index(variant, side, mv))
+                .collect();
+            for (i, &p) in s.policy.iter().enumerate() {
+                if p != 0.0 {
+                    assert!(legal.contains(&i), "target at non-legal index {i}");
+                }
+            }
+            let expect = match record.outcome.winner {
+                None => [0.0, 1.0, 0.0],
+                Some(w) if w == side => [1.0, 0.0, 0.0],
+                Some(_) => [0.0, 0.0, 1.0],
+            };
+            assert_eq!(s.wdl, expect);
+            let mut planes = vec![0.0; s.planes.len()];
+            shogi_features::encode(pos, g.repetitions(), g.ply(), &mut planes);
+            assert_eq!(s.planes, planes);
+        }
+        g.try_play(Move::from_u16(m.mv as u16).unwrap()).unwrap();
+    }
+    assert_eq!(k, samples.len());
+    assert!(k > 0);
+}
+
+#[test]
+fn q_blend_mixes_root_value() {
+    let record = game(2);
+    let a = samples_from_record(&record, &SampleConfig { q_blend: 0.0 }).unwrap();
+    let b = samples_from_record(&record, &SampleConfig { q_blend: 1.0 }).unwrap();
+    let roots: Vec<f32> = record
+        .moves
+        .iter()
+        .filter(|m| m.full_search && !m.searched.is_empty())
+        .map(|m| m.root_value)
+        .collect();
+    for ((x, y), r) in a.iter().zip(&b).zip(roots) {
+        assert_eq!(x.policy, y.policy);
+        assert!((y.wdl[0] - r).abs() < 1e-6 && y.wdl[1] == 0.0);
+    }
+}
+
+#[test]
+fn mirrored_sample_equals_mirrored_position() {
+    let record = game(3);
+    let variant = variant_from_name(&record.variant).unwrap();
+    let samples = samples_from_record(&record, &SampleConfig::default()).unwrap();
+    // Walk the game; for each sampled position encode the mirrored position directly.
+    let mut g = ShogiGame::new(
+        Position::from_sfen(variant, &record.start_sfen).unwrap(),
+        GameRules {
+            max_plies: record.max_plies,
+            ..GameRules::default()
+        },
+    );
+    let mut k = 0;
+    for m in &record.moves {
+        if m.full_search && !m.searched.is_empty() {
+            let s = &samples[k];
+            k += 1;
+            let mirrored = s.mirrored();
+            let mpos = Position::from_sfen(variant, &mirror_sfen(&g.position().to_sfen())).unwrap();
+            let mut planes = vec![0.0; s.planes.len()];
+            shogi_features::encode(&mpos, g.repetitions(), g.ply(), &mut planes);
+            assert_eq!(mirrored.planes, planes, "ply {}", g.ply());
+            assert_eq!(mirrored.mirrored(), *s);
+            let sum: f32 = mirrored.policy.iter().sum();
+            assert!((sum - 1.0).abs() < 1e-4);
+        }
+        g.try_play(Move::from_u16(m.mv as u16).unwrap()).unwrap();
+    }
+}
