@@ -3,6 +3,8 @@
 
 pub mod sample;
 pub mod schedule;
+pub mod window;
 
 pub use sample::{Sample, SampleConfig, samples_from_record};
 pub use schedule::LrSchedule;
+pub use window::ReplayWindow;
