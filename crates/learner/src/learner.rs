@@ -1,0 +1,184 @@
+//! The training loop: minibatches from a [`ReplayWindow`], [`Trainer`] steps, TensorBoard
+//! scalars and candidate checkpoints.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use shogi_model::{CheckpointMeta, Losses, Model, ModelConfig, TrainConfig, Trainer};
+use tensorboard_rs::summary_writer::SummaryWriter;
+
+use crate::schedule::LrSchedule;
+use crate::window::ReplayWindow;
+
+/// Learner settings.
+#[derive(Debug, Clone)]
+pub struct LearnerConfig {
+    /// Variant name written into candidates.
+    pub variant: String,
+    /// Minibatch size.
+    pub batch: usize,
+    /// Learning-rate schedule.
+    pub schedule: LrSchedule,
+    /// Export a candidate every this many steps (0: never).
+    pub export_every: u64,
+    /// Run directory (TensorBoard logs in `<run>/tb`, candidates in `<run>/candidates`).
+    pub run_dir: PathBuf,
+    /// Parent checkpoint name, if training continues one.
+    pub parent: Option<String>,
+    /// RNG seed for sampling.
+    pub seed: u64,
+}
+
+/// What a run of steps did.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    /// Steps taken in total.
+    pub steps: u64,
+    /// Samples consumed in total.
+    pub samples_seen: u64,
+    /// Last step's losses.
+    pub last: Option<Losses>,
+    /// Samples per second of wall time over the run.
+    pub samples_per_sec: f64,
+    /// Share of wall time outside forward/backward/update (sampling, encoding, copies,
+    /// logging, export).
+    pub outside_share: f64,
+    /// Candidates written.
+    pub candidates: Vec<PathBuf>,
+}
+
+/// Owns the trainer and the logging.
+pub struct Learner {
+    /// The trainer.
+    pub trainer: Trainer,
+    config: LearnerConfig,
+    architecture: ModelConfig,
+    writer: SummaryWriter,
+    rng: ChaCha8Rng,
+    step: u64,
+    samples_seen: u64,
+}
+
+impl std::fmt::Debug for Learner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Learner")
+            .field("step", &self.step)
+            .field("samples_seen", &self.samples_seen)
+            .finish()
+    }
+}
+
+fn entropy(p: &[f32]) -> f64 {
+    p.iter()
+        .filter(|&&x| x > 0.0)
+        .map(|&x| -(x as f64) * (x as f64).ln())
+        .sum()
+}
+
+impl Learner {
+    /// A learner for `model` (fresh or loaded) with `train` hyper-parameters.
+    pub fn new(model: Model, train: TrainConfig, config: LearnerConfig) -> anyhow::Result<Self> {
+        let architecture = model.config().clone();
+        let trainer = Trainer::new(model, train)?;
+        std::fs::create_dir_all(config.run_dir.join("candidates"))?;
+        let writer = SummaryWriter::new(config.run_dir.join("tb"));
+        let rng = ChaCha8Rng::seed_from_u64(config.seed);
+        Ok(Self {
+            trainer,
+            config,
+            architecture,
+            writer,
+            rng,
+            step: 0,
+            samples_seen: 0,
+        })
+    }
+
+    /// Steps taken.
+    pub fn step_count(&self) -> u64 {
+        self.step
+    }
+
+    /// Runs `steps` steps on minibatches of `window`, exporting candidates as configured.
+    pub fn run(&mut self, window: &ReplayWindow, steps: u64) -> anyhow::Result<Summary> {
+        anyhow::ensure!(!window.is_empty(), "the replay window holds no positions");
+        let start = Instant::now();
+        let mut inside = Duration::ZERO;
+        let mut summary = Summary::default();
+        let b = self.config.batch;
+        for _ in 0..steps {
+            let lr = self.config.schedule.lr_at(self.step);
+            self.trainer.set_lr(lr);
+            let batch = window.sample_batch(b, &mut self.rng);
+            let n_in = batch[0].planes.len();
+            let n_pol = batch[0].policy.len();
+            let mut inputs = Vec::with_capacity(b * n_in);
+            let mut pol = Vec::with_capacity(b * n_pol);
+            let mut val = Vec::with_capacity(b * 3);
+            let mut ent = 0.0;
+            for s in &batch {
+                inputs.extend_from_slice(&s.planes);
+                pol.extend_from_slice(&s.policy);
+                val.extend_from_slice(&s.wdl);
+                ent += entropy(&s.policy);
+            }
+            let t0 = Instant::now();
+            let losses = self.trainer.step(&inputs, &pol, &val, b);
+            inside += t0.elapsed();
+            self.step += 1;
+            self.samples_seen += b as u64;
+            let st = self.step as usize;
+            let elapsed = start.elapsed().as_secs_f64().max(1e-9);
+            let w = &mut self.writer;
+            w.add_scalar("loss/policy", losses.policy as f32, st);
+            w.add_scalar("loss/value", losses.value as f32, st);
+            w.add_scalar("loss/total", losses.total as f32, st);
+            w.add_scalar("lr", lr as f32, st);
+            w.add_scalar("policy_target_entropy", (ent / b as f64) as f32, st);
+            w.add_scalar("grad_norm", losses.grad_norm as f32, st);
+            w.add_scalar(
+                "samples_per_sec",
+                (summary.samples_seen as f64 + b as f64) as f32 / elapsed as f32,
+                st,
+            );
+            summary.samples_seen += b as u64;
+            summary.last = Some(losses);
+            if self.config.export_every > 0 && self.step.is_multiple_of(self.config.export_every) {
+                summary.candidates.push(self.export()?);
+            }
+        }
+        self.writer.flush();
+        let wall = start.elapsed().as_secs_f64().max(1e-9);
+        summary.steps = self.step;
+        summary.samples_per_sec = summary.samples_seen as f64 / wall;
+        summary.outside_share = 1.0 - inside.as_secs_f64() / wall;
+        Ok(summary)
+    }
+
+    /// Writes a candidate `<run>/candidates/step-NNNNNNNN` and returns its directory.
+    pub fn export(&mut self) -> anyhow::Result<PathBuf> {
+        let dir = self
+            .config
+            .run_dir
+            .join("candidates")
+            .join(format!("step-{:08}", self.step));
+        let meta = CheckpointMeta {
+            architecture: self.architecture.clone(),
+            variant: self.config.variant.clone(),
+            feature_version: shogi_features::FEATURE_VERSION,
+            policy_version: shogi_features::POLICY_VERSION,
+            training_step: self.step,
+            samples_seen: self.samples_seen,
+            parent: self.config.parent.clone(),
+        };
+        shogi_model::save_checkpoint(&dir, &self.trainer.model.vs, &meta)?;
+        Ok(dir)
+    }
+
+    /// The run directory.
+    pub fn run_dir(&self) -> &Path {
+        &self.config.run_dir
+    }
+}

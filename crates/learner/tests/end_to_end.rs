@@ -1,0 +1,115 @@
+//! End to end on synthetic self-play data: train a tiny net, loss decreases, candidates
+//! are written and load back, TensorBoard scalars read back with tbparse.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
+use shogi_mcts::{SearchConfig, UniformEvaluator};
+use shogi_model::{Expected, Model, TrainConfig, model_config_for, tch::Device};
+use shogi_rules::{GameRules, Position, ShogiGame, Variant};
+use shogi_selfplay::play::{PlayConfig, play_game};
+use shogi_selfplay::write_chunk;
+
+fn python() -> PathBuf {
+    if let Ok(p) = std::env::var("SHOGI_ZERO_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python");
+    assert!(
+        p.exists(),
+        "no venv python at {}: run scripts/bootstrap.sh",
+        p.display()
+    );
+    p
+}
+
+#[test]
+fn trains_exports_and_logs() {
+    let replay = tempfile::tempdir().unwrap();
+    let run = tempfile::tempdir().unwrap();
+    let search = SearchConfig {
+        simulations: 16,
+        batch_size: 4,
+        ..SearchConfig::default()
+    };
+    let games: Vec<_> = (0..4)
+        .map(|seed| {
+            let start = ShogiGame::new(
+                Position::startpos(Variant::Minishogi),
+                GameRules {
+                    max_plies: 60,
+                    ..GameRules::default()
+                },
+            );
+            play_game(
+                start,
+                &search,
+                &PlayConfig::default(),
+                &UniformEvaluator::default(),
+                seed,
+            )
+            .unwrap()
+            .record
+        })
+        .collect();
+    write_chunk(&replay.path().join("c-000.szgr"), &games).unwrap();
+    let mut window = ReplayWindow::new(replay.path(), 100_000, SampleConfig::default());
+    window.refresh().unwrap();
+    let arch = model_config_for(Variant::Minishogi, 1, 8);
+    let model = Model::new(&arch, Device::Cpu);
+    let config = LearnerConfig {
+        variant: "minishogi".into(),
+        batch: 32,
+        schedule: LrSchedule::Constant(0.05),
+        export_every: 20,
+        run_dir: run.path().to_path_buf(),
+        parent: None,
+        seed: 1,
+    };
+    let mut learner = Learner::new(model, TrainConfig::default(), config).unwrap();
+    let first = learner.run(&window, 3).unwrap();
+    let later = learner.run(&window, 57).unwrap();
+    let (a, b) = (first.last.unwrap().total, later.last.unwrap().total);
+    assert!(b < a, "loss did not decrease: {a} -> {b}");
+    assert_eq!(later.steps, 60);
+    assert_eq!(later.candidates.len(), 3);
+    let expected = Expected {
+        architecture: Some(arch.clone()),
+        variant: "minishogi".into(),
+        feature_version: shogi_features::FEATURE_VERSION,
+        policy_version: shogi_features::POLICY_VERSION,
+    };
+    let (_, manifest) =
+        shogi_model::load_checkpoint(&later.candidates[2], &expected, Device::Cpu).unwrap();
+    assert_eq!(manifest.meta.training_step, 60);
+    assert_eq!(manifest.meta.samples_seen, 60 * 32);
+    drop(learner);
+
+    let script = "import sys\nfrom tbparse import SummaryReader\ndf = SummaryReader(sys.argv[1]).scalars\nfor tag, g in df.groupby('tag'):\n    print(tag, len(g))\n";
+    let out = Command::new(python())
+        .arg("-c")
+        .arg(script)
+        .arg(run.path().join("tb"))
+        .output()
+        .expect("run the venv python (scripts/bootstrap.sh)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    for tag in [
+        "loss/policy",
+        "loss/value",
+        "loss/total",
+        "lr",
+        "grad_norm",
+        "samples_per_sec",
+    ] {
+        assert!(
+            text.lines().any(|l| l == format!("{tag} 60")),
+            "tag {tag} missing:\n{text}"
+        );
+    }
+}
