@@ -27,6 +27,8 @@ enum Command {
     Perft(cmd::perft::PerftArgs),
     /// Play self-play games into a replay directory.
     Selfplay(cmd::selfplay::SelfplayArgs),
+    /// Train on a replay directory and export candidate checkpoints.
+    Learn(cmd::learn::LearnArgs),
     /// Print versions, libtorch's view of the machine, and the device a run would use.
     Info(cmd::info::InfoArgs),
 }
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
         Command::Perft(args) => cmd::perft::run(&args),
         Command::Info(args) => cmd::info::run(&args),
         Command::Selfplay(args) => cmd::selfplay::run(&args),
+        Command::Learn(args) => cmd::learn::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,6 +1,7 @@
 //! One module per subcommand: arguments, validation, run.
 
 pub mod info;
+pub mod learn;
 pub mod perft;
 pub mod selfplay;
 

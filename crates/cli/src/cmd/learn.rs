@@ -1,0 +1,121 @@
+//! `shogi-zero learn`: train on a replay directory and export candidate checkpoints.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
+use shogi_model::{Expected, Model, TrainConfig, model_config_for, parse_device};
+use shogi_rules::Variant;
+
+use super::VariantArg;
+
+/// Arguments of `learn`.
+#[derive(Debug, Args)]
+pub struct LearnArgs {
+    /// Replay directory of record chunks.
+    #[arg(long)]
+    pub replay: PathBuf,
+    /// Run directory (TensorBoard logs, candidates).
+    #[arg(long)]
+    pub run: PathBuf,
+    /// Checkpoint directory to continue from (default: a fresh network).
+    #[arg(long)]
+    pub checkpoint: Option<PathBuf>,
+    /// Variant.
+    #[arg(long, value_enum, default_value = "minishogi")]
+    pub variant: VariantArg,
+    /// Optimiser steps.
+    #[arg(long, default_value_t = 1000)]
+    pub steps: u64,
+    /// Minibatch size.
+    #[arg(long, default_value_t = 256)]
+    pub batch: usize,
+    /// Constant learning rate.
+    #[arg(long, default_value_t = 0.02)]
+    pub lr: f64,
+    /// Positions kept in the replay window.
+    #[arg(long, default_value_t = 500_000)]
+    pub window: usize,
+    /// Export a candidate every this many steps.
+    #[arg(long, default_value_t = 1000)]
+    pub export_every: u64,
+    /// Device: auto, cpu, cuda, cuda:N.
+    #[arg(long, default_value = "auto")]
+    pub device: String,
+    /// Residual blocks of a fresh network.
+    #[arg(long, default_value_t = 6)]
+    pub blocks: usize,
+    /// Channels of a fresh network.
+    #[arg(long, default_value_t = 64)]
+    pub channels: usize,
+}
+
+/// Runs `learn`.
+pub fn run(args: &LearnArgs) -> Result<()> {
+    let variant: Variant = args.variant.into();
+    let name = match variant {
+        Variant::Shogi => "shogi",
+        Variant::Minishogi => "minishogi",
+    };
+    let device = parse_device(&args.device)?;
+    let mut window = ReplayWindow::new(&args.replay, args.window, SampleConfig::default());
+    window
+        .refresh()
+        .with_context(|| format!("reading {}", args.replay.display()))?;
+    let (model, parent) = match &args.checkpoint {
+        Some(dir) => {
+            let expected = Expected {
+                architecture: None,
+                variant: name.to_string(),
+                feature_version: shogi_features::FEATURE_VERSION,
+                policy_version: shogi_features::POLICY_VERSION,
+            };
+            let (model, manifest) = shogi_model::load_checkpoint(dir, &expected, device)?;
+            (model, Some(manifest.name))
+        }
+        None => (
+            Model::new(
+                &model_config_for(variant, args.blocks, args.channels),
+                device,
+            ),
+            None,
+        ),
+    };
+    let train = TrainConfig {
+        lr: args.lr,
+        ..TrainConfig::default()
+    };
+    let config = LearnerConfig {
+        variant: name.to_string(),
+        batch: args.batch,
+        schedule: LrSchedule::Constant(args.lr),
+        export_every: args.export_every,
+        run_dir: args.run.clone(),
+        parent,
+        seed: 0,
+    };
+    let mut learner = Learner::new(model, train, config)?;
+    let summary = learner.run(&window, args.steps)?;
+    println!(
+        "window: {} positions from {} games",
+        window.len(),
+        window.games()
+    );
+    println!("steps: {}", summary.steps);
+    println!("samples/s: {:.1}", summary.samples_per_sec);
+    if let Some(l) = summary.last {
+        println!(
+            "final losses: policy {:.4} value {:.4} total {:.4}",
+            l.policy, l.value, l.total
+        );
+    }
+    println!(
+        "time outside forward/backward: {:.1}%",
+        100.0 * summary.outside_share
+    );
+    for c in &summary.candidates {
+        println!("candidate: {}", c.display());
+    }
+    Ok(())
+}
