@@ -3,8 +3,8 @@
 
 use rand::Rng;
 use shogi_game::{Color, Game};
-use shogi_rules::{GameRules, ImpasseRule, Move, Position, ShogiGame, Variant};
-use shogi_selfplay::convert::{ReplayError, variant_from_name};
+use shogi_rules::{Move, Variant};
+use shogi_selfplay::convert::{ReplayError, replay_each, variant_from_name};
 use shogi_selfplay::record::GameRecord;
 
 /// One training position.
@@ -50,70 +50,48 @@ pub fn samples_from_record(
 ) -> Result<Vec<Sample>, ReplayError> {
     let variant = variant_from_name(&record.variant)
         .ok_or_else(|| ReplayError::Variant(record.variant.clone()))?;
-    let start = Position::from_sfen(variant, &record.start_sfen)?;
-    let impasse = match record.impasse {
-        1 => ImpasseRule::Declaration27,
-        2 => ImpasseRule::Points24,
-        _ => ImpasseRule::None,
-    };
-    let mut game = ShogiGame::new(
-        start,
-        GameRules {
-            max_plies: record.max_plies,
-            impasse,
-        },
-    );
     let n_in = shogi_features::input_planes(variant) * shogi_features::board_size(variant).pow(2);
     let n_pol = shogi_features::policy_size(variant);
     let q = config.q_blend.clamp(0.0, 1.0);
     let mut out = Vec::new();
-    for (i, m) in record.moves.iter().enumerate() {
-        let illegal = |game: &ShogiGame| ReplayError::Move {
-            ply: i + 1,
-            code: m.mv,
-            sfen: game.position().to_sfen(),
-        };
-        if m.full_search && !m.searched.is_empty() {
-            let pos = game.position();
-            let side = pos.side_to_move();
-            let mut planes = vec![0.0f32; n_in];
-            shogi_features::encode(pos, game.repetitions(), game.ply(), &mut planes);
-            let mut policy = vec![0.0f32; n_pol];
-            let mut sum = 0.0f32;
-            for s in &m.searched {
-                let Some(mv) = u16::try_from(s.mv).ok().and_then(Move::from_u16) else {
-                    continue;
-                };
-                if let Some(idx) = shogi_features::policy_index(variant, side, mv) {
-                    let t = s.target.max(0.0);
-                    policy[idx] += t;
-                    sum += t;
-                }
-            }
-            if sum > 0.0 {
-                policy.iter_mut().for_each(|p| *p /= sum);
-                let o = outcome_wdl(record.outcome.winner, side);
-                let s = m.root_value.clamp(0.0, 1.0);
-                let qv = [s, 0.0, 1.0 - s];
-                let wdl = [
-                    (1.0 - q) * o[0] + q * qv[0],
-                    (1.0 - q) * o[1] + q * qv[1],
-                    (1.0 - q) * o[2] + q * qv[2],
-                ];
-                out.push(Sample {
-                    variant,
-                    planes,
-                    policy,
-                    wdl,
-                });
+    replay_each(record, |game, m| {
+        if !m.full_search || m.searched.is_empty() {
+            return;
+        }
+        let pos = game.position();
+        let side = pos.side_to_move();
+        let mut planes = vec![0.0f32; n_in];
+        shogi_features::encode(pos, game.repetitions(), game.ply(), &mut planes);
+        let mut policy = vec![0.0f32; n_pol];
+        let mut sum = 0.0f32;
+        for s in &m.searched {
+            let Some(mv) = u16::try_from(s.mv).ok().and_then(Move::from_u16) else {
+                continue;
+            };
+            if let Some(idx) = shogi_features::policy_index(variant, side, mv) {
+                let t = s.target.max(0.0);
+                policy[idx] += t;
+                sum += t;
             }
         }
-        let mv = u16::try_from(m.mv)
-            .ok()
-            .and_then(Move::from_u16)
-            .ok_or_else(|| illegal(&game))?;
-        game.try_play(mv).map_err(|_| illegal(&game))?;
-    }
+        if sum > 0.0 {
+            policy.iter_mut().for_each(|p| *p /= sum);
+            let o = outcome_wdl(record.outcome.winner, side);
+            let s = m.root_value.clamp(0.0, 1.0);
+            let qv = [s, 0.0, 1.0 - s];
+            let wdl = [
+                (1.0 - q) * o[0] + q * qv[0],
+                (1.0 - q) * o[1] + q * qv[1],
+                (1.0 - q) * o[2] + q * qv[2],
+            ];
+            out.push(Sample {
+                variant,
+                planes,
+                policy,
+                wdl,
+            });
+        }
+    })?;
     Ok(out)
 }
 

@@ -9,7 +9,7 @@ use shogi_game::{EndReason, Outcome};
 use shogi_rules::record::{Record, to_csa, to_kif};
 use shogi_rules::{GameRules, ImpasseRule, Move, Position, ShogiGame, Variant};
 
-use crate::record::GameRecord;
+use crate::record::{GameRecord, MoveRecord};
 
 /// Why a record cannot be replayed.
 #[derive(Debug, thiserror::Error)]
@@ -48,6 +48,15 @@ pub fn move_code(mv: Move) -> u32 {
 
 /// Replays a record through the rules, checking every move; returns the final game.
 pub fn replay(record: &GameRecord) -> Result<ShogiGame, ReplayError> {
+    replay_each(record, |_, _| {})
+}
+
+/// Replays a record like [`replay`], calling `visit` with the game and the move's record
+/// just before each move is played (the position the search saw).
+pub fn replay_each(
+    record: &GameRecord,
+    mut visit: impl FnMut(&ShogiGame, &MoveRecord),
+) -> Result<ShogiGame, ReplayError> {
     let variant = variant_from_name(&record.variant)
         .ok_or_else(|| ReplayError::Variant(record.variant.clone()))?;
     let start = Position::from_sfen(variant, &record.start_sfen)?;
@@ -69,6 +78,7 @@ pub fn replay(record: &GameRecord) -> Result<ShogiGame, ReplayError> {
             code: m.mv,
             sfen: game.position().to_sfen(),
         };
+        visit(&game, m);
         let mv = u16::try_from(m.mv)
             .ok()
             .and_then(Move::from_u16)
