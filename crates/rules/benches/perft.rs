@@ -7,40 +7,9 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use shogi_rules::{Position, Variant, perft::perft};
 
-fn haitaka_perft(board: &haitaka::Board, depth: u8, bulk: bool) -> u64 {
-    if depth == 0 {
-        return 1;
-    }
-    let mut nodes = 0;
-    if bulk && depth == 1 {
-        board.generate_board_moves(|m| {
-            nodes += m.into_iter().len() as u64;
-            false
-        });
-        board.generate_drops(|m| {
-            nodes += m.into_iter().len() as u64;
-            false
-        });
-        return nodes;
-    }
-    board.generate_board_moves(|m| {
-        for mv in m {
-            let mut b = board.clone();
-            b.play_unchecked(mv);
-            nodes += haitaka_perft(&b, depth - 1, bulk);
-        }
-        false
-    });
-    board.generate_drops(|m| {
-        for mv in m {
-            let mut b = board.clone();
-            b.play_unchecked(mv);
-            nodes += haitaka_perft(&b, depth - 1, bulk);
-        }
-        false
-    });
-    nodes
-}
+#[path = "common/haitaka.rs"]
+mod anchor;
+use anchor::haitaka_perft;
 
 fn playouts(seed: u64, games: usize) -> u64 {
     let mut rng = seed | 1;

@@ -4,37 +4,9 @@
 use shogi_rules::{Position, Variant, perft::perft};
 use std::time::Instant;
 
-fn haitaka_perft(board: &haitaka::Board, depth: u8, bulk: bool) -> u64 {
-    if depth == 0 {
-        return 1;
-    }
-    let mut nodes = 0;
-    if bulk && depth == 1 {
-        board.generate_board_moves(|m| {
-            nodes += m.into_iter().len() as u64;
-            false
-        });
-        board.generate_drops(|m| {
-            nodes += m.into_iter().len() as u64;
-            false
-        });
-        return nodes;
-    }
-    let mut visit = |mv| {
-        let mut b = board.clone();
-        b.play_unchecked(mv);
-        nodes += haitaka_perft(&b, depth - 1, bulk);
-    };
-    board.generate_board_moves(|m| {
-        m.into_iter().for_each(&mut visit);
-        false
-    });
-    board.generate_drops(|m| {
-        m.into_iter().for_each(&mut visit);
-        false
-    });
-    nodes
-}
+#[path = "../benches/common/haitaka.rs"]
+mod anchor;
+use anchor::haitaka_perft;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
