@@ -17,12 +17,22 @@ use clap::{Parser, Subcommand};
     about = "AlphaZero-style self-play trainer for shogi"
 )]
 struct Cli {
+    /// With no subcommand the binary speaks USI on stdin/stdout, so a GUI can launch
+    /// it directly.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run a training run from a TOML config (self-play, learner and gate in one process).
+    Train(cmd::train::TrainArgs),
+    /// Speak USI on stdin/stdout (what a shogi GUI launches).
+    Usi(cmd::usi::UsiArgs),
+    /// Play a match between two players (checkpoints or external USI engines).
+    Match(cmd::match_cmd::MatchArgs),
+    /// Gate candidate checkpoints of a run directory against its best network.
+    Gate(cmd::gate::GateArgs),
     /// Count the legal-move tree below a position (rules-core check and speed figure).
     Perft(cmd::perft::PerftArgs),
     /// Play self-play games into a replay directory.
@@ -36,10 +46,15 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Perft(args) => cmd::perft::run(&args),
-        Command::Info(args) => cmd::info::run(&args),
-        Command::Selfplay(args) => cmd::selfplay::run(&args),
-        Command::Learn(args) => cmd::learn::run(&args),
+        None => cmd::usi::run(&cmd::usi::UsiArgs::default()),
+        Some(Command::Train(args)) => cmd::train::run(&args),
+        Some(Command::Usi(args)) => cmd::usi::run(&args),
+        Some(Command::Match(args)) => cmd::match_cmd::run(&args),
+        Some(Command::Gate(args)) => cmd::gate::run(&args),
+        Some(Command::Perft(args)) => cmd::perft::run(&args),
+        Some(Command::Info(args)) => cmd::info::run(&args),
+        Some(Command::Selfplay(args)) => cmd::selfplay::run(&args),
+        Some(Command::Learn(args)) => cmd::learn::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,1 @@
+include!("../model/build_rpath.rs");

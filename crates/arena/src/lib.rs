@@ -1,0 +1,4 @@
+//! The arena: matches, Elo/SPRT, gating and rating history.
+pub mod rundir;
+
+pub use rundir::RunDir;

@@ -1,0 +1,257 @@
+//! The run directory: the contract through which self-play, the learner and the gate
+//! coordinate, in one process or on several machines with shared storage.
+//!
+//! ```text
+//! <run>/
+//!   config.toml        resolved config snapshot (written once, tmp + rename)
+//!   candidates/        step-NNNNNNNN/  learner exports (dir renamed into place when complete)
+//!   accepted/          step-NNNNNNNN/  promoted networks; the best is the highest step
+//!   rejected/          step-NNNNNNNN/  with gate.json: the match that rejected it
+//!   BEST               name of the best accepted checkpoint (convenience pointer)
+//!   replay/            self-play record chunks (*.szgr, tmp + rename)
+//!   games/             viewable records (USI/CSA/KIF) of self-play and gate games
+//!   tensorboard/       learner scalars
+//!   ratings.csv|json|png  Elo of every gated candidate against the first network
+//!   train.log          tracing log
+//! ```
+//!
+//! Every writer publishes by `rename`, which is atomic on one filesystem, so a reader
+//! never sees a half-written checkpoint or chunk. Promotion is the rename of a
+//! candidate directory into `accepted/`; `BEST` is rewritten after it, and readers that
+//! need certainty take the highest step in `accepted/` (what [`RunDir::best`] does).
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Prefix of checkpoint directory names: `step-` followed by the zero-padded step.
+pub const STEP_PREFIX: &str = "step-";
+
+/// Paths of one run directory.
+#[derive(Debug, Clone)]
+pub struct RunDir {
+    root: PathBuf,
+}
+
+/// The directory name of the checkpoint taken after `step` learner steps.
+pub fn checkpoint_name(step: u64) -> String {
+    format!("{STEP_PREFIX}{step:08}")
+}
+
+/// The step encoded in a checkpoint directory name, if it is one.
+pub fn step_of(name: &str) -> Option<u64> {
+    name.strip_prefix(STEP_PREFIX)?.parse().ok()
+}
+
+impl RunDir {
+    /// The run directory at `root` (nothing is created).
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        RunDir { root: root.into() }
+    }
+
+    /// Creates the directory and all its subdirectories.
+    pub fn create(&self) -> io::Result<()> {
+        for dir in [
+            self.root.clone(),
+            self.candidates(),
+            self.accepted(),
+            self.rejected(),
+            self.replay(),
+            self.games(),
+            self.tensorboard(),
+        ] {
+            fs::create_dir_all(&dir)?;
+        }
+        Ok(())
+    }
+
+    /// The root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+    /// `config.toml`: the resolved config snapshot.
+    pub fn config_file(&self) -> PathBuf {
+        self.root.join("config.toml")
+    }
+    /// `candidates/`.
+    pub fn candidates(&self) -> PathBuf {
+        self.root.join("candidates")
+    }
+    /// `accepted/`.
+    pub fn accepted(&self) -> PathBuf {
+        self.root.join("accepted")
+    }
+    /// `rejected/`.
+    pub fn rejected(&self) -> PathBuf {
+        self.root.join("rejected")
+    }
+    /// `replay/`.
+    pub fn replay(&self) -> PathBuf {
+        self.root.join("replay")
+    }
+    /// `games/`.
+    pub fn games(&self) -> PathBuf {
+        self.root.join("games")
+    }
+    /// `tensorboard/`.
+    pub fn tensorboard(&self) -> PathBuf {
+        self.root.join("tensorboard")
+    }
+    /// `ratings.csv`.
+    pub fn ratings_csv(&self) -> PathBuf {
+        self.root.join("ratings.csv")
+    }
+    /// `ratings.json`.
+    pub fn ratings_json(&self) -> PathBuf {
+        self.root.join("ratings.json")
+    }
+    /// `ratings.png`.
+    pub fn ratings_png(&self) -> PathBuf {
+        self.root.join("ratings.png")
+    }
+    /// `train.log`.
+    pub fn log_file(&self) -> PathBuf {
+        self.root.join("train.log")
+    }
+    /// `BEST`: the best checkpoint's name.
+    pub fn best_pointer(&self) -> PathBuf {
+        self.root.join("BEST")
+    }
+
+    /// Complete checkpoints in `dir` (a `manifest.json` present, not a dot-named
+    /// temporary), sorted by step.
+    pub fn checkpoints_in(dir: &Path) -> io::Result<Vec<(u64, PathBuf)>> {
+        let mut found = Vec::new();
+        let entries = match fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(found),
+            Err(e) => return Err(e),
+        };
+        for entry in entries {
+            let entry = entry?;
+            let name = entry.file_name();
+            let Some(step) = name.to_str().and_then(step_of) else {
+                continue;
+            };
+            let path = entry.path();
+            if path.join("manifest.json").is_file() {
+                found.push((step, path));
+            }
+        }
+        found.sort();
+        Ok(found)
+    }
+
+    /// Candidates waiting for the gate, oldest first.
+    pub fn pending_candidates(&self) -> io::Result<Vec<(u64, PathBuf)>> {
+        Self::checkpoints_in(&self.candidates())
+    }
+
+    /// The best network: the highest-step checkpoint in `accepted/`.
+    pub fn best(&self) -> io::Result<Option<(u64, PathBuf)>> {
+        Ok(Self::checkpoints_in(&self.accepted())?.pop())
+    }
+
+    /// All accepted checkpoints, oldest first.
+    pub fn accepted_checkpoints(&self) -> io::Result<Vec<(u64, PathBuf)>> {
+        Self::checkpoints_in(&self.accepted())
+    }
+
+    /// Promotes `candidate` (a directory in `candidates/`): writes `report` as its
+    /// `gate.json`, renames it into `accepted/` and updates `BEST`. Returns the new path.
+    pub fn promote(&self, candidate: &Path, report: &[u8]) -> io::Result<PathBuf> {
+        self.move_checkpoint(candidate, &self.accepted(), report)
+            .and_then(|dest| {
+                let name = dest
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                write_atomic(
+                    &self.best_pointer(),
+                    format!("accepted/{name}\n").as_bytes(),
+                )?;
+                Ok(dest)
+            })
+    }
+
+    /// Rejects `candidate`: writes `report` as its `gate.json` and renames it into
+    /// `rejected/` (kept, with the result). Returns the new path.
+    pub fn reject(&self, candidate: &Path, report: &[u8]) -> io::Result<PathBuf> {
+        self.move_checkpoint(candidate, &self.rejected(), report)
+    }
+
+    fn move_checkpoint(&self, candidate: &Path, to: &Path, report: &[u8]) -> io::Result<PathBuf> {
+        let name = candidate.file_name().ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} is not a checkpoint directory", candidate.display()),
+            )
+        })?;
+        fs::create_dir_all(to)?;
+        write_atomic(&candidate.join("gate.json"), report)?;
+        let dest = to.join(name);
+        fs::rename(candidate, &dest)?;
+        Ok(dest)
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory and a rename,
+/// so readers see either the old or the new content.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    {
+        use std::io::Write;
+        let mut file = fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+    }
+    fs::rename(&tmp, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fake_checkpoint(dir: &Path, step: u64) -> PathBuf {
+        let path = dir.join(checkpoint_name(step));
+        fs::create_dir_all(&path).unwrap();
+        fs::write(path.join("manifest.json"), b"{}").unwrap();
+        path
+    }
+
+    #[test]
+    fn names_round_trip() {
+        assert_eq!(checkpoint_name(1200), "step-00001200");
+        assert_eq!(step_of("step-00001200"), Some(1200));
+        assert_eq!(step_of(".tmp-step-1"), None);
+    }
+
+    #[test]
+    fn promote_and_reject_move_candidates() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::new(tmp.path().join("run"));
+        run.create().unwrap();
+        assert!(run.best().unwrap().is_none());
+        let initial = fake_checkpoint(&run.accepted(), 0);
+        assert_eq!(run.best().unwrap().unwrap().1, initial);
+        let c1 = fake_checkpoint(&run.candidates(), 100);
+        let c2 = fake_checkpoint(&run.candidates(), 200);
+        // An incomplete export (no manifest yet) is not a candidate.
+        fs::create_dir_all(run.candidates().join(checkpoint_name(300))).unwrap();
+        assert_eq!(run.pending_candidates().unwrap().len(), 2);
+        let rejected = run.reject(&c1, b"{\"score\":0.4}").unwrap();
+        assert!(rejected.join("gate.json").is_file());
+        let accepted = run.promote(&c2, b"{\"score\":0.6}").unwrap();
+        assert_eq!(run.best().unwrap().unwrap(), (200, accepted));
+        assert_eq!(
+            fs::read_to_string(run.best_pointer()).unwrap(),
+            "accepted/step-00000200\n"
+        );
+        assert!(run.pending_candidates().unwrap().is_empty());
+    }
+}

@@ -1,0 +1,1 @@
+//! Training runs from config files.

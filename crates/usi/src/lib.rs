@@ -1,0 +1,1 @@
+//! USI engine (`shogi-zero usi`): see docs/ARCHITECTURE.md.
