@@ -1,1 +1,5 @@
-//! Training runs from config files.
+//! Training runs from config files: the config, the run loop, resume.
+
+pub mod config;
+
+pub use config::{ConfigError, RunConfig};

@@ -1,0 +1,626 @@
+//! The run config: TOML, every key documented with its unit and default, unknown keys
+//! rejected and out-of-range values refused with the key's full path.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// A config that could not be read, parsed or validated. Every message names the file
+/// and the key (`section.key`) that was wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Not valid TOML.
+    #[error("{origin}: not valid TOML: {message}")]
+    Syntax {
+        /// File name or `--set`.
+        origin: String,
+        /// The parser's message.
+        message: String,
+    },
+    /// A key is unknown or has the wrong type.
+    #[error("{origin}: {key}: {message}")]
+    Key {
+        /// File name or `--set`.
+        origin: String,
+        /// Full path of the key, e.g. `selfplay.simulations`.
+        key: String,
+        /// What was wrong.
+        message: String,
+    },
+    /// A value is out of its range.
+    #[error("{origin}: {key} = {value} is out of range: {expected}")]
+    Range {
+        /// File name.
+        origin: String,
+        /// Full path of the key.
+        key: String,
+        /// The value given.
+        value: String,
+        /// The allowed range.
+        expected: String,
+    },
+    /// A `--set` override is malformed.
+    #[error("--set {given:?}: {message}")]
+    Override {
+        /// The override as given.
+        given: String,
+        /// What was wrong.
+        message: String,
+    },
+}
+
+/// The whole run config. Defaults are those of `configs/minishogi.toml`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunConfig {
+    /// `[run]`: where, how long, on what.
+    pub run: RunSection,
+    /// `[game]`: the variant and its rules.
+    pub game: GameSection,
+    /// `[network]`: the residual tower.
+    pub network: NetworkSection,
+    /// `[selfplay]`: actors and search.
+    pub selfplay: SelfplaySection,
+    /// `[learner]`: optimiser, schedule, replay window.
+    pub learner: LearnerSection,
+    /// `[gate]`: promotion of candidates.
+    pub gate: GateSection,
+}
+
+/// `[run]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunSection {
+    /// Run directory, relative to the working directory. Default `runs/minishogi`.
+    pub dir: PathBuf,
+    /// Seed of every random choice in the run. Default 1.
+    pub seed: u64,
+    /// Wall-clock budget in minutes (0 = none). Default 30.
+    pub minutes: f64,
+    /// Learner steps after which the run ends (0 = none). Default 0.
+    pub max_steps: u64,
+    /// Device: `auto`, `cpu`, `cuda`, `cuda:N`. Default `auto`.
+    pub device: String,
+    /// libtorch intra-op threads (CPU). Default 1: the actors, learner and gate already
+    /// run side by side.
+    pub torch_threads: usize,
+    /// Seconds between status lines. Default 10.
+    pub status_every_secs: u64,
+}
+
+impl Default for RunSection {
+    fn default() -> Self {
+        RunSection {
+            dir: PathBuf::from("runs/minishogi"),
+            seed: 1,
+            minutes: 30.0,
+            max_steps: 0,
+            device: "auto".into(),
+            torch_threads: 1,
+            status_every_secs: 10,
+        }
+    }
+}
+
+/// `[game]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GameSection {
+    /// `shogi` or `minishogi`. Default `minishogi`.
+    pub variant: String,
+    /// Plies after which a game is drawn. Default 200.
+    pub max_plies: u32,
+    /// Impasse rule: `none`, `declaration27`, `points24`. Default `none`.
+    pub impasse: String,
+}
+
+impl Default for GameSection {
+    fn default() -> Self {
+        GameSection {
+            variant: "minishogi".into(),
+            max_plies: 200,
+            impasse: "none".into(),
+        }
+    }
+}
+
+/// `[network]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetworkSection {
+    /// Residual blocks. Default 4.
+    pub blocks: usize,
+    /// Channels per convolution. Default 32.
+    pub channels: usize,
+    /// Squeeze-and-excitation in each block. Default false.
+    pub se: bool,
+}
+
+impl Default for NetworkSection {
+    fn default() -> Self {
+        NetworkSection {
+            blocks: 4,
+            channels: 32,
+            se: false,
+        }
+    }
+}
+
+/// `[selfplay]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfplaySection {
+    /// Concurrent games (actor threads sharing one batched inference service). Default 16.
+    pub actors: usize,
+    /// Simulations per move. Default 64.
+    pub simulations: u32,
+    /// Root selection: `gumbel` (sequential halving, learns at small budgets) or `puct`.
+    /// Default `gumbel`.
+    pub root: String,
+    /// Gumbel: root moves considered. Default 16.
+    pub gumbel_considered: usize,
+    /// Leaves evaluated together per tree (virtual loss). Default 4.
+    pub tree_batch: usize,
+    /// PUCT Dirichlet noise alpha. Default 0.15 (AlphaZero shogi).
+    pub dirichlet_alpha: f32,
+    /// PUCT Dirichlet noise weight (0 = none). Default 0.25.
+    pub dirichlet_weight: f32,
+    /// Plies played by visit-count sampling (temperature 1); later plies play the best
+    /// move. Default 12.
+    pub temperature_plies: u32,
+    /// Uniformly random opening plies before search (not recorded as targets). Default 0.
+    pub random_opening_plies: u32,
+    /// Resign when the expected score stays below this (0 = never). Default 0.05.
+    pub resign_threshold: f32,
+    /// Share of games with resignation disabled (false-resignation check). Default 0.2.
+    pub resign_disabled_fraction: f32,
+    /// Largest network batch. Default 16.
+    pub max_batch: usize,
+    /// Longest wait for a batch to fill, in milliseconds. Default 2.
+    pub max_wait_ms: u64,
+    /// Games per replay chunk file. Default 8.
+    pub games_per_chunk: usize,
+    /// Games between checks for a newer best network. Default 32.
+    pub games_per_generation: u64,
+}
+
+impl Default for SelfplaySection {
+    fn default() -> Self {
+        SelfplaySection {
+            actors: 16,
+            simulations: 64,
+            root: "gumbel".into(),
+            gumbel_considered: 16,
+            tree_batch: 4,
+            dirichlet_alpha: 0.15,
+            dirichlet_weight: 0.25,
+            temperature_plies: 12,
+            random_opening_plies: 0,
+            resign_threshold: 0.05,
+            resign_disabled_fraction: 0.2,
+            max_batch: 16,
+            max_wait_ms: 2,
+            games_per_chunk: 8,
+            games_per_generation: 32,
+        }
+    }
+}
+
+/// `[learner]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LearnerSection {
+    /// Minibatch size. Default 256.
+    pub batch: usize,
+    /// Replay window: the most recent positions sampled from. Default 100000.
+    pub window: usize,
+    /// Positions in the window before the first step. Default 2000.
+    pub min_positions: usize,
+    /// Most samples trained per position played (throttles the learner so it does not
+    /// overfit a small window). Default 4.0.
+    pub replay_ratio: f64,
+    /// Steps between candidate exports. Default 200.
+    pub steps_per_candidate: u64,
+    /// `sgd` (momentum, Nesterov) or `adamw`. Default `sgd`.
+    pub optimizer: String,
+    /// Learning rate (peak for `cosine`, initial for `steps`). Default 0.02.
+    pub lr: f64,
+    /// `constant`, `steps` (multiply by `lr_factor` at each of `lr_boundaries`) or
+    /// `cosine` (warm up over `lr_warmup`, decay to `lr_min` at `lr_total`). Default
+    /// `constant`.
+    pub schedule: String,
+    /// `steps`: learner steps at which the rate drops. Default [].
+    pub lr_boundaries: Vec<u64>,
+    /// `steps`: factor at each drop. Default 0.1.
+    pub lr_factor: f64,
+    /// `cosine`: warmup steps. Default 0.
+    pub lr_warmup: u64,
+    /// `cosine`: steps to reach `lr_min`. Default 10000.
+    pub lr_total: u64,
+    /// `cosine`: final rate. Default 0.0002.
+    pub lr_min: f64,
+    /// SGD momentum. Default 0.9 (AlphaZero).
+    pub momentum: f64,
+    /// Weight decay (L2). Default 1e-4 (AlphaZero).
+    pub weight_decay: f64,
+    /// Gradient-norm clip (0 = none). Default 10.
+    pub grad_clip: f64,
+    /// Weight of the value loss. Default 1.0.
+    pub value_weight: f64,
+    /// Blend of the root value into the value target, 0..=1. Default 0.0.
+    pub q_blend: f32,
+}
+
+impl Default for LearnerSection {
+    fn default() -> Self {
+        LearnerSection {
+            batch: 256,
+            window: 100_000,
+            min_positions: 2000,
+            replay_ratio: 4.0,
+            steps_per_candidate: 200,
+            optimizer: "sgd".into(),
+            lr: 0.02,
+            schedule: "constant".into(),
+            lr_boundaries: Vec::new(),
+            lr_factor: 0.1,
+            lr_warmup: 0,
+            lr_total: 10_000,
+            lr_min: 0.0002,
+            momentum: 0.9,
+            weight_decay: 1e-4,
+            grad_clip: 10.0,
+            value_weight: 1.0,
+            q_blend: 0.0,
+        }
+    }
+}
+
+/// `[gate]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GateSection {
+    /// Gate candidates at all; off = every candidate is accepted (AlphaZero's
+    /// continual update). Default true.
+    pub enabled: bool,
+    /// Games per gate match (colours alternate over opening pairs). Default 40.
+    pub games: u32,
+    /// Score the candidate needs, 0..=1. Default 0.55 (AlphaGo Zero).
+    pub threshold: f64,
+    /// Simulations per move in gate games. Default 64.
+    pub simulations: u32,
+    /// Gate games played at once. Default 8.
+    pub parallel_games: usize,
+    /// Random opening plies for the opening pairs. Default 4.
+    pub opening_plies: u32,
+}
+
+impl Default for GateSection {
+    fn default() -> Self {
+        GateSection {
+            enabled: true,
+            games: 40,
+            threshold: 0.55,
+            simulations: 64,
+            parallel_games: 8,
+            opening_plies: 4,
+        }
+    }
+}
+
+impl RunConfig {
+    /// Reads `path`, applies `overrides` (`section.key=value`, the value in TOML syntax or
+    /// a bare string) and validates.
+    pub fn load(path: &Path, overrides: &[String]) -> Result<RunConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse(&text, &path.display().to_string(), overrides)
+    }
+
+    /// Parses `text` (named `origin` in errors), applies `overrides`, validates.
+    pub fn parse(text: &str, origin: &str, overrides: &[String]) -> Result<RunConfig, ConfigError> {
+        let mut table: toml::Table =
+            text.parse()
+                .map_err(|e: toml::de::Error| ConfigError::Syntax {
+                    origin: origin.to_string(),
+                    message: e.to_string().trim().to_string(),
+                })?;
+        for given in overrides {
+            apply_override(&mut table, given)?;
+        }
+        let origin = if overrides.is_empty() {
+            origin.to_string()
+        } else {
+            format!("{origin} (with --set)")
+        };
+        let config: RunConfig = serde_path_to_error::deserialize(toml::Value::Table(table))
+            .map_err(|e| {
+                let key = e.path().to_string();
+                let message = e.into_inner().to_string();
+                // For an unknown key the path names its section; the message names the key.
+                ConfigError::Key {
+                    origin: origin.clone(),
+                    key: if key == "." {
+                        "(top level)".into()
+                    } else {
+                        key
+                    },
+                    message: message.trim().to_string(),
+                }
+            })?;
+        config.validate(&origin)?;
+        Ok(config)
+    }
+
+    /// The config as TOML (the run directory's snapshot).
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).expect("a RunConfig always serialises")
+    }
+
+    /// Checks every value's range; the error names the key's full path.
+    pub fn validate(&self, origin: &str) -> Result<(), ConfigError> {
+        let range = |key: &str, value: String, expected: &str| ConfigError::Range {
+            origin: origin.to_string(),
+            key: key.to_string(),
+            value,
+            expected: expected.to_string(),
+        };
+        let at_least = |key: &str, value: u64, min: u64| {
+            if value < min {
+                Err(range(
+                    key,
+                    value.to_string(),
+                    &format!("must be at least {min}"),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        let unit = |key: &str, value: f64| {
+            if (0.0..=1.0).contains(&value) {
+                Ok(())
+            } else {
+                Err(range(key, value.to_string(), "must be between 0 and 1"))
+            }
+        };
+        let one_of = |key: &str, value: &str, allowed: &[&str]| {
+            if allowed.contains(&value) {
+                Ok(())
+            } else {
+                Err(range(
+                    key,
+                    format!("{value:?}"),
+                    &format!("must be one of {}", allowed.join(", ")),
+                ))
+            }
+        };
+        let r = &self.run;
+        if !(r.minutes >= 0.0 && r.minutes.is_finite()) {
+            return Err(range("run.minutes", r.minutes.to_string(), "must be >= 0"));
+        }
+        if r.minutes == 0.0 && r.max_steps == 0 {
+            return Err(range(
+                "run.minutes",
+                "0".into(),
+                "a run needs a budget: set run.minutes or run.max_steps above 0",
+            ));
+        }
+        shogi_model::parse_device(&r.device)
+            .map_err(|e| range("run.device", format!("{:?}", r.device), &e.to_string()))?;
+        at_least("run.torch_threads", r.torch_threads as u64, 1)?;
+        at_least("run.status_every_secs", r.status_every_secs, 1)?;
+        let g = &self.game;
+        one_of("game.variant", &g.variant, &["shogi", "minishogi"])?;
+        one_of(
+            "game.impasse",
+            &g.impasse,
+            &["none", "declaration27", "points24"],
+        )?;
+        at_least("game.max_plies", g.max_plies as u64, 1)?;
+        let n = &self.network;
+        at_least("network.blocks", n.blocks as u64, 1)?;
+        at_least("network.channels", n.channels as u64, 1)?;
+        let s = &self.selfplay;
+        at_least("selfplay.actors", s.actors as u64, 1)?;
+        at_least("selfplay.simulations", s.simulations as u64, 1)?;
+        one_of("selfplay.root", &s.root, &["gumbel", "puct"])?;
+        at_least("selfplay.gumbel_considered", s.gumbel_considered as u64, 1)?;
+        at_least("selfplay.tree_batch", s.tree_batch as u64, 1)?;
+        if s.dirichlet_alpha <= 0.0 {
+            return Err(range(
+                "selfplay.dirichlet_alpha",
+                s.dirichlet_alpha.to_string(),
+                "must be above 0",
+            ));
+        }
+        unit("selfplay.dirichlet_weight", s.dirichlet_weight as f64)?;
+        unit("selfplay.resign_threshold", s.resign_threshold as f64)?;
+        unit(
+            "selfplay.resign_disabled_fraction",
+            s.resign_disabled_fraction as f64,
+        )?;
+        at_least("selfplay.max_batch", s.max_batch as u64, 1)?;
+        at_least("selfplay.games_per_chunk", s.games_per_chunk as u64, 1)?;
+        at_least("selfplay.games_per_generation", s.games_per_generation, 1)?;
+        let l = &self.learner;
+        at_least("learner.batch", l.batch as u64, 1)?;
+        at_least("learner.window", l.window as u64, 1)?;
+        at_least("learner.min_positions", l.min_positions as u64, 1)?;
+        if l.min_positions > l.window {
+            return Err(range(
+                "learner.min_positions",
+                l.min_positions.to_string(),
+                &format!("must not exceed learner.window ({})", l.window),
+            ));
+        }
+        if !(l.replay_ratio > 0.0) {
+            return Err(range(
+                "learner.replay_ratio",
+                l.replay_ratio.to_string(),
+                "must be above 0",
+            ));
+        }
+        at_least("learner.steps_per_candidate", l.steps_per_candidate, 1)?;
+        one_of("learner.optimizer", &l.optimizer, &["sgd", "adamw"])?;
+        one_of(
+            "learner.schedule",
+            &l.schedule,
+            &["constant", "steps", "cosine"],
+        )?;
+        for (key, v) in [("learner.lr", l.lr), ("learner.lr_min", l.lr_min)] {
+            if !(v >= 0.0 && v <= 10.0) {
+                return Err(range(key, v.to_string(), "must be between 0 and 10"));
+            }
+        }
+        if l.lr == 0.0 {
+            return Err(range("learner.lr", "0".into(), "must be above 0"));
+        }
+        if l.schedule == "steps" && l.lr_boundaries.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(range(
+                "learner.lr_boundaries",
+                format!("{:?}", l.lr_boundaries),
+                "must be strictly increasing",
+            ));
+        }
+        unit("learner.momentum", l.momentum)?;
+        unit("learner.q_blend", l.q_blend as f64)?;
+        if !(l.weight_decay >= 0.0) || !(l.grad_clip >= 0.0) || !(l.value_weight >= 0.0) {
+            return Err(range(
+                "learner.weight_decay/grad_clip/value_weight",
+                format!("{}/{}/{}", l.weight_decay, l.grad_clip, l.value_weight),
+                "must be >= 0",
+            ));
+        }
+        let gate = &self.gate;
+        if gate.enabled {
+            at_least("gate.games", gate.games as u64, 2)?;
+            if gate.games % 2 != 0 {
+                return Err(range(
+                    "gate.games",
+                    gate.games.to_string(),
+                    "must be even (each opening is played with both colours)",
+                ));
+            }
+        }
+        unit("gate.threshold", gate.threshold)?;
+        at_least("gate.simulations", gate.simulations as u64, 1)?;
+        at_least("gate.parallel_games", gate.parallel_games as u64, 1)?;
+        Ok(())
+    }
+}
+
+/// Sets `section.key = value` in `table`; `value` is parsed as a TOML value, or taken as
+/// a string when it is not one (so `--set run.dir=runs/x` works unquoted).
+fn apply_override(table: &mut toml::Table, given: &str) -> Result<(), ConfigError> {
+    let err = |message: &str| ConfigError::Override {
+        given: given.to_string(),
+        message: message.to_string(),
+    };
+    let (key, value) = given
+        .split_once('=')
+        .ok_or_else(|| err("expected section.key=value"))?;
+    let path: Vec<&str> = key.trim().split('.').collect();
+    if path.iter().any(|p| p.is_empty()) {
+        return Err(err("expected section.key=value"));
+    }
+    let value = value.trim();
+    let parsed = format!("v = {value}")
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(value.to_string()));
+    let (last, sections) = path.split_last().expect("non-empty path");
+    let mut node = table;
+    for section in sections {
+        let entry = node
+            .entry(section.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        node = entry
+            .as_table_mut()
+            .ok_or_else(|| err(&format!("{section} is not a section")))?;
+    }
+    node.insert(last.to_string(), parsed);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_validate_and_round_trip() {
+        let config = RunConfig::default();
+        config.validate("default").unwrap();
+        let again = RunConfig::parse(&config.to_toml(), "snapshot", &[]).unwrap();
+        assert_eq!(again, config);
+    }
+
+    #[test]
+    fn unknown_key_names_section_and_key() {
+        let err = RunConfig::parse("[selfplay]\nsimulatons = 3\n", "x.toml", &[]).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("x.toml"), "{msg}");
+        assert!(msg.contains("selfplay"), "{msg}");
+        assert!(msg.contains("simulatons"), "{msg}");
+    }
+
+    #[test]
+    fn wrong_type_names_full_path() {
+        let err = RunConfig::parse("[learner]\nbatch = \"big\"\n", "x.toml", &[]).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("learner.batch"), "{msg}");
+        assert!(msg.contains("invalid type"), "{msg}");
+    }
+
+    #[test]
+    fn out_of_range_names_full_path() {
+        let err = RunConfig::parse("[gate]\nthreshold = 1.5\n", "x.toml", &[]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "x.toml: gate.threshold = 1.5 is out of range: must be between 0 and 1"
+        );
+        let err = RunConfig::parse("[game]\nvariant = \"chess\"\n", "x.toml", &[]).unwrap_err();
+        assert!(err.to_string().contains("game.variant"), "{err}");
+    }
+
+    #[test]
+    fn overrides_apply_and_are_checked() {
+        let c = RunConfig::parse(
+            "",
+            "x.toml",
+            &[
+                "selfplay.simulations=32".into(),
+                "run.dir=runs/other".into(),
+                "learner.lr_boundaries=[10, 20]".into(),
+            ],
+        )
+        .unwrap();
+        assert_eq!(c.selfplay.simulations, 32);
+        assert_eq!(c.run.dir, PathBuf::from("runs/other"));
+        assert_eq!(c.learner.lr_boundaries, vec![10, 20]);
+        assert!(RunConfig::parse("", "x.toml", &["nokey".into()]).is_err());
+        let err = RunConfig::parse("", "x.toml", &["selfplay.simulations=0".into()]).unwrap_err();
+        assert!(err.to_string().contains("selfplay.simulations"), "{err}");
+        let err = RunConfig::parse("", "x.toml", &["selfplay.nope=1".into()]).unwrap_err();
+        assert!(err.to_string().contains("nope"), "{err}");
+    }
+
+    #[test]
+    fn syntax_error_is_reported() {
+        let err = RunConfig::parse("[run\n", "x.toml", &[]).unwrap_err();
+        assert!(
+            err.to_string().starts_with("x.toml: not valid TOML"),
+            "{err}"
+        );
+    }
+}
