@@ -23,12 +23,18 @@ pub struct LearnerConfig {
     pub schedule: LrSchedule,
     /// Export a candidate every this many steps (0: never).
     pub export_every: u64,
-    /// Run directory (TensorBoard logs in `<run>/tb`, candidates in `<run>/candidates`).
+    /// Run directory (TensorBoard logs in `<run>/tensorboard`, candidates in
+    /// `<run>/candidates`).
     pub run_dir: PathBuf,
     /// Parent checkpoint name, if training continues one.
     pub parent: Option<String>,
     /// RNG seed for sampling.
     pub seed: u64,
+    /// Steps already taken by the network being trained (a resumed run continues the
+    /// step count of the checkpoint it loaded, so names and schedules carry on).
+    pub start_step: u64,
+    /// Samples already consumed by the network being trained.
+    pub start_samples: u64,
 }
 
 /// What a run of steps did.
@@ -83,16 +89,16 @@ impl Learner {
         let architecture = model.config().clone();
         let trainer = Trainer::new(model, train)?;
         std::fs::create_dir_all(config.run_dir.join("candidates"))?;
-        let writer = SummaryWriter::new(config.run_dir.join("tb"));
+        let writer = SummaryWriter::new(config.run_dir.join("tensorboard"));
         let rng = ChaCha8Rng::seed_from_u64(config.seed);
         Ok(Self {
             trainer,
-            config,
             architecture,
             writer,
             rng,
-            step: 0,
-            samples_seen: 0,
+            step: config.start_step,
+            samples_seen: config.start_samples,
+            config,
         })
     }
 
@@ -138,6 +144,8 @@ impl Learner {
             w.add_scalar("lr", lr as f32, st);
             w.add_scalar("policy_target_entropy", (ent / b as f64) as f32, st);
             w.add_scalar("grad_norm", losses.grad_norm as f32, st);
+            w.add_scalar("value_accuracy", losses.value_accuracy as f32, st);
+            w.add_scalar("policy_entropy", losses.policy_entropy as f32, st);
             w.add_scalar(
                 "samples_per_sec",
                 (summary.samples_seen as f64 + b as f64) as f32 / elapsed as f32,
@@ -157,13 +165,17 @@ impl Learner {
         Ok(summary)
     }
 
-    /// Writes a candidate `<run>/candidates/step-NNNNNNNN` and returns its directory.
+    /// Writes a candidate `<run>/candidates/step-NNNNNNNN` and returns its directory. The
+    /// checkpoint is written into a dot-named temporary directory and renamed into place,
+    /// so readers (the gate, other machines) only ever see complete candidates.
     pub fn export(&mut self) -> anyhow::Result<PathBuf> {
-        let dir = self
-            .config
-            .run_dir
-            .join("candidates")
-            .join(format!("step-{:08}", self.step));
+        let candidates = self.config.run_dir.join("candidates");
+        let name = format!("step-{:08}", self.step);
+        let dir = candidates.join(&name);
+        let tmp = candidates.join(format!(".{name}.tmp-{}", std::process::id()));
+        if tmp.exists() {
+            std::fs::remove_dir_all(&tmp)?;
+        }
         let meta = CheckpointMeta {
             architecture: self.architecture.clone(),
             variant: self.config.variant.clone(),
@@ -173,7 +185,17 @@ impl Learner {
             samples_seen: self.samples_seen,
             parent: self.config.parent.clone(),
         };
-        shogi_model::save_checkpoint(&dir, &self.trainer.model.vs, &meta)?;
+        let mut manifest = shogi_model::save_checkpoint(&tmp, &self.trainer.model.vs, &meta)?;
+        // The manifest names the checkpoint after its final directory.
+        manifest.name = name;
+        let mut json = serde_json::to_vec_pretty(&manifest)?;
+        json.push(b'\n');
+        std::fs::write(tmp.join(shogi_model::MANIFEST_FILE), json)?;
+        if dir.exists() {
+            // A re-export of the same step (a resumed run): replace it whole.
+            std::fs::remove_dir_all(&dir)?;
+        }
+        std::fs::rename(&tmp, &dir)?;
         Ok(dir)
     }
 

@@ -66,6 +66,8 @@ fn trains_exports_and_logs() {
         run_dir: run.path().to_path_buf(),
         parent: None,
         seed: 1,
+        start_step: 0,
+        start_samples: 0,
     };
     let mut learner = Learner::new(model, TrainConfig::default(), config).unwrap();
     let first = learner.run(&window, 3).unwrap();
@@ -90,7 +92,7 @@ fn trains_exports_and_logs() {
     let out = Command::new(python())
         .arg("-c")
         .arg(script)
-        .arg(run.path().join("tb"))
+        .arg(run.path().join("tensorboard"))
         .output()
         .expect("run the venv python (scripts/bootstrap.sh)");
     assert!(

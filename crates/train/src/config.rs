@@ -301,6 +301,15 @@ pub struct GateSection {
     pub parallel_games: usize,
     /// Random opening plies for the opening pairs. Default 4.
     pub opening_plies: u32,
+    /// Stop a gate match early by SPRT (H1 promotes, H0 rejects; undecided falls back
+    /// to `threshold`). Default false.
+    pub sprt: bool,
+    /// SPRT: Elo of H0. Default 0.
+    pub sprt_elo0: f64,
+    /// SPRT: Elo of H1. Default 35 (a gate wants clear progress, not 5 Elo).
+    pub sprt_elo1: f64,
+    /// SPRT: false-positive and false-negative rates. Default 0.05.
+    pub sprt_error: f64,
 }
 
 impl Default for GateSection {
@@ -312,6 +321,10 @@ impl Default for GateSection {
             simulations: 64,
             parallel_games: 8,
             opening_plies: 4,
+            sprt: false,
+            sprt_elo0: 0.0,
+            sprt_elo1: 35.0,
+            sprt_error: 0.05,
         }
     }
 }
@@ -515,6 +528,20 @@ impl RunConfig {
         unit("gate.threshold", gate.threshold)?;
         at_least("gate.simulations", gate.simulations as u64, 1)?;
         at_least("gate.parallel_games", gate.parallel_games as u64, 1)?;
+        if gate.sprt && !(gate.sprt_elo1 > gate.sprt_elo0) {
+            return Err(range(
+                "gate.sprt_elo1",
+                gate.sprt_elo1.to_string(),
+                &format!("must exceed gate.sprt_elo0 ({})", gate.sprt_elo0),
+            ));
+        }
+        if gate.sprt && !(gate.sprt_error > 0.0 && gate.sprt_error < 0.5) {
+            return Err(range(
+                "gate.sprt_error",
+                gate.sprt_error.to_string(),
+                "must be between 0 and 0.5",
+            ));
+        }
         Ok(())
     }
 }

@@ -1,5 +1,9 @@
-//! Training runs from config files: the config, the run loop, resume.
+//! Training runs from config files: the config ([`RunConfig`]), the run loop that puts
+//! self-play, the learner and the gate side by side in one process ([`run()`]), and
+//! resume from the run directory.
 
 pub mod config;
+pub mod run;
 
 pub use config::{ConfigError, RunConfig};
+pub use run::{RunSummary, StopCause, run};

@@ -94,6 +94,8 @@ pub fn run(args: &LearnArgs) -> Result<()> {
         run_dir: args.run.clone(),
         parent,
         seed: 0,
+        start_step: 0,
+        start_samples: 0,
     };
     let mut learner = Learner::new(model, train, config)?;
     let summary = learner.run(&window, args.steps)?;

@@ -1,13 +1,140 @@
-//! `shogi-zero train` (being built).
+//! `shogi-zero train`: a training run from a TOML config — self-play, learner and gate
+//! in one process, resumable from its run directory.
 
-use anyhow::{Result, bail};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context, Result};
 use clap::Args;
+use shogi_train::{RunConfig, StopCause};
 
-/// Arguments (being built).
+/// Arguments of `train`.
 #[derive(Debug, Args)]
-pub struct TrainArgs {}
+pub struct TrainArgs {
+    /// A config file (configs/*.toml), or a run directory to resume (its config.toml).
+    pub config: PathBuf,
+    /// Continue the run in the config's run.dir if it exists (start it otherwise).
+    #[arg(long)]
+    pub resume: bool,
+    /// Override a key: `--set section.key=value` (repeatable), e.g.
+    /// `--set run.minutes=5 --set selfplay.actors=8`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub overrides: Vec<String>,
+}
 
-/// Runs the subcommand.
-pub fn run(_args: &TrainArgs) -> Result<()> {
-    bail!("not built yet")
+/// Runs `train`.
+pub fn run(args: &TrainArgs) -> Result<()> {
+    let (config, resume) = if args.config.is_dir() {
+        let snapshot = args.config.join("config.toml");
+        let mut overrides = args.overrides.clone();
+        // The snapshot names the run directory as it was given at the start; the path
+        // given now is where it is.
+        overrides.push(format!("run.dir={:?}", args.config.display().to_string()));
+        (RunConfig::load(&snapshot, &overrides)?, true)
+    } else {
+        let config = RunConfig::load(&args.config, &args.overrides)?;
+        let snapshot = config.run.dir.join("config.toml");
+        if args.resume && snapshot.is_file() {
+            (RunConfig::load(&snapshot, &args.overrides)?, true)
+        } else {
+            (config, false)
+        }
+    };
+    std::fs::create_dir_all(&config.run.dir)
+        .with_context(|| format!("creating {}", config.run.dir.display()))?;
+    init_logging(&config.run.dir.join("train.log"))?;
+
+    let interrupt = Arc::new(AtomicBool::new(false));
+    {
+        let interrupt = interrupt.clone();
+        ctrlc::set_handler(move || {
+            if interrupt.swap(true, Ordering::SeqCst) {
+                eprintln!("shogi-zero: second interrupt, exiting now (the run resumes with --resume)");
+                std::process::exit(130);
+            }
+            eprintln!("shogi-zero: stopping: flushing replay and exporting the learner (Ctrl-C again to quit at once)");
+        })
+        .context("installing the Ctrl-C / SIGTERM handler")?;
+    }
+    tracing::info!(
+        "{} run {} ({} {}x{}, {} actors, {} simulations, budget {} min / {} steps)",
+        if resume { "resuming" } else { "starting" },
+        config.run.dir.display(),
+        config.game.variant,
+        config.network.blocks,
+        config.network.channels,
+        config.selfplay.actors,
+        config.selfplay.simulations,
+        config.run.minutes,
+        config.run.max_steps
+    );
+    let summary = shogi_train::run(&config, resume, &interrupt)?;
+    let secs = summary.elapsed.as_secs_f64().max(1e-9);
+    println!(
+        "run {}: {} after {:.0} s",
+        config.run.dir.display(),
+        match summary.cause {
+            StopCause::TimeBudget => "time budget spent",
+            StopCause::StepBudget => "step budget reached",
+            StopCause::Interrupted => "interrupted (continue with --resume)",
+        },
+        secs
+    );
+    println!(
+        "self-play: {} games, {} positions ({:.0} positions/s); learner at step {}",
+        summary.games,
+        summary.positions,
+        summary.positions as f64 / secs,
+        summary.learner_step
+    );
+    if !summary.gate_reports.is_empty() {
+        println!(
+            "{:<16} {:>6} {:>10} {:>7} {:>9} {:>14}",
+            "candidate", "games", "W-D-L", "score", "decision", "Elo vs first"
+        );
+        for r in &summary.gate_reports {
+            println!(
+                "{:<16} {:>6} {:>10} {:>6.1}% {:>9} {:>+8.0} ±{:<4.0}",
+                r.candidate,
+                r.games,
+                format!("{}-{}-{}", r.wins, r.draws, r.losses),
+                r.score * 100.0,
+                if r.accepted { "accepted" } else { "rejected" },
+                r.elo_vs_first,
+                (r.elo_vs_first_high - r.elo_vs_first_low) / 2.0
+            );
+        }
+    }
+    println!("best network: {}", summary.best.display());
+    Ok(())
+}
+
+/// Logs to stderr and to `<run>/train.log` (appending, so a resumed run keeps history).
+fn init_logging(path: &std::path::Path) -> Result<()> {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::registry()
+        .with(filter)
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_target(false),
+        )
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_ansi(false)
+                .with_target(false)
+                .with_writer(std::sync::Mutex::new(file)),
+        )
+        .try_init()
+        .ok();
+    Ok(())
 }

@@ -1,0 +1,694 @@
+//! One training run in one process: self-play actors with the best network, the learner
+//! on the freshest replay window, and the gate promoting candidates, side by side. They
+//! coordinate only through the run directory ([`RunDir`]), exactly as separate
+//! `selfplay`, `learn` and `gate` processes on several machines would.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use shogi_arena::rundir::{RunDir, checkpoint_name};
+use shogi_arena::{GateConfig, GateReport, gate_pending};
+use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
+use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
+use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, BatchStats};
+use shogi_mcts::{RootSelection, SearchConfig};
+use shogi_model::{
+    CheckpointMeta, Expected, Inference, InferenceOptions, Losses, Model, ModelConfig,
+    NetBatchModel, OptimizerKind, TrainConfig, encode_input, load_checkpoint, model_config_for,
+    parse_device, set_num_threads,
+};
+use shogi_rules::{GameRules, ImpasseRule, Position, ShogiGame, Variant};
+use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
+use shogi_selfplay::play::PlayConfig;
+use tracing::{info, warn};
+
+use crate::config::RunConfig;
+
+/// Why the run loop stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopCause {
+    /// The wall-clock budget (`run.minutes`) ran out.
+    TimeBudget,
+    /// The learner reached `run.max_steps`.
+    StepBudget,
+    /// Ctrl-C / SIGTERM (or the caller's stop flag).
+    Interrupted,
+}
+
+/// What a run (or a resumed part of one) did.
+#[derive(Debug, Clone)]
+pub struct RunSummary {
+    /// Why it stopped.
+    pub cause: StopCause,
+    /// Self-play games finished in this invocation.
+    pub games: u64,
+    /// Self-play positions (plies) in this invocation.
+    pub positions: u64,
+    /// Learner step at the end (total over the run).
+    pub learner_step: u64,
+    /// Gate results of this invocation, in order.
+    pub gate_reports: Vec<GateReport>,
+    /// The best network at the end.
+    pub best: PathBuf,
+    /// Wall time of this invocation.
+    pub elapsed: Duration,
+}
+
+/// Shared counters the status line reads.
+#[derive(Debug, Default)]
+struct Progress {
+    actors: ActorStats,
+    batches: Mutex<BatchStats>,
+    learner_step: AtomicU64,
+    learner_loss: Mutex<Option<Losses>>,
+    gate: Mutex<Vec<GateReport>>,
+    best_name: Mutex<String>,
+}
+
+fn variant_of(config: &RunConfig) -> Variant {
+    match config.game.variant.as_str() {
+        "shogi" => Variant::Shogi,
+        _ => Variant::Minishogi,
+    }
+}
+
+fn expected(variant: Variant) -> Expected {
+    Expected {
+        architecture: None,
+        variant: variant.name().to_string(),
+        feature_version: FEATURE_VERSION,
+        policy_version: POLICY_VERSION,
+    }
+}
+
+/// The network architecture a config asks for.
+pub fn model_config(config: &RunConfig) -> ModelConfig {
+    let mut arch = model_config_for(
+        variant_of(config),
+        config.network.blocks,
+        config.network.channels,
+    );
+    arch.se = config.network.se;
+    arch
+}
+
+/// Prepares the run directory: a fresh run writes the config snapshot and the initial
+/// network `accepted/step-00000000`; a resumed run checks the snapshot exists. Stale
+/// temporaries of a killed process are removed.
+pub fn prepare(run: &RunDir, config: &RunConfig, resume: bool) -> Result<()> {
+    let snapshot = run.config_file();
+    if snapshot.exists() && !resume {
+        bail!(
+            "{} already holds a run; continue it with --resume, or choose another run.dir",
+            run.root().display()
+        );
+    }
+    run.create()
+        .with_context(|| format!("creating run directory {}", run.root().display()))?;
+    remove_stale_temporaries(run)?;
+    shogi_arena::rundir::write_atomic(&snapshot, config.to_toml().as_bytes())
+        .with_context(|| format!("writing {}", snapshot.display()))?;
+    if run.best()?.is_none() {
+        let device = parse_device(&config.run.device)?;
+        tch_seed(config.run.seed);
+        let model = Model::new(&model_config(config), device);
+        let meta = CheckpointMeta {
+            architecture: model.config().clone(),
+            variant: variant_of(config).name().to_string(),
+            feature_version: FEATURE_VERSION,
+            policy_version: POLICY_VERSION,
+            training_step: 0,
+            samples_seen: 0,
+            parent: None,
+        };
+        save_checkpoint_atomic(&run.accepted(), &checkpoint_name(0), &model, &meta)?;
+        info!("initial network written to accepted/{}", checkpoint_name(0));
+    }
+    Ok(())
+}
+
+fn tch_seed(seed: u64) {
+    shogi_model::tch::manual_seed(seed as i64);
+}
+
+/// Saves into `<parent>/.<name>.tmp-PID` and renames it to `<parent>/<name>`.
+fn save_checkpoint_atomic(
+    parent: &Path,
+    name: &str,
+    model: &Model,
+    meta: &CheckpointMeta,
+) -> Result<PathBuf> {
+    let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp)?;
+    }
+    let mut manifest = shogi_model::save_checkpoint(&tmp, &model.vs, meta)?;
+    manifest.name = name.to_string();
+    let mut json = serde_json::to_vec_pretty(&manifest)?;
+    json.push(b'\n');
+    std::fs::write(tmp.join(shogi_model::MANIFEST_FILE), json)?;
+    let dest = parent.join(name);
+    std::fs::rename(&tmp, &dest)?;
+    Ok(dest)
+}
+
+/// Temporaries (dot-named checkpoint directories, `*.tmp` files) are only ever left by a
+/// killed process; `train` owns its run directory, so it clears them on start.
+fn remove_stale_temporaries(run: &RunDir) -> Result<()> {
+    for dir in [
+        run.candidates(),
+        run.accepted(),
+        run.rejected(),
+        run.replay(),
+    ] {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let path = entry.path();
+            let stale = (name.starts_with('.') && name.contains(".tmp")) || name.ends_with(".tmp");
+            if stale {
+                warn!("removing {} left by an interrupted process", path.display());
+                if path.is_dir() {
+                    std::fs::remove_dir_all(&path)?;
+                } else {
+                    std::fs::remove_file(&path)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The newest network the learner produced (candidates, accepted or rejected): a
+/// resumed learner continues from it, losing only the steps since that export.
+fn learner_start(run: &RunDir) -> Result<(u64, PathBuf)> {
+    let mut all = Vec::new();
+    for dir in [run.candidates(), run.accepted(), run.rejected()] {
+        all.extend(RunDir::checkpoints_in(&dir)?);
+    }
+    all.sort();
+    all.pop()
+        .context("the run directory has no network at all (accepted/ is empty)")
+}
+
+fn search_config(config: &RunConfig) -> SearchConfig {
+    let s = &config.selfplay;
+    SearchConfig {
+        simulations: s.simulations,
+        batch_size: s.tree_batch,
+        root_selection: if s.root == "gumbel" {
+            RootSelection::Gumbel
+        } else {
+            RootSelection::Puct
+        },
+        gumbel_considered: s.gumbel_considered,
+        dirichlet_alpha: s.dirichlet_alpha,
+        dirichlet_weight: s.dirichlet_weight,
+        temperature_plies: s.temperature_plies,
+        ..SearchConfig::default()
+    }
+}
+
+fn game_rules(config: &RunConfig) -> GameRules {
+    GameRules {
+        max_plies: config.game.max_plies,
+        impasse: match config.game.impasse.as_str() {
+            "declaration27" => ImpasseRule::Declaration27,
+            "points24" => ImpasseRule::Points24,
+            _ => ImpasseRule::None,
+        },
+    }
+}
+
+fn schedule(config: &RunConfig) -> LrSchedule {
+    let l = &config.learner;
+    match l.schedule.as_str() {
+        "steps" => LrSchedule::Steps {
+            initial: l.lr,
+            factor: l.lr_factor,
+            boundaries: l.lr_boundaries.clone(),
+        },
+        "cosine" => LrSchedule::Cosine {
+            peak: l.lr,
+            min: l.lr_min,
+            warmup: l.lr_warmup,
+            total: l.lr_total,
+        },
+        _ => LrSchedule::Constant(l.lr),
+    }
+}
+
+fn train_config(config: &RunConfig) -> TrainConfig {
+    let l = &config.learner;
+    TrainConfig {
+        optimizer: if l.optimizer == "adamw" {
+            OptimizerKind::AdamW {
+                beta1: 0.9,
+                beta2: 0.999,
+            }
+        } else {
+            OptimizerKind::Sgd {
+                momentum: l.momentum,
+                nesterov: true,
+            }
+        },
+        lr: l.lr,
+        weight_decay: l.weight_decay,
+        grad_clip: (l.grad_clip > 0.0).then_some(l.grad_clip),
+        value_weight: l.value_weight,
+    }
+}
+
+/// The gate settings of a config.
+pub fn gate_config(config: &RunConfig) -> GateConfig {
+    let g = &config.gate;
+    GateConfig {
+        games: g.games,
+        threshold: g.threshold,
+        simulations: g.simulations,
+        max_plies: config.game.max_plies,
+        parallel_games: g.parallel_games,
+        device: config.run.device.clone(),
+        torch_threads: config.run.torch_threads,
+        opening_plies: g.opening_plies,
+        seed: config.run.seed,
+        sprt: g.sprt.then_some(shogi_arena::SprtConfig {
+            elo0: g.sprt_elo0,
+            elo1: g.sprt_elo1,
+            alpha: g.sprt_error,
+            beta: g.sprt_error,
+        }),
+    }
+}
+
+/// Runs (or resumes) the run described by `config` until its budget is spent or
+/// `interrupt` is raised. Everything on disk stays consistent at every instant.
+pub fn run(config: &RunConfig, resume: bool, interrupt: &AtomicBool) -> Result<RunSummary> {
+    let began = Instant::now();
+    let run = RunDir::new(&config.run.dir);
+    prepare(&run, config, resume)?;
+    set_num_threads(config.run.torch_threads);
+    let device = parse_device(&config.run.device)?;
+    let variant = variant_of(config);
+
+    // Budgets: wall time of this invocation, learner steps over the whole run.
+    let deadline = (config.run.minutes > 0.0)
+        .then(|| began + Duration::from_secs_f64(config.run.minutes * 60.0));
+    let finish = AtomicBool::new(false);
+    let stop_work = || interrupt.load(Ordering::Relaxed) || finish.load(Ordering::Relaxed);
+    let progress = Progress::default();
+    let mut cause = StopCause::TimeBudget;
+
+    let (start_step, start_dir) = learner_start(&run)?;
+    let (model, manifest) = load_checkpoint(&start_dir, &expected(variant), device)
+        .with_context(|| format!("loading {}", start_dir.display()))?;
+    let arch = model_config(config);
+    if !manifest.meta.architecture.diff(&arch).is_empty() {
+        bail!(
+            "the run's networks are {}x{} but the config asks for {}x{}: a run keeps one architecture",
+            manifest.meta.architecture.blocks,
+            manifest.meta.architecture.channels,
+            arch.blocks,
+            arch.channels
+        );
+    }
+    progress.learner_step.store(start_step, Ordering::Relaxed);
+    info!(
+        "run {} ({}): learner resumes from {} at step {}",
+        run.root().display(),
+        variant.name(),
+        manifest.name,
+        start_step
+    );
+
+    let gate_stop = AtomicBool::new(false);
+    let result: Result<()> = std::thread::scope(|scope| {
+        let selfplay = scope.spawn(|| selfplay_loop(config, &run, &progress, &stop_work));
+        let learner = scope.spawn(|| {
+            learner_loop(
+                config, &run, model, &manifest, &progress, &stop_work, interrupt,
+            )
+        });
+        let gate = scope.spawn(|| gate_loop(config, &run, &progress, &gate_stop, interrupt));
+
+        let status_every = Duration::from_secs(config.run.status_every_secs);
+        let mut last_status = Instant::now();
+        loop {
+            std::thread::sleep(Duration::from_millis(100));
+            if interrupt.load(Ordering::Relaxed) {
+                cause = StopCause::Interrupted;
+                break;
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                cause = StopCause::TimeBudget;
+                break;
+            }
+            if config.run.max_steps > 0
+                && progress.learner_step.load(Ordering::Relaxed) >= config.run.max_steps
+            {
+                cause = StopCause::StepBudget;
+                break;
+            }
+            if selfplay.is_finished() || learner.is_finished() || gate.is_finished() {
+                break;
+            }
+            if last_status.elapsed() >= status_every {
+                last_status = Instant::now();
+                info!("{}", status_line(&progress, began));
+            }
+        }
+        finish.store(true, Ordering::Relaxed);
+        let selfplay_result = selfplay.join().expect("self-play thread panicked");
+        let learner_result = learner.join().expect("learner thread panicked");
+        // The gate finishes the candidates the learner left, unless interrupted.
+        gate_stop.store(true, Ordering::Relaxed);
+        let gate_result = gate.join().expect("gate thread panicked");
+        selfplay_result.context("self-play")?;
+        learner_result.context("learner")?;
+        gate_result.context("gate")?;
+        Ok(())
+    });
+    result?;
+    info!("{}", status_line(&progress, began));
+    let best = run
+        .best()?
+        .map(|(_, path)| path)
+        .context("no accepted network")?;
+    let summary = RunSummary {
+        cause,
+        games: progress.actors.games.load(Ordering::Relaxed),
+        positions: progress.actors.plies.load(Ordering::Relaxed),
+        learner_step: progress.learner_step.load(Ordering::Relaxed),
+        gate_reports: progress.gate.lock().unwrap().clone(),
+        best,
+        elapsed: began.elapsed(),
+    };
+    Ok(summary)
+}
+
+fn status_line(progress: &Progress, began: Instant) -> String {
+    let secs = began.elapsed().as_secs_f64().max(1e-9);
+    let games = progress.actors.games.load(Ordering::Relaxed);
+    let plies = progress.actors.plies.load(Ordering::Relaxed);
+    let batches = *progress.batches.lock().unwrap();
+    let loss = progress
+        .learner_loss
+        .lock()
+        .unwrap()
+        .map(|l| {
+            format!(
+                "loss {:.3} (policy {:.3} value {:.3})",
+                l.total, l.policy, l.value
+            )
+        })
+        .unwrap_or_else(|| "waiting for data".into());
+    let gate = progress.gate.lock().unwrap();
+    let last_gate = gate
+        .last()
+        .map(|r| {
+            format!(
+                "last gate {} {:.0}% {} | Elo vs first {:+.0}",
+                r.candidate,
+                r.score * 100.0,
+                if r.accepted { "accepted" } else { "rejected" },
+                r.elo_vs_first
+            )
+        })
+        .unwrap_or_else(|| "no gate yet".into());
+    format!(
+        "[{:>5.0}s] games {} ({:.1}/min) positions {} ({:.0}/s) batch fill {:.0}% | step {} {} | best {} | {}",
+        secs,
+        games,
+        games as f64 / secs * 60.0,
+        plies,
+        plies as f64 / secs,
+        batches.avg_fill * 100.0,
+        progress.learner_step.load(Ordering::Relaxed),
+        loss,
+        progress.best_name.lock().unwrap(),
+        last_gate
+    )
+}
+
+fn selfplay_loop(
+    config: &RunConfig,
+    run: &RunDir,
+    progress: &Progress,
+    stop_work: &(dyn Fn() -> bool + Sync),
+) -> Result<()> {
+    let variant = variant_of(config);
+    let device = parse_device(&config.run.device)?;
+    let s = &config.selfplay;
+    let search = search_config(config);
+    let play = PlayConfig {
+        resign_threshold: s.resign_threshold,
+        resign_disabled_fraction: s.resign_disabled_fraction,
+        random_opening_plies: s.random_opening_plies,
+        ..PlayConfig::default()
+    };
+    let rules = game_rules(config);
+    let start = move |_seed: u64| ShogiGame::new(Position::startpos(variant), rules);
+    let options = InferenceOptions {
+        max_batch: s.max_batch,
+        ..InferenceOptions::default()
+    };
+    let stop_flag = AtomicBool::new(false);
+    let mut generation: u64 = 0;
+    let mut total_batches = BatchStats::default();
+    while !stop_work() {
+        let (_, best) = run.best()?.context("no accepted network")?;
+        let (inference, manifest) =
+            Inference::from_checkpoint(&best, &expected(variant), device, &options)
+                .with_context(|| format!("loading {}", best.display()))?;
+        *progress.best_name.lock().unwrap() = manifest.name.clone();
+        let model = NetBatchModel::new(inference, variant)?;
+        let service = BatchService::start(
+            BatchConfig {
+                max_batch: s.max_batch,
+                max_wait: Duration::from_millis(s.max_wait_ms),
+            },
+            model,
+        );
+        let evaluator = BatchEvaluator::with_encoder(service.handle(), encode_input);
+        let actors = ActorConfig {
+            threads: s.actors,
+            games: Some(s.games_per_generation),
+            games_per_chunk: s.games_per_chunk,
+            seed: generation_seed(config.run.seed, generation),
+        };
+        // run_actors watches one flag; mirror the run's stop conditions into it.
+        let result = std::thread::scope(|scope| {
+            let watcher = scope.spawn(|| {
+                while !stop_flag.load(Ordering::Relaxed) {
+                    if stop_work() {
+                        stop_flag.store(true, Ordering::Relaxed);
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            });
+            let result = run_actors(
+                &actors,
+                &search,
+                &play,
+                start,
+                &evaluator,
+                &run.replay(),
+                "selfplay",
+                &stop_flag,
+                &progress.actors,
+            );
+            stop_flag.store(true, Ordering::Relaxed);
+            watcher.join().expect("watcher thread panicked");
+            result
+        });
+        stop_flag.store(false, Ordering::Relaxed);
+        let stats = service.shutdown();
+        total_batches = merge(total_batches, stats);
+        *progress.batches.lock().unwrap() = total_batches;
+        result.context("writing replay chunks")?;
+        generation += 1;
+    }
+    Ok(())
+}
+
+/// A seed per generation that differs across resumed invocations too.
+fn generation_seed(run_seed: u64, generation: u64) -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    run_seed
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .wrapping_add(generation << 32)
+        ^ nanos
+}
+
+fn merge(a: BatchStats, b: BatchStats) -> BatchStats {
+    let batches = a.batches + b.batches;
+    let inputs = a.inputs + b.inputs;
+    let fill = if batches == 0 {
+        0.0
+    } else {
+        (a.avg_fill * a.batches as f64 + b.avg_fill * b.batches as f64) / batches as f64
+    };
+    BatchStats {
+        batches,
+        inputs,
+        requests: a.requests + b.requests,
+        avg_batch: if batches == 0 {
+            0.0
+        } else {
+            inputs as f64 / batches as f64
+        },
+        avg_fill: fill,
+        max_batch_seen: a.max_batch_seen.max(b.max_batch_seen),
+        model_time: a.model_time + b.model_time,
+    }
+}
+
+fn learner_loop(
+    config: &RunConfig,
+    run: &RunDir,
+    model: Model,
+    manifest: &shogi_model::Manifest,
+    progress: &Progress,
+    stop_work: &(dyn Fn() -> bool + Sync),
+    interrupt: &AtomicBool,
+) -> Result<()> {
+    let l = &config.learner;
+    let mut window = ReplayWindow::new(run.replay(), l.window, SampleConfig { q_blend: l.q_blend });
+    let learner_config = LearnerConfig {
+        variant: variant_of(config).name().to_string(),
+        batch: l.batch,
+        schedule: schedule(config),
+        export_every: l.steps_per_candidate,
+        run_dir: run.root().to_path_buf(),
+        parent: Some(manifest.name.clone()),
+        seed: config.run.seed ^ manifest.meta.training_step,
+        start_step: manifest.meta.training_step,
+        start_samples: manifest.meta.samples_seen,
+    };
+    let mut learner = Learner::new(model, train_config(config), learner_config)?;
+    let mut positions_seen: usize = 0;
+    let mut samples_this_run: u64 = 0;
+    let mut last_export = learner.step_count();
+    const STEPS_PER_CALL: u64 = 5;
+    while !stop_work() {
+        positions_seen += window.refresh().context("reading replay/")?;
+        let allowed = l.replay_ratio * positions_seen as f64;
+        if window.len() < l.min_positions || (samples_this_run + l.batch as u64) as f64 > allowed {
+            std::thread::sleep(Duration::from_millis(200));
+            continue;
+        }
+        let mut steps = STEPS_PER_CALL;
+        if config.run.max_steps > 0 {
+            steps = steps.min(config.run.max_steps.saturating_sub(learner.step_count()));
+            if steps == 0 {
+                break;
+            }
+        }
+        let summary = learner.run(&window, steps)?;
+        samples_this_run += steps * l.batch as u64;
+        if !summary.candidates.is_empty() {
+            last_export = learner.step_count();
+            for c in &summary.candidates {
+                info!("learner exported {}", c.display());
+            }
+        }
+        progress
+            .learner_step
+            .store(learner.step_count(), Ordering::Relaxed);
+        *progress.learner_loss.lock().unwrap() = summary.last;
+    }
+    // A graceful stop keeps every step: export what was trained since the last candidate.
+    if learner.step_count() > last_export {
+        let dir = learner.export()?;
+        info!(
+            "learner exported {} on stop{}",
+            dir.display(),
+            if interrupt.load(Ordering::Relaxed) {
+                " (interrupted)"
+            } else {
+                ""
+            }
+        );
+    }
+    Ok(())
+}
+
+fn gate_loop(
+    config: &RunConfig,
+    run: &RunDir,
+    progress: &Progress,
+    finishing: &AtomicBool,
+    interrupt: &AtomicBool,
+) -> Result<()> {
+    let gate = gate_config(config);
+    loop {
+        // Read the flag before the pass, so the pass after the learner's last export
+        // still runs.
+        let last_pass = finishing.load(Ordering::Relaxed);
+        if interrupt.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let reports = if config.gate.enabled {
+            gate_pending(run, &gate, interrupt)?
+        } else {
+            accept_all(run)?
+        };
+        for report in reports {
+            info!(
+                "gate: {} scored {:.1}% ({}-{}-{}) vs {}: {} (Elo vs first {:+.0})",
+                report.candidate,
+                report.score * 100.0,
+                report.wins,
+                report.draws,
+                report.losses,
+                report.best,
+                if report.accepted {
+                    "accepted"
+                } else {
+                    "rejected"
+                },
+                report.elo_vs_first
+            );
+            progress.gate.lock().unwrap().push(report);
+        }
+        if last_pass {
+            return Ok(());
+        }
+        for _ in 0..10 {
+            if finishing.load(Ordering::Relaxed) || interrupt.load(Ordering::Relaxed) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+/// Gating off: every candidate is promoted as it comes (AlphaZero's continual update).
+fn accept_all(run: &RunDir) -> Result<Vec<GateReport>> {
+    let mut reports = Vec::new();
+    let best = run
+        .best()?
+        .map(|(_, p)| p.file_name().unwrap().to_string_lossy().into_owned())
+        .unwrap_or_default();
+    for (step, path) in run.pending_candidates()? {
+        let report = GateReport {
+            candidate: path.file_name().unwrap().to_string_lossy().into_owned(),
+            best: best.clone(),
+            step,
+            accepted: true,
+            ..GateReport::default()
+        };
+        let json = serde_json::to_vec_pretty(&report)?;
+        run.promote(&path, &json)?;
+        reports.push(report);
+    }
+    Ok(reports)
+}
