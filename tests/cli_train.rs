@@ -1,0 +1,249 @@
+//! `shogi-zero train` end to end on the smoke config: the full loop, resume after an
+//! interruption, kill -9 at random instants, and config errors a user can act on.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use shogi_arena::RunDir;
+use shogi_model::Expected;
+
+const BIN: &str = env!("CARGO_BIN_EXE_shogi-zero");
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn smoke_config() -> PathBuf {
+    repo_root().join("configs/smoke.toml")
+}
+
+fn train(run_dir: &Path, extra: &[&str]) -> std::process::Output {
+    Command::new(BIN)
+        .arg("train")
+        .arg(smoke_config())
+        .arg("--set")
+        .arg(format!("run.dir={:?}", run_dir.display().to_string()))
+        .args(extra)
+        .output()
+        .expect("run shogi-zero")
+}
+
+fn minishogi() -> Expected {
+    Expected {
+        architecture: None,
+        variant: "minishogi".into(),
+        feature_version: shogi_features::FEATURE_VERSION,
+        policy_version: shogi_features::POLICY_VERSION,
+    }
+}
+
+/// Every published checkpoint loads (manifest + sha256) and every replay chunk reads.
+fn assert_consistent(run: &RunDir) {
+    for dir in [run.candidates(), run.accepted(), run.rejected()] {
+        for (_, path) in RunDir::checkpoints_in(&dir).unwrap() {
+            shogi_model::load_checkpoint(&path, &minishogi(), shogi_model::tch::Device::Cpu)
+                .unwrap_or_else(|e| panic!("{} does not load: {e}", path.display()));
+        }
+    }
+    for entry in std::fs::read_dir(run.replay()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "szgr") {
+            shogi_selfplay::record::read_chunk(&path)
+                .unwrap_or_else(|e| panic!("{} is damaged: {e}", path.display()));
+        }
+    }
+}
+
+#[test]
+fn smoke_run_completes_the_loop_and_resumes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let out = train(&dir, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "train failed:\n{stdout}\n{stderr}");
+    assert!(stdout.contains("step budget reached"), "{stdout}");
+    let run = RunDir::new(&dir);
+    // The initial network plus at least one gated candidate were accepted.
+    let accepted = run.accepted_checkpoints().unwrap();
+    assert!(accepted.len() >= 2, "accepted: {accepted:?}\n{stderr}");
+    assert!(run.pending_candidates().unwrap().is_empty());
+    for (_, path) in &accepted[1..] {
+        assert!(path.join("gate.json").is_file());
+    }
+    for file in [
+        run.config_file(),
+        run.ratings_csv(),
+        run.ratings_json(),
+        run.ratings_png(),
+        run.log_file(),
+        run.best_pointer(),
+    ] {
+        assert!(file.is_file(), "{} missing", file.display());
+    }
+    assert!(std::fs::read_dir(run.tensorboard()).unwrap().count() > 0);
+    assert_consistent(&run);
+
+    // Starting again without --resume refuses to overwrite the run.
+    let again = train(&dir, &[]);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
+
+    // Resuming with a larger step budget continues from the last step.
+    let resumed = train(&dir, &["--resume", "--set", "run.max_steps=80"]);
+    let stdout = String::from_utf8_lossy(&resumed.stdout);
+    assert!(
+        resumed.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    assert!(stdout.contains("learner at step 80"), "{stdout}");
+    let (best_step, _) = run.best().unwrap().unwrap();
+    assert!(
+        best_step > accepted.last().unwrap().0,
+        "no progress on resume"
+    );
+    assert_consistent(&run);
+}
+
+#[test]
+fn sigterm_stops_gracefully_and_the_run_resumes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let child = Command::new(BIN)
+        .arg("train")
+        .arg(smoke_config())
+        .args(["--set", &format!("run.dir={:?}", dir.display().to_string())])
+        .args(["--set", "run.max_steps=100000", "--set", "run.minutes=5"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the learner has trained a little, then ask it to stop.
+    let run = RunDir::new(&dir);
+    let began = Instant::now();
+    while run
+        .pending_candidates()
+        .map(|c| c.is_empty())
+        .unwrap_or(true)
+        && run
+            .accepted_checkpoints()
+            .map(|a| a.len() < 2)
+            .unwrap_or(true)
+    {
+        assert!(began.elapsed() < Duration::from_secs(120), "no candidate");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let stopped_at = Instant::now();
+    send_signal(child.id(), "TERM");
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("interrupted"), "{stdout}");
+    assert!(stopped_at.elapsed() < Duration::from_secs(30), "slow stop");
+    assert_consistent(&run);
+    let resumed = train(&dir, &["--resume", "--set", "run.max_steps=1"]);
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+}
+
+fn send_signal(pid: u32, signal: &str) {
+    let status = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(pid.to_string())
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// kill -9 at pseudo-random instants, resume each time: nothing published is ever
+/// half-written and the run still finishes.
+#[test]
+fn kill_nine_at_random_instants_never_corrupts_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let run = RunDir::new(&dir);
+    let delays_ms = [700u64, 1900, 350, 1300, 2600, 900];
+    for delay in delays_ms {
+        let mut child = Command::new(BIN)
+            .arg("train")
+            .arg(smoke_config())
+            .args(["--set", &format!("run.dir={:?}", dir.display().to_string())])
+            .args(["--resume", "--set", "run.max_steps=100000"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay));
+        let _ = child.kill();
+        child.wait().unwrap();
+        if run.config_file().exists() {
+            assert_consistent(&run);
+        }
+    }
+    let out = train(&dir, &["--resume", "--set", "run.max_steps=1"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_consistent(&run);
+    assert!(run.best().unwrap().is_some());
+}
+
+fn train_error(config: &str, extra: &[&str]) -> String {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("bad.toml");
+    std::fs::write(&path, config).unwrap();
+    let out = Command::new(BIN)
+        .arg("train")
+        .arg(&path)
+        .args(extra)
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn config_errors_name_the_key() {
+    let err = train_error("[selfplay]\nsimulatons = 32\n", &[]);
+    assert!(
+        err.contains("unknown field `simulatons`") && err.contains("selfplay"),
+        "{err}"
+    );
+    let err = train_error("[learner]\nbatch = \"large\"\n", &[]);
+    assert!(
+        err.contains("learner.batch") && err.contains("invalid type"),
+        "{err}"
+    );
+    let err = train_error("[gate]\nthreshold = 2.0\n", &[]);
+    assert!(
+        err.contains("gate.threshold = 2 is out of range: must be between 0 and 1"),
+        "{err}"
+    );
+    let err = train_error("", &["--set", "selfplay.actors=0"]);
+    assert!(err.contains("selfplay.actors"), "{err}");
+    let err = train_error("[run\n", &[]);
+    assert!(err.contains("not valid TOML"), "{err}");
+}
+
+#[test]
+fn shipped_configs_are_valid() {
+    for entry in std::fs::read_dir(repo_root().join("configs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            shogi_train::RunConfig::load(&path, &[])
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
+    }
+}
