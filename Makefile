@@ -1,5 +1,12 @@
 # The two commands a fresh clone needs (see README.md). Both bootstrap the .venv first.
-.PHONY: test bootstrap lint bench
+.PHONY: train test bootstrap lint bench
+
+# The main job: the default training run (configs/minishogi.toml, ~30 min on 2 cores).
+# CONFIG=configs/shogi-cpu.toml picks another; running it again resumes the run.
+CONFIG ?= configs/minishogi.toml
+train:
+	bash scripts/train.sh $(CONFIG)
+
 
 test:
 	bash scripts/test.sh
