@@ -1,4 +1,27 @@
 //! The arena: matches, Elo/SPRT, gating and rating history.
-pub mod rundir;
+//!
+//! * [`matchplay`]: paired games between two [`PlayerSpec`]s (checkpoints searched with
+//!   MCTS, uniform search, random mover, external USI engines) on parallel threads.
+//! * [`stats`]: score, Elo with a 95% interval, LOS, SPRT.
+//! * [`gate`]: the training loop's gate ([`gate_candidate`], [`gate_pending`]).
+//! * [`ratings`]: the run's rating history (CSV, JSON, PNG).
+//! * [`rundir`]: the run-directory contract.
 
+pub mod error;
+pub mod gate;
+pub mod matchplay;
+pub mod openings;
+pub mod player;
+pub mod ratings;
+pub mod rundir;
+pub mod stats;
+pub mod usi_client;
+
+pub use error::ArenaError;
+pub use gate::{GateConfig, GateReport, gate_candidate, gate_pending};
+pub use matchplay::{GameResult, MatchConfig, MatchSummary, play_match, run_match};
+pub use openings::Openings;
+pub use player::{PlayerSettings, PlayerSpec, PreparedPlayer};
 pub use rundir::RunDir;
+pub use stats::{EloEstimate, SprtConfig, SprtDecision, SprtState, Wdl};
+pub use usi_client::{UsiEngine, UsiTimeControl};

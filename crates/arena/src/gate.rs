@@ -1,0 +1,311 @@
+//! The gate of the training loop: a candidate checkpoint plays the current best; it is
+//! promoted (atomic rename into `accepted/`) if it scores at least the threshold or the
+//! SPRT accepts H1, otherwise moved to `rejected/`; either way with its `gate.json`, its
+//! games under `games/gate-<candidate>/` and a line in the rating history.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ArenaError, io_err};
+use crate::matchplay::{MatchConfig, MatchSummary, run_match};
+use crate::openings::Openings;
+use crate::player::{PlayerSettings, PlayerSpec, checkpoint_variant};
+use crate::ratings::{RatingEntry, append_rating, load_ratings, rating_of};
+use crate::rundir::{RunDir, step_of};
+use crate::stats::{SprtConfig, SprtDecision, SprtState};
+
+/// Gate settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GateConfig {
+    /// Games per gate (paired: each opening twice, colours swapped). Default 40.
+    pub games: u32,
+    /// Score the candidate needs to be promoted. Default 0.55 (AlphaGo Zero).
+    pub threshold: f64,
+    /// Optional SPRT: stops early; H1 promotes, H0 rejects, undecided falls back to the
+    /// threshold. Default none.
+    pub sprt: Option<SprtConfig>,
+    /// MCTS simulations per move. Default 64.
+    pub simulations: u32,
+    /// Draw after this many plies. Default 320.
+    pub max_plies: u32,
+    /// Games played at once. Default 8.
+    pub parallel_games: usize,
+    /// Device of both networks. Default `auto`.
+    pub device: String,
+    /// libtorch intra-op threads (0 = leave as is). Default 0.
+    pub torch_threads: usize,
+    /// Random plies of the generated openings (the first opening is the start position).
+    /// Default 4.
+    pub opening_plies: u32,
+    /// Seed of the openings and searches. Default 0.
+    pub seed: u64,
+}
+
+impl Default for GateConfig {
+    fn default() -> Self {
+        GateConfig {
+            games: 40,
+            threshold: 0.55,
+            sprt: None,
+            simulations: 64,
+            max_plies: 320,
+            parallel_games: 8,
+            device: "auto".into(),
+            torch_threads: 0,
+            opening_plies: 4,
+            seed: 0,
+        }
+    }
+}
+
+/// The result of gating one candidate (also its `gate.json`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GateReport {
+    /// Candidate checkpoint name.
+    pub candidate: String,
+    /// The best network it played.
+    pub best: String,
+    /// Candidate's training step.
+    pub step: u64,
+    /// Best's training step.
+    pub best_step: u64,
+    /// Variant.
+    pub variant: String,
+    /// Games played (fewer than planned when the SPRT stopped early).
+    pub games: u32,
+    /// Games planned.
+    pub planned: u32,
+    /// Candidate wins.
+    pub wins: u32,
+    /// Draws.
+    pub draws: u32,
+    /// Candidate losses.
+    pub losses: u32,
+    /// Candidate's score.
+    pub score: f64,
+    /// Elo of the candidate over the best.
+    pub elo: f64,
+    /// Lower end of its 95% interval.
+    pub elo_low: f64,
+    /// Upper end.
+    pub elo_high: f64,
+    /// Likelihood of superiority.
+    pub los: f64,
+    /// The threshold applied.
+    pub threshold: f64,
+    /// The SPRT at the end, if configured.
+    pub sprt: Option<SprtState>,
+    /// Promoted?
+    pub accepted: bool,
+    /// Elo relative to the first network (the best's plus `elo`).
+    pub elo_vs_first: f64,
+    /// Lower end (interval half-widths added in quadrature along the chain).
+    pub elo_vs_first_low: f64,
+    /// Upper end.
+    pub elo_vs_first_high: f64,
+    /// Games lost by forfeit (should be 0 between networks).
+    pub forfeits: u32,
+    /// Simulations per move.
+    pub simulations: u32,
+    /// Wall time, seconds.
+    pub seconds: f64,
+    /// Where the games were saved.
+    pub games_dir: PathBuf,
+    /// Where the checkpoint is now (`accepted/...` or `rejected/...`).
+    pub moved_to: PathBuf,
+}
+
+fn name_of(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn step_from(path: &Path) -> Result<u64, ArenaError> {
+    if let Some(step) = step_of(&name_of(path)) {
+        return Ok(step);
+    }
+    shogi_model::read_manifest(path)
+        .map(|m| m.meta.training_step)
+        .map_err(|source| ArenaError::Checkpoint {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
+/// Whether a finished gate match promotes the candidate.
+pub fn gate_decision(summary: &MatchSummary, config: &GateConfig) -> bool {
+    match summary.sprt.map(|s| s.decision) {
+        Some(SprtDecision::AcceptH1) => true,
+        Some(SprtDecision::AcceptH0) => false,
+        _ => summary.score >= config.threshold,
+    }
+}
+
+/// Gates `candidate` (a checkpoint directory in `run.candidates()`) against
+/// `run.best()`. Promotes or rejects it through the run directory, saves the games under
+/// `games/gate-<name>/`, appends to the rating history and redraws `ratings.png`.
+/// If `stop` is raised mid-match, returns [`ArenaError::Interrupted`] and leaves the
+/// candidate where it is, so a resumed run gates it again.
+pub fn gate_candidate(
+    run: &RunDir,
+    candidate: &Path,
+    config: &GateConfig,
+    stop: &AtomicBool,
+) -> Result<GateReport, ArenaError> {
+    let (best_step, best) = run
+        .best()
+        .map_err(io_err("list", &run.accepted()))?
+        .ok_or_else(|| ArenaError::NoBest(run.root().to_path_buf()))?;
+    let variant = checkpoint_variant(candidate)?;
+    let best_variant = checkpoint_variant(&best)?;
+    if variant != best_variant {
+        return Err(ArenaError::Config(format!(
+            "candidate {} is for {} but the best {} is for {}",
+            candidate.display(),
+            variant.name(),
+            best.display(),
+            best_variant.name()
+        )));
+    }
+    let cand_name = name_of(candidate);
+    let best_name = name_of(&best);
+    let step = step_from(candidate)?;
+    let games_dir = run.games().join(format!("gate-{cand_name}"));
+    if games_dir.exists() {
+        // Left by an interrupted gate of the same candidate.
+        std::fs::remove_dir_all(&games_dir).map_err(io_err("remove", &games_dir))?;
+    }
+    if config.torch_threads > 0 {
+        shogi_model::set_num_threads(config.torch_threads);
+    }
+    let match_config = MatchConfig {
+        games: config.games.max(1),
+        variant,
+        max_plies: config.max_plies,
+        openings: Openings::Random {
+            plies: config.opening_plies,
+        },
+        parallel: config.parallel_games.max(1),
+        sprt: config.sprt,
+        players: PlayerSettings {
+            simulations: config.simulations,
+            device: config.device.clone(),
+            ..PlayerSettings::default()
+        },
+        seed: config.seed,
+        games_dir: Some(games_dir.clone()),
+    };
+    let summary = run_match(
+        &PlayerSpec::Checkpoint(candidate.to_path_buf()),
+        &PlayerSpec::Checkpoint(best.clone()),
+        &match_config,
+        stop,
+    )?;
+    if summary.interrupted {
+        return Err(ArenaError::Interrupted {
+            games: summary.total.games(),
+            planned: summary.planned,
+        });
+    }
+    let accepted = gate_decision(&summary, config);
+    let ratings = load_ratings(run)?;
+    let (base, base_lo, base_hi) = rating_of(&ratings, &best_name);
+    let e = summary.elo;
+    let elo_vs_first = base + e.elo;
+    let lo = (base_lo.powi(2) + (e.elo - e.low).powi(2)).sqrt();
+    let hi = (base_hi.powi(2) + (e.high - e.elo).powi(2)).sqrt();
+    let dest_dir = if accepted {
+        run.accepted()
+    } else {
+        run.rejected()
+    };
+    let mut report = GateReport {
+        candidate: cand_name.clone(),
+        best: best_name.clone(),
+        step,
+        best_step,
+        variant: variant.name().to_string(),
+        games: summary.total.games(),
+        planned: summary.planned,
+        wins: summary.total.wins,
+        draws: summary.total.draws,
+        losses: summary.total.losses,
+        score: summary.score,
+        elo: e.elo,
+        elo_low: e.low,
+        elo_high: e.high,
+        los: e.los,
+        threshold: config.threshold,
+        sprt: summary.sprt,
+        accepted,
+        elo_vs_first,
+        elo_vs_first_low: elo_vs_first - lo,
+        elo_vs_first_high: elo_vs_first + hi,
+        forfeits: summary.forfeits,
+        simulations: config.simulations,
+        seconds: summary.seconds,
+        games_dir: games_dir.clone(),
+        moved_to: dest_dir.join(&cand_name),
+    };
+    let summary_path = games_dir.join("summary.json");
+    let summary_json = serde_json::to_vec_pretty(&summary).map_err(|source| ArenaError::Json {
+        path: summary_path.clone(),
+        source,
+    })?;
+    crate::rundir::write_atomic(&summary_path, &summary_json)
+        .map_err(io_err("write", &summary_path))?;
+    let json = serde_json::to_vec_pretty(&report).map_err(|source| ArenaError::Json {
+        path: candidate.join("gate.json"),
+        source,
+    })?;
+    let moved = if accepted {
+        run.promote(candidate, &json)
+    } else {
+        run.reject(candidate, &json)
+    }
+    .map_err(io_err("move", candidate))?;
+    report.moved_to = moved;
+    append_rating(
+        run,
+        RatingEntry {
+            candidate: cand_name,
+            step,
+            best: best_name,
+            accepted,
+            games: report.games,
+            score: report.score,
+            elo: report.elo,
+            elo_low: report.elo_low,
+            elo_high: report.elo_high,
+            elo_vs_first: report.elo_vs_first,
+            elo_vs_first_low: report.elo_vs_first_low,
+            elo_vs_first_high: report.elo_vs_first_high,
+        },
+    )?;
+    Ok(report)
+}
+
+/// Gates every pending candidate, oldest first, each against the best at that moment
+/// (so a promotion raises the bar for the next). Stops at the first error (an
+/// interruption included), leaving the remaining candidates pending.
+pub fn gate_pending(
+    run: &RunDir,
+    config: &GateConfig,
+    stop: &AtomicBool,
+) -> Result<Vec<GateReport>, ArenaError> {
+    let pending = run
+        .pending_candidates()
+        .map_err(io_err("list", &run.candidates()))?;
+    let mut reports = Vec::new();
+    for (_, candidate) in pending {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
+        reports.push(gate_candidate(run, &candidate, config, stop)?);
+    }
+    Ok(reports)
+}

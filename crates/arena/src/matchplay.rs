@@ -1,0 +1,453 @@
+//! Matches: paired games (each opening twice, colours swapped) between two players on
+//! parallel worker threads, with an optional SPRT that stops the match early, every game
+//! saved (USI line always, CSA/KIF for standard shogi) and a summary.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use shogi_game::{Color, EndReason, Game, Outcome};
+use shogi_rules::{GameRules, ImpasseRule, Position, ShogiGame, Variant};
+use shogi_selfplay::convert::{move_code, write_game_dir};
+use shogi_selfplay::record::{GameRecord, MoveRecord};
+
+use crate::error::{ArenaError, io_err};
+use crate::openings::{Openings, opening_positions};
+use crate::player::{Mover, PlayerSettings, PlayerSpec, PreparedPlayer};
+use crate::stats::{EloEstimate, SprtConfig, SprtDecision, SprtState, Wdl};
+use crate::usi_client::UsiAnswer;
+
+/// How a match is played.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// Games to play (an odd count plays one opening once).
+    pub games: u32,
+    /// Rules variant.
+    pub variant: Variant,
+    /// Draw after this many plies (0 = no cap).
+    pub max_plies: u32,
+    /// Start positions.
+    pub openings: Openings,
+    /// Games played at once (worker threads).
+    pub parallel: usize,
+    /// Stop early when the SPRT decides.
+    pub sprt: Option<SprtConfig>,
+    /// Player settings (simulations, device, engine clock).
+    pub players: PlayerSettings,
+    /// Seed of openings and per-game search seeds.
+    pub seed: u64,
+    /// Directory the games are written into (`game-NNNN.usi|csa|kif`); none = not saved.
+    pub games_dir: Option<PathBuf>,
+}
+
+impl Default for MatchConfig {
+    fn default() -> Self {
+        MatchConfig {
+            games: 20,
+            variant: Variant::Shogi,
+            max_plies: 320,
+            openings: Openings::Random { plies: 6 },
+            parallel: 4,
+            sprt: None,
+            players: PlayerSettings::default(),
+            seed: 1,
+            games_dir: None,
+        }
+    }
+}
+
+/// One finished game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameResult {
+    /// Game number (0-based; games `2k` and `2k + 1` share opening `k`).
+    pub index: u32,
+    /// Opening number.
+    pub opening: u32,
+    /// Player A had Black (moved first from the standard side).
+    pub a_black: bool,
+    /// A's score: 1, 0.5 or 0.
+    pub score_a: f64,
+    /// `black`, `white` or `draw`.
+    pub winner: String,
+    /// How it ended (`Checkmate`, `MaxPlies`, `Forfeit`, ...).
+    pub reason: String,
+    /// For a forfeit: who and why.
+    pub forfeit: Option<String>,
+    /// Plies played.
+    pub plies: u32,
+    /// Start position.
+    pub start_sfen: String,
+    /// Moves in USI notation.
+    pub moves: Vec<String>,
+}
+
+/// The outcome of a match, from player A's point of view.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchSummary {
+    /// Player A (spec).
+    pub a: String,
+    /// Player B (spec).
+    pub b: String,
+    /// Variant name.
+    pub variant: String,
+    /// Games planned.
+    pub planned: u32,
+    /// All games.
+    pub total: Wdl,
+    /// A's games with Black.
+    pub a_black: Wdl,
+    /// A's games with White.
+    pub a_white: Wdl,
+    /// A's score.
+    pub score: f64,
+    /// A's Elo over B with its 95% interval and LOS.
+    pub elo: EloEstimate,
+    /// The SPRT at the end, if one ran.
+    pub sprt: Option<SprtState>,
+    /// The SPRT decided before all planned games were played.
+    pub stopped_early: bool,
+    /// The stop flag ended the match.
+    pub interrupted: bool,
+    /// Games ended by a forfeit.
+    pub forfeits: u32,
+    /// Wall time, seconds.
+    pub seconds: f64,
+    /// Every game, in order.
+    pub games: Vec<GameResult>,
+}
+
+impl MatchSummary {
+    /// The results table: W/D/L per colour, score, Elo with interval, LOS, SPRT.
+    pub fn table(&self) -> String {
+        let row = |name: &str, r: &Wdl| {
+            format!(
+                "{name:<12} {:>6} {:>5} {:>5} {:>5} {:>7.1}%\n",
+                r.games(),
+                r.wins,
+                r.draws,
+                r.losses,
+                100.0 * r.score()
+            )
+        };
+        let mut s = format!("A: {}\nB: {}\n", self.a, self.b);
+        s.push_str(&format!(
+            "{:<12} {:>6} {:>5} {:>5} {:>5} {:>8}\n",
+            "A as", "games", "W", "D", "L", "score"
+        ));
+        s.push_str(&row("black", &self.a_black));
+        s.push_str(&row("white", &self.a_white));
+        s.push_str(&row("total", &self.total));
+        let e = &self.elo;
+        s.push_str(&format!(
+            "Elo(A - B) {:+.1} [{:+.1}, {:+.1}] (95%), LOS {:.1}%\n",
+            e.elo,
+            e.low,
+            e.high,
+            100.0 * e.los
+        ));
+        if let Some(st) = &self.sprt {
+            s.push_str(&format!(
+                "SPRT LLR {:.2} [{:.2}, {:.2}]: {:?}{}\n",
+                st.llr,
+                st.lower,
+                st.upper,
+                st.decision,
+                if self.stopped_early {
+                    " (stopped early)"
+                } else {
+                    ""
+                }
+            ));
+        }
+        if self.forfeits > 0 {
+            s.push_str(&format!("forfeits: {}\n", self.forfeits));
+        }
+        if self.interrupted {
+            s.push_str(&format!(
+                "interrupted after {} of {} games\n",
+                self.total.games(),
+                self.planned
+            ));
+        }
+        s
+    }
+}
+
+fn rules_for(variant: Variant, max_plies: u32) -> GameRules {
+    GameRules {
+        max_plies,
+        impasse: if variant == Variant::Shogi {
+            ImpasseRule::Declaration27
+        } else {
+            ImpasseRule::None
+        },
+    }
+}
+
+/// Plays one game; `None` if `stop` was raised first.
+fn play_game(
+    start: Position,
+    rules: GameRules,
+    black: &mut dyn Mover,
+    white: &mut dyn Mover,
+    seed: u64,
+    stop: &AtomicBool,
+) -> Option<(ShogiGame, Outcome, Option<String>)> {
+    let mut game = ShogiGame::new(start, rules);
+    let mut forfeit = None;
+    let mut end = None;
+    for color in Color::ALL {
+        let mover: &mut dyn Mover = if color == Color::Black {
+            &mut *black
+        } else {
+            &mut *white
+        };
+        if end.is_none()
+            && let Err(e) = mover.new_game(&game, seed.wrapping_add(color.index() as u64 * 7919))
+        {
+            forfeit = Some(format!("{color:?} forfeits: {e}"));
+            end = Some(Outcome::win(color.flip(), EndReason::Forfeit));
+        }
+    }
+    let outcome = loop {
+        if let Some(o) = end {
+            break o;
+        }
+        if let Some(o) = game.outcome() {
+            break o;
+        }
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        let side = game.side_to_move();
+        let mover: &mut dyn Mover = if side == Color::Black {
+            &mut *black
+        } else {
+            &mut *white
+        };
+        match mover.choose(&game) {
+            UsiAnswer::Move(mv) => {
+                if let Err(e) = game.try_play(mv) {
+                    forfeit = Some(format!("{side:?} forfeits: illegal move {mv}: {e}"));
+                    end = Some(Outcome::win(side.flip(), EndReason::Forfeit));
+                    continue;
+                }
+                black.observe(mv);
+                white.observe(mv);
+            }
+            UsiAnswer::Resign => end = Some(Outcome::win(side.flip(), EndReason::Resignation)),
+            UsiAnswer::DeclareWin => {
+                end = Some(if game.can_declare_win() {
+                    Outcome::win(side, EndReason::ImpasseDeclaration)
+                } else {
+                    forfeit = Some(format!("{side:?} forfeits: unjustified win declaration"));
+                    Outcome::win(side.flip(), EndReason::Forfeit)
+                });
+            }
+            UsiAnswer::Forfeit(reason) => {
+                forfeit = Some(format!("{side:?} forfeits: {reason}"));
+                end = Some(Outcome::win(side.flip(), EndReason::Forfeit));
+            }
+        }
+    };
+    black.game_over(f64::from(outcome.score_for(Color::Black)));
+    white.game_over(f64::from(outcome.score_for(Color::White)));
+    Some((game, outcome, forfeit))
+}
+
+fn record_of(game: &ShogiGame, outcome: Outcome) -> GameRecord {
+    GameRecord {
+        variant: game.position().variant().name().to_string(),
+        start_sfen: game.start_position().to_sfen(),
+        max_plies: game.rules().max_plies,
+        impasse: match game.rules().impasse {
+            ImpasseRule::None => 0,
+            ImpasseRule::Declaration27 => 1,
+            ImpasseRule::Points24 => 2,
+        },
+        outcome,
+        resignation_disabled: false,
+        moves: game
+            .moves()
+            .iter()
+            .map(|&mv| MoveRecord {
+                mv: move_code(mv),
+                root_value: 0.5,
+                full_search: false,
+                searched: Vec::new(),
+            })
+            .collect(),
+    }
+}
+
+/// Tallies per colour and overall from A's point of view.
+fn tally(games: &[GameResult]) -> (Wdl, Wdl, Wdl) {
+    let (mut total, mut black, mut white) = (Wdl::default(), Wdl::default(), Wdl::default());
+    for g in games {
+        total.add(g.score_a);
+        if g.a_black {
+            black.add(g.score_a);
+        } else {
+            white.add(g.score_a);
+        }
+    }
+    (total, black, white)
+}
+
+/// Plays a match between prepared players `a` and `b`. Returns the summary; if `stop`
+/// is raised the games in progress are abandoned and the summary says `interrupted`.
+pub fn play_match(
+    a: &PreparedPlayer,
+    b: &PreparedPlayer,
+    config: &MatchConfig,
+    stop: &AtomicBool,
+) -> Result<MatchSummary, ArenaError> {
+    let began = Instant::now();
+    if let Some(sprt) = &config.sprt {
+        sprt.validate().map_err(ArenaError::Config)?;
+    }
+    let planned = config.games;
+    let n_openings = planned.div_ceil(2).max(1) as usize;
+    let openings = opening_positions(&config.openings, config.variant, n_openings, config.seed)?;
+    if let Some(dir) = &config.games_dir {
+        std::fs::create_dir_all(dir).map_err(io_err("create", dir))?;
+    }
+    let rules = rules_for(config.variant, config.max_plies);
+    let next = AtomicU32::new(0);
+    let halt = AtomicBool::new(false);
+    let results: Mutex<Vec<GameResult>> = Mutex::new(Vec::new());
+    let sprt_stop: Mutex<Option<SprtDecision>> = Mutex::new(None);
+    let failure: Mutex<Option<ArenaError>> = Mutex::new(None);
+    let interrupted = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        for _ in 0..config.parallel.clamp(1, planned.max(1) as usize) {
+            scope.spawn(|| {
+                let mut ma = a.mover();
+                let mut mb = b.mover();
+                loop {
+                    if stop.load(Ordering::Relaxed) {
+                        interrupted.store(true, Ordering::Relaxed);
+                        break;
+                    }
+                    if halt.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if index >= planned {
+                        break;
+                    }
+                    let opening = index / 2;
+                    let a_black = index.is_multiple_of(2);
+                    let start = openings[opening as usize % openings.len()].clone();
+                    let seed = config
+                        .seed
+                        .wrapping_mul(0x9e37_79b9)
+                        .wrapping_add(u64::from(index));
+                    let (black, white): (&mut dyn Mover, &mut dyn Mover) = if a_black {
+                        (&mut *ma, &mut *mb)
+                    } else {
+                        (&mut *mb, &mut *ma)
+                    };
+                    let Some((game, outcome, forfeit)) =
+                        play_game(start, rules, black, white, seed, stop)
+                    else {
+                        interrupted.store(true, Ordering::Relaxed);
+                        break;
+                    };
+                    let a_color = if a_black { Color::Black } else { Color::White };
+                    let forfeit = forfeit.map(|f| {
+                        let who = if f.starts_with(&format!("{a_color:?}")) {
+                            "A"
+                        } else {
+                            "B"
+                        };
+                        format!("{who} ({f})")
+                    });
+                    let result = GameResult {
+                        index,
+                        opening,
+                        a_black,
+                        score_a: f64::from(outcome.score_for(a_color)),
+                        winner: match outcome.winner {
+                            Some(Color::Black) => "black".into(),
+                            Some(Color::White) => "white".into(),
+                            None => "draw".into(),
+                        },
+                        reason: format!("{:?}", outcome.reason),
+                        forfeit,
+                        plies: game.moves().len() as u32,
+                        start_sfen: game.start_position().to_sfen(),
+                        moves: game.moves().iter().map(|m| m.to_string()).collect(),
+                    };
+                    if let Some(dir) = &config.games_dir
+                        && let Err(e) = write_game_dir(
+                            &record_of(&game, outcome),
+                            dir,
+                            &format!("game-{index:04}"),
+                        )
+                    {
+                        *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.into());
+                        halt.store(true, Ordering::Relaxed);
+                        break;
+                    }
+                    let mut all = results.lock().unwrap_or_else(|p| p.into_inner());
+                    all.push(result);
+                    if let Some(sprt) = &config.sprt {
+                        let (total, _, _) = tally(&all);
+                        let state = sprt.state(&total);
+                        if state.decision != SprtDecision::Continue {
+                            sprt_stop
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .get_or_insert(state.decision);
+                            halt.store(true, Ordering::Relaxed);
+                        }
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    let mut games = results.into_inner().unwrap_or_else(|p| p.into_inner());
+    games.sort_by_key(|g| g.index);
+    let (total, a_black, a_white) = tally(&games);
+    let stopped_early = sprt_stop
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+        .is_some()
+        && total.games() < planned;
+    Ok(MatchSummary {
+        a: a.spec.to_string(),
+        b: b.spec.to_string(),
+        variant: config.variant.name().to_string(),
+        planned,
+        score: total.score(),
+        elo: total.elo(),
+        sprt: config.sprt.map(|s| s.state(&total)),
+        stopped_early,
+        interrupted: interrupted.load(Ordering::Relaxed) && total.games() < planned,
+        forfeits: games.iter().filter(|g| g.forfeit.is_some()).count() as u32,
+        seconds: began.elapsed().as_secs_f64(),
+        total,
+        a_black,
+        a_white,
+        games,
+    })
+}
+
+/// Prepares both players (one batched inference service per network) and plays the
+/// match. A checkpoint must be for `config.variant`.
+pub fn run_match(
+    a: &PlayerSpec,
+    b: &PlayerSpec,
+    config: &MatchConfig,
+    stop: &AtomicBool,
+) -> Result<MatchSummary, ArenaError> {
+    let pa = PreparedPlayer::prepare(a, config.variant, &config.players)?;
+    let pb = PreparedPlayer::prepare(b, config.variant, &config.players)?;
+    play_match(&pa, &pb, config, stop)
+}

@@ -1,0 +1,374 @@
+//! Players: a checkpoint searched with MCTS, a uniform-prior search, a uniform random
+//! mover, or an external USI engine. A [`PlayerSpec`] is what the user names; a
+//! [`PreparedPlayer`] holds what all games share (one batched inference service per
+//! network); a [`Mover`] plays the games of one worker thread.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
+use shogi_game::Game;
+use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, EvalOutput};
+use shogi_mcts::{
+    Evaluator, RolloutEvaluator, Search, SearchConfig, SearchLimits, UniformEvaluator,
+};
+
+/// Random playouts per position of the `rollout` player.
+const ROLLOUT_PLAYOUTS: u32 = 4;
+/// Plies per playout before it counts as a draw.
+const ROLLOUT_PLIES: u32 = 60;
+use shogi_model::{
+    Expected, Inference, InferenceOptions, NetBatchModel, NetInput, encode_input, parse_device,
+    read_manifest,
+};
+use shogi_rules::{Move, ShogiGame, Variant};
+
+use crate::error::ArenaError;
+use crate::usi_client::{UsiAnswer, UsiEngine, UsiTimeControl};
+
+/// A player as given on the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlayerSpec {
+    /// `checkpoint:DIR`: a network checkpoint searched with MCTS.
+    Checkpoint(PathBuf),
+    /// `uniform`: MCTS with uniform priors and a neutral value (no network).
+    Uniform,
+    /// `rollout`: MCTS with uniform priors and values from random playouts (a searching
+    /// player that needs no network).
+    Rollout,
+    /// `random`: a uniformly random legal move.
+    Random,
+    /// `usi:COMMAND ARGS`: an external USI engine.
+    Usi(String),
+}
+
+impl FromStr for PlayerSpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if let Some(p) = s.strip_prefix("checkpoint:") {
+            Ok(PlayerSpec::Checkpoint(PathBuf::from(p)))
+        } else if let Some(c) = s.strip_prefix("usi:") {
+            if c.trim().is_empty() {
+                return Err("usi: needs a command line".into());
+            }
+            Ok(PlayerSpec::Usi(c.to_string()))
+        } else if s == "uniform" {
+            Ok(PlayerSpec::Uniform)
+        } else if s == "rollout" {
+            Ok(PlayerSpec::Rollout)
+        } else if s == "random" {
+            Ok(PlayerSpec::Random)
+        } else {
+            Err(format!(
+                "unknown player `{s}`: use checkpoint:DIR, uniform, rollout, random or usi:COMMAND"
+            ))
+        }
+    }
+}
+
+impl fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayerSpec::Checkpoint(p) => write!(f, "checkpoint:{}", p.display()),
+            PlayerSpec::Uniform => f.write_str("uniform"),
+            PlayerSpec::Rollout => f.write_str("rollout"),
+            PlayerSpec::Random => f.write_str("random"),
+            PlayerSpec::Usi(c) => write!(f, "usi:{c}"),
+        }
+    }
+}
+
+/// Settings of the built-in players and the engine clock.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayerSettings {
+    /// MCTS simulations per move (checkpoint and uniform players).
+    pub simulations: u32,
+    /// Opening plies (counted from the game's start position) played with temperature
+    /// 1 by the searching players; 0 afterwards. No Dirichlet noise.
+    pub temperature_plies: u32,
+    /// Leaves evaluated together per tree (search batch).
+    pub search_batch: usize,
+    /// Device of the networks (`auto`, `cpu`, `cuda`, `cuda:N`).
+    pub device: String,
+    /// Largest network batch of the shared inference service.
+    pub max_batch: usize,
+    /// External engines' clock.
+    pub usi: UsiTimeControl,
+}
+
+impl Default for PlayerSettings {
+    fn default() -> Self {
+        PlayerSettings {
+            simulations: 64,
+            temperature_plies: 4,
+            search_batch: 8,
+            device: "auto".into(),
+            max_batch: 256,
+            usi: UsiTimeControl::default(),
+        }
+    }
+}
+
+/// The variant a checkpoint was trained for (from its manifest).
+pub fn checkpoint_variant(dir: &Path) -> Result<Variant, ArenaError> {
+    let manifest = read_manifest(dir).map_err(|source| ArenaError::Checkpoint {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    shogi_selfplay::convert::variant_from_name(&manifest.meta.variant).ok_or_else(|| {
+        ArenaError::Config(format!(
+            "checkpoint {} is for unknown variant {:?}",
+            dir.display(),
+            manifest.meta.variant
+        ))
+    })
+}
+
+enum Shared {
+    Net {
+        evaluator: Arc<dyn Evaluator<ShogiGame>>,
+        // Kept alive for the evaluator; shut down on drop.
+        _service: BatchService<NetInput, EvalOutput>,
+    },
+    /// A network-free search (uniform priors; neutral or rollout values).
+    Plain(Arc<dyn Evaluator<ShogiGame>>),
+    Random,
+    Usi(String),
+}
+
+/// A player ready to play: networks loaded into one shared batched inference service.
+pub struct PreparedPlayer {
+    /// What it is.
+    pub spec: PlayerSpec,
+    /// A short display name.
+    pub name: String,
+    shared: Shared,
+    settings: PlayerSettings,
+}
+
+impl fmt::Debug for PreparedPlayer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PreparedPlayer")
+            .field("spec", &self.spec)
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PreparedPlayer {
+    /// Loads what `spec` needs for `variant` (a checkpoint's network into a batch service).
+    pub fn prepare(
+        spec: &PlayerSpec,
+        variant: Variant,
+        settings: &PlayerSettings,
+    ) -> Result<PreparedPlayer, ArenaError> {
+        let (name, shared) = match spec {
+            PlayerSpec::Checkpoint(dir) => {
+                let device = parse_device(&settings.device)?;
+                let expected = Expected {
+                    architecture: None,
+                    variant: variant.name().to_string(),
+                    feature_version: FEATURE_VERSION,
+                    policy_version: POLICY_VERSION,
+                };
+                let options = InferenceOptions {
+                    max_batch: settings.max_batch,
+                    ..InferenceOptions::default()
+                };
+                let (inference, manifest) = Inference::from_checkpoint(
+                    dir, &expected, device, &options,
+                )
+                .map_err(|source| ArenaError::Checkpoint {
+                    path: dir.clone(),
+                    source,
+                })?;
+                let model = NetBatchModel::new(inference, variant)?;
+                let service = BatchService::start(
+                    BatchConfig {
+                        max_batch: settings.max_batch,
+                        max_wait: Duration::from_millis(1),
+                    },
+                    model,
+                );
+                let evaluator: Arc<dyn Evaluator<ShogiGame>> =
+                    Arc::new(BatchEvaluator::with_encoder(service.handle(), encode_input));
+                (
+                    manifest.name,
+                    Shared::Net {
+                        evaluator,
+                        _service: service,
+                    },
+                )
+            }
+            PlayerSpec::Uniform => (
+                "uniform".to_string(),
+                Shared::Plain(Arc::new(UniformEvaluator::default())),
+            ),
+            PlayerSpec::Rollout => (
+                "rollout".to_string(),
+                Shared::Plain(Arc::new(RolloutEvaluator::new(
+                    ROLLOUT_PLAYOUTS,
+                    ROLLOUT_PLIES,
+                    0x5eed,
+                ))),
+            ),
+            PlayerSpec::Random => ("random".to_string(), Shared::Random),
+            PlayerSpec::Usi(command) => (command.clone(), Shared::Usi(command.clone())),
+        };
+        Ok(PreparedPlayer {
+            spec: spec.clone(),
+            name,
+            shared,
+            settings: settings.clone(),
+        })
+    }
+
+    /// A mover for one worker thread (reused for all its games).
+    pub fn mover(&self) -> Box<dyn Mover + '_> {
+        match &self.shared {
+            Shared::Net { evaluator, .. } | Shared::Plain(evaluator) => {
+                let mut config = SearchConfig::for_play();
+                config.simulations = self.settings.simulations.max(1);
+                config.batch_size = self.settings.search_batch.max(1);
+                config.temperature = 1.0;
+                config.temperature_plies = self.settings.temperature_plies;
+                config.temperature_after = 0.0;
+                // Without a network, seeing mates at expansion is most of the strength.
+                config.expand_check_terminal = matches!(self.shared, Shared::Plain(_));
+                Box::new(SearchMover {
+                    evaluator: evaluator.clone(),
+                    search: Search::new(config.clone(), 0),
+                    config,
+                })
+            }
+            Shared::Random => Box::new(RandomMover {
+                rng: ChaCha8Rng::seed_from_u64(0),
+            }),
+            Shared::Usi(command) => Box::new(UsiMover {
+                command: command.clone(),
+                tc: self.settings.usi.clone(),
+                engine: None,
+                clock: [0, 0],
+            }),
+        }
+    }
+}
+
+/// One player's side of the games on one thread.
+pub trait Mover: Send {
+    /// A new game starts from `game` (`seed` varies per game). An error forfeits it.
+    fn new_game(&mut self, game: &ShogiGame, seed: u64) -> Result<(), String>;
+    /// The move for the side to move.
+    fn choose(&mut self, game: &ShogiGame) -> UsiAnswer;
+    /// `mv` was played (by either side).
+    fn observe(&mut self, mv: Move);
+    /// The game ended; `score` is this player's (1, 0.5, 0).
+    fn game_over(&mut self, score: f64);
+}
+
+struct SearchMover {
+    evaluator: Arc<dyn Evaluator<ShogiGame>>,
+    search: Search<ShogiGame>,
+    config: SearchConfig,
+}
+
+impl Mover for SearchMover {
+    fn new_game(&mut self, _game: &ShogiGame, seed: u64) -> Result<(), String> {
+        self.search = Search::new(self.config.clone(), seed);
+        Ok(())
+    }
+    fn choose(&mut self, game: &ShogiGame) -> UsiAnswer {
+        match self
+            .search
+            .search(game, &*self.evaluator, &SearchLimits::default())
+        {
+            Ok(r) => match r.best_move {
+                Some(mv) => UsiAnswer::Move(mv),
+                None => UsiAnswer::Forfeit("search found no move".into()),
+            },
+            Err(e) => UsiAnswer::Forfeit(format!("search failed: {e}")),
+        }
+    }
+    fn observe(&mut self, mv: Move) {
+        self.search.advance(mv);
+    }
+    fn game_over(&mut self, _score: f64) {
+        self.search.clear();
+    }
+}
+
+struct RandomMover {
+    rng: ChaCha8Rng,
+}
+
+impl Mover for RandomMover {
+    fn new_game(&mut self, _game: &ShogiGame, seed: u64) -> Result<(), String> {
+        self.rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7a4d_0b5e);
+        Ok(())
+    }
+    fn choose(&mut self, game: &ShogiGame) -> UsiAnswer {
+        let mut legal = Vec::new();
+        game.legal_moves(&mut legal);
+        if legal.is_empty() {
+            return UsiAnswer::Resign;
+        }
+        UsiAnswer::Move(legal[self.rng.random_range(0..legal.len())])
+    }
+    fn observe(&mut self, _mv: Move) {}
+    fn game_over(&mut self, _score: f64) {}
+}
+
+struct UsiMover {
+    command: String,
+    tc: UsiTimeControl,
+    engine: Option<UsiEngine>,
+    clock: [u64; 2],
+}
+
+impl Mover for UsiMover {
+    fn new_game(&mut self, _game: &ShogiGame, _seed: u64) -> Result<(), String> {
+        if let Some(engine) = &mut self.engine
+            && !engine.is_alive()
+        {
+            self.engine = None;
+        }
+        if self.engine.is_none() {
+            self.engine = Some(UsiEngine::start(&self.command, &self.tc)?);
+        }
+        self.clock = [self.tc.main_time_ms; 2];
+        let engine = self.engine.as_mut().ok_or("no engine")?;
+        engine.new_game(&self.tc)
+    }
+    fn choose(&mut self, game: &ShogiGame) -> UsiAnswer {
+        let Some(engine) = self.engine.as_mut() else {
+            return UsiAnswer::Forfeit("engine not running".into());
+        };
+        let side = game.position().side_to_move().index();
+        let began = std::time::Instant::now();
+        let answer = engine.go(game, &self.tc, self.clock);
+        // Main time: the bank shrinks by what the engine used beyond its byoyomi (or grows
+        // by the increment); running past bank + byoyomi + margin is a forfeit (in `go`).
+        let used = began.elapsed().as_millis() as u64;
+        self.clock[side] = if self.tc.increment_ms > 0 {
+            (self.clock[side] + self.tc.increment_ms).saturating_sub(used)
+        } else {
+            self.clock[side].saturating_sub(used.saturating_sub(self.tc.byoyomi_ms))
+        };
+        if let UsiAnswer::Forfeit(_) = answer {
+            // The engine is in an unknown state: restart it for the next game.
+            self.engine = None;
+        }
+        answer
+    }
+    fn observe(&mut self, _mv: Move) {}
+    fn game_over(&mut self, score: f64) {
+        if let Some(engine) = &mut self.engine {
+            engine.game_over(score);
+        }
+    }
+}

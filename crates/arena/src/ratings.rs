@@ -1,0 +1,254 @@
+//! The run's rating history: every gated candidate's Elo relative to the first network
+//! (the accepted chain accumulates: a candidate's Elo is its best's plus the match
+//! difference, intervals added in quadrature), kept as `ratings.json` and `ratings.csv`
+//! and plotted to `ratings.png` (Elo against training step, with interval bars).
+
+use std::path::Path;
+
+use plotters::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ArenaError, io_err};
+use crate::rundir::{RunDir, write_atomic};
+
+/// One gated candidate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RatingEntry {
+    /// Candidate checkpoint name.
+    pub candidate: String,
+    /// Its training step.
+    pub step: u64,
+    /// The best network it played.
+    pub best: String,
+    /// Promoted?
+    pub accepted: bool,
+    /// Games played.
+    pub games: u32,
+    /// Candidate's score against the best.
+    pub score: f64,
+    /// Elo against the best (with the 95% interval).
+    pub elo: f64,
+    /// Lower end.
+    pub elo_low: f64,
+    /// Upper end.
+    pub elo_high: f64,
+    /// Elo against the first network.
+    pub elo_vs_first: f64,
+    /// Lower end of its 95% interval.
+    pub elo_vs_first_low: f64,
+    /// Upper end.
+    pub elo_vs_first_high: f64,
+}
+
+/// Reads `ratings.json` (empty if absent).
+pub fn load_ratings(run: &RunDir) -> Result<Vec<RatingEntry>, ArenaError> {
+    let path = run.ratings_json();
+    match std::fs::read(&path) {
+        Ok(bytes) => {
+            serde_json::from_slice(&bytes).map_err(|source| ArenaError::Json { path, source })
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(io_err("read", &path)(e)),
+    }
+}
+
+/// The rating of network `name` against the first network, with the half-widths of its
+/// interval below and above: 0 for a network never gated (the first one).
+pub fn rating_of(entries: &[RatingEntry], name: &str) -> (f64, f64, f64) {
+    entries
+        .iter()
+        .rev()
+        .find(|e| e.accepted && e.candidate == name)
+        .map(|e| {
+            (
+                e.elo_vs_first,
+                e.elo_vs_first - e.elo_vs_first_low,
+                e.elo_vs_first_high - e.elo_vs_first,
+            )
+        })
+        .unwrap_or((0.0, 0.0, 0.0))
+}
+
+const CSV_HEADER: &str = "candidate,step,best,accepted,games,score,elo,elo_low,elo_high,elo_vs_first,elo_vs_first_low,elo_vs_first_high";
+
+/// The CSV text of `entries` (header plus one line each).
+pub fn ratings_csv(entries: &[RatingEntry]) -> String {
+    let mut s = String::from(CSV_HEADER);
+    s.push('\n');
+    for e in entries {
+        s.push_str(&format!(
+            "{},{},{},{},{},{:.4},{:.1},{:.1},{:.1},{:.1},{:.1},{:.1}\n",
+            e.candidate,
+            e.step,
+            e.best,
+            e.accepted,
+            e.games,
+            e.score,
+            e.elo,
+            e.elo_low,
+            e.elo_high,
+            e.elo_vs_first,
+            e.elo_vs_first_low,
+            e.elo_vs_first_high
+        ));
+    }
+    s
+}
+
+/// Appends `entry` to `ratings.json` and `ratings.csv` (each rewritten atomically) and
+/// redraws `ratings.png`.
+pub fn append_rating(run: &RunDir, entry: RatingEntry) -> Result<Vec<RatingEntry>, ArenaError> {
+    let mut entries = load_ratings(run)?;
+    entries.push(entry);
+    let json_path = run.ratings_json();
+    let mut json = serde_json::to_vec_pretty(&entries).map_err(|source| ArenaError::Json {
+        path: json_path.clone(),
+        source,
+    })?;
+    json.push(b'\n');
+    write_atomic(&json_path, &json).map_err(io_err("write", &json_path))?;
+    let csv_path = run.ratings_csv();
+    write_atomic(&csv_path, ratings_csv(&entries).as_bytes())
+        .map_err(io_err("write", &csv_path))?;
+    plot_ratings(&entries, &run.ratings_png())?;
+    Ok(entries)
+}
+
+/// Draws Elo (against the first network) against training step: accepted candidates
+/// as filled green dots joined by a line, rejected ones as red circles, each with its
+/// 95% interval bar. Written through a temporary file and a rename.
+pub fn plot_ratings(entries: &[RatingEntry], path: &Path) -> Result<(), ArenaError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let tmp = dir.join(format!(".ratings-{}.tmp.png", std::process::id()));
+    // Text needs a system font; without one, draw the chart without labels.
+    let drawn = draw(entries, &tmp, true).or_else(|_| draw(entries, &tmp, false));
+    if let Err(reason) = drawn {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(ArenaError::Plot {
+            path: path.to_path_buf(),
+            reason,
+        });
+    }
+    std::fs::rename(&tmp, path).map_err(io_err("rename", path))
+}
+
+fn draw(entries: &[RatingEntry], path: &Path, text: bool) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    let root = BitMapBackend::new(path, (900, 540)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let (mut x0, mut x1) = (0u64, 1u64);
+    let (mut y0, mut y1) = (-50.0f64, 50.0f64);
+    for (i, e) in entries.iter().enumerate() {
+        if i == 0 {
+            (x0, x1) = (e.step, e.step);
+        }
+        x0 = x0.min(e.step);
+        x1 = x1.max(e.step);
+        y0 = y0.min(e.elo_vs_first_low);
+        y1 = y1.max(e.elo_vs_first_high);
+    }
+    let pad = ((x1 - x0) / 20).max(1);
+    let (x0, x1) = (x0.saturating_sub(pad), x1 + pad);
+    let ypad = (y1 - y0) * 0.05;
+    let (y0, y1) = (y0 - ypad, y1 + ypad);
+    let mut builder = ChartBuilder::on(&root);
+    builder.margin(15);
+    if text {
+        builder
+            .caption("Elo vs first network", ("sans-serif", 24))
+            .x_label_area_size(40)
+            .y_label_area_size(60);
+    }
+    let mut chart = builder
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(|e| err(&e))?;
+    let mut mesh = chart.configure_mesh();
+    if text {
+        mesh.x_desc("training step").y_desc("Elo");
+    } else {
+        mesh.disable_x_mesh().disable_y_mesh();
+    }
+    mesh.draw().map_err(|e| err(&e))?;
+    // The accepted chain.
+    let chain: Vec<(u64, f64)> = entries
+        .iter()
+        .filter(|e| e.accepted)
+        .map(|e| (e.step, e.elo_vs_first))
+        .collect();
+    chart
+        .draw_series(LineSeries::new(chain, &GREEN))
+        .map_err(|e| err(&e))?;
+    for e in entries {
+        let color = if e.accepted { GREEN } else { RED };
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(e.step, e.elo_vs_first_low), (e.step, e.elo_vs_first_high)],
+                color.stroke_width(2),
+            )))
+            .map_err(|e| err(&e))?;
+        let style = if e.accepted {
+            color.filled()
+        } else {
+            color.stroke_width(2)
+        };
+        chart
+            .draw_series(std::iter::once(Circle::new(
+                (e.step, e.elo_vs_first),
+                5,
+                style,
+            )))
+            .map_err(|e| err(&e))?;
+    }
+    // The zero line: the first network.
+    chart
+        .draw_series(LineSeries::new(vec![(x0, 0.0), (x1, 0.0)], BLACK.mix(0.4)))
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(name: &str, step: u64, accepted: bool, elo: f64) -> RatingEntry {
+        RatingEntry {
+            candidate: name.into(),
+            step,
+            best: "step-00000000".into(),
+            accepted,
+            games: 10,
+            score: 0.6,
+            elo,
+            elo_low: elo - 30.0,
+            elo_high: elo + 40.0,
+            elo_vs_first: elo,
+            elo_vs_first_low: elo - 30.0,
+            elo_vs_first_high: elo + 40.0,
+        }
+    }
+
+    #[test]
+    fn history_round_trips_and_plots() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::new(tmp.path().join("run"));
+        run.create().unwrap();
+        assert!(load_ratings(&run).unwrap().is_empty());
+        append_rating(&run, entry("step-00000100", 100, true, 50.0)).unwrap();
+        let all = append_rating(&run, entry("step-00000200", 200, false, -20.0)).unwrap();
+        assert_eq!(load_ratings(&run).unwrap(), all);
+        let csv = std::fs::read_to_string(run.ratings_csv()).unwrap();
+        assert_eq!(csv.lines().count(), 3);
+        assert!(
+            csv.lines()
+                .nth(2)
+                .unwrap()
+                .starts_with("step-00000200,200,")
+        );
+        let png = std::fs::read(run.ratings_png()).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        assert_eq!(rating_of(&all, "step-00000100"), (50.0, 30.0, 40.0));
+        // Rejected candidates do not become a base; the first network is 0.
+        assert_eq!(rating_of(&all, "step-00000200"), (0.0, 0.0, 0.0));
+    }
+}

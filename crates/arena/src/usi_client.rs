@@ -1,0 +1,248 @@
+//! The client side of USI: drive an external engine process (`usi`, `isready`,
+//! `usinewgame`, `position`, `go`, `bestmove`, `gameover`, `quit`) with a timeout on every
+//! answer, so a hung, crashed or confused engine costs a forfeit, never a hang.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use shogi_rules::{Move, ShogiGame};
+
+/// Time control and timeouts for an external engine.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UsiTimeControl {
+    /// Byoyomi per move, milliseconds (`go btime B wtime W byoyomi N`).
+    pub byoyomi_ms: u64,
+    /// Increment per move, milliseconds (sent as `binc`/`winc` when non-zero; then the
+    /// main time below is used as the bank).
+    pub increment_ms: u64,
+    /// Main time per side for the whole game, milliseconds (0 = byoyomi only).
+    pub main_time_ms: u64,
+    /// Extra wall time granted beyond the engine's allowance before it forfeits on time
+    /// (process start-up, pipes, scheduling). Milliseconds.
+    pub margin_ms: u64,
+    /// Longest wait for `usiok` / `readyok`, milliseconds.
+    pub handshake_ms: u64,
+}
+
+impl Default for UsiTimeControl {
+    fn default() -> Self {
+        UsiTimeControl {
+            byoyomi_ms: 1000,
+            increment_ms: 0,
+            main_time_ms: 0,
+            margin_ms: 3000,
+            handshake_ms: 10_000,
+        }
+    }
+}
+
+/// What the engine answered to `go`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum UsiAnswer {
+    /// A legal move.
+    Move(Move),
+    /// `bestmove resign`.
+    Resign,
+    /// `bestmove win` (an impasse declaration; the caller checks it).
+    DeclareWin,
+    /// The engine forfeits: timeout, crash, illegal or unparsable move. The reason is
+    /// recorded with the game.
+    Forfeit(String),
+}
+
+/// A running USI engine.
+#[derive(Debug)]
+pub struct UsiEngine {
+    command: String,
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    /// `id name` from the handshake, else the command.
+    pub name: String,
+    dead: bool,
+}
+
+impl UsiEngine {
+    /// Starts `command` (run by `sh -c`, so it may carry arguments) and completes the
+    /// `usi` / `isready` handshake.
+    pub fn start(command: &str, tc: &UsiTimeControl) -> Result<UsiEngine, String> {
+        let mut child = Command::new("sh")
+            .arg("-c")
+            // `exec` so the engine is the child itself and killing it leaves no orphan.
+            .arg(format!("exec {command}"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start `{command}`: {e}"))?;
+        let stdin = child.stdin.take().ok_or("no stdin pipe")?;
+        let stdout = child.stdout.take().ok_or("no stdout pipe")?;
+        let (tx, rx) = channel();
+        std::thread::Builder::new()
+            .name("usi-reader".into())
+            .spawn(move || {
+                for line in BufReader::new(stdout).lines() {
+                    let Ok(line) = line else { break };
+                    if tx.send(line).is_err() {
+                        break;
+                    }
+                }
+            })
+            .map_err(|e| format!("cannot start reader thread: {e}"))?;
+        let mut engine = UsiEngine {
+            command: command.to_string(),
+            child,
+            stdin,
+            lines: rx,
+            name: command.to_string(),
+            dead: false,
+        };
+        let handshake = Duration::from_millis(tc.handshake_ms);
+        engine.send("usi")?;
+        let mut name = None;
+        engine.wait_for(handshake, |line| {
+            if let Some(n) = line.strip_prefix("id name ") {
+                name = Some(n.trim().to_string());
+            }
+            line.trim() == "usiok"
+        })?;
+        if let Some(n) = name {
+            engine.name = n;
+        }
+        engine.send("isready")?;
+        engine.wait_for(handshake, |line| line.trim() == "readyok")?;
+        Ok(engine)
+    }
+
+    /// Whether the process is still usable.
+    pub fn is_alive(&mut self) -> bool {
+        !self.dead && matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// The command line.
+    pub fn command(&self) -> &str {
+        &self.command
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), String> {
+        let result = writeln!(self.stdin, "{line}").and_then(|_| self.stdin.flush());
+        result.map_err(|e| {
+            self.dead = true;
+            format!("engine crashed (write failed: {e})")
+        })
+    }
+
+    /// Reads lines until `done` accepts one or `timeout` passes.
+    fn wait_for(
+        &mut self,
+        timeout: Duration,
+        mut done: impl FnMut(&str) -> bool,
+    ) -> Result<String, String> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    if done(&line) {
+                        return Ok(line);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    self.dead = true;
+                    return Err(format!(
+                        "timeout: no answer within {} ms",
+                        timeout.as_millis()
+                    ));
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.dead = true;
+                    let status = self
+                        .child
+                        .wait()
+                        .map(|s| s.to_string())
+                        .unwrap_or_else(|e| e.to_string());
+                    return Err(format!("engine crashed (exited: {status})"));
+                }
+            }
+        }
+    }
+
+    /// `usinewgame` (and an `isready` round trip so the engine is ready to think).
+    pub fn new_game(&mut self, tc: &UsiTimeControl) -> Result<(), String> {
+        self.send("usinewgame")?;
+        self.send("isready")?;
+        self.wait_for(Duration::from_millis(tc.handshake_ms), |l| {
+            l.trim() == "readyok"
+        })?;
+        Ok(())
+    }
+
+    /// Sends the game so far and `go`, and waits for `bestmove`. `clock` is the
+    /// remaining main time of (Black, White) in milliseconds.
+    pub fn go(&mut self, game: &ShogiGame, tc: &UsiTimeControl, clock: [u64; 2]) -> UsiAnswer {
+        let mut position = format!("position sfen {}", game.start_position().to_sfen());
+        if !game.moves().is_empty() {
+            position.push_str(" moves");
+            for mv in game.moves() {
+                position.push(' ');
+                position.push_str(&mv.to_string());
+            }
+        }
+        let mut go = format!("go btime {} wtime {}", clock[0], clock[1]);
+        if tc.increment_ms > 0 {
+            go.push_str(&format!(" binc {0} winc {0}", tc.increment_ms));
+        } else {
+            go.push_str(&format!(" byoyomi {}", tc.byoyomi_ms));
+        }
+        if let Err(e) = self.send(&position).and_then(|_| self.send(&go)) {
+            return UsiAnswer::Forfeit(e);
+        }
+        let side = game.position().side_to_move().index();
+        let allowance = clock[side] + tc.byoyomi_ms + tc.increment_ms + tc.margin_ms;
+        let line = match self.wait_for(Duration::from_millis(allowance), |l| {
+            l.starts_with("bestmove")
+        }) {
+            Ok(line) => line,
+            Err(e) => return UsiAnswer::Forfeit(e),
+        };
+        let text = line.split_whitespace().nth(1).unwrap_or("");
+        match text {
+            "resign" => UsiAnswer::Resign,
+            "win" => UsiAnswer::DeclareWin,
+            "" => UsiAnswer::Forfeit("empty bestmove".into()),
+            _ => match game.position().parse_usi_move(text) {
+                Ok(mv) => UsiAnswer::Move(mv),
+                Err(e) => UsiAnswer::Forfeit(format!("illegal move `{text}`: {e}")),
+            },
+        }
+    }
+
+    /// `gameover win|lose|draw` (best effort).
+    pub fn game_over(&mut self, score: f64) {
+        let word = if score > 0.75 {
+            "win"
+        } else if score < 0.25 {
+            "lose"
+        } else {
+            "draw"
+        };
+        let _ = self.send(&format!("gameover {word}"));
+    }
+}
+
+impl Drop for UsiEngine {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit").and_then(|_| self.stdin.flush());
+        let deadline = Instant::now() + Duration::from_millis(300);
+        while Instant::now() < deadline {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

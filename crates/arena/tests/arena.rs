@@ -1,0 +1,328 @@
+//! Matches between the built-in players, external USI test doubles, and the gate on a
+//! run directory with tiny fresh networks.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use shogi_arena::rundir::checkpoint_name;
+use shogi_arena::{
+    ArenaError, GateConfig, GateReport, MatchConfig, Openings, PlayerSettings, PlayerSpec, RunDir,
+    SprtConfig, SprtDecision, UsiTimeControl, gate_candidate, gate_pending, run_match,
+};
+use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
+use shogi_model::{CheckpointMeta, Model, model_config_for, save_checkpoint, tch};
+use shogi_rules::Variant;
+
+fn minishogi(games: u32, simulations: u32) -> MatchConfig {
+    MatchConfig {
+        games,
+        variant: Variant::Minishogi,
+        max_plies: 120,
+        openings: Openings::Random { plies: 4 },
+        parallel: 2,
+        sprt: None,
+        players: PlayerSettings {
+            simulations,
+            device: "cpu".into(),
+            ..PlayerSettings::default()
+        },
+        seed: 11,
+        games_dir: None,
+    }
+}
+
+#[test]
+fn a_player_against_itself_scores_about_half() {
+    let stop = AtomicBool::new(false);
+    let config = minishogi(300, 1);
+    let s = run_match(&PlayerSpec::Random, &PlayerSpec::Random, &config, &stop).unwrap();
+    assert_eq!(s.total.games(), 300);
+    assert_eq!(s.a_black.games(), 150);
+    assert_eq!(s.a_white.games(), 150);
+    // 300 games: standard error of the score <= 0.029; allow 3.5 of them.
+    assert!((s.score - 0.5).abs() < 0.1, "{}", s.table());
+    assert!(s.elo.low < 0.0 && s.elo.high > 0.0, "{}", s.table());
+    // Paired games: each opening twice, colours swapped.
+    for pair in s.games.chunks(2) {
+        assert_eq!(pair[0].start_sfen, pair[1].start_sfen);
+        assert!(pair[0].a_black && !pair[1].a_black);
+    }
+    assert_ne!(s.games[0].start_sfen, s.games[2].start_sfen);
+    assert_eq!(s.forfeits, 0);
+}
+
+#[test]
+fn a_searching_player_beats_the_random_mover() {
+    let stop = AtomicBool::new(false);
+    let tmp = tempfile::tempdir().unwrap();
+    let mut config = minishogi(20, 64);
+    config.games_dir = Some(tmp.path().join("games"));
+    let s = run_match(&PlayerSpec::Rollout, &PlayerSpec::Random, &config, &stop).unwrap();
+    assert_eq!(s.total.games(), 20);
+    assert!(s.score >= 0.95, "{}", s.table());
+    assert!(s.elo.los > 0.99, "{}", s.table());
+    // Every game saved (minishogi: the USI line only).
+    for i in 0..20 {
+        let usi =
+            std::fs::read_to_string(tmp.path().join(format!("games/game-{i:04}.usi"))).unwrap();
+        assert!(usi.starts_with("position sfen "), "{usi}");
+    }
+}
+
+#[test]
+fn sprt_stops_a_lopsided_match_early() {
+    let stop = AtomicBool::new(false);
+    let mut config = minishogi(400, 64);
+    config.sprt = Some(SprtConfig {
+        elo0: 0.0,
+        elo1: 50.0,
+        alpha: 0.05,
+        beta: 0.05,
+    });
+    let s = run_match(&PlayerSpec::Rollout, &PlayerSpec::Random, &config, &stop).unwrap();
+    assert!(s.stopped_early, "{}", s.table());
+    assert!(s.total.games() < 100, "{}", s.table());
+    assert_eq!(s.sprt.unwrap().decision, SprtDecision::AcceptH1);
+}
+
+#[test]
+fn a_raised_stop_flag_interrupts_a_match() {
+    let stop = AtomicBool::new(true);
+    let s = run_match(
+        &PlayerSpec::Random,
+        &PlayerSpec::Random,
+        &minishogi(10, 1),
+        &stop,
+    )
+    .unwrap();
+    assert!(s.interrupted);
+    assert_eq!(s.total.games(), 0);
+}
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn double(mode: &str) -> PlayerSpec {
+    let root = repo_root();
+    let venv = root.join(".venv/bin/python");
+    let python = if venv.exists() {
+        venv.display().to_string()
+    } else {
+        "python3".to_string()
+    };
+    let script = root.join("scripts/usi_doubles/engine.py");
+    PlayerSpec::Usi(format!("{python} {} {mode}", script.display()))
+}
+
+fn usi_match(a: PlayerSpec, games: u32) -> shogi_arena::MatchSummary {
+    let stop = AtomicBool::new(false);
+    let tmp = tempfile::tempdir().unwrap();
+    let config = MatchConfig {
+        games,
+        variant: Variant::Shogi,
+        max_plies: 40,
+        openings: Openings::Random { plies: 2 },
+        parallel: 2,
+        sprt: None,
+        players: PlayerSettings {
+            usi: UsiTimeControl {
+                byoyomi_ms: 100,
+                margin_ms: 1500,
+                handshake_ms: 5000,
+                ..UsiTimeControl::default()
+            },
+            ..PlayerSettings::default()
+        },
+        seed: 3,
+        games_dir: Some(tmp.path().join("g")),
+    };
+    let s = run_match(&a, &PlayerSpec::Random, &config, &stop).unwrap();
+    assert_eq!(s.total.games(), games, "{}", s.table());
+    // Standard shogi: CSA and KIF next to the USI line.
+    assert!(tmp.path().join("g/game-0000.csa").is_file());
+    assert!(tmp.path().join("g/game-0000.kif").is_file());
+    s
+}
+
+#[test]
+fn a_usi_engine_plays_whole_games() {
+    let s = usi_match(double("normal"), 4);
+    assert_eq!(s.forfeits, 0, "{:?}", s.games);
+    assert!(s.games.iter().all(|g| g.plies > 0));
+}
+
+fn assert_all_forfeited_by_a(s: &shogi_arena::MatchSummary, needle: &str) {
+    assert_eq!(s.forfeits, s.total.games(), "{:?}", s.games);
+    assert_eq!(s.total.losses, s.total.games(), "{}", s.table());
+    for g in &s.games {
+        assert_eq!(g.reason, "Forfeit");
+        let why = g.forfeit.as_deref().unwrap();
+        assert!(why.starts_with("A (") && why.contains(needle), "{why}");
+    }
+}
+
+#[test]
+fn a_crashing_usi_engine_forfeits() {
+    let s = usi_match(double("crash"), 4);
+    assert_all_forfeited_by_a(&s, "crashed");
+}
+
+#[test]
+fn an_illegal_move_forfeits() {
+    let s = usi_match(double("illegal"), 2);
+    assert_all_forfeited_by_a(&s, "illegal move `5i5a`");
+}
+
+#[test]
+fn a_hanging_usi_engine_forfeits_on_time() {
+    let began = std::time::Instant::now();
+    let s = usi_match(double("hang"), 2);
+    assert_all_forfeited_by_a(&s, "timeout");
+    assert!(began.elapsed().as_secs() < 30);
+}
+
+#[test]
+fn a_mute_engine_or_a_missing_program_forfeits() {
+    let s = usi_match(double("mute"), 2);
+    assert_all_forfeited_by_a(&s, "timeout");
+    let s = usi_match(PlayerSpec::Usi("/nonexistent/engine --flag".into()), 2);
+    assert_all_forfeited_by_a(&s, "crashed");
+}
+
+fn tiny_net(dir: &Path, step: u64, seed: i64) -> PathBuf {
+    tch::manual_seed(seed);
+    let cfg = model_config_for(Variant::Minishogi, 1, 8);
+    let model = Model::new(&cfg, tch::Device::Cpu);
+    let path = dir.join(checkpoint_name(step));
+    let meta = CheckpointMeta {
+        architecture: cfg,
+        variant: "minishogi".into(),
+        feature_version: FEATURE_VERSION,
+        policy_version: POLICY_VERSION,
+        training_step: step,
+        samples_seen: 0,
+        parent: None,
+    };
+    save_checkpoint(&path, &model.vs, &meta).unwrap();
+    path
+}
+
+fn gate_config(threshold: f64) -> GateConfig {
+    GateConfig {
+        games: 4,
+        threshold,
+        simulations: 8,
+        max_plies: 60,
+        parallel_games: 2,
+        device: "cpu".into(),
+        torch_threads: 1,
+        ..GateConfig::default()
+    }
+}
+
+#[test]
+fn the_gate_promotes_rejects_and_rates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = RunDir::new(tmp.path().join("run"));
+    run.create().unwrap();
+    tiny_net(&run.accepted(), 0, 1);
+    let c1 = tiny_net(&run.candidates(), 100, 2);
+    let c2 = tiny_net(&run.candidates(), 200, 3);
+    let stop = AtomicBool::new(false);
+
+    // A raised stop flag: an error, and the candidate stays pending.
+    let raised = AtomicBool::new(true);
+    let err = gate_candidate(&run, &c1, &gate_config(0.0), &raised).unwrap_err();
+    assert!(matches!(err, ArenaError::Interrupted { .. }), "{err}");
+    assert!(c1.join("manifest.json").is_file());
+    assert!(!c1.join("gate.json").exists());
+    assert!(!run.ratings_csv().exists());
+
+    // Threshold 0: promoted.
+    let r1 = gate_candidate(&run, &c1, &gate_config(0.0), &stop).unwrap();
+    assert!(r1.accepted);
+    assert_eq!(
+        (r1.candidate.as_str(), r1.best.as_str()),
+        ("step-00000100", "step-00000000")
+    );
+    assert_eq!(r1.step, 100);
+    assert_eq!(r1.wins + r1.draws + r1.losses, 4);
+    assert_eq!(r1.forfeits, 0);
+    assert_eq!(r1.elo_vs_first, r1.elo);
+    assert_eq!(run.best().unwrap().unwrap().0, 100);
+    assert_eq!(
+        std::fs::read_to_string(run.best_pointer()).unwrap(),
+        "accepted/step-00000100\n"
+    );
+    let on_disk: GateReport = serde_json::from_slice(
+        &std::fs::read(run.accepted().join("step-00000100/gate.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(on_disk.candidate, r1.candidate);
+    assert!(on_disk.accepted);
+    assert!(
+        run.games()
+            .join("gate-step-00000100/game-0003.usi")
+            .is_file()
+    );
+    assert!(
+        run.games()
+            .join("gate-step-00000100/summary.json")
+            .is_file()
+    );
+
+    // Threshold above 1: rejected, kept with its result; plays the new best.
+    let r2 = gate_candidate(&run, &c2, &gate_config(1.01), &stop).unwrap();
+    assert!(!r2.accepted);
+    assert_eq!(r2.best, "step-00000100");
+    assert!(run.rejected().join("step-00000200/gate.json").is_file());
+    assert!(run.pending_candidates().unwrap().is_empty());
+    assert_eq!(run.best().unwrap().unwrap().0, 100);
+    // The chain: Elo vs first = the best's + this match's.
+    assert!((r2.elo_vs_first - (r1.elo_vs_first + r2.elo)).abs() < 1e-9);
+    assert!(r2.elo_vs_first_low < r2.elo_vs_first && r2.elo_vs_first_high > r2.elo_vs_first);
+
+    let csv = std::fs::read_to_string(run.ratings_csv()).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(lines[1].starts_with("step-00000100,100,step-00000000,true,4,"));
+    assert!(lines[2].starts_with("step-00000200,200,step-00000100,false,4,"));
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.ratings_json()).unwrap()).unwrap();
+    assert_eq!(json.as_array().unwrap().len(), 2);
+    let png = std::fs::read(run.ratings_png()).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+}
+
+#[test]
+fn gate_pending_gates_oldest_first_against_the_moving_best() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = RunDir::new(tmp.path().join("run"));
+    run.create().unwrap();
+    let stop = AtomicBool::new(false);
+    // No best yet: an error, nothing moves.
+    tiny_net(&run.candidates(), 300, 5);
+    let err = gate_pending(&run, &gate_config(0.0), &stop).unwrap_err();
+    assert!(matches!(err, ArenaError::NoBest(_)), "{err}");
+    tiny_net(&run.accepted(), 0, 4);
+    tiny_net(&run.candidates(), 200, 6);
+    let reports = gate_pending(&run, &gate_config(0.0), &stop).unwrap();
+    let names: Vec<(&str, &str)> = reports
+        .iter()
+        .map(|r| (r.candidate.as_str(), r.best.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("step-00000200", "step-00000000"),
+            ("step-00000300", "step-00000200")
+        ]
+    );
+    assert_eq!(run.best().unwrap().unwrap().0, 300);
+    assert!(
+        gate_pending(&run, &gate_config(0.0), &stop)
+            .unwrap()
+            .is_empty()
+    );
+}
