@@ -67,6 +67,39 @@ pub struct Losses {
     pub total: f64,
     /// Global gradient L2 norm before clipping.
     pub grad_norm: f64,
+    /// Share of the batch where the most likely predicted outcome (argmax of the WDL
+    /// logits) is the target's most likely outcome (argmax of the WDL target; the first
+    /// of tied maxima).
+    pub value_accuracy: f64,
+    /// Mean over the batch of the entropy (nats) of the predicted policy, the softmax over
+    /// all `policy_size` logits (the net is not told which moves are legal, so this counts
+    /// the mass it puts on illegal indices too).
+    pub policy_entropy: f64,
+}
+
+/// Graph outputs of one forward pass and loss computation.
+struct Forward {
+    policy_loss: Tensor,
+    value_loss: Tensor,
+    total: Tensor,
+    /// Scalar: share of correct WDL argmax (no gradient).
+    value_accuracy: Tensor,
+    /// Scalar: mean predicted-policy entropy (no gradient).
+    policy_entropy: Tensor,
+}
+
+impl Forward {
+    fn losses(&self, grad_norm: f64) -> Losses {
+        let f = |t: &Tensor| f64::try_from(t).unwrap_or(f64::NAN);
+        Losses {
+            policy: f(&self.policy_loss),
+            value: f(&self.value_loss),
+            total: f(&self.total),
+            grad_norm,
+            value_accuracy: f(&self.value_accuracy),
+            policy_entropy: f(&self.policy_entropy),
+        }
+    }
 }
 
 /// A model plus its optimiser.
@@ -129,24 +162,19 @@ impl Trainer {
         batch: usize,
     ) -> Losses {
         tch::no_grad(|| {
-            let (p, v, t) = self.losses(inputs, policy_targets, value_targets, batch, false);
-            Losses {
-                policy: f64::try_from(&p).unwrap_or(f64::NAN),
-                value: f64::try_from(&v).unwrap_or(f64::NAN),
-                total: f64::try_from(&t).unwrap_or(f64::NAN),
-                grad_norm: 0.0,
-            }
+            self.forward(inputs, policy_targets, value_targets, batch, false)
+                .losses(0.0)
         })
     }
 
-    fn losses(
+    fn forward(
         &self,
         inputs: &[f32],
         policy_targets: &[f32],
         value_targets: &[f32],
         batch: usize,
         train: bool,
-    ) -> (Tensor, Tensor, Tensor) {
+    ) -> Forward {
         let cfg = self.model.config();
         let b = batch as i64;
         assert_eq!(inputs.len(), batch * cfg.input_size(), "input buffer size");
@@ -166,14 +194,32 @@ impl Trainer {
         let pt = to(policy_targets, cfg.policy_size());
         let vt = to(value_targets, 3);
         let (pl, vl) = self.model.forward_t(&xs, train);
-        let policy_loss = -(pt * pl.log_softmax(1, Kind::Float))
+        let log_p = pl.log_softmax(1, Kind::Float);
+        let policy_loss = -(pt * &log_p)
             .sum_dim_intlist(1, false, Kind::Float)
             .mean(Kind::Float);
-        let value_loss = -(vt * vl.log_softmax(1, Kind::Float))
+        let value_loss = -(&vt * vl.log_softmax(1, Kind::Float))
             .sum_dim_intlist(1, false, Kind::Float)
             .mean(Kind::Float);
         let total = &policy_loss + &value_loss * self.config.value_weight;
-        (policy_loss, value_loss, total)
+        let (value_accuracy, policy_entropy) = tch::no_grad(|| {
+            let hit = vl
+                .argmax(1, false)
+                .eq_tensor(&vt.argmax(1, false))
+                .to_kind(Kind::Float)
+                .mean(Kind::Float);
+            let entropy = -(log_p.exp() * &log_p)
+                .sum_dim_intlist(1, false, Kind::Float)
+                .mean(Kind::Float);
+            (hit, entropy)
+        });
+        Forward {
+            policy_loss,
+            value_loss,
+            total,
+            value_accuracy,
+            policy_entropy,
+        }
     }
 
     /// One training step (train-mode BN): forward, loss, backward, optional clipping of the
@@ -187,9 +233,9 @@ impl Trainer {
         value_targets: &[f32],
         batch: usize,
     ) -> Losses {
-        let (p, v, total) = self.losses(inputs, policy_targets, value_targets, batch, true);
+        let fwd = self.forward(inputs, policy_targets, value_targets, batch, true);
         self.opt.zero_grad();
-        total.backward();
+        fwd.total.backward();
         let grad_norm = tch::no_grad(|| {
             let grads: Vec<Tensor> = self
                 .model
@@ -215,12 +261,7 @@ impl Trainer {
             norm
         });
         self.opt.step();
-        Losses {
-            policy: f64::try_from(&p).unwrap_or(f64::NAN),
-            value: f64::try_from(&v).unwrap_or(f64::NAN),
-            total: f64::try_from(&total).unwrap_or(f64::NAN),
-            grad_norm,
-        }
+        fwd.losses(grad_norm)
     }
 
     /// Device of the model.

@@ -1,6 +1,7 @@
-//! The training step can overfit a fixed tiny batch.
+//! The training step can overfit a fixed tiny batch; its value accuracy and policy
+//! entropy are what the net's outputs say.
 
-use shogi_model::tch::{self, Device};
+use shogi_model::tch::{self, Device, Kind, Tensor};
 use shogi_model::{Model, ModelConfig, OptimizerKind, TrainConfig, Trainer};
 
 fn cfg() -> ModelConfig {
@@ -37,11 +38,10 @@ fn batch(cfg: &ModelConfig, n: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
     (xs, pt, vt)
 }
 
-fn overfit(opt: OptimizerKind, lr: f64, steps: usize) -> (f64, f64) {
+fn trainer(opt: OptimizerKind, lr: f64) -> Trainer {
     tch::manual_seed(1);
-    let cfg = cfg();
-    let model = Model::new(&cfg, Device::Cpu);
-    let mut trainer = Trainer::new(
+    let model = Model::new(&cfg(), Device::Cpu);
+    Trainer::new(
         model,
         TrainConfig {
             optimizer: opt,
@@ -51,7 +51,12 @@ fn overfit(opt: OptimizerKind, lr: f64, steps: usize) -> (f64, f64) {
             value_weight: 1.0,
         },
     )
-    .unwrap();
+    .unwrap()
+}
+
+fn overfit(opt: OptimizerKind, lr: f64, steps: usize) -> (f64, f64) {
+    let cfg = cfg();
+    let mut trainer = trainer(opt, lr);
     let n = 8;
     let (xs, pt, vt) = batch(&cfg, n);
     let first = trainer.step(&xs, &pt, &vt, n);
@@ -63,6 +68,20 @@ fn overfit(opt: OptimizerKind, lr: f64, steps: usize) -> (f64, f64) {
     let eval = trainer.evaluate(&xs, &pt, &vt, n);
     eprintln!("{opt:?}: first {first:?}\nlast {last:?}\neval {eval:?}");
     assert!((last.total - (last.policy + last.value)).abs() < 1e-6);
+    // A fresh net is close to uniform over the 18 policy logits and guesses the value
+    // (three classes, targets spread over all of them) no better than by chance here.
+    let uniform = (cfg.policy_size() as f64).ln();
+    assert!(
+        first.policy_entropy > 0.8 * uniform && first.policy_entropy <= uniform + 1e-6,
+        "initial policy entropy {} (uniform {uniform})",
+        first.policy_entropy
+    );
+    assert!(first.value_accuracy < 1.0, "initial {first:?}");
+    // Overfitted to one-hot targets: every value argmax right, the policy nearly one-hot.
+    assert_eq!(last.value_accuracy, 1.0, "{last:?}");
+    assert_eq!(eval.value_accuracy, 1.0, "{eval:?}");
+    assert!(last.policy_entropy < 0.1, "{last:?}");
+    assert!(eval.policy_entropy < 0.1, "{eval:?}");
     (first.total, last.total)
 }
 
@@ -91,4 +110,66 @@ fn sgd_momentum_overfits_tiny_batch() {
         300,
     );
     assert!(last < 0.05, "SGD loss {first} -> {last}");
+}
+
+/// `evaluate`'s value accuracy and policy entropy equal the ones computed by hand from the
+/// net's eval-mode outputs on the same batch.
+#[test]
+fn accuracy_and_entropy_match_the_outputs() {
+    let cfg = cfg();
+    let mut trainer = trainer(
+        OptimizerKind::Sgd {
+            momentum: 0.9,
+            nesterov: false,
+        },
+        0.01,
+    );
+    let n = 12;
+    let (xs, pt, mut vt) = batch(&cfg, n);
+    // A few steps so BN statistics and weights are not at their initial values.
+    for _ in 0..5 {
+        trainer.step(&xs, &pt, &vt, n);
+    }
+    let (pl, vl) = tch::no_grad(|| {
+        let x = Tensor::from_slice(&xs).view([n as i64, -1]);
+        trainer.model.forward_t(&x, false)
+    });
+    let pl = Vec::<f32>::try_from(pl.to_kind(Kind::Float).contiguous().view([-1])).unwrap();
+    let vl = Vec::<f32>::try_from(vl.contiguous().view([-1])).unwrap();
+    let argmax = |v: &[f32]| {
+        (0..v.len())
+            .max_by(|&a, &b| v[a].total_cmp(&v[b]).then(b.cmp(&a)))
+            .unwrap()
+    };
+    // Targets: half set to the predicted class, half to another one, so the expected
+    // accuracy is exactly 0.5 whatever the net predicts.
+    for b in 0..n {
+        let pred = argmax(&vl[b * 3..b * 3 + 3]);
+        let class = if b % 2 == 0 { pred } else { (pred + 1) % 3 };
+        vt[b * 3..b * 3 + 3].fill(0.0);
+        vt[b * 3 + class] = 1.0;
+    }
+    let ps = cfg.policy_size();
+    let mut entropy = 0.0;
+    for b in 0..n {
+        let row = &pl[b * ps..(b + 1) * ps];
+        let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64;
+        let z: f64 = row.iter().map(|&l| (l as f64 - max).exp()).sum();
+        entropy -= row
+            .iter()
+            .map(|&l| {
+                let lp = l as f64 - max - z.ln();
+                lp.exp() * lp
+            })
+            .sum::<f64>();
+    }
+    entropy /= n as f64;
+    let eval = trainer.evaluate(&xs, &pt, &vt, n);
+    assert_eq!(eval.value_accuracy, 0.5, "{eval:?}");
+    assert!(
+        (eval.policy_entropy - entropy).abs() < 1e-4,
+        "entropy {} vs by hand {entropy}",
+        eval.policy_entropy
+    );
+    assert!(entropy > 0.1, "degenerate check: entropy {entropy}");
 }
