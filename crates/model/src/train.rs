@@ -65,7 +65,8 @@ pub struct Losses {
     pub value: f64,
     /// `policy + value_weight * value`.
     pub total: f64,
-    /// Global gradient L2 norm before clipping.
+    /// Global gradient L2 norm before clipping (unscaled under mixed precision; not finite
+    /// when the step was skipped for an f16 overflow, see [`Trainer::skipped_steps`]).
     pub grad_norm: f64,
     /// Share of the batch where the most likely predicted outcome (argmax of the WDL
     /// logits) is the target's most likely outcome (argmax of the WDL target; the first
@@ -108,6 +109,50 @@ pub struct Trainer {
     pub model: Model,
     opt: nn::Optimizer,
     config: TrainConfig,
+    /// Mixed precision requested (see [`Trainer::set_mixed_precision`]).
+    mixed_precision: bool,
+    scaler: LossScaler,
+}
+
+/// Dynamic loss scaling for f16 autocast, as PyTorch's `GradScaler`: the loss is multiplied
+/// by `scale` before backward and the gradients divided by it; a step whose gradients
+/// overflow (non-finite norm) is skipped and halves the scale, and `GROWTH_INTERVAL`
+/// good steps in a row double it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct LossScaler {
+    scale: f64,
+    good_steps: u32,
+    skipped: u64,
+}
+
+impl LossScaler {
+    const INIT: f64 = 65536.0;
+    const GROWTH_INTERVAL: u32 = 2000;
+
+    fn new() -> Self {
+        Self {
+            scale: Self::INIT,
+            good_steps: 0,
+            skipped: 0,
+        }
+    }
+
+    /// Records a step's unscaled gradient norm; returns whether to apply the update.
+    fn update(&mut self, grad_norm: f64) -> bool {
+        if grad_norm.is_finite() {
+            self.good_steps += 1;
+            if self.good_steps >= Self::GROWTH_INTERVAL {
+                self.scale *= 2.0;
+                self.good_steps = 0;
+            }
+            true
+        } else {
+            self.scale = (self.scale / 2.0).max(1.0);
+            self.good_steps = 0;
+            self.skipped += 1;
+            false
+        }
+    }
 }
 
 impl std::fmt::Debug for Trainer {
@@ -139,12 +184,40 @@ impl Trainer {
             }
             .build(&model.vs, config.lr)?,
         };
-        Ok(Self { model, opt, config })
+        Ok(Self {
+            model,
+            opt,
+            config,
+            mixed_precision: false,
+            scaler: LossScaler::new(),
+        })
     }
 
     /// The hyper-parameters.
     pub fn config(&self) -> &TrainConfig {
         &self.config
+    }
+
+    /// Requests mixed precision for [`Trainer::step`]: the forward pass runs under CUDA
+    /// autocast (f16 convolutions and matmuls, f32 parameters, losses and optimiser) with
+    /// dynamic loss scaling. Ignored on CPU (see [`Trainer::mixed_precision`]).
+    pub fn set_mixed_precision(&mut self, on: bool) {
+        self.mixed_precision = on;
+    }
+
+    /// Whether steps actually run in mixed precision: requested and the model is on CUDA.
+    pub fn mixed_precision(&self) -> bool {
+        self.mixed_precision && self.model.device().is_cuda()
+    }
+
+    /// The current loss scale when steps run in mixed precision.
+    pub fn loss_scale(&self) -> Option<f64> {
+        self.mixed_precision().then_some(self.scaler.scale)
+    }
+
+    /// Steps skipped because their f16 gradients overflowed (mixed precision only).
+    pub fn skipped_steps(&self) -> u64 {
+        self.scaler.skipped
     }
 
     /// Changes the learning rate (for schedules).
@@ -233,9 +306,17 @@ impl Trainer {
         value_targets: &[f32],
         batch: usize,
     ) -> Losses {
-        let fwd = self.forward(inputs, policy_targets, value_targets, batch, true);
+        let amp = self.mixed_precision();
+        let fwd = tch::autocast(amp, || {
+            self.forward(inputs, policy_targets, value_targets, batch, true)
+        });
         self.opt.zero_grad();
-        fwd.total.backward();
+        let scale = if amp { self.scaler.scale } else { 1.0 };
+        if amp {
+            (&fwd.total * scale).backward();
+        } else {
+            fwd.total.backward();
+        }
         let grad_norm = tch::no_grad(|| {
             let grads: Vec<Tensor> = self
                 .model
@@ -248,8 +329,16 @@ impl Trainer {
             if grads.is_empty() {
                 return 0.0;
             }
+            if scale != 1.0 {
+                for g in &grads {
+                    let _ = g.shallow_clone().g_mul_scalar_(1.0 / scale);
+                }
+            }
             let norms: Vec<Tensor> = grads.iter().map(|g| g.norm()).collect();
             let norm = f64::try_from(Tensor::stack(&norms, 0).norm()).unwrap_or(f64::NAN);
+            if !norm.is_finite() {
+                return norm;
+            }
             if let Some(max) = self.config.grad_clip {
                 let coef = max / (norm + 1e-6);
                 if coef < 1.0 {
@@ -260,12 +349,37 @@ impl Trainer {
             }
             norm
         });
-        self.opt.step();
+        if !amp || self.scaler.update(grad_norm) {
+            self.opt.step();
+        }
         fwd.losses(grad_norm)
     }
 
     /// Device of the model.
     pub fn device(&self) -> Device {
         self.model.device()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LossScaler;
+
+    #[test]
+    fn loss_scaler_halves_on_overflow_and_grows_after_good_steps() {
+        let mut s = LossScaler::new();
+        assert!(!s.update(f64::INFINITY));
+        assert!(!s.update(f64::NAN));
+        assert_eq!((s.scale, s.skipped), (LossScaler::INIT / 4.0, 2));
+        for _ in 0..LossScaler::GROWTH_INTERVAL - 1 {
+            assert!(s.update(1.5));
+        }
+        assert_eq!(s.scale, LossScaler::INIT / 4.0);
+        assert!(s.update(0.0));
+        assert_eq!((s.scale, s.good_steps), (LossScaler::INIT / 2.0, 0));
+        for _ in 0..40 {
+            s.update(f64::INFINITY);
+        }
+        assert_eq!(s.scale, 1.0, "the scale never drops below 1");
     }
 }

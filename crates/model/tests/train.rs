@@ -1,7 +1,7 @@
 //! The training step can overfit a fixed tiny batch; its value accuracy and policy
 //! entropy are what the net's outputs say.
 
-use shogi_model::tch::{self, Device, Kind, Tensor};
+use shogi_model::tch::{self, Cuda, Device, Kind, Tensor};
 use shogi_model::{Model, ModelConfig, OptimizerKind, TrainConfig, Trainer};
 
 fn cfg() -> ModelConfig {
@@ -39,8 +39,12 @@ fn batch(cfg: &ModelConfig, n: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
 }
 
 fn trainer(opt: OptimizerKind, lr: f64) -> Trainer {
+    trainer_on(opt, lr, Device::Cpu)
+}
+
+fn trainer_on(opt: OptimizerKind, lr: f64, device: Device) -> Trainer {
     tch::manual_seed(1);
-    let model = Model::new(&cfg(), Device::Cpu);
+    let model = Model::new(&cfg(), device);
     Trainer::new(
         model,
         TrainConfig {
@@ -172,4 +176,58 @@ fn accuracy_and_entropy_match_the_outputs() {
         eval.policy_entropy
     );
     assert!(entropy > 0.1, "degenerate check: entropy {entropy}");
+}
+
+const ADAMW: OptimizerKind = OptimizerKind::AdamW {
+    beta1: 0.9,
+    beta2: 0.999,
+};
+
+/// On CPU the mixed-precision request changes nothing: same losses, bit for bit.
+#[test]
+fn mixed_precision_is_ignored_on_cpu() {
+    let cfg = cfg();
+    let (xs, pt, vt) = batch(&cfg, 8);
+    let mut plain = trainer(ADAMW, 3e-3);
+    let mut mixed = trainer(ADAMW, 3e-3);
+    mixed.set_mixed_precision(true);
+    assert!(!mixed.mixed_precision());
+    assert_eq!(mixed.loss_scale(), None);
+    for _ in 0..5 {
+        assert_eq!(plain.step(&xs, &pt, &vt, 8), mixed.step(&xs, &pt, &vt, 8));
+    }
+    assert_eq!(mixed.skipped_steps(), 0);
+}
+
+/// On CUDA, f16 autocast with loss scaling still overfits the tiny batch (skipped where
+/// libtorch sees no GPU).
+#[test]
+fn mixed_precision_overfits_on_cuda() {
+    if !Cuda::is_available() {
+        eprintln!("skipped: no CUDA device");
+        return;
+    }
+    let cfg = cfg();
+    let n = 8;
+    let (xs, pt, vt) = batch(&cfg, n);
+    let mut t = trainer_on(ADAMW, 3e-3, Device::Cuda(0));
+    t.set_mixed_precision(true);
+    assert!(t.mixed_precision());
+    assert_eq!(t.loss_scale(), Some(65536.0));
+    let first = t.step(&xs, &pt, &vt, n);
+    let mut last = first;
+    for _ in 0..300 {
+        last = t.step(&xs, &pt, &vt, n);
+    }
+    eprintln!(
+        "first {first:?}\nlast {last:?} skipped {}",
+        t.skipped_steps()
+    );
+    assert!(last.total < 0.1, "{last:?}");
+    assert_eq!(last.value_accuracy, 1.0);
+    assert!(
+        t.skipped_steps() < 50,
+        "{} skipped steps",
+        t.skipped_steps()
+    );
 }
