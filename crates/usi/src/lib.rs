@@ -1,1 +1,12 @@
-//! USI engine (`shogi-zero usi`): see docs/ARCHITECTURE.md.
+//! USI engine (`shogi-zero usi`): see docs/USI.md and docs/ARCHITECTURE.md.
+//!
+//! [`Engine`] speaks USI over any `BufRead` / `Write` pair (stdin/stdout in the binary,
+//! in-memory pipes in tests). Searches run on a worker thread, so `stop`, `ponderhit`,
+//! `isready` and `quit` are answered while one is in progress.
+
+pub mod engine;
+pub mod mate;
+pub mod time;
+
+pub use engine::{Engine, Options, score_to_cp};
+pub use mate::{MateLimits, MateResult, is_mating_line, search_mate};

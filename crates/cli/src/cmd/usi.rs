@@ -1,13 +1,61 @@
-//! `shogi-zero usi` (being built).
+//! `shogi-zero usi`: the USI engine on stdin/stdout (also what the binary runs when
+//! started with no subcommand, which is how a GUI launches it). See docs/USI.md.
+
+use std::io::{BufReader, stdin, stdout};
+use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use clap::Args;
+use shogi_rules::Variant;
+use shogi_usi::{Engine, Options};
 
-/// Arguments (being built).
+use super::VariantArg;
+
+/// Arguments: start-up values of the engine's USI options (a GUI's `setoption` still
+/// overrides them).
 #[derive(Debug, Default, Args)]
-pub struct UsiArgs {}
+pub struct UsiArgs {
+    /// Checkpoint directory (option `ModelPath`); without it the engine searches with
+    /// the uniform evaluator until a GUI sets `ModelPath`.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Device for the network: auto, cpu, cuda, cuda:N (option `Device`).
+    #[arg(long)]
+    device: Option<String>,
+    /// Variant (option `UCI_Variant`).
+    #[arg(long, value_enum)]
+    variant: Option<VariantArg>,
+    /// Per-move simulation limit, 0 = none (option `Simulations`).
+    #[arg(long)]
+    simulations: Option<u64>,
+    /// Byoyomi safety margin in ms (option `ByoyomiMargin`).
+    #[arg(long)]
+    byoyomi_margin: Option<u64>,
+}
 
-/// Runs the subcommand.
-pub fn run(_args: &UsiArgs) -> Result<()> {
-    bail!("not built yet")
+/// Runs the engine until `quit` or end of input.
+pub fn run(args: &UsiArgs) -> Result<()> {
+    let mut options = Options::default();
+    if let Some(m) = &args.model {
+        let Some(s) = m.to_str() else {
+            bail!("--model path is not valid UTF-8: {}", m.display());
+        };
+        options.model_path = s.to_string();
+    }
+    if let Some(d) = &args.device {
+        shogi_model::parse_device(d)?;
+        options.device = d.clone();
+    }
+    if let Some(v) = args.variant {
+        options.variant = Variant::from(v);
+    }
+    if let Some(s) = args.simulations {
+        options.simulations = s;
+    }
+    if let Some(m) = args.byoyomi_margin {
+        options.byoyomi_margin = m;
+    }
+    let mut engine = Engine::new(stdout(), options);
+    engine.run(BufReader::new(stdin().lock()))?;
+    Ok(())
 }

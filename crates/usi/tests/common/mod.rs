@@ -1,0 +1,169 @@
+//! In-process harness: the engine runs on a thread, fed through a channel-backed reader;
+//! its output lines come back with the instant they were written.
+#![allow(dead_code)]
+
+use std::io::{self, BufReader, Read, Write};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, unbounded};
+use shogi_usi::{Engine, Options};
+
+struct ChannelReader {
+    rx: Receiver<Vec<u8>>,
+    buf: Vec<u8>,
+    pos: usize,
+}
+
+impl Read for ChannelReader {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        while self.pos >= self.buf.len() {
+            match self.rx.recv() {
+                Ok(b) => {
+                    self.buf = b;
+                    self.pos = 0;
+                }
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = out.len().min(self.buf.len() - self.pos);
+        out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+struct LineWriter {
+    tx: Sender<(Instant, String)>,
+    partial: Vec<u8>,
+}
+
+impl Write for LineWriter {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        for &c in b {
+            if c == b'\n' {
+                let line = String::from_utf8(std::mem::take(&mut self.partial))
+                    .expect("engine output is UTF-8");
+                let _ = self.tx.send((Instant::now(), line));
+            } else {
+                self.partial.push(c);
+            }
+        }
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A running engine.
+pub struct Harness {
+    tx: Option<Sender<Vec<u8>>>,
+    rx: Receiver<(Instant, String)>,
+    handle: Option<JoinHandle<io::Result<()>>>,
+    /// Every line received so far.
+    pub log: Vec<String>,
+}
+
+impl Harness {
+    pub fn start(options: Options) -> Harness {
+        let (in_tx, in_rx) = unbounded();
+        let (out_tx, out_rx) = unbounded();
+        let handle = std::thread::spawn(move || {
+            let mut engine = Engine::new(
+                LineWriter {
+                    tx: out_tx,
+                    partial: Vec::new(),
+                },
+                options,
+            );
+            engine.run(BufReader::new(ChannelReader {
+                rx: in_rx,
+                buf: Vec::new(),
+                pos: 0,
+            }))
+        });
+        Harness {
+            tx: Some(in_tx),
+            rx: out_rx,
+            handle: Some(handle),
+            log: Vec::new(),
+        }
+    }
+
+    pub fn send(&self, line: &str) -> Instant {
+        self.send_bytes(format!("{line}\n").as_bytes())
+    }
+
+    pub fn send_bytes(&self, b: &[u8]) -> Instant {
+        let t = Instant::now();
+        self.tx
+            .as_ref()
+            .unwrap()
+            .send(b.to_vec())
+            .expect("engine alive");
+        t
+    }
+
+    /// Lines up to and including the first one for which `done` holds; panics after
+    /// `timeout`.
+    pub fn until(
+        &mut self,
+        timeout: Duration,
+        done: impl Fn(&str) -> bool,
+    ) -> Vec<(Instant, String)> {
+        let end = Instant::now() + timeout;
+        let mut got = Vec::new();
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            match self.rx.recv_timeout(left) {
+                Ok((t, line)) => {
+                    self.log.push(line.clone());
+                    let stop = done(&line);
+                    got.push((t, line));
+                    if stop {
+                        return got;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => panic!(
+                    "timed out after {timeout:?}; got {:?}",
+                    got.iter().map(|g| &g.1).collect::<Vec<_>>()
+                ),
+                Err(RecvTimeoutError::Disconnected) => panic!(
+                    "engine ended; got {:?}",
+                    got.iter().map(|g| &g.1).collect::<Vec<_>>()
+                ),
+            }
+        }
+    }
+
+    /// Lines until `bestmove`.
+    pub fn bestmove(&mut self, timeout: Duration) -> Vec<(Instant, String)> {
+        self.until(timeout, |l| l.starts_with("bestmove"))
+    }
+
+    /// Sends `isready` and waits for `readyok`.
+    pub fn ready(&mut self) {
+        self.send("isready");
+        self.until(Duration::from_secs(30), |l| l == "readyok");
+    }
+
+    /// Drains pending lines without waiting.
+    pub fn drain(&mut self) -> Vec<String> {
+        let mut v = Vec::new();
+        while let Ok((_, l)) = self.rx.try_recv() {
+            self.log.push(l.clone());
+            v.push(l);
+        }
+        v
+    }
+
+    /// Sends `quit` and joins the engine thread, which must end cleanly.
+    pub fn quit(mut self) {
+        self.send("quit");
+        let h = self.handle.take().unwrap();
+        h.join()
+            .expect("engine thread did not panic")
+            .expect("engine ended without an I/O error");
+    }
+}

@@ -1,0 +1,146 @@
+//! `go mate` and the mate search on tsume positions. The mate lengths were checked with
+//! cshogi's mate search (`Board.mate_move_in_1ply` / `mate_move(n)`: no mate in n-2, a
+//! mate in n), except the one marked below, where cshogi finds no mate in 3 but the line
+//! `G*2c 2b3a 5d5a` is a mate cshogi itself confirms move by move (its `mate_move` is not
+//! exhaustive). The tests also prove minimality themselves: with the ply limit at n-2 the
+//! exhaustive search must answer `NoMate`.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::Harness;
+use shogi_rules::{Position, Variant};
+use shogi_usi::{MateLimits, MateResult, Options, is_mating_line, search_mate};
+
+const TSUME: &[(usize, &str)] = &[
+    (1, "4k4/9/4P4/9/9/9/9/9/4K4 b G 1"),
+    (3, "5ks2/4n4/6RS1/7s1/9/9/9/9/K8 b RBG 1"),
+    (3, "8l/5p2k/7l1/6+R2/8P/9/9/9/K8 b RS 1"),
+    (3, "9/4b2k1/4R4/9/5S3/9/9/9/K8 b RG 1"),
+    (3, "9/7k1/9/3g+R3S/9/9/9/9/K8 b BG 1"), // cshogi: no mate in 3 (see above)
+    (5, "8k/9/4n4/9/9/9/9/9/K8 b B2GL 1"),
+    (5, "8s/6kB1/9/7B1/9/9/9/9/K8 b R2GL 1"),
+    (7, "5gk2/3p2s2/9/3+R5/5L3/9/9/9/K8 b B 1"),
+    (7, "5kl2/5l3/3n5/5n3/5+R3/9/9/9/K8 b RBG 1"),
+    (7, "5k3/9/6n2/9/4+R4/9/9/9/K8 b RP 1"),
+    (7, "7k1/9/9/3S1gg+P1/9/9/9/9/K8 b RS 1"),
+    (7, "8k/3n5/5l1sg/9/6+R2/9/9/9/K8 b SL 1"),
+];
+
+/// Checks, captures-only: the gold can only be dropped next to the king and taken.
+const NO_MATE: &[&str] = &["8k/9/9/9/9/9/9/9/K8 b G 1", "4k4/9/9/9/9/9/9/9/4K4 b - 1"];
+
+#[test]
+fn solver_finds_mates_in_1_3_5_7() {
+    for &(n, sfen) in TSUME {
+        let pos = Position::from_sfen(Variant::Shogi, sfen).unwrap();
+        let t = Instant::now();
+        let (r, st) = search_mate(&pos, &MateLimits::default());
+        let MateResult::Mate(line) = r else {
+            panic!("{sfen}: expected mate in {n}, got {r:?}");
+        };
+        assert!(
+            is_mating_line(&pos, &line),
+            "{sfen}: not a mating line {line:?}"
+        );
+        assert!(
+            line.len() >= n,
+            "{sfen}: mate in {} is shorter than the known {n}",
+            line.len()
+        );
+        eprintln!(
+            "mate in {n}: line of {} plies, {} nodes, {:?}",
+            line.len(),
+            st.nodes,
+            t.elapsed()
+        );
+        // Exactly n: no mate within n - 2 plies, a mate of length n within n.
+        if n > 1 {
+            let shorter = MateLimits {
+                max_plies: n as u32 - 2,
+                ..MateLimits::default()
+            };
+            assert_eq!(search_mate(&pos, &shorter).0, MateResult::NoMate, "{sfen}");
+        }
+        let exact = MateLimits {
+            max_plies: n as u32,
+            ..MateLimits::default()
+        };
+        match search_mate(&pos, &exact).0 {
+            MateResult::Mate(l) => {
+                assert_eq!(l.len(), n, "{sfen}");
+                assert!(is_mating_line(&pos, &l), "{sfen}");
+            }
+            other => panic!("{sfen}: {other:?} within {n} plies"),
+        }
+    }
+}
+
+#[test]
+fn solver_says_nomate() {
+    for sfen in NO_MATE {
+        let pos = Position::from_sfen(Variant::Shogi, sfen).unwrap();
+        assert_eq!(
+            search_mate(&pos, &MateLimits::default()).0,
+            MateResult::NoMate,
+            "{sfen}"
+        );
+    }
+}
+
+#[test]
+fn solver_times_out_on_a_huge_position() {
+    // Full board, no forced mate reachable in 1 ms.
+    let pos = Position::startpos(Variant::Shogi);
+    let limits = MateLimits {
+        deadline: Some(Instant::now() + Duration::from_millis(1)),
+        max_nodes: 50,
+        ..MateLimits::default()
+    };
+    assert!(matches!(
+        search_mate(&pos, &limits).0,
+        MateResult::NoMate | MateResult::Timeout
+    ));
+}
+
+#[test]
+fn go_mate_answers_checkmate_lines() {
+    let mut h = Harness::start(Options::default());
+    h.ready();
+    for &(_, sfen) in TSUME {
+        h.send(&format!("position sfen {sfen}"));
+        h.send("go mate 10000");
+        let l = h.until(Duration::from_secs(60), |l| l.starts_with("checkmate"));
+        let text = &l.last().unwrap().1;
+        let moves: Vec<&str> = text.split_whitespace().skip(1).collect();
+        assert!(
+            !moves.is_empty() && moves[0] != "nomate" && moves[0] != "timeout",
+            "{sfen}: {text}"
+        );
+        let pos = Position::from_sfen(Variant::Shogi, sfen).unwrap();
+        let mut p = pos.clone();
+        let mut line = Vec::new();
+        for m in moves {
+            let mv = p.parse_usi_move(m).unwrap();
+            line.push(mv);
+            p.play(mv).unwrap();
+        }
+        assert!(is_mating_line(&pos, &line), "{sfen}: {text}");
+    }
+    for sfen in NO_MATE {
+        h.send(&format!("position sfen {sfen}"));
+        h.send("go mate infinite");
+        let l = h.until(Duration::from_secs(60), |l| l.starts_with("checkmate"));
+        assert_eq!(l.last().unwrap().1, "checkmate nomate");
+    }
+    // A stopped mate search reports a timeout (this one runs for seconds).
+    h.send("position sfen 9/9/9/9/4k4/9/9/9/K8 b RBG 1");
+    h.send("go mate infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    h.send("stop");
+    let l = h.until(Duration::from_secs(10), |l| l.starts_with("checkmate"));
+    assert_eq!(l.last().unwrap().1, "checkmate timeout");
+    h.ready();
+    h.quit();
+}
