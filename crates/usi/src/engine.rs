@@ -275,7 +275,14 @@ impl Engine {
     }
 
     fn cmd_usi(&self) {
-        let o = Options::default();
+        // Defaults are the current values, so flags given to `shogi-zero usi` (e.g.
+        // --model) survive a GUI that sends every option back at start-up.
+        let o = &self.options;
+        let model = if o.model_path.is_empty() {
+            "<empty>"
+        } else {
+            o.model_path.as_str()
+        };
         let lines = [
             format!("id name {ENGINE_NAME}"),
             format!("id author {ENGINE_AUTHOR}"),
@@ -283,7 +290,7 @@ impl Engine {
                 "option name USI_Hash type spin default {} min 1 max 65536",
                 o.hash_mb
             ),
-            "option name USI_Ponder type check default false".to_string(),
+            format!("option name USI_Ponder type check default {}", o.ponder),
             format!(
                 "option name Threads type spin default {} min 1 max 256",
                 o.threads
@@ -292,7 +299,7 @@ impl Engine {
                 "option name MultiPV type spin default {} min 1 max 32",
                 o.multipv
             ),
-            "option name ModelPath type filename default <empty>".to_string(),
+            format!("option name ModelPath type filename default {model}"),
             format!("option name Device type string default {}", o.device),
             format!(
                 "option name BatchSize type spin default {} min 1 max 1024",
@@ -310,7 +317,10 @@ impl Engine {
                 "option name ResignValue type spin default {} min 0 max 50",
                 o.resign_percent
             ),
-            "option name UCI_Variant type combo default shogi var shogi var minishogi".to_string(),
+            format!(
+                "option name UCI_Variant type combo default {} var shogi var minishogi",
+                o.variant.name()
+            ),
             "usiok".to_string(),
         ];
         for l in lines {
@@ -451,6 +461,13 @@ impl Engine {
         let mut dir = PathBuf::from(&self.options.model_path);
         if dir.is_file() {
             dir = dir.parent().map(PathBuf::from).unwrap_or_default();
+        }
+        // A run directory stands for its best network: follow its BEST pointer.
+        let best = dir.join("BEST");
+        if !dir.join(shogi_model::MANIFEST_FILE).exists() && best.is_file() {
+            let rel =
+                std::fs::read_to_string(&best).map_err(|e| format!("{}: {e}", best.display()))?;
+            dir = dir.join(rel.trim());
         }
         set_num_threads(self.options.threads as usize);
         let variant = self.options.variant;

@@ -4,7 +4,7 @@
 //! - Otherwise, with `R` the side's remaining time, `I` its increment, `B` the byoyomi
 //!   and `M` the safety margin (option `ByoyomiMargin`):
 //!   target = `R / moves_left + I * 3/4 + (B - M)` where `moves_left` is
-//!   `max(40 - ply/8, 15)`; the hard cap is `R - M` plus `B` (byoyomi is spent only after the
+//!   `max(40 - ply/8, 15)`; the hard cap is `R + B - M` (byoyomi is spent only after the
 //!   main time) and the target never exceeds it. With byoyomi only (`R = 0`) this is
 //!   exactly `B - M`: the engine never exceeds the byoyomi minus the margin.
 //! - When `B <= M` (a byoyomi shorter than the margin) half the byoyomi is used instead.
@@ -52,7 +52,7 @@ pub fn budget(clock: &Clock, black: bool, ply: u32, margin_ms: u64) -> Option<Du
         if t > margin_ms { t - margin_ms } else { t / 2 }
     };
     if let Some(t) = clock.movetime {
-        return ms(after_margin(t));
+        return ms(after_margin(t).min(MAX_BUDGET_MS));
     }
     let (rem, inc) = if black {
         (clock.btime.unwrap_or(0), clock.binc.unwrap_or(0))
@@ -62,14 +62,17 @@ pub fn budget(clock: &Clock, black: bool, ply: u32, margin_ms: u64) -> Option<Du
     let byo = clock.byoyomi.unwrap_or(0);
     let moves_left = (40u64.saturating_sub(u64::from(ply) / 8)).max(15);
     let byo_part = if byo > 0 { after_margin(byo) } else { 0 };
-    let cap = if byo > 0 {
-        rem.saturating_sub(margin_ms) + byo_part
-    } else {
-        after_margin(rem)
-    };
-    let target = rem / moves_left + inc * 3 / 4 + byo_part;
-    ms(target.min(cap))
+    // The margin is kept once, from the whole of what is left: main time plus byoyomi.
+    let cap = after_margin(rem.saturating_add(byo));
+    // Saturating: a client may send absurd numbers (`binc 18446744073709551615`).
+    let target = (rem / moves_left)
+        .saturating_add(inc / 4 * 3)
+        .saturating_add(byo_part);
+    ms(target.min(cap).min(MAX_BUDGET_MS))
 }
+
+/// No single move is given more than a week, so `now + budget` can never overflow.
+pub const MAX_BUDGET_MS: u64 = 7 * 24 * 3600 * 1000;
 
 #[cfg(test)]
 mod tests {
@@ -93,6 +96,22 @@ mod tests {
             ..c
         };
         assert_eq!(ms(budget(&short, false, 10, 100)), 30);
+    }
+
+    #[test]
+    fn absurd_clocks_saturate_instead_of_overflowing() {
+        let c = Clock {
+            btime: Some(u64::MAX),
+            binc: Some(u64::MAX),
+            byoyomi: Some(u64::MAX),
+            ..Clock::default()
+        };
+        assert_eq!(ms(budget(&c, true, 0, 100)), MAX_BUDGET_MS);
+        let m = Clock {
+            movetime: Some(u64::MAX),
+            ..Clock::default()
+        };
+        assert_eq!(ms(budget(&m, false, 0, u64::MAX)), MAX_BUDGET_MS);
     }
 
     #[test]

@@ -1,0 +1,105 @@
+//! The USI engine driven by a client no one here wrote: cshogi's `cshogi.usi.Engine`
+//! launches the bare binary the way a GUI does and plays whole games at short byoyomi,
+//! with legality judged by cshogi (shogi) and pyffish (minishogi). See
+//! `scripts/usi/client_games.py`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
+use shogi_model::{CheckpointMeta, Model, model_config_for, save_checkpoint, tch};
+use shogi_rules::Variant;
+
+const BIN: &str = env!("CARGO_BIN_EXE_shogi-zero");
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn python() -> PathBuf {
+    let venv = repo_root().join(".venv/bin/python");
+    assert!(
+        venv.exists(),
+        "{} missing: run `bash scripts/bootstrap.sh` (make test does)",
+        venv.display()
+    );
+    venv
+}
+
+/// Runs the client and returns its JSON summary.
+fn client_games(args: &[&str]) -> serde_json::Value {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("summary.json");
+    let out = Command::new(python())
+        .arg(repo_root().join("scripts/usi/client_games.py"))
+        .args(["--engine", BIN, "--json", json.to_str().unwrap()])
+        .args(args)
+        .output()
+        .expect("run the cshogi client");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("{stdout}");
+    assert!(out.status.success(), "client failed:\n{stdout}\n{stderr}");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(summary["illegal_moves"], 0, "{summary}");
+    assert_eq!(summary["time_losses"], 0, "{summary}");
+    summary
+}
+
+/// An untrained network (random weights, fixed seed) in a checkpoint directory.
+fn untrained_checkpoint(dir: &Path, variant: Variant) -> PathBuf {
+    tch::manual_seed(11);
+    let cfg = model_config_for(variant, 1, 16);
+    let model = Model::new(&cfg, tch::Device::Cpu);
+    let meta = CheckpointMeta {
+        architecture: cfg,
+        variant: variant.name().into(),
+        feature_version: FEATURE_VERSION,
+        policy_version: POLICY_VERSION,
+        training_step: 0,
+        samples_seen: 0,
+        parent: None,
+    };
+    let path = dir.join("step-00000000");
+    save_checkpoint(&path, &model.vs, &meta).unwrap();
+    path
+}
+
+#[test]
+fn cshogi_client_plays_whole_shogi_games_at_200ms_byoyomi() {
+    let tmp = tempfile::tempdir().unwrap();
+    let net = untrained_checkpoint(tmp.path(), Variant::Shogi);
+    let model = format!("ModelPath={}", net.display());
+    let s = client_games(&[
+        "--games",
+        "4",
+        "--byoyomi",
+        "200",
+        "--max-plies",
+        "160",
+        "--option",
+        &model,
+        "--option",
+        "Device=cpu",
+    ]);
+    let games = s["games"].as_array().unwrap();
+    assert_eq!(games.len(), 4);
+    assert!(s["moves"].as_u64().unwrap() >= 60, "{s}");
+}
+
+#[test]
+fn cshogi_client_plays_minishogi_through_uci_variant() {
+    let s = client_games(&[
+        "--variant",
+        "minishogi",
+        "--games",
+        "4",
+        "--byoyomi",
+        "150",
+        "--max-plies",
+        "120",
+    ]);
+    assert_eq!(s["games"].as_array().unwrap().len(), 4);
+    assert!(s["moves"].as_u64().unwrap() >= 10, "{s}");
+}
