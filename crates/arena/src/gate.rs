@@ -251,13 +251,7 @@ pub fn gate_candidate(
         games_dir: games_dir.clone(),
         moved_to: dest_dir.join(&cand_name),
     };
-    let summary_path = games_dir.join("summary.json");
-    let summary_json = serde_json::to_vec_pretty(&summary).map_err(|source| ArenaError::Json {
-        path: summary_path.clone(),
-        source,
-    })?;
-    crate::rundir::write_atomic(&summary_path, &summary_json)
-        .map_err(io_err("write", &summary_path))?;
+    summary.save_json(&games_dir.join("summary.json"))?;
     let json = serde_json::to_vec_pretty(&report).map_err(|source| ArenaError::Json {
         path: candidate.join("gate.json"),
         source,

@@ -119,6 +119,16 @@ pub struct MatchSummary {
 }
 
 impl MatchSummary {
+    /// Writes the summary as pretty JSON (temporary file + rename).
+    pub fn save_json(&self, path: &std::path::Path) -> Result<(), ArenaError> {
+        let mut json = serde_json::to_vec_pretty(self).map_err(|source| ArenaError::Json {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        json.push(b'\n');
+        crate::rundir::write_atomic(path, &json).map_err(io_err("write", path))
+    }
+
     /// The results table: W/D/L per colour, score, Elo with interval, LOS, SPRT.
     pub fn table(&self) -> String {
         let row = |name: &str, r: &Wdl| {

@@ -1,13 +1,183 @@
-//! `shogi-zero match` (being built).
+//! `shogi-zero match`: a match between two players (checkpoints searched with MCTS, a
+//! network-free search, a random mover, or external USI engines), paired games from an
+//! opening set, every game saved, a results table and `summary.json`.
 
-use anyhow::{Result, bail};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::{Context, Result, bail};
 use clap::Args;
+use shogi_arena::openings::read_openings_file;
+use shogi_arena::player::checkpoint_variant;
+use shogi_arena::{
+    MatchConfig, Openings, PlayerSettings, PlayerSpec, SprtConfig, UsiTimeControl, run_match,
+};
+use shogi_rules::Variant;
 
-/// Arguments (being built).
+use super::VariantArg;
+
+/// Arguments of `shogi-zero match`.
 #[derive(Debug, Args)]
-pub struct MatchArgs {}
+pub struct MatchArgs {
+    /// Player A: `checkpoint:DIR`, `uniform`, `rollout`, `random` or `usi:"COMMAND ARGS"`.
+    #[arg(long)]
+    pub a: PlayerSpec,
+    /// Player B (same forms as A).
+    #[arg(long)]
+    pub b: PlayerSpec,
+    /// Games to play (paired: each opening twice, colours swapped).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    pub games: u32,
+    /// Variant; default: the checkpoints' (from their manifests), else shogi.
+    #[arg(long, value_enum)]
+    pub variant: Option<VariantArg>,
+    /// MCTS simulations per move of checkpoint/uniform/rollout players.
+    #[arg(long, default_value_t = 64)]
+    pub simulations: u32,
+    /// Opening plies played with temperature 1 by the searching players (0 after).
+    #[arg(long, default_value_t = 4)]
+    pub temperature_plies: u32,
+    /// File of start positions (one SFEN, `startpos` or `handicap:NAME` per line); without
+    /// it: the start position plus random openings of `--opening-plies` plies.
+    #[arg(long)]
+    pub openings: Option<PathBuf>,
+    /// Random plies of the generated openings.
+    #[arg(long, default_value_t = 6)]
+    pub opening_plies: u32,
+    /// Games played at once (one shared inference batch per network).
+    #[arg(long, default_value_t = 4)]
+    pub parallel: usize,
+    /// SPRT bounds `ELO0,ELO1`: stop early when H0 or H1 is accepted.
+    #[arg(long)]
+    pub sprt: Option<String>,
+    /// SPRT false-positive rate.
+    #[arg(long, default_value_t = 0.05)]
+    pub sprt_alpha: f64,
+    /// SPRT false-negative rate.
+    #[arg(long, default_value_t = 0.05)]
+    pub sprt_beta: f64,
+    /// Draw a game at this many plies.
+    #[arg(long, default_value_t = 320)]
+    pub max_plies: u32,
+    /// USI engines: byoyomi per move, ms.
+    #[arg(long, default_value_t = 1000)]
+    pub byoyomi: u64,
+    /// USI engines: increment per move, ms (replaces byoyomi when set).
+    #[arg(long, default_value_t = 0)]
+    pub increment: u64,
+    /// USI engines: main time per side, ms.
+    #[arg(long, default_value_t = 0)]
+    pub main_time: u64,
+    /// USI engines: grace beyond their time before they forfeit, ms.
+    #[arg(long, default_value_t = 3000)]
+    pub usi_margin: u64,
+    /// Device of the networks: auto, cpu, cuda, cuda:N.
+    #[arg(long, default_value = "auto")]
+    pub device: String,
+    /// libtorch CPU threads (0 = libtorch's default).
+    #[arg(long, default_value_t = 1)]
+    pub torch_threads: usize,
+    /// Seed of the openings and searches.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output directory: every game (`game-NNNN.usi`, `.csa`, `.kif`) and `summary.json`.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// Parses `ELO0,ELO1`.
+pub fn parse_sprt(text: &str, alpha: f64, beta: f64) -> Result<SprtConfig> {
+    let Some((a, b)) = text.split_once(',') else {
+        bail!("--sprt wants ELO0,ELO1, got {text:?}");
+    };
+    let sprt = SprtConfig {
+        elo0: a.trim().parse().context("--sprt ELO0")?,
+        elo1: b.trim().parse().context("--sprt ELO1")?,
+        alpha,
+        beta,
+    };
+    sprt.validate().map_err(anyhow::Error::msg)?;
+    Ok(sprt)
+}
+
+fn variant_of(args: &MatchArgs) -> Result<Variant> {
+    let mut from_checkpoints = None;
+    for spec in [&args.a, &args.b] {
+        if let PlayerSpec::Checkpoint(dir) = spec {
+            let v = checkpoint_variant(dir)?;
+            if from_checkpoints.is_some_and(|w| w != v) {
+                bail!("the two checkpoints are for different variants");
+            }
+            from_checkpoints = Some(v);
+        }
+    }
+    Ok(match (args.variant, from_checkpoints) {
+        (Some(v), _) => Variant::from(v),
+        (None, Some(v)) => v,
+        (None, None) => Variant::Shogi,
+    })
+}
 
 /// Runs the subcommand.
-pub fn run(_args: &MatchArgs) -> Result<()> {
-    bail!("not built yet")
+pub fn run(args: &MatchArgs) -> Result<()> {
+    let variant = variant_of(args)?;
+    if args.torch_threads > 0 {
+        shogi_model::set_num_threads(args.torch_threads);
+    }
+    let openings = match &args.openings {
+        Some(file) => Openings::List(read_openings_file(file, variant)?),
+        None => Openings::Random {
+            plies: args.opening_plies,
+        },
+    };
+    let sprt = args
+        .sprt
+        .as_deref()
+        .map(|s| parse_sprt(s, args.sprt_alpha, args.sprt_beta))
+        .transpose()?;
+    let config = MatchConfig {
+        games: args.games,
+        variant,
+        max_plies: args.max_plies,
+        openings,
+        parallel: args.parallel.max(1),
+        sprt,
+        players: PlayerSettings {
+            simulations: args.simulations.max(1),
+            temperature_plies: args.temperature_plies,
+            device: args.device.clone(),
+            usi: UsiTimeControl {
+                byoyomi_ms: args.byoyomi,
+                increment_ms: args.increment,
+                main_time_ms: args.main_time,
+                margin_ms: args.usi_margin,
+                ..UsiTimeControl::default()
+            },
+            ..PlayerSettings::default()
+        },
+        seed: args.seed,
+        games_dir: args.out.clone(),
+    };
+    eprintln!(
+        "match: {} vs {}, {} {} games, {} at once",
+        args.a,
+        args.b,
+        args.games,
+        variant.name(),
+        config.parallel
+    );
+    let stop = AtomicBool::new(false);
+    let summary = run_match(&args.a, &args.b, &config, &stop)?;
+    print!("{}", summary.table());
+    println!(
+        "{} games in {:.1} s",
+        summary.total.games(),
+        summary.seconds
+    );
+    if let Some(out) = &args.out {
+        let path = out.join("summary.json");
+        summary.save_json(&path)?;
+        println!("games and summary: {}", out.display());
+    }
+    Ok(())
 }
