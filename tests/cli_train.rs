@@ -85,6 +85,52 @@ fn smoke_run_completes_the_loop_and_resumes() {
     assert!(std::fs::read_dir(run.tensorboard()).unwrap().count() > 0);
     assert_consistent(&run);
 
+    // The USI engine plays the accepted network under a real client (cshogi's USI
+    // driver, legality by pyffish): a whole minishogi game, legal and on time.
+    let (_, best) = run.best().unwrap().unwrap();
+    let client = Command::new(repo_root().join(".venv/bin/python"))
+        .arg(repo_root().join("scripts/usi/client_games.py"))
+        .args(["--engine", BIN, "--variant", "minishogi", "--games", "1"])
+        .args(["--byoyomi", "200", "--max-plies", "60"])
+        .arg("--option")
+        .arg(format!("ModelPath={}", best.display()))
+        .args(["--option", "Device=cpu"])
+        .output()
+        .expect("run the cshogi client");
+    assert!(
+        client.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&client.stdout),
+        String::from_utf8_lossy(&client.stderr)
+    );
+
+    // Self-play games export as USI lines any viewer replays.
+    let games = tmp.path().join("games");
+    let export = Command::new(BIN)
+        .arg("export")
+        .arg(run.replay())
+        .args(["--limit", "3", "--out"])
+        .arg(&games)
+        .output()
+        .unwrap();
+    assert!(
+        export.status.success(),
+        "{}",
+        String::from_utf8_lossy(&export.stderr)
+    );
+    assert!(String::from_utf8_lossy(&export.stdout).contains("exported 3 games"));
+    let usi: Vec<_> = std::fs::read_dir(&games)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "usi"))
+        .collect();
+    assert_eq!(usi.len(), 3);
+    let line = std::fs::read_to_string(&usi[0]).unwrap();
+    assert!(
+        line.starts_with("position sfen rbsgk/4p/5/P4/KGSBR b - 1 moves "),
+        "{line}"
+    );
+
     // Starting again without --resume refuses to overwrite the run.
     let again = train(&dir, &[]);
     assert!(!again.status.success());
@@ -233,6 +279,11 @@ fn config_errors_name_the_key() {
     );
     let err = train_error("", &["--set", "selfplay.actors=0"]);
     assert!(err.contains("selfplay.actors"), "{err}");
+    let err = train_error("", &["--set", "run.device=tpu"]);
+    assert!(
+        err.contains("run.device") && err.contains("invalid device"),
+        "{err}"
+    );
     let err = train_error("[run\n", &[]);
     assert!(err.contains("not valid TOML"), "{err}");
 }
@@ -246,4 +297,73 @@ fn shipped_configs_are_valid() {
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         }
     }
+}
+
+/// Scale-out: one process runs the learner and the gate, another (as on a second machine
+/// sharing the directory) runs self-play with `selfplay --follow`; they coordinate only
+/// through the run directory and both stop at the run's step budget.
+#[test]
+fn separate_selfplay_and_learner_processes_share_one_run_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let run = RunDir::new(&dir);
+    let learner = Command::new(BIN)
+        .arg("train")
+        .arg(smoke_config())
+        .args(["--set", &format!("run.dir={:?}", dir.display().to_string())])
+        .args(["--roles", "learn,gate", "--set", "run.status_every_secs=1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let began = Instant::now();
+    while !run.config_file().is_file() || run.best().ok().flatten().is_none() {
+        assert!(began.elapsed() < Duration::from_secs(60), "run not created");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let actors = Command::new(BIN)
+        .args(["selfplay", "--follow"])
+        .arg(&dir)
+        .args(["--set", "run.status_every_secs=1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let learner = learner.wait_with_output().unwrap();
+    let actors = actors.wait_with_output().unwrap();
+    for (what, out) in [("learner", &learner), ("selfplay", &actors)] {
+        assert!(
+            out.status.success(),
+            "{what}:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("step budget reached"),
+            "{what} did not stop at the step budget"
+        );
+    }
+    // The learner trained on chunks only the other process wrote, under its own tag.
+    let chunks: Vec<String> = std::fs::read_dir(run.replay())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".szgr"))
+        .collect();
+    assert!(!chunks.is_empty());
+    assert!(
+        chunks.iter().all(|n| n.starts_with("selfplay-")),
+        "{chunks:?}"
+    );
+    assert!(run.accepted_checkpoints().unwrap().len() >= 2);
+    assert!(run.root().join("selfplay.log").is_file());
+    assert!(run.root().join("learn+gate.log").is_file());
+    assert_consistent(&run);
+    // A directory that is not a run is refused with a clear error.
+    let out = Command::new(BIN)
+        .args(["gate", "--follow"])
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a run directory"));
 }

@@ -3,13 +3,16 @@
 //!
 //! ```text
 //! <run>/
-//!   config.toml        resolved config snapshot (written once, tmp + rename)
+//!   config.toml        resolved config snapshot (tmp + rename; rewritten with the --set
+//!                      overrides whenever the learner's process starts or resumes)
 //!   candidates/        step-NNNNNNNN/  learner exports (dir renamed into place when complete)
 //!   accepted/          step-NNNNNNNN/  promoted networks; the best is the highest step
 //!   rejected/          step-NNNNNNNN/  with gate.json: the match that rejected it
-//!   BEST               name of the best accepted checkpoint (convenience pointer)
+//!   BEST               `accepted/step-NNNNNNNN`: the best network's path relative to
+//!                      the run (tmp + rename; written with the initial network)
 //!   replay/            self-play record chunks (*.szgr, tmp + rename)
-//!   games/             viewable records (USI/CSA/KIF) of self-play and gate games
+//!   games/             gate matches: every game as USI/CSA/KIF plus summary.json
+//!                      (self-play games are in replay/; `shogi-zero export` converts)
 //!   tensorboard/       learner scalars
 //!   ratings.csv|json|png  Elo of every gated candidate against the first network
 //!   train.log          tracing log
@@ -166,12 +169,17 @@ impl RunDir {
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                write_atomic(
-                    &self.best_pointer(),
-                    format!("accepted/{name}\n").as_bytes(),
-                )?;
+                self.write_best_pointer(&name)?;
                 Ok(dest)
             })
+    }
+
+    /// Points `BEST` at `accepted/<name>` (tmp + rename).
+    pub fn write_best_pointer(&self, name: &str) -> io::Result<()> {
+        write_atomic(
+            &self.best_pointer(),
+            format!("accepted/{name}\n").as_bytes(),
+        )
     }
 
     /// Rejects `candidate`: writes `report` as its `gate.json` and renames it into

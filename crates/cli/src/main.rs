@@ -39,6 +39,8 @@ enum Command {
     Selfplay(cmd::selfplay::SelfplayArgs),
     /// Train on a replay directory and export candidate checkpoints.
     Learn(cmd::learn::LearnArgs),
+    /// Write self-play games from replay chunks as USI, CSA and KIF files.
+    Export(cmd::export::ExportArgs),
     /// Print versions, libtorch's view of the machine, and the device a run would use.
     Info(cmd::info::InfoArgs),
 }
@@ -55,6 +57,7 @@ fn main() -> ExitCode {
         Some(Command::Info(args)) => cmd::info::run(&args),
         Some(Command::Selfplay(args)) => cmd::selfplay::run(&args),
         Some(Command::Learn(args)) => cmd::learn::run(&args),
+        Some(Command::Export(args)) => cmd::export::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -21,21 +21,44 @@ pub enum DeviceError {
     },
 }
 
-/// Parses `"auto"` (CUDA 0 if available, else CPU), `"cpu"`, `"cuda"` (= `cuda:0`) or
-/// `"cuda:N"`. Case-insensitive, surrounding whitespace ignored.
-pub fn parse_device(s: &str) -> Result<Device, DeviceError> {
+/// What a device string asks for, before looking at the hardware.
+enum DeviceRequest {
+    Auto,
+    Cpu,
+    Cuda(usize),
+}
+
+fn parse_request(s: &str) -> Result<DeviceRequest, DeviceError> {
     let t = s.trim().to_ascii_lowercase();
-    let index = match t.as_str() {
-        "auto" => return Ok(Device::cuda_if_available()),
-        "cpu" => return Ok(Device::Cpu),
-        "cuda" | "gpu" => 0usize,
+    Ok(match t.as_str() {
+        "auto" => DeviceRequest::Auto,
+        "cpu" => DeviceRequest::Cpu,
+        "cuda" | "gpu" => DeviceRequest::Cuda(0),
         _ => {
             let n = t
                 .strip_prefix("cuda:")
                 .ok_or_else(|| DeviceError::Invalid(s.to_string()))?;
-            n.parse::<usize>()
-                .map_err(|_| DeviceError::Invalid(s.to_string()))?
+            DeviceRequest::Cuda(
+                n.parse::<usize>()
+                    .map_err(|_| DeviceError::Invalid(s.to_string()))?,
+            )
         }
+    })
+}
+
+/// Checks that `s` is a well-formed device string without asking for the device, so a
+/// config written for a GPU machine validates on a CPU-only one.
+pub fn check_device_syntax(s: &str) -> Result<(), DeviceError> {
+    parse_request(s).map(|_| ())
+}
+
+/// Parses `"auto"` (CUDA 0 if available, else CPU), `"cpu"`, `"cuda"` (= `cuda:0`) or
+/// `"cuda:N"`. Case-insensitive, surrounding whitespace ignored.
+pub fn parse_device(s: &str) -> Result<Device, DeviceError> {
+    let index = match parse_request(s)? {
+        DeviceRequest::Auto => return Ok(Device::cuda_if_available()),
+        DeviceRequest::Cpu => return Ok(Device::Cpu),
+        DeviceRequest::Cuda(index) => index,
     };
     if !Cuda::is_available() {
         return Err(DeviceError::CudaUnavailable(s.to_string()));

@@ -26,7 +26,7 @@ pub use checkpoint::{
     WEIGHTS_FILE, load_checkpoint, load_weights, read_manifest, save_checkpoint, save_weights,
     sha256_hex,
 };
-pub use device::{DeviceError, parse_device};
+pub use device::{DeviceError, check_device_syntax, parse_device};
 pub use evaluator::{NetBatchModel, NetEvaluator, NetInput, encode_input, model_config_for};
 pub use inference::{Inference, InferenceOptions, set_num_threads};
 pub use net::{Model, ModelConfig, Net};

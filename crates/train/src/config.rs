@@ -428,7 +428,8 @@ impl RunConfig {
                 "a run needs a budget: set run.minutes or run.max_steps above 0",
             ));
         }
-        shogi_model::parse_device(&r.device)
+        // Availability is checked when the run starts: a GPU config must still validate here.
+        shogi_model::check_device_syntax(&r.device)
             .map_err(|e| range("run.device", format!("{:?}", r.device), &e.to_string()))?;
         at_least("run.torch_threads", r.torch_threads as u64, 1)?;
         at_least("run.status_every_secs", r.status_every_secs, 1)?;

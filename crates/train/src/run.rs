@@ -38,6 +38,76 @@ pub enum StopCause {
     Interrupted,
 }
 
+/// Which parts of a run this process plays. `train` plays all three; on several machines
+/// sharing the run directory, one process runs the learner (and usually the gate) and
+/// any number run self-play (`shogi-zero selfplay --follow RUN`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Roles {
+    /// Self-play actors with the current best network, writing replay chunks.
+    pub selfplay: bool,
+    /// The learner, exporting candidates. At most one per run directory.
+    pub learn: bool,
+    /// The gate, promoting or rejecting candidates. At most one per run directory.
+    pub gate: bool,
+}
+
+impl Roles {
+    /// All three in one process.
+    pub const ALL: Roles = Roles {
+        selfplay: true,
+        learn: true,
+        gate: true,
+    };
+
+    /// Parses a comma-separated list of `selfplay`, `learn`, `gate` (or `all`).
+    pub fn parse(text: &str) -> Result<Roles> {
+        let mut roles = Roles {
+            selfplay: false,
+            learn: false,
+            gate: false,
+        };
+        for word in text.split(',').map(str::trim) {
+            match word {
+                "all" => roles = Roles::ALL,
+                "selfplay" => roles.selfplay = true,
+                "learn" => roles.learn = true,
+                "gate" => roles.gate = true,
+                _ => bail!("unknown role {word:?}: expected selfplay, learn, gate or all"),
+            }
+        }
+        if roles
+            == (Roles {
+                selfplay: false,
+                learn: false,
+                gate: false,
+            })
+        {
+            bail!("no role given: expected selfplay, learn, gate or all");
+        }
+        Ok(roles)
+    }
+
+    /// Whether this process plays every part (and so owns the run directory).
+    pub fn is_all(self) -> bool {
+        self == Roles::ALL
+    }
+
+    /// `selfplay+learn+gate` style text for logs.
+    pub fn describe(self) -> String {
+        let mut v = Vec::new();
+        if self.selfplay {
+            v.push("selfplay");
+        }
+        if self.learn {
+            v.push("learn");
+        }
+        if self.gate {
+            v.push("gate");
+        }
+        v.join("+")
+    }
+}
+
 /// What a run (or a resumed part of one) did.
 #[derive(Debug, Clone)]
 pub struct RunSummary {
@@ -98,7 +168,7 @@ pub fn model_config(config: &RunConfig) -> ModelConfig {
 /// Prepares the run directory: a fresh run writes the config snapshot and the initial
 /// network `accepted/step-00000000`; a resumed run checks the snapshot exists. Stale
 /// temporaries of a killed process are removed.
-pub fn prepare(run: &RunDir, config: &RunConfig, resume: bool) -> Result<()> {
+pub fn prepare(run: &RunDir, config: &RunConfig, resume: bool, roles: Roles) -> Result<()> {
     let snapshot = run.config_file();
     if snapshot.exists() && !resume {
         bail!(
@@ -108,9 +178,15 @@ pub fn prepare(run: &RunDir, config: &RunConfig, resume: bool) -> Result<()> {
     }
     run.create()
         .with_context(|| format!("creating run directory {}", run.root().display()))?;
-    remove_stale_temporaries(run)?;
-    shogi_arena::rundir::write_atomic(&snapshot, config.to_toml().as_bytes())
-        .with_context(|| format!("writing {}", snapshot.display()))?;
+    if roles.is_all() {
+        // Only a process that plays every role owns the directory: anyone else's
+        // temporaries may be writes in progress on another machine.
+        remove_stale_temporaries(run)?;
+    }
+    if roles.learn || !snapshot.exists() {
+        shogi_arena::rundir::write_atomic(&snapshot, config.to_toml().as_bytes())
+            .with_context(|| format!("writing {}", snapshot.display()))?;
+    }
     if run.best()?.is_none() {
         let device = parse_device(&config.run.device)?;
         tch_seed(config.run.seed);
@@ -125,6 +201,7 @@ pub fn prepare(run: &RunDir, config: &RunConfig, resume: bool) -> Result<()> {
             parent: None,
         };
         save_checkpoint_atomic(&run.accepted(), &checkpoint_name(0), &model, &meta)?;
+        run.write_best_pointer(&checkpoint_name(0))?;
         info!("initial network written to accepted/{}", checkpoint_name(0));
     }
     Ok(())
@@ -288,10 +365,15 @@ pub fn gate_config(config: &RunConfig) -> GateConfig {
 
 /// Runs (or resumes) the run described by `config` until its budget is spent or
 /// `interrupt` is raised. Everything on disk stays consistent at every instant.
-pub fn run(config: &RunConfig, resume: bool, interrupt: &AtomicBool) -> Result<RunSummary> {
+pub fn run(
+    config: &RunConfig,
+    resume: bool,
+    roles: Roles,
+    interrupt: &AtomicBool,
+) -> Result<RunSummary> {
     let began = Instant::now();
     let run = RunDir::new(&config.run.dir);
-    prepare(&run, config, resume)?;
+    prepare(&run, config, resume, roles)?;
     set_num_threads(config.run.torch_threads);
     let device = parse_device(&config.run.device)?;
     let variant = variant_of(config);
@@ -305,36 +387,63 @@ pub fn run(config: &RunConfig, resume: bool, interrupt: &AtomicBool) -> Result<R
     let mut cause = StopCause::TimeBudget;
 
     let (start_step, start_dir) = learner_start(&run)?;
-    let (model, manifest) = load_checkpoint(&start_dir, &expected(variant), device)
-        .with_context(|| format!("loading {}", start_dir.display()))?;
-    let arch = model_config(config);
-    if !manifest.meta.architecture.diff(&arch).is_empty() {
-        bail!(
-            "the run's networks are {}x{} but the config asks for {}x{}: a run keeps one architecture",
-            manifest.meta.architecture.blocks,
-            manifest.meta.architecture.channels,
-            arch.blocks,
-            arch.channels
-        );
-    }
     progress.learner_step.store(start_step, Ordering::Relaxed);
-    info!(
-        "run {} ({}): learner resumes from {} at step {}",
-        run.root().display(),
-        variant.name(),
-        manifest.name,
-        start_step
-    );
+    let learner_model = if roles.learn {
+        let (model, manifest) = load_checkpoint(&start_dir, &expected(variant), device)
+            .with_context(|| format!("loading {}", start_dir.display()))?;
+        let arch = model_config(config);
+        if !manifest.meta.architecture.diff(&arch).is_empty() {
+            bail!(
+                "the run's networks are {}x{} but the config asks for {}x{}: a run keeps one architecture",
+                manifest.meta.architecture.blocks,
+                manifest.meta.architecture.channels,
+                arch.blocks,
+                arch.channels
+            );
+        }
+        info!(
+            "run {} ({}): learner {} {} at step {}",
+            run.root().display(),
+            variant.name(),
+            if start_step == 0 {
+                "starts from"
+            } else {
+                "resumes from"
+            },
+            manifest.name,
+            start_step
+        );
+        Some((model, manifest))
+    } else {
+        info!(
+            "run {} ({}): playing {} beside the run's learner (newest network: step {})",
+            run.root().display(),
+            variant.name(),
+            roles.describe(),
+            start_step
+        );
+        None
+    };
 
     let gate_stop = AtomicBool::new(false);
     let result: Result<()> = std::thread::scope(|scope| {
-        let selfplay = scope.spawn(|| selfplay_loop(config, &run, &progress, &stop_work));
-        let learner = scope.spawn(|| {
-            learner_loop(
-                config, &run, model, &manifest, &progress, &stop_work, interrupt,
-            )
+        let selfplay = roles
+            .selfplay
+            .then(|| scope.spawn(|| selfplay_loop(config, &run, &progress, &stop_work)));
+        let learner = learner_model.map(|(model, manifest)| {
+            let (run, progress, stop_work) = (&run, &progress, &stop_work);
+            scope.spawn(move || {
+                learner_loop(
+                    config, run, model, &manifest, progress, stop_work, interrupt,
+                )
+            })
         });
-        let gate = scope.spawn(|| gate_loop(config, &run, &progress, &gate_stop, interrupt));
+        let gate = roles
+            .gate
+            .then(|| scope.spawn(|| gate_loop(config, &run, &progress, &gate_stop, interrupt)));
+        let finished = |h: &Option<std::thread::ScopedJoinHandle<'_, Result<()>>>| {
+            h.as_ref().is_some_and(|h| h.is_finished())
+        };
 
         let status_every = Duration::from_secs(config.run.status_every_secs);
         let mut last_status = Instant::now();
@@ -354,20 +463,33 @@ pub fn run(config: &RunConfig, resume: bool, interrupt: &AtomicBool) -> Result<R
                 cause = StopCause::StepBudget;
                 break;
             }
-            if selfplay.is_finished() || learner.is_finished() || gate.is_finished() {
+            if finished(&selfplay) || finished(&learner) || finished(&gate) {
                 break;
             }
             if last_status.elapsed() >= status_every {
                 last_status = Instant::now();
+                if !roles.learn {
+                    // The learner is elsewhere: its step is the newest network on disk.
+                    if let Ok((step, _)) = learner_start(&run) {
+                        progress.learner_step.store(step, Ordering::Relaxed);
+                    }
+                }
                 info!("{}", status_line(&progress, began));
             }
         }
         finish.store(true, Ordering::Relaxed);
-        let selfplay_result = selfplay.join().expect("self-play thread panicked");
-        let learner_result = learner.join().expect("learner thread panicked");
+        let join = |h: Option<std::thread::ScopedJoinHandle<'_, Result<()>>>, what: &str| {
+            h.map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| panic!("{what} thread panicked"))
+            })
+            .unwrap_or(Ok(()))
+        };
+        let selfplay_result = join(selfplay, "self-play");
+        let learner_result = join(learner, "learner");
         // The gate finishes the candidates the learner left, unless interrupted.
         gate_stop.store(true, Ordering::Relaxed);
-        let gate_result = gate.join().expect("gate thread panicked");
+        let gate_result = join(gate, "gate");
         selfplay_result.context("self-play")?;
         learner_result.context("learner")?;
         gate_result.context("gate")?;
@@ -457,6 +579,9 @@ fn selfplay_loop(
         max_batch: s.max_batch,
         ..InferenceOptions::default()
     };
+    // Several self-play processes may share replay/: each names its chunks with its own
+    // tag, so no two writers ever pick the same file name.
+    let chunk_prefix = format!("selfplay-{}", process_tag());
     let stop_flag = AtomicBool::new(false);
     let mut generation: u64 = 0;
     let mut total_batches = BatchStats::default();
@@ -498,7 +623,7 @@ fn selfplay_loop(
                 start,
                 &evaluator,
                 &run.replay(),
-                "selfplay",
+                &chunk_prefix,
                 &stop_flag,
                 &progress.actors,
             );
@@ -514,6 +639,16 @@ fn selfplay_loop(
         generation += 1;
     }
     Ok(())
+}
+
+/// Eight hex digits that differ between processes (pid and start time).
+fn process_tag() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    let mixed = (nanos ^ (u64::from(std::process::id()) << 40)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    format!("{:08x}", mixed >> 32)
 }
 
 /// A seed per generation that differs across resumed invocations too.
@@ -637,7 +772,11 @@ fn gate_loop(
             return Ok(());
         }
         let reports = if config.gate.enabled {
-            gate_pending(run, &gate, interrupt)?
+            match gate_pending(run, &gate, interrupt) {
+                // The candidate stays pending; a resumed run gates it again.
+                Err(shogi_arena::ArenaError::Interrupted { .. }) => return Ok(()),
+                other => other?,
+            }
         } else {
             accept_all(run)?
         };

@@ -1,13 +1,128 @@
-//! `shogi-zero gate` (being built).
+//! `shogi-zero gate`: gate the pending candidates of a run directory once, each against
+//! the best network at that moment (promote at the threshold score or on SPRT H1).
 
-use anyhow::{Result, bail};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Result;
 use clap::Args;
+use shogi_arena::{GateConfig, RunDir, gate_pending};
 
-/// Arguments (being built).
+use super::match_cmd::parse_sprt;
+
+/// Arguments of `shogi-zero gate`.
 #[derive(Debug, Args)]
-pub struct GateArgs {}
+pub struct GateArgs {
+    /// The run directory (candidates/, accepted/, rejected/, games/, ratings.*): gate its
+    /// pending candidates once with the settings below and exit.
+    #[arg(long, required_unless_present = "follow", conflicts_with = "follow")]
+    pub run: Option<PathBuf>,
+    /// Keep gating the run's candidates as they come, with the run's [gate] settings.
+    #[command(flatten)]
+    pub follow: super::train::FollowArgs,
+    /// Games per candidate.
+    #[arg(long, default_value_t = 40, value_parser = clap::value_parser!(u32).range(1..))]
+    pub games: u32,
+    /// Score a candidate needs to be promoted.
+    #[arg(long, default_value_t = 0.55)]
+    pub threshold: f64,
+    /// SPRT bounds `ELO0,ELO1` (H1 promotes, H0 rejects, undecided uses the threshold).
+    #[arg(long)]
+    pub sprt: Option<String>,
+    /// SPRT false-positive rate.
+    #[arg(long, default_value_t = 0.05)]
+    pub sprt_alpha: f64,
+    /// SPRT false-negative rate.
+    #[arg(long, default_value_t = 0.05)]
+    pub sprt_beta: f64,
+    /// MCTS simulations per move.
+    #[arg(long, default_value_t = 64)]
+    pub simulations: u32,
+    /// Draw a game at this many plies.
+    #[arg(long, default_value_t = 320)]
+    pub max_plies: u32,
+    /// Games played at once.
+    #[arg(long, default_value_t = 8)]
+    pub parallel: usize,
+    /// Device: auto, cpu, cuda, cuda:N.
+    #[arg(long, default_value = "auto")]
+    pub device: String,
+    /// libtorch CPU threads (0 = libtorch's default).
+    #[arg(long, default_value_t = 1)]
+    pub torch_threads: usize,
+    /// Random plies of the openings (the first is the start position).
+    #[arg(long, default_value_t = 4)]
+    pub opening_plies: u32,
+    /// Seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
 
 /// Runs the subcommand.
-pub fn run(_args: &GateArgs) -> Result<()> {
-    bail!("not built yet")
+pub fn run(args: &GateArgs) -> Result<()> {
+    if let Some(run_dir) = &args.follow.follow {
+        return super::train::follow(
+            run_dir,
+            &args.follow.overrides,
+            shogi_train::Roles {
+                selfplay: false,
+                learn: false,
+                gate: true,
+            },
+        );
+    }
+    let Some(run_dir) = &args.run else {
+        anyhow::bail!("--run RUN_DIR (or --follow RUN_DIR) is required");
+    };
+    let run = RunDir::new(run_dir);
+    let sprt = args
+        .sprt
+        .as_deref()
+        .map(|s| parse_sprt(s, args.sprt_alpha, args.sprt_beta))
+        .transpose()?;
+    let config = GateConfig {
+        games: args.games,
+        threshold: args.threshold,
+        sprt,
+        simulations: args.simulations.max(1),
+        max_plies: args.max_plies,
+        parallel_games: args.parallel.max(1),
+        device: args.device.clone(),
+        torch_threads: args.torch_threads,
+        opening_plies: args.opening_plies,
+        seed: args.seed,
+    };
+    let stop = AtomicBool::new(false);
+    let reports = gate_pending(&run, &config, &stop)?;
+    if reports.is_empty() {
+        println!(
+            "gate: no pending candidates in {}",
+            run.candidates().display()
+        );
+    }
+    for r in &reports {
+        println!(
+            "{} vs {}: +{} ={} -{} score {:.1}% Elo {:+.1} [{:+.1}, {:+.1}] LOS {:.1}% -> {} (Elo vs first {:+.1})",
+            r.candidate,
+            r.best,
+            r.wins,
+            r.draws,
+            r.losses,
+            100.0 * r.score,
+            r.elo,
+            r.elo_low,
+            r.elo_high,
+            100.0 * r.los,
+            if r.accepted { "accepted" } else { "rejected" },
+            r.elo_vs_first
+        );
+    }
+    if !reports.is_empty() {
+        println!(
+            "ratings: {} {}",
+            run.ratings_csv().display(),
+            run.ratings_png().display()
+        );
+    }
+    Ok(())
 }

@@ -14,11 +14,13 @@ use super::VariantArg;
 #[derive(Debug, Args)]
 pub struct LearnArgs {
     /// Replay directory of record chunks.
-    #[arg(long)]
-    pub replay: PathBuf,
+    #[arg(long, required_unless_present = "follow")]
+    pub replay: Option<PathBuf>,
     /// Run directory (TensorBoard logs, candidates).
-    #[arg(long)]
-    pub run: PathBuf,
+    #[arg(long, required_unless_present = "follow")]
+    pub run: Option<PathBuf>,
+    #[command(flatten)]
+    pub follow: super::train::FollowArgs,
     /// Checkpoint directory to continue from (default: a fresh network).
     #[arg(long)]
     pub checkpoint: Option<PathBuf>,
@@ -53,16 +55,30 @@ pub struct LearnArgs {
 
 /// Runs `learn`.
 pub fn run(args: &LearnArgs) -> Result<()> {
+    if let Some(run_dir) = &args.follow.follow {
+        return super::train::follow(
+            run_dir,
+            &args.follow.overrides,
+            shogi_train::Roles {
+                selfplay: false,
+                learn: true,
+                gate: false,
+            },
+        );
+    }
+    let (Some(replay), Some(run_dir)) = (&args.replay, &args.run) else {
+        anyhow::bail!("--replay DIR and --run DIR (or --follow RUN_DIR) are required");
+    };
     let variant: Variant = args.variant.into();
     let name = match variant {
         Variant::Shogi => "shogi",
         Variant::Minishogi => "minishogi",
     };
     let device = parse_device(&args.device)?;
-    let mut window = ReplayWindow::new(&args.replay, args.window, SampleConfig::default());
+    let mut window = ReplayWindow::new(replay, args.window, SampleConfig::default());
     window
         .refresh()
-        .with_context(|| format!("reading {}", args.replay.display()))?;
+        .with_context(|| format!("reading {}", replay.display()))?;
     let (model, parent) = match &args.checkpoint {
         Some(dir) => {
             let expected = Expected {
@@ -91,7 +107,7 @@ pub fn run(args: &LearnArgs) -> Result<()> {
         batch: args.batch,
         schedule: LrSchedule::Constant(args.lr),
         export_every: args.export_every,
-        run_dir: args.run.clone(),
+        run_dir: run_dir.clone(),
         parent,
         seed: 0,
         start_step: 0,

@@ -1,5 +1,6 @@
 //! One module per subcommand: arguments, validation, run.
 
+pub mod export;
 pub mod gate;
 pub mod info;
 pub mod learn;

@@ -27,8 +27,10 @@ pub struct SelfplayArgs {
     #[arg(long, value_enum, default_value = "minishogi")]
     variant: VariantArg,
     /// Replay directory to write chunks into (created if missing).
-    #[arg(long)]
-    out: PathBuf,
+    #[arg(long, required_unless_present = "follow")]
+    out: Option<PathBuf>,
+    #[command(flatten)]
+    follow: super::train::FollowArgs,
     /// Checkpoint directory to play with; without it a fresh network is initialised.
     #[arg(long, conflicts_with = "uniform")]
     checkpoint: Option<PathBuf>,
@@ -74,6 +76,20 @@ pub struct SelfplayArgs {
 }
 
 pub fn run(args: &SelfplayArgs) -> Result<()> {
+    if let Some(run_dir) = &args.follow.follow {
+        return super::train::follow(
+            run_dir,
+            &args.follow.overrides,
+            shogi_train::Roles {
+                selfplay: true,
+                learn: false,
+                gate: false,
+            },
+        );
+    }
+    let Some(out) = &args.out else {
+        bail!("--out DIR (or --follow RUN_DIR) is required");
+    };
     let variant = Variant::from(args.variant);
     if args.actors == 0 || args.max_batch == 0 || args.simulations == 0 {
         bail!("--actors, --max-batch and --simulations must be at least 1");
@@ -111,7 +127,7 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
         let service = BatchService::start(batch, uniform_batch::<ShogiGame>);
         let evaluator = BatchEvaluator::new(service.handle());
         let summary = run_actors(
-            &actors, &search, &play, start, &evaluator, &args.out, "selfplay", &stop, &stats,
+            &actors, &search, &play, start, &evaluator, out, "selfplay", &stop, &stats,
         )?;
         (summary, service.shutdown())
     } else {
@@ -151,7 +167,7 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
         let service = BatchService::start(batch, model);
         let evaluator = BatchEvaluator::with_encoder(service.handle(), encode_input);
         let summary = run_actors(
-            &actors, &search, &play, start, &evaluator, &args.out, "selfplay", &stop, &stats,
+            &actors, &search, &play, start, &evaluator, out, "selfplay", &stop, &stats,
         )?;
         (summary, service.shutdown())
     };
@@ -182,6 +198,6 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
         service_stats.inputs as f64 / secs,
         service_stats.model_time.as_secs_f64() / secs * 100.0
     );
-    println!("replay: {}", args.out.display());
+    println!("replay: {}", out.display());
     Ok(())
 }

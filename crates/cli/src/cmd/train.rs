@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 use clap::Args;
-use shogi_train::{RunConfig, StopCause};
+use shogi_train::{Roles, RunConfig, StopCause};
 
 /// Arguments of `train`.
 #[derive(Debug, Args)]
@@ -21,12 +21,51 @@ pub struct TrainArgs {
     /// `--set run.minutes=5 --set selfplay.actors=8`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub overrides: Vec<String>,
+    /// The parts of the run this process plays: `all`, or a comma list of `selfplay`,
+    /// `learn`, `gate` (one learner and one gate per run directory; any number of
+    /// self-play processes on other machines sharing it).
+    #[arg(long, default_value = "all", value_parser = Roles::parse)]
+    pub roles: Roles,
+}
+
+/// Arguments of `--follow`, shared by `selfplay`, `learn` and `gate`.
+#[derive(Debug, Args)]
+pub struct FollowArgs {
+    /// Take part in the run at this directory (created by `shogi-zero train`) with its
+    /// config.toml, playing only this subcommand's role until Ctrl-C or the budget.
+    #[arg(long, value_name = "RUN_DIR")]
+    pub follow: Option<PathBuf>,
+    /// With --follow: override a key of the run's config, `--set section.key=value`.
+    #[arg(long = "set", value_name = "KEY=VALUE", requires = "follow")]
+    pub overrides: Vec<String>,
+}
+
+/// `selfplay|learn|gate --follow RUN_DIR`: that one role of an existing run.
+pub fn follow(run_dir: &std::path::Path, overrides: &[String], roles: Roles) -> Result<()> {
+    if !run_dir.join("config.toml").is_file() {
+        anyhow::bail!(
+            "{} is not a run directory (no config.toml): create the run with `shogi-zero train CONFIG` first",
+            run_dir.display()
+        );
+    }
+    run(&TrainArgs {
+        config: run_dir.to_path_buf(),
+        resume: true,
+        overrides: overrides.to_vec(),
+        roles,
+    })
 }
 
 /// Runs `train`.
 pub fn run(args: &TrainArgs) -> Result<()> {
     let (config, resume) = if args.config.is_dir() {
         let snapshot = args.config.join("config.toml");
+        if !snapshot.is_file() {
+            anyhow::bail!(
+                "{} is a directory without config.toml: give a config file, or a run directory to resume",
+                args.config.display()
+            );
+        }
         let mut overrides = args.overrides.clone();
         // The snapshot names the run directory as it was given at the start; the path
         // given now is where it is.
@@ -43,7 +82,13 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     };
     std::fs::create_dir_all(&config.run.dir)
         .with_context(|| format!("creating {}", config.run.dir.display()))?;
-    init_logging(&config.run.dir.join("train.log"))?;
+    // One log per role set, so processes sharing a run directory do not interleave.
+    let log_name = if args.roles.is_all() {
+        "train.log".to_string()
+    } else {
+        format!("{}.log", args.roles.describe())
+    };
+    init_logging(&config.run.dir.join(log_name))?;
 
     let interrupt = Arc::new(AtomicBool::new(false));
     {
@@ -58,9 +103,10 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         .context("installing the Ctrl-C / SIGTERM handler")?;
     }
     tracing::info!(
-        "{} run {} ({} {}x{}, {} actors, {} simulations, budget {} min / {} steps)",
+        "{} run {} as {} ({} {}x{}, {} actors, {} simulations, budget {} min / {} steps)",
         if resume { "resuming" } else { "starting" },
         config.run.dir.display(),
+        args.roles.describe(),
         config.game.variant,
         config.network.blocks,
         config.network.channels,
@@ -69,7 +115,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         config.run.minutes,
         config.run.max_steps
     );
-    let summary = shogi_train::run(&config, resume, &interrupt)?;
+    let summary = shogi_train::run(&config, resume, args.roles, &interrupt)?;
     let secs = summary.elapsed.as_secs_f64().max(1e-9);
     println!(
         "run {}: {} after {:.0} s",
@@ -126,6 +172,7 @@ fn init_logging(path: &std::path::Path) -> Result<()> {
         .with(
             tracing_subscriber::fmt::layer()
                 .with_writer(std::io::stderr)
+                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
                 .with_target(false),
         )
         .with(

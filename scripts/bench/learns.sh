@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Proof that a run learned: the run's best accepted network, with search, against
+#   1. a uniform-random mover, and
+#   2. the run's initial network at equal search settings,
+# GAMES games each (paired openings, colours swapped), plus the Elo history the gate
+# wrote (ratings.json / ratings.png). Results go to RUN/proof/ and are printed.
+#
+#   bash scripts/bench/learns.sh runs/minishogi [GAMES] [SIMULATIONS]
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+run="${1:?usage: learns.sh RUN_DIR [GAMES] [SIMULATIONS]}"
+games="${2:-100}"
+sims="${3:-32}"
+bin="${SHOGI_ZERO_BIN:-./target/release/shogi-zero}"
+if [ ! -x "$bin" ]; then
+  . scripts/env.sh
+  cargo build --release -p shogi-zero
+fi
+best="$(ls -d "$run"/accepted/step-* | sort | tail -n 1)"
+initial="$(ls -d "$run"/accepted/step-* | sort | head -n 1)"
+echo "best: $best   initial: $initial   games: $games   simulations: $sims"
+mkdir -p "$run/proof"
+"$bin" match --a "checkpoint:$best" --b random --games "$games" --simulations "$sims" \
+  --parallel 8 --out "$run/proof/vs-random" | tee "$run/proof/vs-random.txt"
+"$bin" match --a "checkpoint:$best" --b "checkpoint:$initial" --games "$games" \
+  --simulations "$sims" --parallel 8 --out "$run/proof/vs-initial" | tee "$run/proof/vs-initial.txt"
+echo "Elo history (ratings.json, plot ratings.png):"
+"${SHOGI_ZERO_PYTHON:-python3}" - "$run" <<'PY'
+import json, sys, os
+run = sys.argv[1]
+path = os.path.join(run, "ratings.json")
+rows = json.load(open(path)) if os.path.exists(path) else []
+if isinstance(rows, dict):
+    rows = rows.get("entries", rows.get("ratings", []))
+for r in rows:
+    print(f"  step {r.get('step'):>8}  {('accepted' if r.get('accepted') else 'rejected'):8}  "
+          f"score {r.get('score', 0):.3f}  Elo vs first {r.get('elo_vs_first', 0):+.0f}")
+acc = [r for r in rows if r.get("accepted")]
+if acc:
+    print(f"  accepted networks: {len(acc)}; Elo vs first of the last: {acc[-1].get('elo_vs_first', 0):+.0f}")
+PY
+"${SHOGI_ZERO_PYTHON:-python3}" - "$run" <<'PY'
+import json, sys, os
+for name in ("vs-random", "vs-initial"):
+    s = json.load(open(os.path.join(sys.argv[1], "proof", name, "summary.json")))
+    t = s["total"]
+    n = t["wins"] + t["draws"] + t["losses"]
+    print(f"{name}: {t['wins']}-{t['draws']}-{t['losses']} over {n} games, "
+          f"score {(t['wins'] + 0.5 * t['draws']) / max(n, 1):.1%}")
+PY
