@@ -477,7 +477,7 @@ impl RunConfig {
                 &format!("must not exceed learner.window ({})", l.window),
             ));
         }
-        if !(l.replay_ratio > 0.0) {
+        if l.replay_ratio.is_nan() || l.replay_ratio <= 0.0 {
             return Err(range(
                 "learner.replay_ratio",
                 l.replay_ratio.to_string(),
@@ -492,7 +492,7 @@ impl RunConfig {
             &["constant", "steps", "cosine"],
         )?;
         for (key, v) in [("learner.lr", l.lr), ("learner.lr_min", l.lr_min)] {
-            if !(v >= 0.0 && v <= 10.0) {
+            if !(0.0..=10.0).contains(&v) {
                 return Err(range(key, v.to_string(), "must be between 0 and 10"));
             }
         }
@@ -508,17 +508,20 @@ impl RunConfig {
         }
         unit("learner.momentum", l.momentum)?;
         unit("learner.q_blend", l.q_blend as f64)?;
-        if !(l.weight_decay >= 0.0) || !(l.grad_clip >= 0.0) || !(l.value_weight >= 0.0) {
-            return Err(range(
-                "learner.weight_decay/grad_clip/value_weight",
-                format!("{}/{}/{}", l.weight_decay, l.grad_clip, l.value_weight),
-                "must be >= 0",
-            ));
+        for (key, v) in [
+            ("learner.weight_decay", l.weight_decay),
+            ("learner.grad_clip", l.grad_clip),
+            ("learner.value_weight", l.value_weight),
+        ] {
+            // NaN fails this too.
+            if !(0.0..=f64::MAX).contains(&v) {
+                return Err(range(key, v.to_string(), "must be >= 0"));
+            }
         }
         let gate = &self.gate;
         if gate.enabled {
             at_least("gate.games", gate.games as u64, 2)?;
-            if gate.games % 2 != 0 {
+            if !gate.games.is_multiple_of(2) {
                 return Err(range(
                     "gate.games",
                     gate.games.to_string(),
@@ -529,7 +532,7 @@ impl RunConfig {
         unit("gate.threshold", gate.threshold)?;
         at_least("gate.simulations", gate.simulations as u64, 1)?;
         at_least("gate.parallel_games", gate.parallel_games as u64, 1)?;
-        if gate.sprt && !(gate.sprt_elo1 > gate.sprt_elo0) {
+        if gate.sprt && (gate.sprt_elo1.is_nan() || gate.sprt_elo1 <= gate.sprt_elo0) {
             return Err(range(
                 "gate.sprt_elo1",
                 gate.sprt_elo1.to_string(),

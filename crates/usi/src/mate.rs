@@ -120,7 +120,7 @@ pub fn search_mate(root: &Position, limits: &MateLimits) -> (MateResult, MateSta
                 .stop
                 .as_ref()
                 .is_some_and(|s| s.load(Ordering::Relaxed))
-            || (iter % 64 == 0 && limits.deadline.is_some_and(|d| Instant::now() >= d))
+            || (iter.is_multiple_of(64) && limits.deadline.is_some_and(|d| Instant::now() >= d))
         {
             stats.nodes = nodes.len();
             return (MateResult::Timeout, stats);
@@ -292,7 +292,7 @@ fn extract_pv(nodes: &[Node]) -> Vec<Move> {
 /// Checks that `line` is a legal mating line from `root`: every attacker move gives
 /// check, and the position after the last move is checkmate.
 pub fn is_mating_line(root: &Position, line: &[Move]) -> bool {
-    if line.is_empty() || line.len() % 2 == 0 {
+    if line.is_empty() || line.len().is_multiple_of(2) {
         return false;
     }
     let mut pos = root.clone();
