@@ -256,13 +256,9 @@ pub fn gate_candidate(
         path: candidate.join("gate.json"),
         source,
     })?;
-    let moved = if accepted {
-        run.promote(candidate, &json)
-    } else {
-        run.reject(candidate, &json)
-    }
-    .map_err(io_err("move", candidate))?;
-    report.moved_to = moved;
+    // The rating line goes first: a kill before the rename leaves the candidate pending,
+    // and the re-gate replaces its line (ratings are keyed by candidate), so the history
+    // never misses a network the gate moved.
     append_rating(
         run,
         RatingEntry {
@@ -280,6 +276,13 @@ pub fn gate_candidate(
             elo_vs_first_high: report.elo_vs_first_high,
         },
     )?;
+    let moved = if accepted {
+        run.promote(candidate, &json)
+    } else {
+        run.reject(candidate, &json)
+    }
+    .map_err(io_err("move", candidate))?;
+    report.moved_to = moved;
     Ok(report)
 }
 

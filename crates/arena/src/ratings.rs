@@ -95,10 +95,12 @@ pub fn ratings_csv(entries: &[RatingEntry]) -> String {
     s
 }
 
-/// Appends `entry` to `ratings.json` and `ratings.csv` (each rewritten atomically) and
-/// redraws `ratings.png`.
+/// Appends `entry` to `ratings.json` and `ratings.csv` (each rewritten atomically),
+/// replacing an earlier line of the same candidate, and redraws `ratings.png`.
 pub fn append_rating(run: &RunDir, entry: RatingEntry) -> Result<Vec<RatingEntry>, ArenaError> {
     let mut entries = load_ratings(run)?;
+    // One line per candidate: a re-gated candidate (after a kill) replaces its line.
+    entries.retain(|e| e.candidate != entry.candidate);
     entries.push(entry);
     let json_path = run.ratings_json();
     let mut json = serde_json::to_vec_pretty(&entries).map_err(|source| ArenaError::Json {
@@ -250,5 +252,17 @@ mod tests {
         assert_eq!(rating_of(&all, "step-00000100"), (50.0, 30.0, 40.0));
         // Rejected candidates do not become a base; the first network is 0.
         assert_eq!(rating_of(&all, "step-00000200"), (0.0, 0.0, 0.0));
+        // A candidate gated again (its first gate was killed before the move) replaces
+        // its line instead of adding a second one.
+        let all = append_rating(&run, entry("step-00000200", 200, true, 10.0)).unwrap();
+        assert_eq!(all.len(), 2);
+        assert!(all[1].accepted);
+        assert_eq!(
+            std::fs::read_to_string(run.ratings_csv())
+                .unwrap()
+                .lines()
+                .count(),
+            3
+        );
     }
 }

@@ -187,6 +187,13 @@ pub fn prepare(run: &RunDir, config: &RunConfig, resume: bool, roles: Roles) -> 
         shogi_arena::rundir::write_atomic(&snapshot, config.to_toml().as_bytes())
             .with_context(|| format!("writing {}", snapshot.display()))?;
     }
+    if let Some((_, best)) = run.best()?
+        && (roles.gate || roles.is_all())
+    {
+        // Heals a BEST left one promotion behind by a kill between rename and rewrite.
+        let name = best.file_name().unwrap_or_default().to_string_lossy();
+        run.write_best_pointer(&name)?;
+    }
     if run.best()?.is_none() {
         let device = parse_device(&config.run.device)?;
         tch_seed(config.run.seed);
