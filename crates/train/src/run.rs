@@ -58,14 +58,31 @@ impl Roles {
         learn: true,
         gate: true,
     };
+    /// None (the start of [`Roles::parse`]).
+    const NONE: Roles = Roles {
+        selfplay: false,
+        learn: false,
+        gate: false,
+    };
+    /// Self-play only (`selfplay --follow`).
+    pub const SELFPLAY: Roles = Roles {
+        selfplay: true,
+        ..Roles::NONE
+    };
+    /// The learner only (`learn --follow`).
+    pub const LEARN: Roles = Roles {
+        learn: true,
+        ..Roles::NONE
+    };
+    /// The gate only (`gate --follow`).
+    pub const GATE: Roles = Roles {
+        gate: true,
+        ..Roles::NONE
+    };
 
     /// Parses a comma-separated list of `selfplay`, `learn`, `gate` (or `all`).
     pub fn parse(text: &str) -> Result<Roles> {
-        let mut roles = Roles {
-            selfplay: false,
-            learn: false,
-            gate: false,
-        };
+        let mut roles = Roles::NONE;
         for word in text.split(',').map(str::trim) {
             match word {
                 "all" => roles = Roles::ALL,
@@ -75,13 +92,7 @@ impl Roles {
                 _ => bail!("unknown role {word:?}: expected selfplay, learn, gate or all"),
             }
         }
-        if roles
-            == (Roles {
-                selfplay: false,
-                learn: false,
-                gate: false,
-            })
-        {
+        if roles == Roles::NONE {
             bail!("no role given: expected selfplay, learn, gate or all");
         }
         Ok(roles)
@@ -188,7 +199,7 @@ pub fn prepare(run: &RunDir, config: &RunConfig, resume: bool, roles: Roles) -> 
             .with_context(|| format!("writing {}", snapshot.display()))?;
     }
     if let Some((_, best)) = run.best()?
-        && (roles.gate || roles.is_all())
+        && roles.gate
     {
         // Heals a BEST left one promotion behind by a kill between rename and rewrite.
         let name = best.file_name().unwrap_or_default().to_string_lossy();
@@ -837,4 +848,22 @@ fn accept_all(run: &RunDir) -> Result<Vec<GateReport>> {
         reports.push(report);
     }
     Ok(reports)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Roles;
+
+    #[test]
+    fn roles_parse_and_refuse() {
+        assert_eq!(Roles::parse("all").unwrap(), Roles::ALL);
+        assert_eq!(Roles::parse("selfplay").unwrap(), Roles::SELFPLAY);
+        let lg = Roles::parse("learn, gate").unwrap();
+        assert!(lg.learn && lg.gate && !lg.selfplay);
+        assert_eq!(lg.describe(), "learn+gate");
+        assert!(!lg.is_all());
+        let err = Roles::parse("selfplay,actor").unwrap_err().to_string();
+        assert!(err.contains("unknown role \"actor\""), "{err}");
+        assert!(Roles::parse("").is_err());
+    }
 }

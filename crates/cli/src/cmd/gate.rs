@@ -61,15 +61,7 @@ pub struct GateArgs {
 /// Runs the subcommand.
 pub fn run(args: &GateArgs) -> Result<()> {
     if let Some(run_dir) = &args.follow.follow {
-        return super::train::follow(
-            run_dir,
-            &args.follow.overrides,
-            shogi_train::Roles {
-                selfplay: false,
-                learn: false,
-                gate: true,
-            },
-        );
+        return super::train::follow(run_dir, &args.follow.overrides, shogi_train::Roles::GATE);
     }
     let Some(run_dir) = &args.run else {
         anyhow::bail!("--run RUN_DIR (or --follow RUN_DIR) is required");

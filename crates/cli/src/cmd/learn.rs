@@ -56,15 +56,7 @@ pub struct LearnArgs {
 /// Runs `learn`.
 pub fn run(args: &LearnArgs) -> Result<()> {
     if let Some(run_dir) = &args.follow.follow {
-        return super::train::follow(
-            run_dir,
-            &args.follow.overrides,
-            shogi_train::Roles {
-                selfplay: false,
-                learn: true,
-                gate: false,
-            },
-        );
+        return super::train::follow(run_dir, &args.follow.overrides, shogi_train::Roles::LEARN);
     }
     let (Some(replay), Some(run_dir)) = (&args.replay, &args.run) else {
         anyhow::bail!("--replay DIR and --run DIR (or --follow RUN_DIR) are required");

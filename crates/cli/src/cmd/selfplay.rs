@@ -80,11 +80,7 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
         return super::train::follow(
             run_dir,
             &args.follow.overrides,
-            shogi_train::Roles {
-                selfplay: true,
-                learn: false,
-                gate: false,
-            },
+            shogi_train::Roles::SELFPLAY,
         );
     }
     let Some(out) = &args.out else {
