@@ -41,4 +41,4 @@ pub use config::{GumbelInterior, PlayoutCap, RootSelection, SearchConfig};
 pub use eval::{
     EvalError, EvalRequest, Evaluator, FnEvaluator, RolloutEvaluator, UniformEvaluator, Wdl,
 };
-pub use search::{Proven, Search, SearchError, SearchLimits, SearchResult, StopReason};
+pub use search::{Progress, Proven, Search, SearchError, SearchLimits, SearchResult, StopReason};

@@ -242,6 +242,7 @@ impl<M> SearchResult<M> {
     }
 }
 
+#[derive(Debug)]
 struct Pending<G: Game> {
     node: u32,
     game: G,
@@ -286,6 +287,43 @@ pub struct Search<G: Game> {
     rng: ChaCha8Rng,
     path: Vec<u32>,
     gstate: Option<GumbelRootBox>,
+    /// The running search between [`Search::begin`] and its last [`Search::step`].
+    session: Option<Session<G>>,
+    /// Leaves gathered by the last `step`, waiting for [`Search::provide`].
+    pending: Vec<Pending<G>>,
+}
+
+/// What a resumable search needs next (see [`Search::begin`]).
+#[derive(Debug)]
+pub enum Progress<M> {
+    /// Evaluate [`Search::pending_evaluations`] and call [`Search::provide`].
+    Evaluate,
+    /// The search is over.
+    Done(SearchResult<M>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    ExpandRoot,
+    PrepareRoot,
+    Simulate,
+}
+
+/// The state of one running search that lives across `step` calls.
+#[derive(Debug)]
+struct Session<G: Game> {
+    game: G,
+    limits: SearchLimits,
+    start: Instant,
+    budget: u32,
+    is_full: bool,
+    max_nodes: usize,
+    phase: Phase,
+    batches: u32,
+    sims: u32,
+    collisions: u32,
+    depth_sum: u64,
+    max_depth: u32,
 }
 
 // A wrapper so `Search` can derive Debug without printing the Gumbel state.
@@ -308,6 +346,8 @@ impl<G: Game> Search<G> {
             rng: ChaCha8Rng::seed_from_u64(seed),
             path: Vec::new(),
             gstate: None,
+            session: None,
+            pending: Vec::new(),
         }
     }
 
@@ -410,20 +450,45 @@ impl<G: Game> Search<G> {
         evaluator: &E,
         limits: &SearchLimits,
     ) -> Result<SearchResult<G::Move>, SearchError> {
-        let r = self.search_inner(game, evaluator, limits);
-        if r.is_err() {
-            self.clear();
+        self.begin(game, limits.clone());
+        loop {
+            match self.step() {
+                Progress::Done(result) => return Ok(result),
+                Progress::Evaluate => {
+                    let outputs = {
+                        let mut reqs: Vec<EvalRequest<'_, G>> = self
+                            .pending_evaluations()
+                            .map(|(g, m)| EvalRequest::new(g, m))
+                            .collect();
+                        evaluator.evaluate(&mut reqs).map(|()| {
+                            reqs.into_iter()
+                                .map(|r| (r.priors, r.wdl))
+                                .collect::<Vec<_>>()
+                        })
+                    };
+                    match outputs {
+                        Ok(outputs) => self.provide(outputs),
+                        Err(err) => {
+                            self.abort();
+                            return Err(err.into());
+                        }
+                    }
+                }
+            }
         }
-        r
     }
 
-    fn search_inner<E: Evaluator<G> + ?Sized>(
-        &mut self,
-        game: &G,
-        evaluator: &E,
-        limits: &SearchLimits,
-    ) -> Result<SearchResult<G::Move>, SearchError> {
-        let start = Instant::now();
+    /// Starts a resumable search from `game` (the non-blocking form of [`Search::search`],
+    /// for a caller that drives many searches and evaluates their leaves together).
+    /// Drive it with [`Search::step`]; whenever that returns [`Progress::Evaluate`],
+    /// evaluate [`Search::pending_evaluations`] and hand the outputs to
+    /// [`Search::provide`]. The same steps as `search` run in the same order, so with the
+    /// same evaluator outputs the result is the same. A search already in progress is
+    /// abandoned (its tree is cleared).
+    pub fn begin(&mut self, game: &G, limits: SearchLimits) {
+        if self.session.is_some() {
+            self.abort();
+        }
         let reuse = matches!(&self.root_game, Some(g) if g.key() == game.key() && g.ply() == game.ply())
             && !self.nodes.is_empty();
         if !reuse {
@@ -431,7 +496,6 @@ impl<G: Game> Search<G> {
             self.nodes.push(Node::new(None, NONE, 1.0));
             self.root_game = Some(game.clone());
         }
-
         // Playout cap randomization.
         let full_budget = limits.simulations.unwrap_or(self.config.simulations);
         let (budget, is_full) = match self.config.playout_cap {
@@ -448,100 +512,81 @@ impl<G: Game> Search<G> {
             .max_nodes
             .unwrap_or(self.config.max_nodes)
             .min(NONE as usize - 1);
+        self.session = Some(Session {
+            game: game.clone(),
+            limits,
+            start: Instant::now(),
+            budget,
+            is_full,
+            max_nodes,
+            phase: Phase::ExpandRoot,
+            batches: 0,
+            sims: 0,
+            collisions: 0,
+            depth_sum: 0,
+            max_depth: 0,
+        });
+    }
 
-        let mut batches = 0u32;
-        // Expand the root if needed.
-        if self.nodes[0].state == State::Unexpanded {
-            self.path.clear();
-            self.path.push(0);
-            self.nodes[0].in_flight += 1;
-            match self.leaf(game.clone(), 0, 1) {
-                Selected::Leaf(p) => {
-                    batches += 1;
-                    self.evaluate_and_backup(vec![p], evaluator)?;
-                }
-                Selected::Exact {
-                    path_start,
-                    path_len,
-                    black,
-                    draw,
-                } => {
-                    self.backup(path_start, path_len, black, draw);
-                }
-                Selected::Collision { .. } => unreachable!("fresh root cannot collide"),
-            }
+    /// Whether a search started by [`Search::begin`] is still running.
+    pub fn is_searching(&self) -> bool {
+        self.session.is_some()
+    }
+
+    /// The positions the running search waits for, with their legal moves, in the order
+    /// [`Search::provide`] expects their outputs. Empty unless the last
+    /// [`Search::step`] returned [`Progress::Evaluate`].
+    pub fn pending_evaluations(&self) -> impl ExactSizeIterator<Item = (&G, &[G::Move])> {
+        self.pending.iter().map(|p| (&p.game, p.moves.as_slice()))
+    }
+
+    /// Hands the evaluator's outputs (priors over each position's moves, value for its
+    /// side to move) for [`Search::pending_evaluations`] to the search and backs them up.
+    /// Priors are renormalised (uniform on all-zero or NaN). Panics if the number of
+    /// outputs differs from the number of pending positions: that is a driver bug.
+    pub fn provide<I: IntoIterator<Item = (Vec<f32>, Wdl)>>(&mut self, outputs: I) {
+        let mut pending = std::mem::take(&mut self.pending);
+        let mut n = 0;
+        for (p, (priors, wdl)) in pending.iter_mut().zip(outputs) {
+            p.priors = priors;
+            p.wdl = wdl;
+            n += 1;
         }
+        assert_eq!(n, pending.len(), "one output per pending evaluation");
+        self.backup_evaluated(pending);
+    }
 
-        let gumbel_mode = self.config.root_selection == RootSelection::Gumbel;
-        if self.nodes[0].state == State::Expanded {
-            if !gumbel_mode && is_full && !self.noise_applied && self.config.dirichlet_weight > 0.0
-            {
-                let range = self.nodes[0].children();
-                let mut p: Vec<f32> = range.clone().map(|i| self.nodes[i].prior).collect();
-                noise::apply_dirichlet(
-                    &mut p,
-                    self.config.dirichlet_alpha,
-                    self.config.dirichlet_weight,
-                    &mut self.rng,
-                );
-                for (i, v) in range.zip(p) {
-                    self.nodes[i].prior = v;
-                }
-                self.noise_applied = true;
-            }
-            if gumbel_mode {
-                self.init_gumbel(budget as usize);
-            }
-        }
+    /// Abandons a running search (the evaluator failed or the caller stops): clears the
+    /// tree, whose in-flight marks would otherwise be stale.
+    pub fn abort(&mut self) {
+        self.session = None;
+        self.pending.clear();
+        self.clear();
+    }
 
-        let mut sims = 0u32;
-        let mut collisions = 0u32;
-        let mut depth_sum = 0u64;
-        let mut max_depth = 0u32;
-        let stop_reason;
-        loop {
-            if self.nodes[0].state == State::Terminal {
-                stop_reason = StopReason::Terminal;
-                break;
-            }
-            if self.config.stop_when_proven && self.nodes[0].proven.is_known() {
-                stop_reason = StopReason::Proven;
-                break;
-            }
-            if sims >= budget {
-                stop_reason = StopReason::Simulations;
-                break;
-            }
-            if self.nodes.len() >= max_nodes {
-                stop_reason = StopReason::Nodes;
-                break;
-            }
-            if limits
-                .stop
-                .as_ref()
-                .is_some_and(|s| s.load(Ordering::Relaxed))
-            {
-                stop_reason = StopReason::Stopped;
-                break;
-            }
-            if limits.deadline.is_some_and(|d| Instant::now() >= d) {
-                stop_reason = StopReason::Deadline;
-                break;
-            }
-            // Gather a batch.
-            self.path.clear();
-            let mut pending: Vec<Pending<G>> = Vec::new();
-            let mut round_collisions = 0usize;
-            let batch = self.config.batch_size.max(1);
-            while pending.len() < batch && sims < budget {
-                let path_start = self.path.len();
-                match self.select(game, path_start) {
+    /// Advances the running search until it needs evaluations or is done. Panics when no
+    /// search was begun.
+    pub fn step(&mut self) -> Progress<G::Move> {
+        let mut s = self
+            .session
+            .take()
+            .expect("Search::step called without Search::begin");
+        assert!(
+            self.pending.is_empty(),
+            "Search::step called before Search::provide"
+        );
+        if s.phase == Phase::ExpandRoot {
+            s.phase = Phase::PrepareRoot;
+            if self.nodes[0].state == State::Unexpanded {
+                self.path.clear();
+                self.path.push(0);
+                self.nodes[0].in_flight += 1;
+                match self.leaf(s.game.clone(), 0, 1) {
                     Selected::Leaf(p) => {
-                        let d = (p.path_len - 1) as u32;
-                        depth_sum += d as u64;
-                        max_depth = max_depth.max(d);
-                        sims += 1;
-                        pending.push(p);
+                        s.batches += 1;
+                        self.pending.push(p);
+                        self.session = Some(s);
+                        return Progress::Evaluate;
                     }
                     Selected::Exact {
                         path_start,
@@ -549,55 +594,138 @@ impl<G: Game> Search<G> {
                         black,
                         draw,
                     } => {
-                        let d = (path_len - 1) as u32;
-                        depth_sum += d as u64;
-                        max_depth = max_depth.max(d);
-                        sims += 1;
                         self.backup(path_start, path_len, black, draw);
-                        self.gumbel_finish(path_start, path_len);
-                        self.path.truncate(path_start);
-                        if self.config.stop_when_proven && self.nodes[0].proven.is_known() {
-                            break;
-                        }
                     }
-                    Selected::Collision {
-                        path_start,
-                        path_len,
-                    } => {
-                        self.undo_virtual(path_start, path_len);
-                        self.path.truncate(path_start);
-                        collisions += 1;
-                        round_collisions += 1;
-                        if round_collisions > self.config.max_collisions {
-                            break;
-                        }
-                    }
+                    Selected::Collision { .. } => unreachable!("fresh root cannot collide"),
                 }
-                if limits
-                    .stop
-                    .as_ref()
-                    .is_some_and(|s| s.load(Ordering::Relaxed))
-                {
-                    break;
-                }
-            }
-            if !pending.is_empty() {
-                batches += 1;
-                self.evaluate_and_backup(pending, evaluator)?;
             }
         }
+        if s.phase == Phase::PrepareRoot {
+            s.phase = Phase::Simulate;
+            self.prepare_root(s.budget, s.is_full);
+        }
+        loop {
+            let stop_reason = if self.nodes[0].state == State::Terminal {
+                Some(StopReason::Terminal)
+            } else if self.config.stop_when_proven && self.nodes[0].proven.is_known() {
+                Some(StopReason::Proven)
+            } else if s.sims >= s.budget {
+                Some(StopReason::Simulations)
+            } else if self.nodes.len() >= s.max_nodes {
+                Some(StopReason::Nodes)
+            } else if s
+                .limits
+                .stop
+                .as_ref()
+                .is_some_and(|f| f.load(Ordering::Relaxed))
+            {
+                Some(StopReason::Stopped)
+            } else if s.limits.deadline.is_some_and(|d| Instant::now() >= d) {
+                Some(StopReason::Deadline)
+            } else {
+                None
+            };
+            if let Some(stop_reason) = stop_reason {
+                let result = self.make_result(
+                    &s.game,
+                    s.sims,
+                    s.batches,
+                    s.collisions,
+                    s.depth_sum,
+                    s.max_depth,
+                    s.is_full,
+                    stop_reason,
+                    s.start,
+                );
+                return Progress::Done(result);
+            }
+            self.gather(&mut s);
+            if !self.pending.is_empty() {
+                s.batches += 1;
+                self.session = Some(s);
+                return Progress::Evaluate;
+            }
+        }
+    }
 
-        Ok(self.make_result(
-            game,
-            sims,
-            batches,
-            collisions,
-            depth_sum,
-            max_depth,
-            is_full,
-            stop_reason,
-            start,
-        ))
+    /// Root noise (PUCT) or the Gumbel root state, once the root is expanded.
+    fn prepare_root(&mut self, budget: u32, is_full: bool) {
+        let gumbel_mode = self.config.root_selection == RootSelection::Gumbel;
+        if self.nodes[0].state != State::Expanded {
+            return;
+        }
+        if !gumbel_mode && is_full && !self.noise_applied && self.config.dirichlet_weight > 0.0 {
+            let range = self.nodes[0].children();
+            let mut p: Vec<f32> = range.clone().map(|i| self.nodes[i].prior).collect();
+            noise::apply_dirichlet(
+                &mut p,
+                self.config.dirichlet_alpha,
+                self.config.dirichlet_weight,
+                &mut self.rng,
+            );
+            for (i, v) in range.zip(p) {
+                self.nodes[i].prior = v;
+            }
+            self.noise_applied = true;
+        }
+        if gumbel_mode {
+            self.init_gumbel(budget as usize);
+        }
+    }
+
+    /// Selects up to `batch_size` leaves into `self.pending`, backing up exact values
+    /// (terminal or proven leaves) on the way.
+    fn gather(&mut self, s: &mut Session<G>) {
+        self.path.clear();
+        let mut round_collisions = 0usize;
+        let batch = self.config.batch_size.max(1);
+        while self.pending.len() < batch && s.sims < s.budget {
+            let path_start = self.path.len();
+            match self.select(&s.game, path_start) {
+                Selected::Leaf(p) => {
+                    let d = (p.path_len - 1) as u32;
+                    s.depth_sum += d as u64;
+                    s.max_depth = s.max_depth.max(d);
+                    s.sims += 1;
+                    self.pending.push(p);
+                }
+                Selected::Exact {
+                    path_start,
+                    path_len,
+                    black,
+                    draw,
+                } => {
+                    let d = (path_len - 1) as u32;
+                    s.depth_sum += d as u64;
+                    s.max_depth = s.max_depth.max(d);
+                    s.sims += 1;
+                    self.backup(path_start, path_len, black, draw);
+                    self.path.truncate(path_start);
+                    if self.config.stop_when_proven && self.nodes[0].proven.is_known() {
+                        break;
+                    }
+                }
+                Selected::Collision {
+                    path_start,
+                    path_len,
+                } => {
+                    self.undo_virtual(path_start, path_len);
+                    self.path.truncate(path_start);
+                    s.collisions += 1;
+                    round_collisions += 1;
+                    if round_collisions > self.config.max_collisions {
+                        break;
+                    }
+                }
+            }
+            if s.limits
+                .stop
+                .as_ref()
+                .is_some_and(|f| f.load(Ordering::Relaxed))
+            {
+                break;
+            }
+        }
     }
 
     fn init_gumbel(&mut self, budget: usize) {
@@ -841,23 +969,8 @@ impl<G: Game> Search<G> {
         })
     }
 
-    fn evaluate_and_backup<E: Evaluator<G> + ?Sized>(
-        &mut self,
-        mut pending: Vec<Pending<G>>,
-        evaluator: &E,
-    ) -> Result<(), SearchError> {
-        {
-            let mut reqs: Vec<EvalRequest<'_, G>> = pending
-                .iter()
-                .map(|p| EvalRequest::new(&p.game, &p.moves))
-                .collect();
-            evaluator.evaluate(&mut reqs)?;
-            let outs: Vec<(Vec<f32>, Wdl)> = reqs.into_iter().map(|r| (r.priors, r.wdl)).collect();
-            for (p, (pr, w)) in pending.iter_mut().zip(outs) {
-                p.priors = pr;
-                p.wdl = w;
-            }
-        }
+    /// Expands each evaluated leaf and backs its value up its path.
+    fn backup_evaluated(&mut self, pending: Vec<Pending<G>>) {
         for p in pending {
             let node = p.node as usize;
             let priors = normalise(p.priors, p.moves.len());
@@ -898,15 +1011,11 @@ impl<G: Game> Search<G> {
                 black_score,
                 p.wdl.draw.clamp(0.0, 1.0),
             );
-            self.gumbel_finish(p.path_start, p.path_len);
             if any_terminal {
                 self.update_proofs(node as u32);
             }
         }
-        Ok(())
     }
-
-    fn gumbel_finish(&mut self, _path_start: usize, _path_len: usize) {}
 
     fn backup(&mut self, path_start: usize, path_len: usize, black: f32, draw: f32) {
         for k in path_start..path_start + path_len {

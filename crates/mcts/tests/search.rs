@@ -569,3 +569,135 @@ fn config_deserializes_with_defaults() {
     assert_eq!(cap.cheap_simulations, 16);
     assert_eq!(cap.full_search_prob, 0.25);
 }
+
+/// A deterministic, non-uniform evaluator: priors and value derived from the position key.
+fn keyed_evaluator() -> impl Evaluator<TicTacToe> {
+    FnEvaluator::new(|g: &TicTacToe, moves: &[Idx]| {
+        let k = g.key();
+        let priors: Vec<f32> = moves
+            .iter()
+            .map(|m| 1.0 + ((k >> (m.0 % 60)) & 7) as f32)
+            .collect();
+        let s: f32 = priors.iter().sum();
+        let win = (k % 97) as f32 / 97.0 * 0.6;
+        (
+            priors.into_iter().map(|p| p / s).collect(),
+            Wdl::new(win, 0.3, 0.7 - win),
+        )
+    })
+}
+
+#[test]
+fn interleaved_resumable_searches_match_blocking_searches() {
+    // Several games, each with its own Search, advanced together with one evaluator call
+    // per round over all their pending leaves (how a self-play thread runs many games),
+    // give exactly the moves and statistics of the blocking `search`.
+    for root in [RootSelection::Puct, RootSelection::Gumbel] {
+        let config = SearchConfig {
+            simulations: 64,
+            batch_size: 4,
+            root_selection: root,
+            ..SearchConfig::default()
+        };
+        let ev = keyed_evaluator();
+        let plies = 5;
+        let blocking: Vec<Vec<(Option<Idx>, Vec<u32>, Vec<f32>)>> = (0..4u64)
+            .map(|seed| {
+                let mut s = Search::new(config.clone(), seed);
+                let mut g = TicTacToe::new();
+                let mut out = Vec::new();
+                for _ in 0..plies {
+                    let r = s.search(&g, &ev, &SearchLimits::default()).unwrap();
+                    out.push((r.best_move, r.visits.clone(), r.policy_target.clone()));
+                    let Some(mv) = r.best_move else { break };
+                    g.play(mv);
+                    s.advance(mv);
+                }
+                out
+            })
+            .collect();
+
+        let mut searches: Vec<Search<TicTacToe>> = (0..4u64)
+            .map(|seed| Search::new(config.clone(), seed))
+            .collect();
+        let mut games = vec![TicTacToe::new(); 4];
+        let mut results: Vec<Vec<(Option<Idx>, Vec<u32>, Vec<f32>)>> = vec![Vec::new(); 4];
+        let mut rounds_with_many = 0;
+        loop {
+            for (i, s) in searches.iter_mut().enumerate() {
+                if !s.is_searching() && results[i].len() < plies && games[i].outcome().is_none() {
+                    s.begin(&games[i], SearchLimits::default());
+                }
+            }
+            let mut waiting = Vec::new();
+            for (i, s) in searches.iter_mut().enumerate() {
+                if !s.is_searching() {
+                    continue;
+                }
+                match s.step() {
+                    Progress::Evaluate => waiting.push(i),
+                    Progress::Done(r) => {
+                        results[i].push((r.best_move, r.visits.clone(), r.policy_target));
+                        if let Some(mv) = r.best_move {
+                            games[i].play(mv);
+                            s.advance(mv);
+                        }
+                    }
+                }
+            }
+            if waiting.is_empty() {
+                if searches.iter().all(|s| !s.is_searching())
+                    && (0..4).all(|i| results[i].len() == plies || games[i].outcome().is_some())
+                {
+                    break;
+                }
+                continue;
+            }
+            if waiting.len() > 1 {
+                rounds_with_many += 1;
+            }
+            // One evaluator call for every waiting search.
+            let outputs: Vec<(Vec<f32>, Wdl)> = {
+                let mut reqs: Vec<EvalRequest<'_, TicTacToe>> = waiting
+                    .iter()
+                    .flat_map(|&i| searches[i].pending_evaluations())
+                    .map(|(g, m)| EvalRequest::new(g, m))
+                    .collect();
+                ev.evaluate(&mut reqs).unwrap();
+                reqs.into_iter().map(|r| (r.priors, r.wdl)).collect()
+            };
+            let mut it = outputs.into_iter();
+            for &i in &waiting {
+                let n = searches[i].pending_evaluations().len();
+                searches[i].provide(it.by_ref().take(n));
+            }
+            assert!(it.next().is_none());
+        }
+        assert!(
+            rounds_with_many > 10,
+            "evaluations were batched across games"
+        );
+        assert_eq!(results, blocking, "{root:?}");
+        for s in &searches {
+            s.check_invariants().unwrap();
+        }
+    }
+}
+
+#[test]
+fn aborted_resumable_search_leaves_a_clean_tree() {
+    let mut s = Search::new(cfg(64, 4), 3);
+    let g = TicTacToe::new();
+    s.begin(&g, SearchLimits::default());
+    assert!(matches!(s.step(), Progress::Evaluate));
+    assert_eq!(s.pending_evaluations().len(), 1, "the root first");
+    s.abort();
+    assert!(!s.is_searching());
+    assert_eq!(s.pending_evaluations().len(), 0);
+    // A fresh search afterwards behaves like one on a new searcher.
+    let r = s
+        .search(&g, &UniformEvaluator::default(), &SearchLimits::default())
+        .unwrap();
+    assert_eq!(r.root_visits, 65);
+    s.check_invariants().unwrap();
+}
