@@ -1,6 +1,7 @@
-//! Actor threads: each plays games one after another with its own search tree, all
-//! sharing one evaluator (a batched inference service in production, so many concurrent
-//! games fill one network batch), and writes finished games as replay chunks.
+//! Actor threads: each advances many games side by side (one search tree per game) and
+//! sends the leaves of all of them to the shared evaluator in one request, so a few
+//! threads fill a network batch (the inference service merges the threads' requests into
+//! batches). Finished games are written as replay chunks.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -8,24 +9,36 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use shogi_game::EndReason;
-use shogi_mcts::{Evaluator, SearchConfig};
+use shogi_mcts::{EvalRequest, Evaluator, SearchConfig};
 use shogi_rules::ShogiGame;
 
-use crate::play::{PlayConfig, play_game};
+use crate::play::{GameProgress, PlayConfig, SelfPlayGame};
 use crate::record::{ChunkWriter, RecordError};
 
 /// How many games, on how many threads, and where they go.
 #[derive(Clone, Debug)]
 pub struct ActorConfig {
-    /// Actor threads (concurrent games). Each blocks while its evaluation is batched with
-    /// the others', so on a CPU this is usually several times the core count.
+    /// Actor threads. Each blocks while the network evaluates its request, so two threads
+    /// keep search and network busy at once (one searches while the other waits).
     pub threads: usize,
+    /// Games each thread advances side by side; their pending leaves go to the evaluator
+    /// in one request. `threads * games_per_thread` games are in flight.
+    pub games_per_thread: usize,
     /// Games to play in all; `None` = until `stop` is raised.
     pub games: Option<u64>,
     /// Games per replay chunk file.
     pub games_per_chunk: usize,
     /// Base seed; game `i` uses `seed + i`, so a run is reproducible per game.
     pub seed: u64,
+}
+
+impl ActorConfig {
+    /// `games_in_flight` concurrent games spread over `threads` threads (at least one
+    /// game per thread; rounded up so no fewer than asked are in flight).
+    pub fn spread(games_in_flight: usize, threads: usize) -> (usize, usize) {
+        let threads = threads.clamp(1, games_in_flight.max(1));
+        (threads, games_in_flight.max(1).div_ceil(threads))
+    }
 }
 
 /// Counters of a self-play session.
@@ -112,7 +125,7 @@ pub struct ActorSummary {
 }
 
 /// Runs self-play until `config.games` are done or `stop` is raised, writing chunks
-/// `PREFIX-NNNNNNNN.szgr` into `replay_dir`. Blocks the calling thread; returns after all
+/// `PREFIX-aTT-NNNNNNNN.szgr` into `replay_dir` (TT = actor thread). Blocks the calling thread; returns after all
 /// actors have flushed their chunks (a stop loses only the games in progress).
 #[allow(clippy::too_many_arguments)]
 pub fn run_actors<E, S>(
@@ -150,24 +163,72 @@ where
                         return;
                     }
                 };
-                while !stop.load(Ordering::Relaxed) {
+                let next = || -> Option<SelfPlayGame> {
+                    if stop.load(Ordering::Relaxed) {
+                        return None;
+                    }
                     let index = next_game.fetch_add(1, Ordering::Relaxed);
                     if config.games.is_some_and(|n| index >= n) {
-                        break;
+                        return None;
                     }
                     let seed = config.seed.wrapping_add(index);
-                    let played = match play_game(start(seed), search, play, evaluator, seed) {
-                        Ok(p) => p,
-                        // The evaluator is gone (service shut down): stop this actor.
-                        Err(err) => {
-                            tracing::warn!("actor {actor}: game abandoned: {err}");
-                            break;
+                    Some(SelfPlayGame::new(start(seed), search, play, seed))
+                };
+                let mut slots: Vec<Option<SelfPlayGame>> = (0..config.games_per_thread.max(1))
+                    .map(|_| next())
+                    .collect();
+                let mut waiting: Vec<usize> = Vec::with_capacity(slots.len());
+                'play: loop {
+                    waiting.clear();
+                    for (i, slot) in slots.iter_mut().enumerate() {
+                        while let Some(game) = slot {
+                            match game.step() {
+                                GameProgress::Evaluate => {
+                                    waiting.push(i);
+                                    break;
+                                }
+                                GameProgress::Finished => {
+                                    let played = slot.take().expect("slot holds a game").finish();
+                                    record_stats(stats, &played);
+                                    if let Err(e) = writer.push(played.record) {
+                                        *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                                        break 'play;
+                                    }
+                                    *slot = next();
+                                }
+                            }
+                        }
+                    }
+                    // Nothing waits: every game is finished and no new one may start.
+                    // On a stop the games in progress are dropped.
+                    if waiting.is_empty() || stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let outputs = {
+                        let mut requests: Vec<EvalRequest<'_, ShogiGame>> = waiting
+                            .iter()
+                            .flat_map(|&i| {
+                                slots[i].as_ref().expect("waiting").pending_evaluations()
+                            })
+                            .map(|(g, m)| EvalRequest::new(g, m))
+                            .collect();
+                        match evaluator.evaluate(&mut requests) {
+                            Ok(()) => requests
+                                .into_iter()
+                                .map(|r| (r.priors, r.wdl))
+                                .collect::<Vec<_>>(),
+                            // The evaluator is gone (service shut down): stop this actor.
+                            Err(err) => {
+                                tracing::warn!("actor {actor}: games abandoned: {err}");
+                                break;
+                            }
                         }
                     };
-                    record_stats(stats, &played);
-                    if let Err(e) = writer.push(played.record) {
-                        *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
-                        break;
+                    let mut outputs = outputs.into_iter();
+                    for &i in &waiting {
+                        let game = slots[i].as_mut().expect("waiting");
+                        let n = game.pending_evaluations().len();
+                        game.provide(outputs.by_ref().take(n));
                     }
                 }
                 if let Err(e) = writer.flush() {

@@ -6,7 +6,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 use shogi_game::{Color, EndReason, Game, Outcome};
-use shogi_mcts::{Evaluator, Search, SearchConfig, SearchError, SearchLimits};
+use shogi_mcts::{
+    EvalRequest, Evaluator, Progress, Search, SearchConfig, SearchError, SearchLimits,
+    SearchResult, Wdl,
+};
 use shogi_rules::{ImpasseRule, ShogiGame};
 
 use crate::convert::move_code;
@@ -78,64 +81,181 @@ pub fn play_game<E: Evaluator<ShogiGame> + ?Sized>(
     evaluator: &E,
     seed: u64,
 ) -> Result<PlayedGame, SearchError> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_5e1f_9a3e);
-    let mut game = start;
-    let mut search = Search::new(search_config.clone(), seed);
-    let resign_enabled = play.resign_threshold > 0.0
-        && !rng.random_bool(play.resign_disabled_fraction.clamp(0.0, 1.0).into());
-    let mut record = GameRecord {
-        variant: game.position().variant().name().to_string(),
-        start_sfen: game.position().to_sfen(),
-        max_plies: game.rules().max_plies,
-        impasse: impasse_code(game.rules().impasse),
-        outcome: Outcome::draw(EndReason::MaxPlies),
-        resignation_disabled: !resign_enabled,
-        moves: Vec::new(),
-    };
-    let mut low_streak = [0u32; 2];
-    let mut would_have_resigned = None;
-    let mut simulations = 0u64;
-    let mut legal = Vec::new();
-    // Random opening plies: uniform over legal moves, not searched.
-    for _ in 0..play.random_opening_plies {
-        if game.outcome().is_some() {
-            break;
+    let mut game = SelfPlayGame::new(start, search_config, play, seed);
+    loop {
+        match game.step() {
+            GameProgress::Finished => return Ok(game.finish()),
+            GameProgress::Evaluate => {
+                let outputs = {
+                    let mut reqs: Vec<EvalRequest<'_, ShogiGame>> = game
+                        .pending_evaluations()
+                        .map(|(g, m)| EvalRequest::new(g, m))
+                        .collect();
+                    evaluator.evaluate(&mut reqs)?;
+                    reqs.into_iter()
+                        .map(|r| (r.priors, r.wdl))
+                        .collect::<Vec<_>>()
+                };
+                game.provide(outputs);
+            }
         }
-        legal.clear();
-        game.legal_moves(&mut legal);
-        let mv = legal[rng.random_range(0..legal.len())];
-        record.moves.push(MoveRecord {
-            mv: move_code(mv),
-            root_value: 0.5,
-            full_search: false,
-            searched: Vec::new(),
-        });
-        game.play(mv);
     }
-    let limits = SearchLimits::default();
-    let outcome = loop {
-        if let Some(outcome) = game.outcome() {
-            break outcome;
+}
+
+/// What a [`SelfPlayGame`] needs next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameProgress {
+    /// Evaluate [`SelfPlayGame::pending_evaluations`], then call
+    /// [`SelfPlayGame::provide`].
+    Evaluate,
+    /// The game is over: take it with [`SelfPlayGame::finish`].
+    Finished,
+}
+
+/// One self-play game as a resumable state machine, so a thread can advance many games
+/// and send all their leaves to the network in one request. [`play_game`] drives one to
+/// the end; the actors drive many side by side. Same seed and same evaluator outputs give
+/// the same game either way.
+#[derive(Debug)]
+pub struct SelfPlayGame {
+    game: ShogiGame,
+    search: Search<ShogiGame>,
+    resign_threshold: f32,
+    resign_consecutive: u32,
+    resign_enabled: bool,
+    record: GameRecord,
+    low_streak: [u32; 2],
+    would_have_resigned: Option<Color>,
+    simulations: u64,
+    outcome: Option<Outcome>,
+}
+
+impl SelfPlayGame {
+    /// A game from `start`: plays the configured random opening plies at once, then waits
+    /// for [`SelfPlayGame::step`].
+    pub fn new(
+        start: ShogiGame,
+        search_config: &SearchConfig,
+        play: &PlayConfig,
+        seed: u64,
+    ) -> Self {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_5e1f_9a3e);
+        let mut game = start;
+        let search = Search::new(search_config.clone(), seed);
+        let resign_enabled = play.resign_threshold > 0.0
+            && !rng.random_bool(play.resign_disabled_fraction.clamp(0.0, 1.0).into());
+        let mut record = GameRecord {
+            variant: game.position().variant().name().to_string(),
+            start_sfen: game.position().to_sfen(),
+            max_plies: game.rules().max_plies,
+            impasse: impasse_code(game.rules().impasse),
+            outcome: Outcome::draw(EndReason::MaxPlies),
+            resignation_disabled: !resign_enabled,
+            moves: Vec::new(),
+        };
+        // Random opening plies: uniform over legal moves, not searched.
+        let mut legal = Vec::new();
+        for _ in 0..play.random_opening_plies {
+            if game.outcome().is_some() {
+                break;
+            }
+            legal.clear();
+            game.legal_moves(&mut legal);
+            let mv = legal[rng.random_range(0..legal.len())];
+            record.moves.push(MoveRecord {
+                mv: move_code(mv),
+                root_value: 0.5,
+                full_search: false,
+                searched: Vec::new(),
+            });
+            game.play(mv);
         }
-        let result = search.search(&game, evaluator, &limits)?;
-        simulations += u64::from(result.simulations);
+        SelfPlayGame {
+            game,
+            search,
+            resign_threshold: play.resign_threshold,
+            resign_consecutive: play.resign_consecutive,
+            resign_enabled,
+            record,
+            low_streak: [0; 2],
+            would_have_resigned: None,
+            simulations: 0,
+            outcome: None,
+        }
+    }
+
+    /// Searches and plays moves until the network is needed or the game ends.
+    pub fn step(&mut self) -> GameProgress {
+        loop {
+            if self.outcome.is_some() {
+                return GameProgress::Finished;
+            }
+            if !self.search.is_searching() {
+                if let Some(outcome) = self.game.outcome() {
+                    self.outcome = Some(outcome);
+                    return GameProgress::Finished;
+                }
+                self.search.begin(&self.game, SearchLimits::default());
+            }
+            match self.search.step() {
+                Progress::Evaluate => return GameProgress::Evaluate,
+                Progress::Done(result) => self.play_searched(result),
+            }
+        }
+    }
+
+    /// The positions the current search waits for (see [`Search::pending_evaluations`]).
+    pub fn pending_evaluations(
+        &self,
+    ) -> impl ExactSizeIterator<Item = (&ShogiGame, &[<ShogiGame as Game>::Move])> {
+        self.search.pending_evaluations()
+    }
+
+    /// The network's outputs for [`SelfPlayGame::pending_evaluations`], in order.
+    pub fn provide<I: IntoIterator<Item = (Vec<f32>, Wdl)>>(&mut self, outputs: I) {
+        self.search.provide(outputs);
+    }
+
+    /// Plies played so far (random opening plies included).
+    pub fn plies(&self) -> usize {
+        self.record.moves.len()
+    }
+
+    /// The finished game's record and statistics. Call after [`GameProgress::Finished`];
+    /// an unfinished game is recorded as drawn at max plies.
+    pub fn finish(mut self) -> PlayedGame {
+        if let Some(outcome) = self.outcome {
+            self.record.outcome = outcome;
+        }
+        PlayedGame {
+            record: self.record,
+            would_have_resigned: self.would_have_resigned,
+            simulations: self.simulations,
+        }
+    }
+
+    /// Records a finished search, resigns or plays its move.
+    fn play_searched(&mut self, result: SearchResult<<ShogiGame as Game>::Move>) {
+        self.simulations += u64::from(result.simulations);
         let Some(mv) = result.best_move else {
             // The search saw a terminal root the rules did not: cannot happen with the
             // same rules; end as a draw rather than loop.
-            break Outcome::draw(EndReason::NoLegalMoves);
+            self.outcome = Some(Outcome::draw(EndReason::NoLegalMoves));
+            return;
         };
-        let side = game.side_to_move();
+        let side = self.game.side_to_move();
         let value = result.root_value();
-        if play.resign_threshold > 0.0 && value < play.resign_threshold {
-            low_streak[side.index()] += 1;
-            if low_streak[side.index()] >= play.resign_consecutive.max(1) {
-                if resign_enabled {
-                    break Outcome::win(side.flip(), EndReason::Resignation);
+        if self.resign_threshold > 0.0 && value < self.resign_threshold {
+            self.low_streak[side.index()] += 1;
+            if self.low_streak[side.index()] >= self.resign_consecutive.max(1) {
+                if self.resign_enabled {
+                    self.outcome = Some(Outcome::win(side.flip(), EndReason::Resignation));
+                    return;
                 }
-                would_have_resigned.get_or_insert(side);
+                self.would_have_resigned.get_or_insert(side);
             }
         } else {
-            low_streak[side.index()] = 0;
+            self.low_streak[side.index()] = 0;
         }
         let searched = result
             .moves
@@ -149,19 +269,13 @@ pub fn play_game<E: Evaluator<ShogiGame> + ?Sized>(
                 target,
             })
             .collect();
-        record.moves.push(MoveRecord {
+        self.record.moves.push(MoveRecord {
             mv: move_code(mv),
             root_value: value,
             full_search: result.is_full_search,
             searched,
         });
-        game.play(mv);
-        search.advance(mv);
-    };
-    record.outcome = outcome;
-    Ok(PlayedGame {
-        record,
-        would_have_resigned,
-        simulations,
-    })
+        self.game.play(mv);
+        self.search.advance(mv);
+    }
 }

@@ -172,7 +172,8 @@ fn actors_fill_a_replay_directory_through_a_batched_service() {
     let dir = tempfile::tempdir().unwrap();
     let stats = ActorStats::default();
     let config = ActorConfig {
-        threads: 4,
+        threads: 2,
+        games_per_thread: 3,
         games: Some(10),
         games_per_chunk: 3,
         seed: 100,
@@ -238,6 +239,7 @@ fn actors_stop_when_the_service_shuts_down() {
     let dir = tempfile::tempdir().unwrap();
     let config = ActorConfig {
         threads: 3,
+        games_per_thread: 2,
         games: None,
         games_per_chunk: 1,
         seed: 0,
@@ -255,4 +257,77 @@ fn actors_stop_when_the_service_shuts_down() {
     )
     .unwrap();
     assert_eq!(summary.games, 0);
+}
+
+/// An evaluator whose outputs depend only on the position, so games are reproducible
+/// whatever order the actors evaluate them in.
+fn keyed_evaluator() -> impl shogi_mcts::Evaluator<ShogiGame> {
+    use shogi_game::Game;
+    FnEvaluator::new(|g: &ShogiGame, moves: &[<ShogiGame as Game>::Move]| {
+        let k = g.key();
+        let priors: Vec<f32> = (0..moves.len())
+            .map(|i| 1.0 + ((k >> (i % 61)) & 3) as f32)
+            .collect();
+        let s: f32 = priors.iter().sum();
+        let win = (k % 89) as f32 / 89.0 * 0.5 + 0.1;
+        (
+            priors.into_iter().map(|p| p / s).collect(),
+            Wdl::new(win, 0.2, 0.8 - win),
+        )
+    })
+}
+
+#[test]
+fn actors_advancing_many_games_per_thread_play_the_same_games_as_play_game() {
+    // Many games per thread evaluated in one request each round must not change any
+    // game: the records equal those of `play_game` with the same seeds.
+    use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
+    use std::sync::atomic::AtomicBool;
+
+    let evaluator = keyed_evaluator();
+    let play = PlayConfig {
+        random_opening_plies: 2,
+        ..PlayConfig::default()
+    };
+    let seed = 40;
+    let games = 7u64;
+    // Records compared by their Debug text, sorted (chunks come back in any order).
+    let mut expected: Vec<String> = (0..games)
+        .map(|i| {
+            let p = play_game(minishogi(60), &small_search(), &play, &evaluator, seed + i).unwrap();
+            format!("{:?}", p.record)
+        })
+        .collect();
+    for (threads, games_per_thread) in [(1, 4), (2, 3)] {
+        let dir = tempfile::tempdir().unwrap();
+        let config = ActorConfig {
+            threads,
+            games_per_thread,
+            games: Some(games),
+            games_per_chunk: 2,
+            seed,
+        };
+        let summary = run_actors(
+            &config,
+            &small_search(),
+            &play,
+            |_| minishogi(60),
+            &evaluator,
+            dir.path(),
+            "multi",
+            &AtomicBool::new(false),
+            &ActorStats::default(),
+        )
+        .unwrap();
+        assert_eq!(summary.games, games);
+        let (records, skipped) = shogi_selfplay::read_chunk_dir(dir.path()).unwrap();
+        assert!(skipped.is_empty());
+        let mut got: Vec<String> = records.iter().map(|r| format!("{r:?}")).collect();
+        got.sort();
+        expected.sort();
+        assert_eq!(
+            got, expected,
+            "threads {threads} x {games_per_thread} games"
+        );
+    }
 }

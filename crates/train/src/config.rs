@@ -158,8 +158,12 @@ impl Default for NetworkSection {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SelfplaySection {
-    /// Concurrent games (actor threads sharing one batched inference service). Default 16.
+    /// Self-play games in flight, spread over `actor_threads`; all of them share one
+    /// batched inference service. Default 16.
     pub actors: usize,
+    /// Threads that advance those games; each sends the leaves of its games in one
+    /// request. Default 2 (one searches while the network evaluates the other's request).
+    pub actor_threads: usize,
     /// Simulations per move. Default 64.
     pub simulations: u32,
     /// Root selection: `gumbel` (sequential halving, learns at small budgets) or `puct`.
@@ -196,6 +200,7 @@ impl Default for SelfplaySection {
     fn default() -> Self {
         SelfplaySection {
             actors: 16,
+            actor_threads: 2,
             simulations: 64,
             root: "gumbel".into(),
             gumbel_considered: 16,
@@ -446,6 +451,7 @@ impl RunConfig {
         at_least("network.channels", n.channels as u64, 1)?;
         let s = &self.selfplay;
         at_least("selfplay.actors", s.actors as u64, 1)?;
+        at_least("selfplay.actor_threads", s.actor_threads as u64, 1)?;
         at_least("selfplay.simulations", s.simulations as u64, 1)?;
         one_of("selfplay.root", &s.root, &["gumbel", "puct"])?;
         at_least("selfplay.gumbel_considered", s.gumbel_considered as u64, 1)?;

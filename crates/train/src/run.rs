@@ -618,8 +618,10 @@ fn selfplay_loop(
             model,
         );
         let evaluator = BatchEvaluator::with_encoder(service.handle(), encode_input);
+        let (threads, games_per_thread) = ActorConfig::spread(s.actors, s.actor_threads);
         let actors = ActorConfig {
-            threads: s.actors,
+            threads,
+            games_per_thread,
             games: Some(s.games_per_generation),
             games_per_chunk: s.games_per_chunk,
             seed: generation_seed(config.run.seed, generation),

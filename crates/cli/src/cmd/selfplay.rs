@@ -46,9 +46,12 @@ pub struct SelfplayArgs {
     /// Games to play.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..))]
     games: u64,
-    /// Actor threads (concurrent games sharing the batch).
+    /// Games in flight (all sharing the network batch).
     #[arg(long, default_value_t = 16)]
     actors: usize,
+    /// Threads advancing those games; each sends its games' leaves in one request.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
     /// Simulations per move.
     #[arg(long, default_value_t = 64)]
     simulations: u32,
@@ -87,8 +90,8 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
         bail!("--out DIR (or --follow RUN_DIR) is required");
     };
     let variant = Variant::from(args.variant);
-    if args.actors == 0 || args.max_batch == 0 || args.simulations == 0 {
-        bail!("--actors, --max-batch and --simulations must be at least 1");
+    if args.actors == 0 || args.threads == 0 || args.max_batch == 0 || args.simulations == 0 {
+        bail!("--actors, --threads, --max-batch and --simulations must be at least 1");
     }
     let search = SearchConfig {
         simulations: args.simulations,
@@ -106,8 +109,10 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
         ..GameRules::default()
     };
     let start = move |_seed: u64| ShogiGame::new(Position::startpos(variant), rules);
+    let (threads, games_per_thread) = ActorConfig::spread(args.actors, args.threads);
     let actors = ActorConfig {
-        threads: args.actors,
+        threads,
+        games_per_thread,
         games: Some(args.games),
         games_per_chunk: 4,
         seed: args.seed,
