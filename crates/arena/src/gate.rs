@@ -31,6 +31,9 @@ pub struct GateConfig {
     pub simulations: u32,
     /// Draw after this many plies. Default 320.
     pub max_plies: u32,
+    /// Material lead (points: rook and bishop 5, others 1) that wins a game stopped at
+    /// `max_plies`; 0 = such games are draws. Default 0.
+    pub adjudicate_margin: u32,
     /// Games played at once. Default 8.
     pub parallel_games: usize,
     /// Device of both networks. Default `auto`.
@@ -52,6 +55,7 @@ impl Default for GateConfig {
             sprt: None,
             simulations: 64,
             max_plies: 320,
+            adjudicate_margin: 0,
             parallel_games: 8,
             device: "auto".into(),
             torch_threads: 0,
@@ -186,6 +190,7 @@ pub fn gate_candidate(
         games: config.games.max(1),
         variant,
         max_plies: config.max_plies,
+        adjudicate_margin: config.adjudicate_margin,
         openings: Openings::Random {
             plies: config.opening_plies,
         },

@@ -19,7 +19,7 @@ pub mod usi_client;
 
 pub use error::ArenaError;
 pub use gate::{GateConfig, GateReport, gate_candidate, gate_pending};
-pub use matchplay::{GameResult, MatchConfig, MatchSummary, play_match, run_match};
+pub use matchplay::{GameResult, MatchConfig, MatchSummary, adjudicate, play_match, run_match};
 pub use openings::Openings;
 pub use player::{PlayerSettings, PlayerSpec, PreparedPlayer};
 pub use rundir::RunDir;

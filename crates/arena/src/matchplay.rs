@@ -28,6 +28,10 @@ pub struct MatchConfig {
     pub variant: Variant,
     /// Draw after this many plies (0 = no cap).
     pub max_plies: u32,
+    /// Adjudicate a game that reaches `max_plies`: the side ahead by at least this many
+    /// material points (rook and bishop 5, other pieces 1, board plus hand) wins; 0 = off
+    /// (the game is a draw, as the rules say).
+    pub adjudicate_margin: u32,
     /// Start positions.
     pub openings: Openings,
     /// Games played at once (worker threads).
@@ -48,6 +52,7 @@ impl Default for MatchConfig {
             games: 20,
             variant: Variant::Shogi,
             max_plies: 320,
+            adjudicate_margin: 0,
             openings: Openings::Random { plies: 6 },
             parallel: 4,
             sprt: None,
@@ -196,6 +201,23 @@ fn rules_for(variant: Variant, max_plies: u32) -> GameRules {
     }
 }
 
+/// The outcome of a game stopped at the ply limit when the match adjudicates by
+/// material: a win for the side at least `margin` points ahead, else the draw.
+pub fn adjudicate(position: &Position, outcome: Outcome, margin: u32) -> Outcome {
+    if margin == 0 || outcome.reason != EndReason::MaxPlies {
+        return outcome;
+    }
+    let black = position.material_points(Color::Black);
+    let white = position.material_points(Color::White);
+    if black >= white + margin {
+        Outcome::win(Color::Black, EndReason::Adjudication)
+    } else if white >= black + margin {
+        Outcome::win(Color::White, EndReason::Adjudication)
+    } else {
+        outcome
+    }
+}
+
 /// Plays one game; `None` if `stop` was raised first.
 fn play_game(
     start: Position,
@@ -203,6 +225,7 @@ fn play_game(
     black: &mut dyn Mover,
     white: &mut dyn Mover,
     seed: u64,
+    adjudicate_margin: u32,
     stop: &AtomicBool,
 ) -> Option<(ShogiGame, Outcome, Option<String>)> {
     let mut game = ShogiGame::new(start, rules);
@@ -226,7 +249,7 @@ fn play_game(
             break o;
         }
         if let Some(o) = game.outcome() {
-            break o;
+            break adjudicate(game.position(), o, adjudicate_margin);
         }
         if stop.load(Ordering::Relaxed) {
             return None;
@@ -360,9 +383,15 @@ pub fn play_match(
                     } else {
                         (&mut *mb, &mut *ma)
                     };
-                    let Some((game, outcome, forfeit)) =
-                        play_game(start, rules, black, white, seed, stop)
-                    else {
+                    let Some((game, outcome, forfeit)) = play_game(
+                        start,
+                        rules,
+                        black,
+                        white,
+                        seed,
+                        config.adjudicate_margin,
+                        stop,
+                    ) else {
                         interrupted.store(true, Ordering::Relaxed);
                         break;
                     };

@@ -18,6 +18,7 @@ fn minishogi(games: u32, simulations: u32) -> MatchConfig {
         games,
         variant: Variant::Minishogi,
         max_plies: 120,
+        adjudicate_margin: 0,
         openings: Openings::Random { plies: 4 },
         parallel: 2,
         sprt: None,
@@ -86,6 +87,82 @@ fn sprt_stops_a_lopsided_match_early() {
 }
 
 #[test]
+fn adjudication_gives_a_game_stopped_at_the_ply_limit_to_the_side_ahead_in_material() {
+    use shogi_game::{Color, EndReason, Outcome};
+    use shogi_rules::Position;
+    let at_limit = Outcome::draw(EndReason::MaxPlies);
+    // Black took White's rook (5 points each way) and White one pawn: Black +8.
+    let p = Position::from_sfen(
+        Variant::Shogi,
+        "lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPP1/1B5R1/LNSGKGSNL b Rp 1",
+    )
+    .unwrap();
+    assert_eq!(
+        p.material_points(Color::Black),
+        p.material_points(Color::White) + 8
+    );
+    let adjudicate = shogi_arena::adjudicate;
+    assert_eq!(
+        adjudicate(&p, at_limit, 8),
+        Outcome::win(Color::Black, EndReason::Adjudication)
+    );
+    assert_eq!(
+        adjudicate(&p, at_limit, 9),
+        at_limit,
+        "lead below the margin"
+    );
+    assert_eq!(adjudicate(&p, at_limit, 0), at_limit, "0 = off");
+    // Only games stopped at the limit are adjudicated.
+    let rep = Outcome::draw(EndReason::Repetition);
+    assert_eq!(adjudicate(&p, rep, 1), rep);
+    // The mirror: White ahead.
+    let q = Position::from_sfen(
+        Variant::Shogi,
+        "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/7R1/LNSGKGSNL w b 1",
+    )
+    .unwrap();
+    assert_eq!(
+        adjudicate(&q, at_limit, 5),
+        Outcome::win(Color::White, EndReason::Adjudication)
+    );
+
+    // In a match: short random games, every one stopped at the limit is decided by the
+    // material on its final position, and the result counts in the score.
+    let stop = AtomicBool::new(false);
+    let mut config = minishogi(40, 1);
+    config.max_plies = 12;
+    config.adjudicate_margin = 1;
+    let s = run_match(&PlayerSpec::Random, &PlayerSpec::Random, &config, &stop).unwrap();
+    let mut adjudicated = 0;
+    for g in &s.games {
+        let mut game = shogi_rules::ShogiGame::new(
+            Position::from_sfen(Variant::Minishogi, &g.start_sfen).unwrap(),
+            shogi_rules::GameRules::default(),
+        );
+        for m in &g.moves {
+            let mv = game.position().parse_usi_move(m).unwrap();
+            game.try_play(mv).unwrap();
+        }
+        let (b, w) = (
+            game.position().material_points(Color::Black),
+            game.position().material_points(Color::White),
+        );
+        match g.reason.as_str() {
+            "Adjudication" => {
+                adjudicated += 1;
+                assert_eq!(g.plies, 12);
+                let expected = if b > w { "black" } else { "white" };
+                assert_eq!(g.winner, expected, "{g:?}");
+                assert_ne!(g.score_a, 0.5);
+            }
+            "MaxPlies" => assert_eq!(b, w, "{g:?}"),
+            _ => {}
+        }
+    }
+    assert!(adjudicated > 0, "{}", s.table());
+}
+
+#[test]
 fn a_raised_stop_flag_interrupts_a_match() {
     let stop = AtomicBool::new(true);
     let s = run_match(
@@ -122,6 +199,7 @@ fn usi_match(a: PlayerSpec, games: u32) -> shogi_arena::MatchSummary {
         games,
         variant: Variant::Shogi,
         max_plies: 40,
+        adjudicate_margin: 0,
         openings: Openings::Random { plies: 2 },
         parallel: 2,
         sprt: None,

@@ -70,6 +70,9 @@ pub enum EndReason {
     RoyalsCaptured,
     /// A player lost on time, crashed, or played an illegal move (arena, engine).
     Forfeit,
+    /// A match game stopped at the ply limit was given to the side ahead in material
+    /// (arena adjudication; the rules themselves call it a draw).
+    Adjudication,
 }
 
 /// The result of a finished game.

@@ -1,10 +1,13 @@
-//! Simulations per second per thread with the uniform evaluator on toy games.
+//! Simulations per second per thread with the uniform evaluator (the cost of search
+//! itself: selection, move generation, expansion, backup) on shogi and minishogi from
+//! their start positions, and on toy games.
 //! `cargo bench -p shogi-mcts --bench search`; throughput is reported in elements =
 //! simulations, so criterion prints simulations/second.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use shogi_mcts::toy::{MateIn, TicTacToe};
 use shogi_mcts::{RootSelection, Search, SearchConfig, SearchLimits, UniformEvaluator};
+use shogi_rules::{GameRules, Position, ShogiGame, Variant};
 
 const SIMS: u32 = 2000;
 
@@ -39,6 +42,28 @@ fn bench(c: &mut Criterion) {
                 s.search(&g, &ev, &SearchLimits::default()).unwrap()
             })
         });
+    }
+    // The self-play settings: 4 leaves per tree per round, from the start position.
+    for variant in [Variant::Shogi, Variant::Minishogi] {
+        for (name, root) in [
+            ("puct_b4", RootSelection::Puct),
+            ("gumbel_b4", RootSelection::Gumbel),
+        ] {
+            let cfg = SearchConfig {
+                simulations: SIMS,
+                batch_size: 4,
+                root_selection: root,
+                stop_when_proven: false,
+                ..SearchConfig::default()
+            };
+            let game = ShogiGame::new(Position::startpos(variant), GameRules::default());
+            group.bench_function(format!("{}/{name}", variant.name()), |b| {
+                b.iter(|| {
+                    let mut s = Search::new(cfg.clone(), 1);
+                    s.search(&game, &ev, &SearchLimits::default()).unwrap()
+                })
+            });
+        }
     }
     group.finish();
 }

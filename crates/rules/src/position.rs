@@ -1197,6 +1197,13 @@ impl Position {
         (pts, pieces)
     }
 
+    /// Material of `c` in the impasse count's units (rook and bishop, promoted or not, 5;
+    /// every other piece but the king 1), over the whole board plus the hand. The arena
+    /// uses it to adjudicate games stopped at the ply limit.
+    pub fn material_points(&self, c: Color) -> u32 {
+        self.points(c, Bitboard(self.geo.mask)).0
+    }
+
     /// The promotion zone of `c` (the enemy camp, 敵陣).
     pub fn zone(&self, c: Color) -> Bitboard {
         Bitboard(self.geo.zone[c as usize])

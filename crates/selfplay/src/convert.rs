@@ -138,7 +138,10 @@ pub fn csa_end_marker(outcome: &Outcome) -> &'static str {
         EndReason::ImpasseDeclaration => "KACHI",
         EndReason::Impasse24 => "JISHOGI",
         EndReason::Resignation => "TORYO",
-        EndReason::MaxPlies | EndReason::RoyalsCaptured | EndReason::Forfeit => "CHUDAN",
+        EndReason::MaxPlies
+        | EndReason::RoyalsCaptured
+        | EndReason::Forfeit
+        | EndReason::Adjudication => "CHUDAN",
     }
 }
 

@@ -149,6 +149,7 @@ fn reason_code(reason: EndReason) -> u8 {
         EndReason::Resignation => 7,
         EndReason::RoyalsCaptured => 8,
         EndReason::Forfeit => 9,
+        EndReason::Adjudication => 10,
     }
 }
 
@@ -164,6 +165,7 @@ fn reason_from_code(code: u8) -> Option<EndReason> {
         7 => EndReason::Resignation,
         8 => EndReason::RoyalsCaptured,
         9 => EndReason::Forfeit,
+        10 => EndReason::Adjudication,
         _ => return None,
     })
 }

@@ -306,6 +306,11 @@ pub struct GateSection {
     pub parallel_games: usize,
     /// Random opening plies for the opening pairs. Default 4.
     pub opening_plies: u32,
+    /// A gate game that reaches `game.max_plies` goes to the side ahead by at least this
+    /// many material points (rook and bishop 5, other pieces 1, board plus hand); 0 =
+    /// such games are draws. Default 0. Early shogi networks draw most games at the ply
+    /// limit, which leaves a threshold gate unable to tell them apart.
+    pub adjudicate_margin: u32,
     /// Stop a gate match early by SPRT (H1 promotes, H0 rejects; undecided falls back
     /// to `threshold`). Default false.
     pub sprt: bool,
@@ -326,6 +331,7 @@ impl Default for GateSection {
             simulations: 64,
             parallel_games: 8,
             opening_plies: 4,
+            adjudicate_margin: 0,
             sprt: false,
             sprt_elo0: 0.0,
             sprt_elo1: 35.0,

@@ -367,6 +367,7 @@ pub fn gate_config(config: &RunConfig) -> GateConfig {
         threshold: g.threshold,
         simulations: g.simulations,
         max_plies: config.game.max_plies,
+        adjudicate_margin: g.adjudicate_margin,
         parallel_games: g.parallel_games,
         device: config.run.device.clone(),
         torch_threads: config.run.torch_threads,

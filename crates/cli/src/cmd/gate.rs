@@ -8,7 +8,7 @@ use anyhow::Result;
 use clap::Args;
 use shogi_arena::{GateConfig, RunDir, gate_pending};
 
-use super::match_cmd::parse_sprt;
+use super::match_cmd::{PlyLimitArgs, SprtArgs};
 
 /// Arguments of `shogi-zero gate`.
 #[derive(Debug, Args)]
@@ -26,21 +26,13 @@ pub struct GateArgs {
     /// Score a candidate needs to be promoted.
     #[arg(long, default_value_t = 0.55)]
     pub threshold: f64,
-    /// SPRT bounds `ELO0,ELO1` (H1 promotes, H0 rejects, undecided uses the threshold).
-    #[arg(long)]
-    pub sprt: Option<String>,
-    /// SPRT false-positive rate.
-    #[arg(long, default_value_t = 0.05)]
-    pub sprt_alpha: f64,
-    /// SPRT false-negative rate.
-    #[arg(long, default_value_t = 0.05)]
-    pub sprt_beta: f64,
+    #[command(flatten)]
+    pub sprt: SprtArgs,
     /// MCTS simulations per move.
     #[arg(long, default_value_t = 64)]
     pub simulations: u32,
-    /// Draw a game at this many plies.
-    #[arg(long, default_value_t = 320)]
-    pub max_plies: u32,
+    #[command(flatten)]
+    pub limit: PlyLimitArgs,
     /// Games played at once.
     #[arg(long, default_value_t = 8)]
     pub parallel: usize,
@@ -67,17 +59,13 @@ pub fn run(args: &GateArgs) -> Result<()> {
         anyhow::bail!("--run RUN_DIR (or --follow RUN_DIR) is required");
     };
     let run = RunDir::new(run_dir);
-    let sprt = args
-        .sprt
-        .as_deref()
-        .map(|s| parse_sprt(s, args.sprt_alpha, args.sprt_beta))
-        .transpose()?;
     let config = GateConfig {
         games: args.games,
         threshold: args.threshold,
-        sprt,
+        sprt: args.sprt.config()?,
         simulations: args.simulations.max(1),
-        max_plies: args.max_plies,
+        max_plies: args.limit.max_plies,
+        adjudicate_margin: args.limit.adjudicate,
         parallel_games: args.parallel.max(1),
         device: args.device.clone(),
         torch_threads: args.torch_threads,

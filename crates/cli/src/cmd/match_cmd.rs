@@ -47,18 +47,10 @@ pub struct MatchArgs {
     /// Games played at once (one shared inference batch per network).
     #[arg(long, default_value_t = 4)]
     pub parallel: usize,
-    /// SPRT bounds `ELO0,ELO1`: stop early when H0 or H1 is accepted.
-    #[arg(long)]
-    pub sprt: Option<String>,
-    /// SPRT false-positive rate.
-    #[arg(long, default_value_t = 0.05)]
-    pub sprt_alpha: f64,
-    /// SPRT false-negative rate.
-    #[arg(long, default_value_t = 0.05)]
-    pub sprt_beta: f64,
-    /// Draw a game at this many plies.
-    #[arg(long, default_value_t = 320)]
-    pub max_plies: u32,
+    #[command(flatten)]
+    pub sprt: SprtArgs,
+    #[command(flatten)]
+    pub limit: PlyLimitArgs,
     /// USI engines: byoyomi per move, ms.
     #[arg(long, default_value_t = 1000)]
     pub byoyomi: u64,
@@ -86,7 +78,44 @@ pub struct MatchArgs {
 }
 
 /// Parses `ELO0,ELO1`.
-pub fn parse_sprt(text: &str, alpha: f64, beta: f64) -> Result<SprtConfig> {
+/// The SPRT flags shared by `match` and `gate`.
+#[derive(Debug, clap::Args)]
+pub struct SprtArgs {
+    /// SPRT bounds `ELO0,ELO1`: stop early when H0 or H1 is accepted (in a gate H1
+    /// promotes, H0 rejects and undecided falls back to the threshold).
+    #[arg(long = "sprt")]
+    pub bounds: Option<String>,
+    /// SPRT false-positive rate.
+    #[arg(long = "sprt-alpha", default_value_t = 0.05)]
+    pub alpha: f64,
+    /// SPRT false-negative rate.
+    #[arg(long = "sprt-beta", default_value_t = 0.05)]
+    pub beta: f64,
+}
+
+impl SprtArgs {
+    /// The SPRT, if `--sprt` was given.
+    pub fn config(&self) -> Result<Option<SprtConfig>> {
+        self.bounds
+            .as_deref()
+            .map(|s| parse_sprt(s, self.alpha, self.beta))
+            .transpose()
+    }
+}
+
+/// The game-length flags shared by `match` and `gate`.
+#[derive(Debug, clap::Args)]
+pub struct PlyLimitArgs {
+    /// Stop a game at this many plies (a draw unless adjudicated).
+    #[arg(long, default_value_t = 320)]
+    pub max_plies: u32,
+    /// A game stopped at `--max-plies` goes to the side ahead by at least this many
+    /// material points (rook and bishop 5, other pieces 1, board plus hand); 0 = draw.
+    #[arg(long, default_value_t = 0)]
+    pub adjudicate: u32,
+}
+
+fn parse_sprt(text: &str, alpha: f64, beta: f64) -> Result<SprtConfig> {
     let Some((a, b)) = text.split_once(',') else {
         bail!("--sprt wants ELO0,ELO1, got {text:?}");
     };
@@ -130,18 +159,14 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             plies: args.opening_plies,
         },
     };
-    let sprt = args
-        .sprt
-        .as_deref()
-        .map(|s| parse_sprt(s, args.sprt_alpha, args.sprt_beta))
-        .transpose()?;
     let config = MatchConfig {
         games: args.games,
         variant,
-        max_plies: args.max_plies,
+        max_plies: args.limit.max_plies,
+        adjudicate_margin: args.limit.adjudicate,
         openings,
         parallel: args.parallel.max(1),
-        sprt,
+        sprt: args.sprt.config()?,
         players: PlayerSettings {
             simulations: args.simulations.max(1),
             temperature_plies: args.temperature_plies,
