@@ -217,12 +217,15 @@ impl ResBlock {
     }
 
     fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
-        let h = self.conv1.forward_t(xs, train).relu();
+        // In-place ReLUs (as torchvision's ResNet): each overwrites a fresh BN or sum
+        // output that nothing else holds, so autograd is unaffected and a buffer per
+        // activation is saved.
+        let h = self.conv1.forward_t(xs, train).relu_();
         let mut h = self.conv2.forward_t(&h, train);
         if let Some(se) = &self.se {
             h = se.forward(&h);
         }
-        (h + xs).relu()
+        (h + xs).relu_()
     }
 }
 
@@ -304,7 +307,7 @@ impl Net {
         let cfg = &self.config;
         let (h, w) = (cfg.board_h as i64, cfg.board_w as i64);
         let xs = xs.view([-1, cfg.input_planes as i64, h, w]);
-        let mut t = self.stem.forward_t(&xs, train).relu();
+        let mut t = self.stem.forward_t(&xs, train).relu_();
         for block in &self.tower {
             t = block.forward_t(&t, train);
         }
