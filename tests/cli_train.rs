@@ -130,6 +130,22 @@ fn smoke_run_completes_the_loop_and_resumes() {
         line.starts_with("position sfen rbsgk/4p/5/P4/KGSBR b - 1 moves "),
         "{line}"
     );
+    // hcpe3 (dlshogi's format) has no minishogi form: refused with the reason, no file.
+    let hcpe3 = dir.path().join("games.hcpe3");
+    let export = Command::new(BIN)
+        .arg("export")
+        .arg(run.replay())
+        .args(["--format", "hcpe3", "--out"])
+        .arg(&hcpe3)
+        .output()
+        .unwrap();
+    assert!(!export.status.success());
+    assert!(
+        String::from_utf8_lossy(&export.stderr).contains("standard shogi only"),
+        "{}",
+        String::from_utf8_lossy(&export.stderr)
+    );
+    assert!(!hcpe3.exists());
 
     // Starting again without --resume refuses to overwrite the run.
     let again = train(&dir, &[]);

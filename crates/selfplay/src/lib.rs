@@ -8,6 +8,7 @@
 
 pub mod actors;
 pub mod convert;
+pub mod hcpe3;
 pub mod play;
 pub mod record;
 

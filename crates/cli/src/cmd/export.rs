@@ -1,11 +1,13 @@
 //! `shogi-zero export`: self-play replay chunks as files any viewer reads — the USI
-//! `position sfen ... moves ...` line always, CSA and KIF for standard shogi.
+//! `position sfen ... moves ...` line always, CSA and KIF for standard shogi — or as one
+//! dlshogi `hcpe3` file that existing shogi trainers read.
 
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use shogi_selfplay::convert::write_game_dir;
+use shogi_selfplay::hcpe3;
 use shogi_selfplay::record::{read_chunk, read_chunk_dir};
 
 /// Arguments of `shogi-zero export`.
@@ -13,12 +15,26 @@ use shogi_selfplay::record::{read_chunk, read_chunk_dir};
 pub struct ExportArgs {
     /// A replay chunk (`*.szgr`) or a directory of them (a run's `replay/`).
     pub input: PathBuf,
-    /// Directory to write `<chunk>-gNNN.usi|csa|kif` into (created if missing).
+    /// `files`: the directory to write `<chunk>-gNNN.usi|csa|kif` into (created if
+    /// missing). `hcpe3`: the file to write.
     #[arg(long)]
     pub out: PathBuf,
+    /// `files` (USI, CSA, KIF per game) or `hcpe3` (dlshogi's training format, standard
+    /// shogi only: start position, moves, root evaluations and visit counts).
+    #[arg(long, value_enum, default_value_t = ExportFormat::Files)]
+    pub format: ExportFormat,
     /// Export at most this many games (newest chunks are not preferred: file order).
     #[arg(long)]
     pub limit: Option<usize>,
+}
+
+/// What `export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// One `.usi` (and for shogi `.csa`, `.kif`) file per game.
+    Files,
+    /// One dlshogi `hcpe3` file.
+    Hcpe3,
 }
 
 /// Runs the subcommand.
@@ -51,6 +67,9 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     };
     chunks.dedup();
     let limit = args.limit.unwrap_or(usize::MAX);
+    if args.format == ExportFormat::Hcpe3 {
+        return export_hcpe3(&chunks, &args.out, limit);
+    }
     let (mut games, mut files, mut skipped) = (0usize, 0usize, 0usize);
     'chunks: for chunk in &chunks {
         let records = match read_chunk(chunk) {
@@ -81,6 +100,84 @@ pub fn run(args: &ExportArgs) -> Result<()> {
         args.out.display(),
         if skipped > 0 {
             format!("; {skipped} damaged chunks skipped")
+        } else {
+            String::new()
+        }
+    );
+    Ok(())
+}
+
+/// Writes every game of `chunks` (up to `limit`) into one hcpe3 file, published by a
+/// rename so a reader never sees half of it.
+fn export_hcpe3(chunks: &[PathBuf], out: &std::path::Path, limit: usize) -> Result<()> {
+    if out.is_dir() {
+        bail!("--out {} is a directory; hcpe3 is one file", out.display());
+    }
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    let tmp = out.with_extension("hcpe3.tmp");
+    let file =
+        std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    let mut writer = std::io::BufWriter::new(file);
+    let (mut games, mut positions, mut skipped, mut unfit) = (0usize, 0usize, 0usize, 0usize);
+    'chunks: for chunk in chunks {
+        let records = match read_chunk(chunk) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("skipping {}: {e}", chunk.display());
+                skipped += 1;
+                continue;
+            }
+        };
+        for (i, record) in records.iter().enumerate() {
+            if games >= limit {
+                break 'chunks;
+            }
+            match hcpe3::write_game(record, &mut writer) {
+                Ok(()) => {
+                    games += 1;
+                    positions += record.moves.len();
+                }
+                Err(hcpe3::Hcpe3Error::Io(e)) => {
+                    return Err(e).with_context(|| format!("writing {}", tmp.display()));
+                }
+                // A game the format cannot hold (minishogi, a handicap start) is left out.
+                Err(e) => {
+                    if unfit == 0 {
+                        eprintln!("leaving out game {i} of {}: {e}", chunk.display());
+                    }
+                    unfit += 1;
+                }
+            }
+        }
+    }
+    if games == 0 && unfit > 0 {
+        drop(writer);
+        let _ = std::fs::remove_file(&tmp);
+        bail!("none of the {unfit} games has an hcpe3 form (standard shogi from a full set only)");
+    }
+    use std::io::Write;
+    writer
+        .flush()
+        .with_context(|| format!("writing {}", tmp.display()))?;
+    writer
+        .get_ref()
+        .sync_all()
+        .with_context(|| format!("syncing {}", tmp.display()))?;
+    drop(writer);
+    std::fs::rename(&tmp, out).with_context(|| format!("renaming to {}", out.display()))?;
+    println!(
+        "exported {games} games ({positions} positions) to {}{}{}",
+        out.display(),
+        if skipped > 0 {
+            format!("; {skipped} damaged chunks skipped")
+        } else {
+            String::new()
+        },
+        if unfit > 0 {
+            format!("; {unfit} games without an hcpe3 form left out")
         } else {
             String::new()
         }
