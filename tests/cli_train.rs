@@ -131,7 +131,7 @@ fn smoke_run_completes_the_loop_and_resumes() {
         "{line}"
     );
     // hcpe3 (dlshogi's format) has no minishogi form: refused with the reason, no file.
-    let hcpe3 = dir.path().join("games.hcpe3");
+    let hcpe3 = dir.join("games.hcpe3");
     let export = Command::new(BIN)
         .arg("export")
         .arg(run.replay())
