@@ -298,8 +298,8 @@ pub struct Search<G: Game> {
 pub enum Progress<M> {
     /// Evaluate [`Search::pending_evaluations`] and call [`Search::provide`].
     Evaluate,
-    /// The search is over.
-    Done(SearchResult<M>),
+    /// The search is over (boxed: a result is large next to `Evaluate`).
+    Done(Box<SearchResult<M>>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -453,7 +453,7 @@ impl<G: Game> Search<G> {
         self.begin(game, limits.clone());
         loop {
             match self.step() {
-                Progress::Done(result) => return Ok(result),
+                Progress::Done(result) => return Ok(*result),
                 Progress::Evaluate => {
                     let outputs = {
                         let mut reqs: Vec<EvalRequest<'_, G>> = self
@@ -637,7 +637,7 @@ impl<G: Game> Search<G> {
                     stop_reason,
                     s.start,
                 );
-                return Progress::Done(result);
+                return Progress::Done(Box::new(result));
             }
             self.gather(&mut s);
             if !self.pending.is_empty() {

@@ -587,6 +587,9 @@ fn keyed_evaluator() -> impl Evaluator<TicTacToe> {
     })
 }
 
+/// Chosen move, root visits and policy target of one search.
+type MoveSummary = (Option<Idx>, Vec<u32>, Vec<f32>);
+
 #[test]
 fn interleaved_resumable_searches_match_blocking_searches() {
     // Several games, each with its own Search, advanced together with one evaluator call
@@ -601,7 +604,7 @@ fn interleaved_resumable_searches_match_blocking_searches() {
         };
         let ev = keyed_evaluator();
         let plies = 5;
-        let blocking: Vec<Vec<(Option<Idx>, Vec<u32>, Vec<f32>)>> = (0..4u64)
+        let blocking: Vec<Vec<MoveSummary>> = (0..4u64)
             .map(|seed| {
                 let mut s = Search::new(config.clone(), seed);
                 let mut g = TicTacToe::new();
@@ -621,7 +624,7 @@ fn interleaved_resumable_searches_match_blocking_searches() {
             .map(|seed| Search::new(config.clone(), seed))
             .collect();
         let mut games = vec![TicTacToe::new(); 4];
-        let mut results: Vec<Vec<(Option<Idx>, Vec<u32>, Vec<f32>)>> = vec![Vec::new(); 4];
+        let mut results: Vec<Vec<MoveSummary>> = vec![Vec::new(); 4];
         let mut rounds_with_many = 0;
         loop {
             for (i, s) in searches.iter_mut().enumerate() {

@@ -199,7 +199,7 @@ impl SelfPlayGame {
             }
             match self.search.step() {
                 Progress::Evaluate => return GameProgress::Evaluate,
-                Progress::Done(result) => self.play_searched(result),
+                Progress::Done(result) => self.play_searched(*result),
             }
         }
     }
