@@ -371,12 +371,15 @@ impl<G: Game> Search<G> {
         self.nodes.first().map_or(0, |n| n.visits)
     }
 
-    /// Discards the tree.
+    /// Discards the tree (and ends a search begun with [`Search::begin`]).
     pub fn clear(&mut self) {
         self.nodes.clear();
         self.root_game = None;
         self.noise_applied = false;
         self.gstate = None;
+        // A running search refers to the tree: it ends with it.
+        self.session = None;
+        self.pending.clear();
     }
 
     /// Tells the searcher that `mv` was played from the current root (by either side).
@@ -559,8 +562,6 @@ impl<G: Game> Search<G> {
     /// Abandons a running search (the evaluator failed or the caller stops): clears the
     /// tree, whose in-flight marks would otherwise be stale.
     pub fn abort(&mut self) {
-        self.session = None;
-        self.pending.clear();
         self.clear();
     }
 

@@ -125,8 +125,9 @@ pub struct ActorSummary {
 }
 
 /// Runs self-play until `config.games` are done or `stop` is raised, writing chunks
-/// `PREFIX-aTT-NNNNNNNN.szgr` into `replay_dir` (TT = actor thread). Blocks the calling thread; returns after all
-/// actors have flushed their chunks (a stop loses only the games in progress).
+/// `PREFIX-aTT-NNNNNNNN.szgr` into `replay_dir` (TT = actor thread). Blocks the calling
+/// thread; returns after all actors have flushed their chunks (a stop loses only the
+/// games in progress).
 #[allow(clippy::too_many_arguments)]
 pub fn run_actors<E, S>(
     config: &ActorConfig,
