@@ -458,27 +458,34 @@ impl<G: Game> Search<G> {
             match self.step() {
                 Progress::Done(result) => return Ok(*result),
                 Progress::Evaluate => {
-                    let outputs = {
-                        let mut reqs: Vec<EvalRequest<'_, G>> = self
-                            .pending_evaluations()
-                            .map(|(g, m)| EvalRequest::new(g, m))
-                            .collect();
-                        evaluator.evaluate(&mut reqs).map(|()| {
-                            reqs.into_iter()
-                                .map(|r| (r.priors, r.wdl))
-                                .collect::<Vec<_>>()
-                        })
-                    };
-                    match outputs {
-                        Ok(outputs) => self.provide(outputs),
-                        Err(err) => {
-                            self.abort();
-                            return Err(err.into());
-                        }
+                    if let Err(err) = self.evaluate_pending(evaluator) {
+                        self.abort();
+                        return Err(err.into());
                     }
                 }
             }
         }
+    }
+
+    /// Evaluates this search's [`Search::pending_evaluations`] with `evaluator` alone and
+    /// [`Search::provide`]s the outputs (a caller driving many searches batches their
+    /// leaves itself instead). On an error nothing is provided.
+    pub fn evaluate_pending<E: Evaluator<G> + ?Sized>(
+        &mut self,
+        evaluator: &E,
+    ) -> Result<(), EvalError> {
+        let outputs = {
+            let mut reqs: Vec<EvalRequest<'_, G>> = self
+                .pending_evaluations()
+                .map(|(g, m)| EvalRequest::new(g, m))
+                .collect();
+            evaluator.evaluate(&mut reqs)?;
+            reqs.into_iter()
+                .map(|r| (r.priors, r.wdl))
+                .collect::<Vec<_>>()
+        };
+        self.provide(outputs);
+        Ok(())
     }
 
     /// Starts a resumable search from `game` (the non-blocking form of [`Search::search`],

@@ -7,8 +7,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 use shogi_game::{Color, EndReason, Game, Outcome};
 use shogi_mcts::{
-    EvalRequest, Evaluator, Progress, Search, SearchConfig, SearchError, SearchLimits,
-    SearchResult, Wdl,
+    Evaluator, Progress, Search, SearchConfig, SearchError, SearchLimits, SearchResult, Wdl,
 };
 use shogi_rules::{ImpasseRule, ShogiGame};
 
@@ -85,19 +84,7 @@ pub fn play_game<E: Evaluator<ShogiGame> + ?Sized>(
     loop {
         match game.step() {
             GameProgress::Finished => return Ok(game.finish()),
-            GameProgress::Evaluate => {
-                let outputs = {
-                    let mut reqs: Vec<EvalRequest<'_, ShogiGame>> = game
-                        .pending_evaluations()
-                        .map(|(g, m)| EvalRequest::new(g, m))
-                        .collect();
-                    evaluator.evaluate(&mut reqs)?;
-                    reqs.into_iter()
-                        .map(|r| (r.priors, r.wdl))
-                        .collect::<Vec<_>>()
-                };
-                game.provide(outputs);
-            }
+            GameProgress::Evaluate => game.search.evaluate_pending(evaluator)?,
         }
     }
 }

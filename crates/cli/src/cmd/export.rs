@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use shogi_selfplay::convert::write_game_dir;
 use shogi_selfplay::hcpe3;
-use shogi_selfplay::record::{read_chunk, read_chunk_dir};
+use shogi_selfplay::record::{GameRecord, read_chunk, read_chunk_dir};
 
 /// Arguments of `shogi-zero export`.
 #[derive(Debug, Args)]
@@ -72,13 +72,8 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     }
     let (mut games, mut files, mut skipped) = (0usize, 0usize, 0usize);
     'chunks: for chunk in &chunks {
-        let records = match read_chunk(chunk) {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("skipping {}: {e}", chunk.display());
-                skipped += 1;
-                continue;
-            }
+        let Some(records) = read_or_skip(chunk, &mut skipped) else {
+            continue;
         };
         let stem = chunk
             .file_stem()
@@ -123,13 +118,8 @@ fn export_hcpe3(chunks: &[PathBuf], out: &std::path::Path, limit: usize) -> Resu
     let mut writer = std::io::BufWriter::new(file);
     let (mut games, mut positions, mut skipped, mut unfit) = (0usize, 0usize, 0usize, 0usize);
     'chunks: for chunk in chunks {
-        let records = match read_chunk(chunk) {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("skipping {}: {e}", chunk.display());
-                skipped += 1;
-                continue;
-            }
+        let Some(records) = read_or_skip(chunk, &mut skipped) else {
+            continue;
         };
         for (i, record) in records.iter().enumerate() {
             if games >= limit {
@@ -183,4 +173,16 @@ fn export_hcpe3(chunks: &[PathBuf], out: &std::path::Path, limit: usize) -> Resu
         }
     );
     Ok(())
+}
+
+/// A chunk's games, or `None` (counted in `skipped`, with a warning) if it is damaged.
+fn read_or_skip(chunk: &std::path::Path, skipped: &mut usize) -> Option<Vec<GameRecord>> {
+    match read_chunk(chunk) {
+        Ok(records) => Some(records),
+        Err(e) => {
+            eprintln!("skipping {}: {e}", chunk.display());
+            *skipped += 1;
+            None
+        }
+    }
 }
