@@ -18,19 +18,54 @@
 //!   (SFEN with multi-letter codes in brackets: `[DE]` Black, `[de]` White, `+` for a
 //!   piece that reached its kind by promotion; the hand field is always `-`).
 //!
-//! # Not yet here
+//! - [`betza`]: the seed's Betza strings compiled into move tables.
+//! - [`movegen`] and [`game`]: move generation, promotion, contagion, the game end and
+//!   [`TaiGame`], which implements [`shogi_game::Game`] so search, self-play and the
+//!   arena play tai shogi without special cases.
 //!
-//! Move generation (steps, slides, leaps, lion and lion-dog multi-step moves with igui,
-//! hook moves, the emperor), promotion and contagious promotion, the game end, and the
-//! [`shogi_game::Game`] implementation that lets search, self-play and the arena play it.
-//! The readings they will follow are recorded in `data/pieces.toml`'s `[rules]` table:
-//! promotion compulsory at the end of a piece's first capturing move, contagion from the
-//! deva and the dark spirit, no check rule, the game lost when a side has no emperor and
-//! no prince left; the contested ones (the emperor's captures, the lion dog, the
-//! promotion trigger, repetition) are to be switchable options.
+//! # Rule choices
+//!
+//! The seed's readings are the defaults; the contested ones are options in [`TaiRules`].
+//!
+//! - **Promotion** ([`PromotionTrigger`]): compulsory at the end of a piece's first
+//!   capturing move, after the whole move (an unpromoted lion still captures twice).
+//!   A promoted piece never promotes again. Option: only when capturing a promoted piece.
+//! - **Contagion**: whatever captures a deva or teaching king becomes a teaching king;
+//!   a dark spirit or buddhist spirit, a buddhist spirit. If one move captures both
+//!   kinds, the last capture decides. The emperor and prince stay as they are; a drunk
+//!   elephant becomes a prince.
+//! - **The emperor** ([`EmperorCaptures`]): jumps to any empty square and captures any
+//!   non-royal anywhere; it captures a royal only if the opponent could not recapture on
+//!   that square. Options: only undefended pieces, or no captures.
+//! - **The lion dog** ([`LionDog`]): three steps along one line, capturing or jumping on
+//!   each; igui on the first square; out two and back one. Option: a plain `Q3` rider.
+//!   Without the great elephant (`great_elephant = false`) it does not promote.
+//! - **The great elephant** has no Betza in the seed: read from its words as `RbBfB2`
+//!   plus the lion dog's power along the orthogonals and backward diagonals.
+//! - **Hook movers** (HM, Ca, LGn, PC): one 90° turn at most, through empty squares,
+//!   capturing only at the end. The unmodified `aR`/`aB` continuations are read as 90°
+//!   turns, as the words say.
+//! - **Pass**: the lion-type pieces (Ln, LD, FF, HF, SE, TK, BSp, GE) may step out to an
+//!   empty square and back. Not right after a pass: «два последовательных паса
+//!   невозможны».
+//! - **No check rule**: moves that leave a royal attacked are legal. A side with no
+//!   emperor and no prince left has lost; a side with no move at all loses (the Chess
+//!   Variant Pages' ruling).
+//! - **Repetition** ([`Repetition`]): the seed is silent on which rule applies. Default:
+//!   the same position with the same side to move for the fourth time is a draw. Option:
+//!   the strict historical rule that forbids any move recreating an earlier position.
+//! - **Length**: a configurable ply cap ends the game in a draw (`max_plies`).
+//! - **No lion-trading rules**: the seed has none.
 
+pub mod betza;
+pub mod game;
+pub mod movegen;
 pub mod pieces;
 pub mod position;
+pub mod rules;
 
+pub use game::{TaiGame, promoted_piece};
+pub use movegen::TaiMove;
 pub use pieces::{Catalogue, KindInfo, PIECES_PER_SIDE, PieceKind, SETUP_KINDS};
 pub use position::{Piece, Position, SIZE, SQUARES, SfenError, Square};
+pub use rules::{EmperorCaptures, LionDog, PromotionTrigger, Repetition, TaiRules};

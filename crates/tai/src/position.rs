@@ -229,6 +229,21 @@ impl Position {
         self.move_number
     }
 
+    /// The board, indexed by [`Square`].
+    pub(crate) fn board(&self) -> &[Option<Piece>] {
+        &self.board
+    }
+
+    /// The board, mutable.
+    pub(crate) fn board_mut(&mut self) -> &mut [Option<Piece>] {
+        &mut self.board
+    }
+
+    /// Sets the move number.
+    pub fn set_move_number(&mut self, n: u32) {
+        self.move_number = n.max(1);
+    }
+
     /// Every occupied square with its piece.
     pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
         self.board

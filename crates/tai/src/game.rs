@@ -1,0 +1,353 @@
+//! [`TaiGame`]: a tai shogi game behind the shared [`Game`] seam.
+
+use shogi_game::{Color, EndReason, Game, Outcome};
+
+use crate::movegen::{TaiMove, emperor_moves, is_emperor, piece_moves, spec};
+use crate::pieces::{Catalogue, PieceKind};
+use crate::position::{Piece, Position, SQUARES};
+use crate::rules::{PromotionTrigger, Repetition, TaiRules};
+
+/// The kinds promotion and contagion name.
+struct Kinds {
+    deva: PieceKind,
+    teaching_king: PieceKind,
+    dark_spirit: PieceKind,
+    buddhist_spirit: PieceKind,
+    drunk_elephant: PieceKind,
+    prince: PieceKind,
+    lion_dog: PieceKind,
+}
+
+fn kinds() -> Kinds {
+    let cat = Catalogue::get();
+    let k = |a: &str| cat.by_abbr(a).expect("catalogue kind");
+    Kinds {
+        deva: k("DV"),
+        teaching_king: k("TK"),
+        dark_spirit: k("DSp"),
+        buddhist_spirit: k("BSp"),
+        drunk_elephant: k("DE"),
+        prince: k("CP"),
+        lion_dog: k("LD"),
+    }
+}
+
+static KINDS: std::sync::LazyLock<Kinds> = std::sync::LazyLock::new(kinds);
+
+/// A piece's zobrist key on a square (mixed on the fly: a table would be 2 MB).
+#[inline]
+fn zobrist(sq: usize, p: Piece) -> u64 {
+    let code = (sq as u64) << 10
+        | u64::from(p.kind.0) << 2
+        | (p.color as u64) << 1
+        | u64::from(p.promoted);
+    let mut z = code.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+const WHITE_TO_MOVE: u64 = 0x6A09_E667_F3BC_C908;
+
+fn position_key(pos: &Position) -> u64 {
+    let mut key = pos
+        .pieces()
+        .fold(0, |k, (sq, p)| k ^ zobrist(usize::from(sq.0), p));
+    if pos.side_to_move() == Color::White {
+        key ^= WHITE_TO_MOVE;
+    }
+    key
+}
+
+/// What the piece that moves becomes at the end of a move that captured `captured`
+/// (in capture order).
+pub fn promoted_piece(mover: Piece, captured: &[Piece], rules: &TaiRules) -> Piece {
+    let k = &*KINDS;
+    if captured.is_empty() {
+        return mover;
+    }
+    // Contagion (the last contagious capture decides): the capturer becomes a teaching
+    // king or buddhist spirit; royals take their normal promotion or stay as they are.
+    let contagious = captured.iter().rev().find_map(|p| {
+        if p.kind == k.deva || p.kind == k.teaching_king {
+            Some(k.teaching_king)
+        } else if p.kind == k.dark_spirit || p.kind == k.buddhist_spirit {
+            Some(k.buddhist_spirit)
+        } else {
+            None
+        }
+    });
+    if let Some(kind) = contagious {
+        if mover.kind.is_royal() {
+            return mover;
+        }
+        if mover.kind == k.drunk_elephant {
+            return Piece {
+                kind: k.prince,
+                promoted: true,
+                ..mover
+            };
+        }
+        return Piece {
+            kind,
+            promoted: true,
+            ..mover
+        };
+    }
+    let triggered = match rules.promotion {
+        PromotionTrigger::FirstCapture => true,
+        PromotionTrigger::CapturingPromoted => captured.iter().any(|p| p.promoted),
+    };
+    match mover.kind.promotes_to() {
+        Some(kind)
+            if triggered
+                && !mover.promoted
+                && (rules.great_elephant || mover.kind != k.lion_dog) =>
+        {
+            Piece {
+                kind,
+                promoted: true,
+                ..mover
+            }
+        }
+        _ => mover,
+    }
+}
+
+/// A tai shogi game: the position, the keys of every position so far, and the state the
+/// end rules need.
+#[derive(Clone, Debug)]
+pub struct TaiGame {
+    pos: Position,
+    rules: TaiRules,
+    ply: u32,
+    keys: Vec<u64>,
+    royals: [u16; 2],
+    last_was_pass: bool,
+    outcome: Option<Outcome>,
+}
+
+impl TaiGame {
+    /// A game from a position.
+    pub fn new(pos: Position, rules: TaiRules) -> TaiGame {
+        let mut royals = [0; 2];
+        for (_, p) in pos.pieces() {
+            if p.kind.is_royal() {
+                royals[p.color.index()] += 1;
+            }
+        }
+        let mut game = TaiGame {
+            keys: vec![position_key(&pos)],
+            pos,
+            rules,
+            ply: 0,
+            royals,
+            last_was_pass: false,
+            outcome: None,
+        };
+        game.outcome = game.compute_outcome(None);
+        game
+    }
+
+    /// A game from the initial setup.
+    pub fn startpos(rules: TaiRules) -> TaiGame {
+        TaiGame::new(Position::startpos(), rules)
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+
+    /// The rule options.
+    pub fn rules(&self) -> &TaiRules {
+        &self.rules
+    }
+
+    /// Royal pieces (emperor, princes) `c` has on the board.
+    pub fn royal_count(&self, c: Color) -> u32 {
+        u32::from(self.royals[c.index()])
+    }
+
+    /// Every move of the side to move before the repetition and pass rules.
+    fn pseudo_moves(&self, out: &mut Vec<TaiMove>) {
+        let board = self.pos.board();
+        let me = self.pos.side_to_move();
+        for (sq, cell) in board.iter().enumerate() {
+            let Some(p) = *cell else { continue };
+            if p.color != me {
+                continue;
+            }
+            if is_emperor(p.kind) {
+                emperor_moves(board, sq, p, &self.rules, out);
+            } else {
+                piece_moves(board, sq, p, spec(p.kind, &self.rules), out);
+            }
+        }
+    }
+
+    fn allowed(&self, mv: TaiMove) -> bool {
+        if mv.is_pass() && self.last_was_pass {
+            return false;
+        }
+        self.rules.repetition != Repetition::Forbidden || !self.keys.contains(&self.key_after(mv))
+    }
+
+    /// The pieces `mv` captures, in path order.
+    fn captures(&self, mv: TaiMove) -> Vec<(usize, Piece)> {
+        let board = self.pos.board();
+        let mut out: Vec<(usize, Piece)> = mv
+            .vias()
+            .filter_map(|v| board[usize::from(v.0)].map(|p| (usize::from(v.0), p)))
+            .collect();
+        if mv.to() != mv.from()
+            && let Some(p) = board[usize::from(mv.to().0)]
+        {
+            out.push((usize::from(mv.to().0), p));
+        }
+        out
+    }
+
+    /// The key of the position after `mv`.
+    pub fn key_after(&self, mv: TaiMove) -> u64 {
+        let from = usize::from(mv.from().0);
+        let Some(mover) = self.pos.board()[from] else {
+            return self.key();
+        };
+        let captured = self.captures(mv);
+        let pieces: Vec<Piece> = captured.iter().map(|&(_, p)| p).collect();
+        let after = promoted_piece(mover, &pieces, &self.rules);
+        let mut key = self.key() ^ WHITE_TO_MOVE ^ zobrist(from, mover);
+        for &(sq, p) in &captured {
+            key ^= zobrist(sq, p);
+        }
+        key ^ zobrist(usize::from(mv.to().0), after)
+    }
+
+    fn has_any_move(&self) -> bool {
+        let mut moves = Vec::new();
+        let board = self.pos.board();
+        let me = self.pos.side_to_move();
+        for (sq, cell) in board.iter().enumerate() {
+            let Some(p) = *cell else { continue };
+            if p.color != me {
+                continue;
+            }
+            moves.clear();
+            if is_emperor(p.kind) {
+                emperor_moves(board, sq, p, &self.rules, &mut moves);
+            } else {
+                piece_moves(board, sq, p, spec(p.kind, &self.rules), &mut moves);
+            }
+            if moves.iter().any(|&m| self.allowed(m)) {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn compute_outcome(&self, mover: Option<Color>) -> Option<Outcome> {
+        let to_move = self.pos.side_to_move();
+        if let Some(mover) = mover
+            && self.royals[(!mover).index()] == 0
+        {
+            return Some(Outcome::win(mover, EndReason::RoyalsCaptured));
+        }
+        if self.royals[to_move.index()] == 0 {
+            // A position set up without royals for the side to move: already lost.
+            return Some(Outcome::win(!to_move, EndReason::RoyalsCaptured));
+        }
+        if self.rules.repetition == Repetition::FourfoldDraw {
+            let key = self.key();
+            if self.keys.iter().filter(|&&k| k == key).count() >= 4 {
+                return Some(Outcome::draw(EndReason::Repetition));
+            }
+        }
+        if self.rules.max_plies > 0 && self.ply >= self.rules.max_plies {
+            return Some(Outcome::draw(EndReason::MaxPlies));
+        }
+        if !self.has_any_move() {
+            // The Chess Variant Pages' convention: a side with no move loses.
+            return Some(Outcome::win(!to_move, EndReason::NoLegalMoves));
+        }
+        None
+    }
+}
+
+impl Game for TaiGame {
+    type Move = TaiMove;
+
+    fn variant_name(&self) -> &'static str {
+        "tai"
+    }
+
+    fn side_to_move(&self) -> Color {
+        self.pos.side_to_move()
+    }
+
+    fn ply(&self) -> u32 {
+        self.ply
+    }
+
+    fn legal_moves(&self, out: &mut Vec<TaiMove>) {
+        let start = out.len();
+        self.pseudo_moves(out);
+        if self.last_was_pass || self.rules.repetition == Repetition::Forbidden {
+            let mut kept = start;
+            for i in start..out.len() {
+                if self.allowed(out[i]) {
+                    out[kept] = out[i];
+                    kept += 1;
+                }
+            }
+            out.truncate(kept);
+        }
+    }
+
+    fn play(&mut self, mv: TaiMove) {
+        let from = usize::from(mv.from().0);
+        let to = usize::from(mv.to().0);
+        let mover_color = self.pos.side_to_move();
+        let key = self.key_after(mv);
+        let captured = self.captures(mv);
+        let pieces: Vec<Piece> = captured.iter().map(|&(_, p)| p).collect();
+        let board = self.pos.board_mut();
+        let Some(mover) = board[from].take() else {
+            debug_assert!(false, "no piece on {}", mv.from());
+            return;
+        };
+        for &(sq, p) in &captured {
+            board[sq] = None;
+            if p.kind.is_royal() {
+                self.royals[p.color.index()] -= 1;
+            }
+        }
+        let after = promoted_piece(mover, &pieces, &self.rules);
+        if after.kind.is_royal() && !mover.kind.is_royal() {
+            self.royals[mover_color.index()] += 1;
+        }
+        board[to] = Some(after);
+        debug_assert!(to < SQUARES);
+        self.pos.set_side_to_move(!mover_color);
+        self.pos.set_move_number(self.pos.move_number() + 1);
+        self.ply += 1;
+        self.last_was_pass = mv.is_pass();
+        self.keys.push(key);
+        self.outcome = self.compute_outcome(Some(mover_color));
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+
+    fn key(&self) -> u64 {
+        *self.keys.last().expect("the start key")
+    }
+
+    fn parse_move(&self, text: &str) -> Option<TaiMove> {
+        let mv = TaiMove::parse(text)?;
+        let mut moves = Vec::new();
+        self.legal_moves(&mut moves);
+        moves.contains(&mv).then_some(mv)
+    }
+}

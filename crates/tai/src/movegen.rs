@@ -1,0 +1,409 @@
+//! Move generation: every piece's moves from its compiled [`MoveSpec`], over a mailbox
+//! board of 625 squares.
+//!
+//! Tai shogi has no check rule, so pseudo-legal moves are legal; the only position-wide
+//! conditions are the emperor's royal captures (the target must be undefended), the
+//! pass (not right after a pass) and, under the strict repetition rule, repeated
+//! positions. [`crate::TaiGame`] applies the last two.
+
+use std::fmt;
+use std::sync::LazyLock;
+
+use shogi_game::Color;
+
+use crate::betza::{self, MoveSpec, Offset};
+use crate::pieces::{Catalogue, PieceKind};
+use crate::position::{Piece, SIZE, SQUARES, Square};
+use crate::rules::{EmperorCaptures, LionDog, TaiRules};
+
+const NONE: u16 = u16::MAX;
+
+/// One move: from, up to two captured intermediate squares (lion-type moves), to.
+///
+/// Pieces jumped over are not listed; a captured intermediate square is. A move whose
+/// `to` is its `from` is igui (居喰い, capture without moving) when it has a via, and a
+/// pass when it has none. Text: the squares in path order, `13m12l13m` (igui),
+/// `13m13k13j` (a lion capturing on 13k, then moving to 13j), `13m13m` (pass).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TaiMove {
+    from: u16,
+    via: [u16; 2],
+    to: u16,
+}
+
+impl TaiMove {
+    /// A plain move or capture.
+    pub fn new(from: Square, to: Square) -> TaiMove {
+        TaiMove {
+            from: from.0,
+            via: [NONE; 2],
+            to: to.0,
+        }
+    }
+
+    /// A move capturing on the `via` squares on its way (at most two).
+    pub fn with_vias(from: Square, vias: &[Square], to: Square) -> Option<TaiMove> {
+        if vias.len() > 2 {
+            return None;
+        }
+        let mut via = [NONE; 2];
+        for (slot, v) in via.iter_mut().zip(vias) {
+            *slot = v.0;
+        }
+        Some(TaiMove {
+            from: from.0,
+            via,
+            to: to.0,
+        })
+    }
+
+    /// The square the piece starts on.
+    pub fn from(self) -> Square {
+        Square(self.from)
+    }
+
+    /// The square the piece ends on.
+    pub fn to(self) -> Square {
+        Square(self.to)
+    }
+
+    /// Intermediate squares captured on the way, in path order.
+    pub fn vias(self) -> impl Iterator<Item = Square> {
+        self.via.into_iter().take_while(|&v| v != NONE).map(Square)
+    }
+
+    /// A pass: out to an empty square and back.
+    pub fn is_pass(self) -> bool {
+        self.from == self.to && self.via[0] == NONE
+    }
+
+    /// Parses the text form (squares in path order, 2 to 4 of them).
+    pub fn parse(text: &str) -> Option<TaiMove> {
+        let mut squares = Vec::new();
+        let mut rest = text;
+        while !rest.is_empty() {
+            let digits = rest.find(|c: char| !c.is_ascii_digit())?;
+            let end = digits + rest[digits..].chars().next()?.len_utf8();
+            squares.push(Square::parse(&rest[..end])?);
+            rest = &rest[end..];
+        }
+        if !(2..=4).contains(&squares.len()) {
+            return None;
+        }
+        let (from, to) = (squares[0], squares[squares.len() - 1]);
+        TaiMove::with_vias(from, &squares[1..squares.len() - 1], to)
+    }
+}
+
+impl fmt::Display for TaiMove {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.from())?;
+        for v in self.vias() {
+            write!(f, "{v}")?;
+        }
+        write!(f, "{}", self.to())
+    }
+}
+
+impl fmt::Debug for TaiMove {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "TaiMove({self})")
+    }
+}
+
+struct Specs {
+    by_kind: Vec<MoveSpec>,
+    lion_dog_q3: MoveSpec,
+    lion_dog: PieceKind,
+    emperor: PieceKind,
+}
+
+static SPECS: LazyLock<Specs> = LazyLock::new(|| {
+    let cat = Catalogue::get();
+    let by_kind = cat
+        .kinds()
+        .iter()
+        .map(|k| {
+            if k.abbr == "GE" {
+                betza::great_elephant()
+            } else {
+                betza::compile(&k.betza)
+                    .unwrap_or_else(|e| panic!("{}: bad Betza {:?}: {e}", k.abbr, k.betza))
+            }
+        })
+        .collect();
+    Specs {
+        by_kind,
+        lion_dog_q3: betza::compile("Q3").expect("valid"),
+        lion_dog: cat.by_abbr("LD").expect("lion dog"),
+        emperor: cat.by_abbr("E").expect("emperor"),
+    }
+});
+
+/// The compiled moves of `kind` under `rules`.
+pub fn spec(kind: PieceKind, rules: &TaiRules) -> &'static MoveSpec {
+    let specs = &*SPECS;
+    if kind == specs.lion_dog && rules.lion_dog == LionDog::Q3 {
+        return &specs.lion_dog_q3;
+    }
+    &specs.by_kind[usize::from(kind.0)]
+}
+
+/// Whether `kind` is the emperor.
+pub(crate) fn is_emperor(kind: PieceKind) -> bool {
+    kind == SPECS.emperor
+}
+
+#[inline]
+fn step(sq: usize, (dr, dc): Offset, k: i32) -> Option<usize> {
+    let r = (sq / SIZE) as i32 + i32::from(dr) * k;
+    let c = (sq % SIZE) as i32 + i32::from(dc) * k;
+    ((0..SIZE as i32).contains(&r) && (0..SIZE as i32).contains(&c))
+        .then(|| r as usize * SIZE + c as usize)
+}
+
+#[inline]
+fn orient(color: Color, (dr, dc): Offset) -> Offset {
+    match color {
+        Color::Black => (dr, dc),
+        Color::White => (-dr, -dc),
+    }
+}
+
+fn mv(from: usize, vias: &[usize], to: usize) -> TaiMove {
+    let mut via = [NONE; 2];
+    for (slot, &v) in via.iter_mut().zip(vias) {
+        *slot = v as u16;
+    }
+    TaiMove {
+        from: from as u16,
+        via,
+        to: to as u16,
+    }
+}
+
+/// Appends the moves of the non-emperor piece on `from` (passes included).
+pub(crate) fn piece_moves(
+    board: &[Option<Piece>],
+    from: usize,
+    piece: Piece,
+    spec: &MoveSpec,
+    out: &mut Vec<TaiMove>,
+) {
+    let me = piece.color;
+    let start = out.len();
+    let own = |sq: usize| board[sq].is_some_and(|p| p.color == me);
+    let enemy = |sq: usize| board[sq].is_some_and(|p| p.color != me);
+    for &d in &spec.leaps {
+        if let Some(t) = step(from, orient(me, d), 1)
+            && !own(t)
+        {
+            out.push(mv(from, &[], t));
+        }
+    }
+    for s in &spec.slides {
+        let d = orient(me, s.dir);
+        for k in 1..=i32::from(s.max) {
+            let Some(t) = step(from, d, k) else { break };
+            match board[t] {
+                None => out.push(mv(from, &[], t)),
+                Some(p) => {
+                    if p.color != me {
+                        out.push(mv(from, &[], t));
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    for &h in &spec.hooks {
+        let d = orient(me, h);
+        for k in 1.. {
+            let Some(corner) = step(from, d, k) else {
+                break;
+            };
+            if board[corner].is_some() {
+                break;
+            }
+            for turn in [(d.1, -d.0), (-d.1, d.0)] {
+                for j in 1.. {
+                    let Some(t) = step(corner, turn, j) else {
+                        break;
+                    };
+                    match board[t] {
+                        None => out.push(mv(from, &[], t)),
+                        Some(p) => {
+                            if p.color != me {
+                                out.push(mv(from, &[], t));
+                            }
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut can_pass = false;
+    if spec.area_lion {
+        for d1 in betza::KING_DIRECTIONS {
+            let Some(v) = step(from, d1, 1) else { continue };
+            if board[v].is_none() {
+                can_pass = true;
+                continue;
+            }
+            if !enemy(v) {
+                continue;
+            }
+            for d2 in betza::KING_DIRECTIONS {
+                let Some(t) = step(v, d2, 1) else { continue };
+                if t == from || !own(t) {
+                    out.push(mv(from, &[v], t));
+                }
+            }
+        }
+    }
+    for &(d, n) in &spec.lines {
+        let d = orient(me, d);
+        let line: Vec<usize> = (1..=i32::from(n)).map_while(|k| step(from, d, k)).collect();
+        for (k, &end) in line.iter().enumerate() {
+            // Straight out to `end`: intermediates are jumped or, if enemies, captured.
+            if !own(end) {
+                let enemies: Vec<usize> = line[..k].iter().copied().filter(|&s| enemy(s)).collect();
+                for mask in 0..1u32 << enemies.len() {
+                    let vias: Vec<usize> = enemies
+                        .iter()
+                        .enumerate()
+                        .filter(|&(i, _)| mask >> i & 1 == 1)
+                        .map(|(_, &s)| s)
+                        .collect();
+                    out.push(mv(from, &vias, end));
+                }
+            }
+            // Out to `end` and one step back, if a step is left: the turning point is
+            // captured (it cannot be jumped where the path bends back) or empty.
+            if k + 1 < usize::from(n) {
+                let back = if k == 0 { from } else { line[k - 1] };
+                if enemy(end) {
+                    if k == 0 {
+                        out.push(mv(from, &[end], from));
+                    } else if !own(back) {
+                        out.push(mv(from, &[end], back));
+                    }
+                } else if board[end].is_none() && k == 0 {
+                    can_pass = true;
+                }
+            }
+        }
+    }
+    if can_pass {
+        out.push(mv(from, &[], from));
+    }
+    if spec.overlapping {
+        out[start..].sort_unstable();
+        let mut kept = start;
+        for i in start..out.len() {
+            if i == start || out[i] != out[kept - 1] {
+                out[kept] = out[i];
+                kept += 1;
+            }
+        }
+        out.truncate(kept);
+    }
+}
+
+/// Whether a piece of `color` could capture on `target` (used for the emperor's
+/// "defended" test). `emperors` says whether `color`'s emperor counts; its own royal
+/// captures are tested one level deep, which is exact with one emperor a side.
+pub(crate) fn can_capture_at(
+    board: &[Option<Piece>],
+    color: Color,
+    target: usize,
+    rules: &TaiRules,
+    emperors: bool,
+) -> bool {
+    let mut scratch = Vec::new();
+    let (tr, tc) = ((target / SIZE) as i32, (target % SIZE) as i32);
+    for sq in 0..SQUARES {
+        let Some(p) = board[sq] else { continue };
+        if p.color != color {
+            continue;
+        }
+        if is_emperor(p.kind) {
+            if !emperors {
+                continue;
+            }
+            let victim = board[target].expect("a capture target");
+            let may = match rules.emperor {
+                EmperorCaptures::Never => false,
+                EmperorCaptures::UndefendedRoyals if !victim.kind.is_royal() => true,
+                _ => {
+                    let mut after = board.to_vec();
+                    after[sq] = None;
+                    after[target] = Some(p);
+                    !can_capture_at(&after, !color, target, rules, false)
+                }
+            };
+            if may {
+                return true;
+            }
+            continue;
+        }
+        let spec = spec(p.kind, rules);
+        let dist = ((sq / SIZE) as i32 - tr)
+            .abs()
+            .max(((sq % SIZE) as i32 - tc).abs());
+        if dist > i32::from(spec.reach) {
+            continue;
+        }
+        scratch.clear();
+        piece_moves(board, sq, p, spec, &mut scratch);
+        if scratch
+            .iter()
+            .any(|m| usize::from(m.to) == target || m.via.contains(&(target as u16)))
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// Appends the emperor's moves: every empty square, and the captures its rule allows.
+pub(crate) fn emperor_moves(
+    board: &[Option<Piece>],
+    from: usize,
+    piece: Piece,
+    rules: &TaiRules,
+    out: &mut Vec<TaiMove>,
+) {
+    let mut after: Option<Vec<Option<Piece>>> = None;
+    for t in 0..SQUARES {
+        if t == from {
+            continue;
+        }
+        match board[t] {
+            None => out.push(mv(from, &[], t)),
+            Some(p) if p.color == piece.color => {}
+            Some(p) => {
+                let needs_test = match rules.emperor {
+                    EmperorCaptures::Never => continue,
+                    EmperorCaptures::UndefendedRoyals => p.kind.is_royal(),
+                    EmperorCaptures::UndefendedPieces => true,
+                };
+                if needs_test {
+                    let after = after.get_or_insert_with(|| {
+                        let mut b = board.to_vec();
+                        b[from] = None;
+                        b
+                    });
+                    after[t] = Some(piece);
+                    let defended = can_capture_at(after, p.color, t, rules, true);
+                    after[t] = Some(p);
+                    if defended {
+                        continue;
+                    }
+                }
+                out.push(mv(from, &[], t));
+            }
+        }
+    }
+}
