@@ -164,6 +164,12 @@ impl TaiGame {
         &self.rules
     }
 
+    /// How many times the current position occurred before (same side to move).
+    pub fn repetitions(&self) -> u32 {
+        let key = self.key();
+        self.keys.iter().filter(|&&k| k == key).count() as u32 - 1
+    }
+
     /// Royal pieces (emperor, princes) `c` has on the board.
     pub fn royal_count(&self, c: Color) -> u32 {
         u32::from(self.royals[c.index()])

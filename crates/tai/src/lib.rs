@@ -60,6 +60,7 @@
 pub mod betza;
 pub mod game;
 pub mod movegen;
+pub mod net;
 pub mod pieces;
 pub mod position;
 pub mod rules;

@@ -77,6 +77,52 @@ impl TaiMove {
         self.from == self.to && self.via[0] == NONE
     }
 
+    /// A 32-bit code for records: from (10 bits), to (10), then each via as its offset
+    /// from `from` in a 7x7 box (6 bits each, 0 = none).
+    pub fn to_code(self) -> u32 {
+        let via_code = |v: u16| -> u32 {
+            if v == NONE {
+                return 0;
+            }
+            let (f, v) = (Square(self.from), Square(v));
+            let (dr, dc) = (v.row() - f.row() + 3, v.col() - f.col() + 3);
+            (dr * 7 + dc + 1) as u32
+        };
+        u32::from(self.from)
+            | u32::from(self.to) << 10
+            | via_code(self.via[0]) << 20
+            | via_code(self.via[1]) << 26
+    }
+
+    /// The move of a [`TaiMove::to_code`] code; `None` for codes no move has.
+    pub fn from_code(code: u32) -> Option<TaiMove> {
+        let from = (code & 0x3ff) as u16;
+        let to = (code >> 10 & 0x3ff) as u16;
+        if usize::from(from) >= SQUARES || usize::from(to) >= SQUARES {
+            return None;
+        }
+        let f = Square(from);
+        let via = |c: u32| -> Option<u16> {
+            if c == 0 {
+                return Some(NONE);
+            }
+            if c > 49 {
+                return None;
+            }
+            let (dr, dc) = (((c - 1) / 7) as i32 - 3, ((c - 1) % 7) as i32 - 3);
+            Square::new(f.row() + dr, f.col() + dc).map(|s| s.0)
+        };
+        let (v0, v1) = (via(code >> 20 & 0x3f)?, via(code >> 26 & 0x3f)?);
+        if v0 == NONE && v1 != NONE {
+            return None;
+        }
+        Some(TaiMove {
+            from,
+            via: [v0, v1],
+            to,
+        })
+    }
+
     /// Parses the text form (squares in path order, 2 to 4 of them).
     pub fn parse(text: &str) -> Option<TaiMove> {
         let mut squares = Vec::new();

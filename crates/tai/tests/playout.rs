@@ -9,7 +9,12 @@ use shogi_tai::{Position, TaiGame, TaiMove, TaiRules, perft};
 fn check_invariants(game: &TaiGame) {
     let pos = game.position();
     let fresh = TaiGame::new(pos.clone(), *game.rules());
-    assert_eq!(fresh.key(), game.key(), "incremental key at ply {}", game.ply());
+    assert_eq!(
+        fresh.key(),
+        game.key(),
+        "incremental key at ply {}",
+        game.ply()
+    );
     for c in Color::ALL {
         assert_eq!(
             game.royal_count(c),
@@ -42,13 +47,19 @@ fn random_games_keep_their_invariants() {
             let mut sorted = moves.clone();
             sorted.sort_unstable();
             sorted.dedup();
-            assert_eq!(sorted.len(), moves.len(), "duplicate moves at ply {}", game.ply());
+            assert_eq!(
+                sorted.len(),
+                moves.len(),
+                "duplicate moves at ply {}",
+                game.ply()
+            );
             let mv = moves[rng.random_range(0..moves.len())];
             if let Some(prev) = last {
                 assert!(!(prev.is_pass() && mv.is_pass()), "two passes in a row");
             }
             // The text form names exactly this move.
             assert_eq!(game.parse_move(&mv.to_string()), Some(mv));
+            assert_eq!(TaiMove::from_code(mv.to_code()), Some(mv));
             let pieces_before = game.position().pieces().count();
             game.play(mv);
             assert!(game.position().pieces().count() <= pieces_before);
@@ -62,10 +73,17 @@ fn random_games_keep_their_invariants() {
         if game.outcome().unwrap().winner.is_some() {
             decisive += 1;
         }
-        eprintln!("game {game_index}: {:?} after {} plies", game.outcome().unwrap(), game.ply());
+        eprintln!(
+            "game {game_index}: {:?} after {} plies",
+            game.outcome().unwrap(),
+            game.ply()
+        );
     }
     assert!(plies >= 1000, "{plies} plies");
-    assert!(decisive > 0, "random play should capture every royal sometimes");
+    assert!(
+        decisive > 0,
+        "random play should capture every royal sometimes"
+    );
 }
 
 /// Leaf counts from the setup. Regression figures: they come from this generator, not
