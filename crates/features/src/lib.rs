@@ -12,8 +12,11 @@
 //! Versions: bump [`FEATURE_VERSION`] or [`POLICY_VERSION`] whenever a layout changes;
 //! checkpoints record them and refuse to load under another layout.
 
+mod game;
 mod planes;
 mod policy;
+
+pub use game::{NetGame, NetLayout};
 
 pub use planes::{MOVE_NUMBER_SCALE, encode, hand_kinds, input_planes, piece_kinds};
 pub use policy::{

@@ -1,5 +1,5 @@
-//! The network as the search's [`Evaluator`] for shogi and minishogi: encode a batch of
-//! positions ([`shogi_features::encode`]), run it in one forward pass, and turn the
+//! The network as the search's [`Evaluator`] for every [`NetGame`] (shogi, minishogi,
+//! tai shogi): encode a batch of positions, run it in one forward pass, and turn the
 //! policy logits at each legal move's index into priors (a softmax masked to the legal
 //! moves) and the value head into a WDL.
 
@@ -7,11 +7,10 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use shogi_features::{input_planes, policy_index, policy_planes, policy_size};
-use shogi_game::Game;
+use shogi_features::{NetGame, NetLayout};
 use shogi_mcts::batch::{BatchModel, EvalOutput};
 use shogi_mcts::{EvalError, EvalRequest, Evaluator, Wdl};
-use shogi_rules::{Move, ShogiGame, Variant};
+use shogi_rules::Variant;
 
 use crate::inference::Inference;
 use crate::net::ModelConfig;
@@ -19,14 +18,19 @@ use crate::net::ModelConfig;
 /// The architecture for `variant` with the given tower size: input planes, board size and
 /// policy planes come from the feature and policy layouts.
 pub fn model_config_for(variant: Variant, blocks: usize, channels: usize) -> ModelConfig {
-    let n = variant.size() as usize;
+    model_config_for_layout(&NetLayout::shogi(variant), blocks, channels)
+}
+
+/// The architecture for a [`NetLayout`] (any variant, tai shogi included).
+pub fn model_config_for_layout(layout: &NetLayout, blocks: usize, channels: usize) -> ModelConfig {
+    let n = layout.board;
     ModelConfig {
         blocks,
         channels,
-        input_planes: input_planes(variant),
+        input_planes: layout.input_planes,
         board_h: n,
         board_w: n,
-        policy_planes: policy_planes(variant),
+        policy_planes: layout.policy_planes,
         value_channels: 32,
         value_hidden: 128.max(channels),
         se: false,
@@ -46,9 +50,9 @@ pub enum NetEvaluatorError {
     },
 }
 
-fn check_shape(cfg: &ModelConfig, variant: Variant) -> Result<(), NetEvaluatorError> {
-    let n = variant.size() as usize;
-    let expected = model_config_for(variant, cfg.blocks, cfg.channels);
+fn check_shape(cfg: &ModelConfig, layout: &NetLayout) -> Result<(), NetEvaluatorError> {
+    let n = layout.board;
+    let expected = model_config_for_layout(layout, cfg.blocks, cfg.channels);
     let mut detail = Vec::new();
     if cfg.input_planes != expected.input_planes {
         detail.push(format!(
@@ -69,7 +73,7 @@ fn check_shape(cfg: &ModelConfig, variant: Variant) -> Result<(), NetEvaluatorEr
         Ok(())
     } else {
         Err(NetEvaluatorError::Shape {
-            variant: variant.name(),
+            variant: layout.variant,
             detail: detail.join(", "),
         })
     }
@@ -95,7 +99,7 @@ pub struct NetStats {
 #[derive(Debug)]
 pub struct NetEvaluator {
     model: Mutex<NetBatchModel>,
-    variant: Variant,
+    layout: NetLayout,
     batches: AtomicU64,
     positions: AtomicU64,
     forward_nanos: AtomicU64,
@@ -105,9 +109,14 @@ pub struct NetEvaluator {
 impl NetEvaluator {
     /// Wraps `inference` for `variant`, checking the network's shape against the layouts.
     pub fn new(inference: Inference, variant: Variant) -> Result<Self, NetEvaluatorError> {
+        NetEvaluator::for_layout(inference, NetLayout::shogi(variant))
+    }
+
+    /// Wraps `inference` for any variant's layout (tai shogi included).
+    pub fn for_layout(inference: Inference, layout: NetLayout) -> Result<Self, NetEvaluatorError> {
         Ok(NetEvaluator {
-            model: Mutex::new(NetBatchModel::new(inference, variant)?),
-            variant,
+            model: Mutex::new(NetBatchModel::for_layout(inference, layout)?),
+            layout,
             batches: AtomicU64::new(0),
             positions: AtomicU64::new(0),
             forward_nanos: AtomicU64::new(0),
@@ -115,9 +124,9 @@ impl NetEvaluator {
         })
     }
 
-    /// The variant served.
-    pub fn variant(&self) -> Variant {
-        self.variant
+    /// The layout served.
+    pub fn layout(&self) -> NetLayout {
+        self.layout
     }
 
     /// Statistics so far.
@@ -131,20 +140,19 @@ impl NetEvaluator {
     }
 }
 
-impl Evaluator<ShogiGame> for NetEvaluator {
-    fn evaluate(&self, requests: &mut [EvalRequest<'_, ShogiGame>]) -> Result<(), EvalError> {
+impl<G: NetGame> Evaluator<G> for NetEvaluator {
+    fn evaluate(&self, requests: &mut [EvalRequest<'_, G>]) -> Result<(), EvalError> {
         if requests.is_empty() {
             return Ok(());
         }
         let start = Instant::now();
         let mut inputs = Vec::with_capacity(requests.len());
         for req in requests.iter() {
-            let variant = req.game.position().variant();
-            if variant != self.variant {
+            let layout = req.game.layout();
+            if layout != self.layout {
                 return Err(EvalError::ModelFailed(format!(
                     "a {} position sent to a {} network",
-                    variant.name(),
-                    self.variant.name()
+                    layout.variant, self.layout.variant
                 )));
             }
             inputs.push(encode_input(req.game, req.moves));
@@ -185,16 +193,12 @@ pub struct NetInput {
 
 /// Encodes a position for the network (runs on the calling thread, so encoding is spread
 /// over the actors instead of serialised on the inference thread).
-pub fn encode_input(game: &ShogiGame, moves: &[Move]) -> NetInput {
-    let pos = game.position();
-    let variant = pos.variant();
-    let n = variant.size() as usize;
-    let mut planes = vec![0.0; input_planes(variant) * n * n];
-    shogi_features::encode(pos, game.repetitions(), game.ply(), &mut planes);
-    let side = pos.side_to_move();
+pub fn encode_input<G: NetGame>(game: &G, moves: &[G::Move]) -> NetInput {
+    let mut planes = vec![0.0; game.layout().input_size()];
+    game.encode_planes(&mut planes);
     let policy_indices = moves
         .iter()
-        .map(|&mv| policy_index(variant, side, mv).map_or(u32::MAX, |i| i as u32))
+        .map(|&mv| game.move_index(mv).map_or(u32::MAX, |i| i as u32))
         .collect();
     NetInput {
         planes,
@@ -215,10 +219,15 @@ pub struct NetBatchModel {
 impl NetBatchModel {
     /// Wraps `inference` for `variant`, checking the network's shape.
     pub fn new(inference: Inference, variant: Variant) -> Result<Self, NetEvaluatorError> {
-        check_shape(inference.config(), variant)?;
+        NetBatchModel::for_layout(inference, NetLayout::shogi(variant))
+    }
+
+    /// Wraps `inference` for any variant's layout, checking the network's shape.
+    pub fn for_layout(inference: Inference, layout: NetLayout) -> Result<Self, NetEvaluatorError> {
+        check_shape(inference.config(), &layout)?;
         Ok(NetBatchModel {
             input_size: inference.config().input_size(),
-            policy_size: policy_size(variant),
+            policy_size: layout.policy_size(),
             inference,
             inputs: Vec::new(),
         })

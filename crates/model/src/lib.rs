@@ -27,7 +27,9 @@ pub use checkpoint::{
     sha256_hex,
 };
 pub use device::{DeviceError, check_device_syntax, parse_device};
-pub use evaluator::{NetBatchModel, NetEvaluator, NetInput, encode_input, model_config_for};
+pub use evaluator::{
+    NetBatchModel, NetEvaluator, NetInput, encode_input, model_config_for, model_config_for_layout,
+};
 pub use inference::{Inference, InferenceOptions, set_num_threads};
 pub use net::{Model, ModelConfig, Net};
 pub use train::{Losses, OptimizerKind, TrainConfig, Trainer};

@@ -10,9 +10,8 @@ use std::time::{Duration, Instant};
 
 use shogi_game::EndReason;
 use shogi_mcts::{EvalRequest, Evaluator, SearchConfig};
-use shogi_rules::ShogiGame;
 
-use crate::play::{GameProgress, PlayConfig, SelfPlayGame};
+use crate::play::{GameProgress, PlayConfig, RecordGame, SelfPlayGame};
 use crate::record::{ChunkWriter, RecordError};
 
 /// How many games, on how many threads, and where they go.
@@ -129,7 +128,7 @@ pub struct ActorSummary {
 /// thread; returns after all actors have flushed their chunks (a stop loses only the
 /// games in progress).
 #[allow(clippy::too_many_arguments)]
-pub fn run_actors<E, S>(
+pub fn run_actors<G, E, S>(
     config: &ActorConfig,
     search: &SearchConfig,
     play: &PlayConfig,
@@ -141,8 +140,9 @@ pub fn run_actors<E, S>(
     stats: &ActorStats,
 ) -> Result<ActorSummary, RecordError>
 where
-    E: Evaluator<ShogiGame> + ?Sized,
-    S: Fn(u64) -> ShogiGame + Sync,
+    G: RecordGame,
+    E: Evaluator<G> + ?Sized,
+    S: Fn(u64) -> G + Sync,
 {
     let began = Instant::now();
     let next_game = AtomicU64::new(0);
@@ -164,7 +164,7 @@ where
                         return;
                     }
                 };
-                let next = || -> Option<SelfPlayGame> {
+                let next = || -> Option<SelfPlayGame<G>> {
                     if stop.load(Ordering::Relaxed) {
                         return None;
                     }
@@ -175,7 +175,7 @@ where
                     let seed = config.seed.wrapping_add(index);
                     Some(SelfPlayGame::new(start(seed), search, play, seed))
                 };
-                let mut slots: Vec<Option<SelfPlayGame>> = (0..config.games_per_thread.max(1))
+                let mut slots: Vec<Option<SelfPlayGame<G>>> = (0..config.games_per_thread.max(1))
                     .map(|_| next())
                     .collect();
                 let mut waiting: Vec<usize> = Vec::with_capacity(slots.len());
@@ -206,7 +206,7 @@ where
                         break;
                     }
                     let outputs = {
-                        let mut requests: Vec<EvalRequest<'_, ShogiGame>> = waiting
+                        let mut requests: Vec<EvalRequest<'_, G>> = waiting
                             .iter()
                             .flat_map(|&i| {
                                 slots[i].as_ref().expect("waiting").pending_evaluations()

@@ -10,9 +10,50 @@ use shogi_mcts::{
     Evaluator, Progress, Search, SearchConfig, SearchError, SearchLimits, SearchResult, Wdl,
 };
 use shogi_rules::{ImpasseRule, ShogiGame};
+use shogi_tai::{TaiGame, TaiMove};
 
 use crate::convert::move_code;
 use crate::record::{GameRecord, MoveRecord, SearchedMove};
+
+/// What a self-play record needs from a game: its header fields and a 32-bit code per
+/// move. Implemented for shogi/minishogi and tai shogi.
+pub trait RecordGame: Game {
+    /// Variant name, start position text, ply cap and impasse code of the game.
+    fn record_header(&self) -> (String, String, u32, u8);
+
+    /// The move's record code.
+    fn move_code(mv: Self::Move) -> u32;
+}
+
+impl RecordGame for ShogiGame {
+    fn record_header(&self) -> (String, String, u32, u8) {
+        (
+            self.position().variant().name().to_string(),
+            self.position().to_sfen(),
+            self.rules().max_plies,
+            impasse_code(self.rules().impasse),
+        )
+    }
+
+    fn move_code(mv: Self::Move) -> u32 {
+        move_code(mv)
+    }
+}
+
+impl RecordGame for TaiGame {
+    fn record_header(&self) -> (String, String, u32, u8) {
+        (
+            "tai".to_string(),
+            self.position().to_sfen(),
+            self.rules().max_plies,
+            0,
+        )
+    }
+
+    fn move_code(mv: TaiMove) -> u32 {
+        mv.to_code()
+    }
+}
 
 /// Self-play settings besides the search's own.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -73,8 +114,8 @@ fn impasse_code(rule: ImpasseRule) -> u8 {
 
 /// Plays one game from `start` to its end with `evaluator`. Deterministic for a given
 /// seed and a deterministic evaluator. Blocks while the evaluator does.
-pub fn play_game<E: Evaluator<ShogiGame> + ?Sized>(
-    start: ShogiGame,
+pub fn play_game<G: RecordGame, E: Evaluator<G> + ?Sized>(
+    start: G,
     search_config: &SearchConfig,
     play: &PlayConfig,
     evaluator: &E,
@@ -104,9 +145,9 @@ pub enum GameProgress {
 /// the end; the actors drive many side by side. Same seed and same evaluator outputs give
 /// the same game either way.
 #[derive(Debug)]
-pub struct SelfPlayGame {
-    game: ShogiGame,
-    search: Search<ShogiGame>,
+pub struct SelfPlayGame<G: Game = ShogiGame> {
+    game: G,
+    search: Search<G>,
     resign_threshold: f32,
     resign_consecutive: u32,
     resign_enabled: bool,
@@ -117,25 +158,21 @@ pub struct SelfPlayGame {
     outcome: Option<Outcome>,
 }
 
-impl SelfPlayGame {
+impl<G: RecordGame> SelfPlayGame<G> {
     /// A game from `start`: plays the configured random opening plies at once, then waits
     /// for [`SelfPlayGame::step`].
-    pub fn new(
-        start: ShogiGame,
-        search_config: &SearchConfig,
-        play: &PlayConfig,
-        seed: u64,
-    ) -> Self {
+    pub fn new(start: G, search_config: &SearchConfig, play: &PlayConfig, seed: u64) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_5e1f_9a3e);
         let mut game = start;
         let search = Search::new(search_config.clone(), seed);
         let resign_enabled = play.resign_threshold > 0.0
             && !rng.random_bool(play.resign_disabled_fraction.clamp(0.0, 1.0).into());
+        let (variant, start_sfen, max_plies, impasse) = game.record_header();
         let mut record = GameRecord {
-            variant: game.position().variant().name().to_string(),
-            start_sfen: game.position().to_sfen(),
-            max_plies: game.rules().max_plies,
-            impasse: impasse_code(game.rules().impasse),
+            variant,
+            start_sfen,
+            max_plies,
+            impasse,
             outcome: Outcome::draw(EndReason::MaxPlies),
             resignation_disabled: !resign_enabled,
             moves: Vec::new(),
@@ -150,7 +187,7 @@ impl SelfPlayGame {
             game.legal_moves(&mut legal);
             let mv = legal[rng.random_range(0..legal.len())];
             record.moves.push(MoveRecord {
-                mv: move_code(mv),
+                mv: G::move_code(mv),
                 root_value: 0.5,
                 full_search: false,
                 searched: Vec::new(),
@@ -192,9 +229,7 @@ impl SelfPlayGame {
     }
 
     /// The positions the current search waits for (see [`Search::pending_evaluations`]).
-    pub fn pending_evaluations(
-        &self,
-    ) -> impl ExactSizeIterator<Item = (&ShogiGame, &[<ShogiGame as Game>::Move])> {
+    pub fn pending_evaluations(&self) -> impl ExactSizeIterator<Item = (&G, &[G::Move])> {
         self.search.pending_evaluations()
     }
 
@@ -222,7 +257,7 @@ impl SelfPlayGame {
     }
 
     /// Records a finished search, resigns or plays its move.
-    fn play_searched(&mut self, result: SearchResult<<ShogiGame as Game>::Move>) {
+    fn play_searched(&mut self, result: SearchResult<G::Move>) {
         self.simulations += u64::from(result.simulations);
         let Some(mv) = result.best_move else {
             // The search saw a terminal root the rules did not: cannot happen with the
@@ -251,13 +286,13 @@ impl SelfPlayGame {
             .zip(&result.policy_target)
             .filter(|((_, visits), target)| **visits > 0 || **target > 0.0)
             .map(|((&m, &visits), &target)| SearchedMove {
-                mv: move_code(m),
+                mv: G::move_code(m),
                 visits,
                 target,
             })
             .collect();
         self.record.moves.push(MoveRecord {
-            mv: move_code(mv),
+            mv: G::move_code(mv),
             root_value: value,
             full_search: result.is_full_search,
             searched,

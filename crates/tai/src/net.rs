@@ -177,6 +177,9 @@ pub fn policy_index(game: &TaiGame, mv: TaiMove) -> Option<usize> {
     }
 }
 
+/// A hook path: first direction and length, second direction and length.
+type HookPath = ((i32, i32), i32, (i32, i32), i32);
+
 /// The last leg's direction of a hook move (in the mover's orientation), choosing the
 /// first open path of the two that reach the target.
 fn hook_arrival(
@@ -200,7 +203,7 @@ fn hook_arrival(
     };
     let (dr, dc) = (to.0 - from.0, to.1 - from.1);
     // Two decompositions into (first leg, second leg), each a multiple of a unit vector.
-    let legs: [((i32, i32), i32, (i32, i32), i32); 2] = if diagonal {
+    let legs: [HookPath; 2] = if diagonal {
         let a = (dr + dc) / 2; // along (1, 1)
         let b = (dr - dc) / 2; // along (1, -1)
         let da = (a.signum(), a.signum());
@@ -211,7 +214,7 @@ fn hook_arrival(
         let dh = (0, dc.signum());
         [(dv, dr.abs(), dh, dc.abs()), (dh, dc.abs(), dv, dr.abs())]
     };
-    let open = |&(d1, n1, d2, n2): &((i32, i32), i32, (i32, i32), i32)| {
+    let open = |&(d1, n1, d2, n2): &HookPath| {
         let corner = (from.0 + d1.0 * n1, from.1 + d1.1 * n1);
         (1..=n1).all(|k| free((from.0 + d1.0 * k, from.1 + d1.1 * k)))
             && (1..n2).all(|k| free((corner.0 + d2.0 * k, corner.1 + d2.1 * k)))

@@ -331,8 +331,10 @@ fn lion_dog_three_steps_along_a_line() {
     // 7 open lines x 3 squares, the forward line's 9, and a pass.
     assert_eq!(moves.len(), 21 + 9 + 1, "{moves:?}");
     // Q3 reading: a plain rider.
-    let mut rules = TaiRules::default();
-    rules.lion_dog = shogi_tai::LionDog::Q3;
+    let rules = TaiRules {
+        lion_dog: shogi_tai::LionDog::Q3,
+        ..TaiRules::default()
+    };
     let q3 = TaiGame::new(game.position().clone(), rules);
     let q3_moves = texts(&moves_of(&q3, Square::parse("13m").unwrap()));
     assert_eq!(q3_moves.len(), 21 + 1);
@@ -629,8 +631,10 @@ fn promotion_on_the_first_capture_only_and_contagion() {
     );
     assert_eq!(g.royal_count(Black), 2);
     // The alternative trigger: promote only when capturing a promoted piece.
-    let mut rules = TaiRules::default();
-    rules.promotion = shogi_tai::PromotionTrigger::CapturingPromoted;
+    let rules = TaiRules {
+        promotion: shogi_tai::PromotionTrigger::CapturingPromoted,
+        ..TaiRules::default()
+    };
     let mut g = TaiGame::new(game.position().clone(), rules);
     g.play(g.parse_move("13m13f").unwrap());
     assert_eq!(
@@ -690,8 +694,10 @@ fn no_pass_right_after_a_pass_and_fourfold_repetition_draws() {
         shogi_game::EndReason::Repetition
     );
     // The strict rule forbids returning to an earlier position instead.
-    let mut rules = TaiRules::default();
-    rules.repetition = shogi_tai::Repetition::Forbidden;
+    let rules = TaiRules {
+        repetition: shogi_tai::Repetition::Forbidden,
+        ..TaiRules::default()
+    };
     let mut g = TaiGame::new(
         game_with(&[("G", "13m", Black), ("G", "13c", White)], Black)
             .position()

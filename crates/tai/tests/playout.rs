@@ -64,7 +64,7 @@ fn random_games_keep_their_invariants() {
             game.play(mv);
             assert!(game.position().pieces().count() <= pieces_before);
             last = Some(mv);
-            if game.ply() % 97 == 0 {
+            if game.ply().is_multiple_of(97) {
                 check_invariants(&game);
             }
         }

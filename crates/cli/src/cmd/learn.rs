@@ -61,7 +61,7 @@ pub fn run(args: &LearnArgs) -> Result<()> {
     let (Some(replay), Some(run_dir)) = (&args.replay, &args.run) else {
         anyhow::bail!("--replay DIR and --run DIR (or --follow RUN_DIR) are required");
     };
-    let variant: Variant = args.variant.into();
+    let variant: Variant = args.variant.shogi("learn")?;
     let name = match variant {
         Variant::Shogi => "shogi",
         Variant::Minishogi => "minishogi",

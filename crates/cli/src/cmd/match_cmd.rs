@@ -141,7 +141,7 @@ fn variant_of(args: &MatchArgs) -> Result<Variant> {
         }
     }
     Ok(match (args.variant, from_checkpoints) {
-        (Some(v), _) => Variant::from(v),
+        (Some(v), _) => v.shogi("match")?,
         (None, Some(v)) => v,
         (None, None) => Variant::Shogi,
     })

@@ -14,19 +14,26 @@ use clap::ValueEnum;
 use shogi_rules::Variant;
 
 /// Variants the rules core plays.
-#[derive(Debug, Clone, Copy, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum VariantArg {
     /// Standard shogi, 9x9.
     Shogi,
     /// Minishogi, 5x5.
     Minishogi,
+    /// Tai shogi, 25x25 (perft and selfplay so far).
+    Tai,
 }
 
-impl From<VariantArg> for Variant {
-    fn from(v: VariantArg) -> Variant {
-        match v {
-            VariantArg::Shogi => Variant::Shogi,
-            VariantArg::Minishogi => Variant::Minishogi,
+impl VariantArg {
+    /// The shogi-family variant, or an error naming the command that does not play tai
+    /// shogi yet.
+    pub fn shogi(self, command: &str) -> anyhow::Result<Variant> {
+        match self {
+            VariantArg::Shogi => Ok(Variant::Shogi),
+            VariantArg::Minishogi => Ok(Variant::Minishogi),
+            VariantArg::Tai => anyhow::bail!(
+                "`{command}` does not play tai shogi yet: tai shogi runs in `perft` and `selfplay`"
+            ),
         }
     }
 }

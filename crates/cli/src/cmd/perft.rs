@@ -5,7 +5,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use shogi_rules::{Position, Variant, perft};
+use shogi_game::Game;
+use shogi_rules::{Position, perft};
+use shogi_tai::{TaiGame, TaiRules};
 
 use super::VariantArg;
 
@@ -29,7 +31,10 @@ pub struct PerftArgs {
 }
 
 pub fn run(args: &PerftArgs) -> Result<()> {
-    let variant = Variant::from(args.variant);
+    if args.variant == VariantArg::Tai {
+        return run_tai(args);
+    }
+    let variant = args.variant.shogi("perft")?;
     let pos = match &args.sfen {
         Some(sfen) => Position::from_sfen(variant, sfen)
             .with_context(|| format!("--sfen {sfen:?} is not a valid position"))?,
@@ -46,6 +51,43 @@ pub fn run(args: &PerftArgs) -> Result<()> {
         total
     } else {
         perft::perft(&pos, args.depth, !args.no_bulk)
+    };
+    let secs = start.elapsed().as_secs_f64();
+    writeln!(out, "nodes {nodes}")?;
+    writeln!(
+        out,
+        "time {:.3} s, {:.1} M nodes/s",
+        secs,
+        nodes as f64 / secs.max(1e-9) / 1e6
+    )?;
+    Ok(())
+}
+
+/// Tai shogi's perft: games that end inside the tree count as leaves; `--no-bulk` does
+/// not apply (every node is made).
+fn run_tai(args: &PerftArgs) -> Result<()> {
+    let pos = match &args.sfen {
+        Some(sfen) => shogi_tai::Position::from_sfen(sfen)
+            .with_context(|| format!("--sfen {sfen:?} is not a valid tai shogi position"))?,
+        None => shogi_tai::Position::startpos(),
+    };
+    let game = TaiGame::new(pos, TaiRules::default());
+    let mut out = std::io::stdout().lock();
+    let start = Instant::now();
+    let nodes = if args.divide {
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        let mut total = 0;
+        for mv in moves {
+            let mut next = game.clone();
+            next.play(mv);
+            let count = shogi_tai::perft(&next, args.depth - 1);
+            writeln!(out, "{mv}: {count}")?;
+            total += count;
+        }
+        total
+    } else {
+        shogi_tai::perft(&game, args.depth)
     };
     let secs = start.elapsed().as_secs_f64();
     writeln!(out, "nodes {nodes}")?;

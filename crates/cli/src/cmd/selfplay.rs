@@ -2,22 +2,24 @@
 //! freshly initialised one) or the uniform test evaluator, batched through one inference
 //! service, into a replay directory.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
+use shogi_features::{NetGame, NetLayout};
 use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, uniform_batch};
 use shogi_mcts::{RootSelection, SearchConfig};
 use shogi_model::{
-    Expected, Inference, InferenceOptions, Model, NetBatchModel, encode_input, model_config_for,
-    parse_device, set_num_threads,
+    Expected, Inference, InferenceOptions, Model, NetBatchModel, encode_input,
+    model_config_for_layout, parse_device, set_num_threads,
 };
-use shogi_rules::{GameRules, Position, ShogiGame, Variant};
+use shogi_rules::{GameRules, Position, ShogiGame};
 use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
-use shogi_selfplay::play::PlayConfig;
+use shogi_selfplay::play::{PlayConfig, RecordGame};
+use shogi_tai::{TaiGame, TaiRules};
 
 use super::VariantArg;
 
@@ -89,10 +91,34 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
     let Some(out) = &args.out else {
         bail!("--out DIR (or --follow RUN_DIR) is required");
     };
-    let variant = Variant::from(args.variant);
     if args.actors == 0 || args.threads == 0 || args.max_batch == 0 || args.simulations == 0 {
         bail!("--actors, --threads, --max-batch and --simulations must be at least 1");
     }
+    if args.variant == VariantArg::Tai {
+        let rules = TaiRules {
+            max_plies: args.max_plies,
+            ..TaiRules::default()
+        };
+        return play(args, out, NetLayout::tai(), move |_seed: u64| {
+            TaiGame::startpos(rules)
+        });
+    }
+    let variant = args.variant.shogi("selfplay")?;
+    let rules = GameRules {
+        max_plies: args.max_plies,
+        ..GameRules::default()
+    };
+    play(args, out, NetLayout::shogi(variant), move |_seed: u64| {
+        ShogiGame::new(Position::startpos(variant), rules)
+    })
+}
+
+/// Plays `args.games` games of any variant from `start` into `out`.
+fn play<G, S>(args: &SelfplayArgs, out: &Path, layout: NetLayout, start: S) -> Result<()>
+where
+    G: NetGame + RecordGame,
+    S: Fn(u64) -> G + Sync,
+{
     let search = SearchConfig {
         simulations: args.simulations,
         batch_size: args.tree_batch.max(1),
@@ -104,11 +130,6 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
         ..SearchConfig::default()
     };
     let play = PlayConfig::default();
-    let rules = GameRules {
-        max_plies: args.max_plies,
-        ..GameRules::default()
-    };
-    let start = move |_seed: u64| ShogiGame::new(Position::startpos(variant), rules);
     let (threads, games_per_thread) = ActorConfig::spread(args.actors, args.threads);
     let actors = ActorConfig {
         threads,
@@ -125,7 +146,7 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
     let stats = ActorStats::default();
 
     let (summary, service_stats) = if args.uniform {
-        let service = BatchService::start(batch, uniform_batch::<ShogiGame>);
+        let service = BatchService::start(batch, uniform_batch::<G>);
         let evaluator = BatchEvaluator::new(service.handle());
         let summary = run_actors(
             &actors, &search, &play, start, &evaluator, out, "selfplay", &stop, &stats,
@@ -142,7 +163,7 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
             Some(dir) => {
                 let expected = Expected {
                     architecture: None,
-                    variant: variant.name().to_string(),
+                    variant: layout.variant.to_string(),
                     feature_version: FEATURE_VERSION,
                     policy_version: POLICY_VERSION,
                 };
@@ -156,7 +177,7 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
                 inference
             }
             None => {
-                let cfg = model_config_for(variant, args.blocks, args.channels);
+                let cfg = model_config_for_layout(&layout, args.blocks, args.channels);
                 eprintln!(
                     "selfplay: fresh network {} blocks x {} channels",
                     cfg.blocks, cfg.channels
@@ -164,9 +185,9 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
                 Inference::new(Model::new(&cfg, device), device, &options)
             }
         };
-        let model = NetBatchModel::new(inference, variant)?;
+        let model = NetBatchModel::for_layout(inference, layout)?;
         let service = BatchService::start(batch, model);
-        let evaluator = BatchEvaluator::with_encoder(service.handle(), encode_input);
+        let evaluator = BatchEvaluator::with_encoder(service.handle(), encode_input::<G>);
         let summary = run_actors(
             &actors, &search, &play, start, &evaluator, out, "selfplay", &stop, &stats,
         )?;

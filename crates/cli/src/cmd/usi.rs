@@ -6,7 +6,6 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use clap::Args;
-use shogi_rules::Variant;
 use shogi_usi::{Engine, Options};
 
 use super::VariantArg;
@@ -47,7 +46,7 @@ pub fn run(args: &UsiArgs) -> Result<()> {
         options.device = d.clone();
     }
     if let Some(v) = args.variant {
-        options.variant = Variant::from(v);
+        options.variant = v.shogi("usi")?;
     }
     if let Some(s) = args.simulations {
         options.simulations = s;
