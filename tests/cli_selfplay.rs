@@ -66,3 +66,55 @@ fn a_missing_checkpoint_is_a_clear_error() {
     assert!(stderr.contains("/nonexistent/ckpt"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn tai_shogi_selfplay_writes_games_that_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+        .args(["selfplay", "--variant", "tai", "--games", "2", "--actors", "2"])
+        .args(["--simulations", "8", "--max-plies", "12", "--blocks", "1"])
+        .args(["--channels", "8", "--device", "cpu", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (games, skipped) = shogi_selfplay::read_chunk_dir(dir.path()).unwrap();
+    assert!(skipped.is_empty());
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_eq!(g.variant, "tai");
+        assert_eq!(g.moves.len(), 12);
+        let mut searched = 0;
+        let end = shogi_selfplay::convert::replay_tai_each(g, |_, m| {
+            searched += usize::from(!m.searched.is_empty());
+        })
+        .unwrap();
+        assert_eq!(searched, 12, "every move was searched");
+        assert_eq!(shogi_game::Game::outcome(&end), Some(g.outcome));
+    }
+}
+
+#[test]
+fn commands_without_tai_support_say_so() {
+    let out = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+        .args(["perft", "--variant", "tai", "--depth", "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("nodes 479"));
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+        .args(["learn", "--variant", "tai", "--replay"])
+        .arg(dir.path())
+        .arg("--run")
+        .arg(dir.path().join("run"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("does not play tai shogi yet"), "{err}");
+}

@@ -5,7 +5,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use shogi_game::{EndReason, Outcome};
+use shogi_game::{EndReason, Game, Outcome};
+use shogi_tai::{TaiGame, TaiMove, TaiRules};
 use shogi_rules::record::{Record, to_csa, to_kif};
 use shogi_rules::{GameRules, ImpasseRule, Move, Position, ShogiGame, Variant};
 
@@ -20,6 +21,9 @@ pub enum ReplayError {
     /// The start SFEN does not parse.
     #[error("bad start position: {0}")]
     Sfen(#[from] shogi_rules::SfenError),
+    /// The tai shogi start SFEN does not parse.
+    #[error("bad tai shogi start position: {0}")]
+    TaiSfen(#[from] shogi_tai::SfenError),
     /// A move code is malformed or illegal where it stands.
     #[error("move {ply} (code {code:#06x}) is not legal in {sfen}")]
     Move {
@@ -84,6 +88,42 @@ pub fn replay_each(
             .and_then(Move::from_u16)
             .ok_or_else(|| illegal(&game))?;
         game.try_play(mv).map_err(|_| illegal(&game))?;
+    }
+    Ok(game)
+}
+
+/// Replays a tai shogi record (played under the default rule options with the record's
+/// ply cap), checking every move; `visit` sees the game before each move.
+pub fn replay_tai_each(
+    record: &GameRecord,
+    mut visit: impl FnMut(&TaiGame, &MoveRecord),
+) -> Result<TaiGame, ReplayError> {
+    if record.variant != "tai" {
+        return Err(ReplayError::Variant(record.variant.clone()));
+    }
+    let start = shogi_tai::Position::from_sfen(&record.start_sfen)?;
+    let rules = TaiRules {
+        max_plies: record.max_plies,
+        ..TaiRules::default()
+    };
+    let mut game = TaiGame::new(start, rules);
+    let mut legal = Vec::new();
+    for (i, m) in record.moves.iter().enumerate() {
+        visit(&game, m);
+        legal.clear();
+        if game.outcome().is_none() {
+            game.legal_moves(&mut legal);
+        }
+        match TaiMove::from_code(m.mv) {
+            Some(mv) if legal.contains(&mv) => game.play(mv),
+            _ => {
+                return Err(ReplayError::Move {
+                    ply: i + 1,
+                    code: m.mv,
+                    sfen: game.position().to_sfen(),
+                });
+            }
+        }
     }
     Ok(game)
 }
