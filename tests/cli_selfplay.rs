@@ -71,7 +71,15 @@ fn a_missing_checkpoint_is_a_clear_error() {
 fn tai_shogi_selfplay_writes_games_that_replay() {
     let dir = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
-        .args(["selfplay", "--variant", "tai", "--games", "2", "--actors", "2"])
+        .args([
+            "selfplay",
+            "--variant",
+            "tai",
+            "--games",
+            "2",
+            "--actors",
+            "2",
+        ])
         .args(["--simulations", "8", "--max-plies", "12", "--blocks", "1"])
         .args(["--channels", "8", "--device", "cpu", "--out"])
         .arg(dir.path())

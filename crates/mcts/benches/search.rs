@@ -65,6 +65,26 @@ fn bench(c: &mut Criterion) {
             });
         }
     }
+    // Tai shogi from its setup: 479 root moves, 625 squares.
+    for (name, root) in [
+        ("puct_b4", RootSelection::Puct),
+        ("gumbel_b4", RootSelection::Gumbel),
+    ] {
+        let cfg = SearchConfig {
+            simulations: SIMS,
+            batch_size: 4,
+            root_selection: root,
+            stop_when_proven: false,
+            ..SearchConfig::default()
+        };
+        let game = shogi_tai::TaiGame::startpos(shogi_tai::TaiRules::default());
+        group.bench_function(format!("tai/{name}"), |b| {
+            b.iter(|| {
+                let mut s = Search::new(cfg.clone(), 1);
+                s.search(&game, &ev, &SearchLimits::default()).unwrap()
+            })
+        });
+    }
     group.finish();
 }
 

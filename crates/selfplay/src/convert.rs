@@ -6,9 +6,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use shogi_game::{EndReason, Game, Outcome};
-use shogi_tai::{TaiGame, TaiMove, TaiRules};
 use shogi_rules::record::{Record, to_csa, to_kif};
 use shogi_rules::{GameRules, ImpasseRule, Move, Position, ShogiGame, Variant};
+use shogi_tai::{TaiGame, TaiMove, TaiRules};
 
 use crate::record::{GameRecord, MoveRecord};
 

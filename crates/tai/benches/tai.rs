@@ -1,0 +1,85 @@
+//! Tai shogi speed: legal moves generated per second (the setup and a midgame position
+//! reached by random play) and plies per second in random playouts. No engine plays tai
+//! shogi with these rules, so the same run measures standard shogi's move generator from
+//! its start position as the reference the ratio is taken against.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use shogi_game::Game;
+use shogi_tai::{TaiGame, TaiRules};
+
+fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+/// Plays `plies` random plies (fewer if the game ends) and returns the plies played.
+fn playout(game: &mut TaiGame, plies: u32, seed: u64) -> u32 {
+    let mut rng = seed | 1;
+    let mut moves = Vec::new();
+    let mut played = 0;
+    while played < plies && game.outcome().is_none() {
+        moves.clear();
+        game.legal_moves(&mut moves);
+        let mv = moves[(xorshift(&mut rng) % moves.len() as u64) as usize];
+        game.play(mv);
+        played += 1;
+    }
+    played
+}
+
+fn bench(c: &mut Criterion) {
+    let start = TaiGame::startpos(TaiRules::default());
+    let mut midgame = start.clone();
+    let reached = playout(&mut midgame, 150, 7);
+    assert_eq!(reached, 150, "the seed keeps the game going");
+    let count = |g: &TaiGame| {
+        let mut v = Vec::new();
+        g.legal_moves(&mut v);
+        v.len() as u64
+    };
+
+    let mut group = c.benchmark_group("tai_movegen");
+    for (name, game) in [("setup", &start), ("midgame150", &midgame)] {
+        group.throughput(Throughput::Elements(count(game)));
+        let mut moves = Vec::with_capacity(4096);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                moves.clear();
+                black_box(game).legal_moves(&mut moves);
+                moves.len()
+            })
+        });
+    }
+    let shogi = shogi_rules::ShogiGame::startpos(shogi_rules::Variant::Shogi);
+    let mut shogi_moves = Vec::new();
+    shogi.legal_moves(&mut shogi_moves);
+    group.throughput(Throughput::Elements(shogi_moves.len() as u64));
+    group.bench_function("reference_shogi_setup", |b| {
+        b.iter(|| {
+            shogi_moves.clear();
+            black_box(&shogi).legal_moves(&mut shogi_moves);
+            shogi_moves.len()
+        })
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("tai_playout");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(300));
+    group.bench_function("300_plies", |b| {
+        let mut seed = 1;
+        b.iter(|| {
+            seed += 2;
+            let mut game = start.clone();
+            playout(&mut game, 300, seed)
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
