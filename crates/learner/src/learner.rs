@@ -76,10 +76,9 @@ impl std::fmt::Debug for Learner {
     }
 }
 
-fn entropy(p: &[f32]) -> f64 {
-    p.iter()
-        .filter(|&&x| x > 0.0)
-        .map(|&x| -(x as f64) * (x as f64).ln())
+fn entropy(p: impl Iterator<Item = f32>) -> f64 {
+    p.filter(|&x| x > 0.0)
+        .map(|x| -(x as f64) * (x as f64).ln())
         .sum()
 }
 
@@ -118,17 +117,17 @@ impl Learner {
             let lr = self.config.schedule.lr_at(self.step);
             self.trainer.set_lr(lr);
             let batch = window.sample_batch(b, &mut self.rng);
-            let n_in = batch[0].planes.len();
-            let n_pol = batch[0].policy.len();
-            let mut inputs = Vec::with_capacity(b * n_in);
-            let mut pol = Vec::with_capacity(b * n_pol);
+            let n_in = batch[0].layout.input_size();
+            let n_pol = batch[0].layout.policy_size();
+            let mut inputs = vec![0.0f32; b * n_in];
+            let mut pol = vec![0.0f32; b * n_pol];
             let mut val = Vec::with_capacity(b * 3);
             let mut ent = 0.0;
-            for s in &batch {
-                inputs.extend_from_slice(&s.planes);
-                pol.extend_from_slice(&s.policy);
+            for (k, s) in batch.iter().enumerate() {
+                s.write_planes(&mut inputs[k * n_in..(k + 1) * n_in]);
+                s.write_policy(&mut pol[k * n_pol..(k + 1) * n_pol]);
                 val.extend_from_slice(&s.wdl);
-                ent += entropy(&s.policy);
+                ent += entropy(s.policy.iter().map(|&(_, p)| p));
             }
             let t0 = Instant::now();
             let losses = self.trainer.step(&inputs, &pol, &val, b);

@@ -1,21 +1,26 @@
-//! Training samples from self-play records: input planes, a dense policy target and a
-//! win/draw/loss value target, with optional left-right mirror augmentation.
+//! Training samples from self-play records: input planes, a policy target and a
+//! win/draw/loss value target (stored sparsely), with optional left-right mirror
+//! augmentation.
 
 use rand::Rng;
-use shogi_game::{Color, Game};
-use shogi_rules::{Move, Variant};
-use shogi_selfplay::convert::{ReplayError, replay_each, variant_from_name};
-use shogi_selfplay::record::GameRecord;
+use shogi_features::{NetGame, NetLayout};
+use shogi_game::Color;
+use shogi_rules::Move;
+use shogi_selfplay::convert::{ReplayError, replay_each, replay_tai_each, variant_from_name};
+use shogi_selfplay::record::{GameRecord, MoveRecord};
+use shogi_tai::TaiMove;
 
-/// One training position.
+/// One training position, stored sparsely: a tai shogi position has 129,375 input
+/// floats and 191,250 policy entries, almost all zero. [`Sample::write_planes`] and
+/// [`Sample::write_policy`] fill dense batch rows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sample {
-    /// The variant (fixes the plane and policy sizes).
-    pub variant: Variant,
-    /// Input planes, `input_planes * n * n` floats.
-    pub planes: Vec<f32>,
-    /// Dense policy target over `policy_size`, sums to 1.
-    pub policy: Vec<f32>,
+    /// The variant's layout (fixes the plane and policy sizes).
+    pub layout: NetLayout,
+    /// Non-zero input entries `(index, value)`, increasing index.
+    pub planes: Vec<(u32, f32)>,
+    /// Non-zero policy target entries `(index, probability)`, summing to 1.
+    pub policy: Vec<(u32, f32)>,
     /// Win/draw/loss target from the side to move's view.
     pub wdl: [f32; 3],
 }
@@ -42,88 +47,153 @@ fn outcome_wdl(winner: Option<Color>, side: Color) -> [f32; 3] {
     }
 }
 
+/// The sample of one recorded position, if it was a full search with targets.
+fn sample_at<G: NetGame>(
+    game: &G,
+    m: &MoveRecord,
+    winner: Option<Color>,
+    q: f32,
+    decode: impl Fn(u32) -> Option<G::Move>,
+) -> Option<Sample> {
+    if !m.full_search || m.searched.is_empty() {
+        return None;
+    }
+    let layout = game.layout();
+    let mut dense = vec![0.0f32; layout.input_size()];
+    game.encode_planes(&mut dense);
+    let planes = dense
+        .iter()
+        .enumerate()
+        .filter(|&(_, &v)| v != 0.0)
+        .map(|(i, &v)| (i as u32, v))
+        .collect();
+    let mut policy: Vec<(u32, f32)> = Vec::with_capacity(m.searched.len());
+    for s in &m.searched {
+        let Some(idx) = decode(s.mv).and_then(|mv| game.move_index(mv)) else {
+            continue;
+        };
+        let t = s.target.max(0.0);
+        match policy.iter_mut().find(|(i, _)| *i == idx as u32) {
+            Some(entry) => entry.1 += t,
+            None => policy.push((idx as u32, t)),
+        }
+    }
+    policy.retain(|&(_, t)| t > 0.0);
+    let sum: f32 = policy.iter().map(|&(_, t)| t).sum();
+    if sum <= 0.0 {
+        return None;
+    }
+    policy.iter_mut().for_each(|(_, t)| *t /= sum);
+    policy.sort_unstable_by_key(|&(i, _)| i);
+    let o = outcome_wdl(winner, game.side_to_move());
+    let s = m.root_value.clamp(0.0, 1.0);
+    let qv = [s, 0.0, 1.0 - s];
+    let wdl = [
+        (1.0 - q) * o[0] + q * qv[0],
+        (1.0 - q) * o[1] + q * qv[1],
+        (1.0 - q) * o[2] + q * qv[2],
+    ];
+    Some(Sample {
+        layout,
+        planes,
+        policy,
+        wdl,
+    })
+}
+
 /// Replays `record` and returns one sample per fully searched move with a non-empty
-/// searched list.
+/// searched list. Shogi, minishogi and tai shogi records.
 pub fn samples_from_record(
     record: &GameRecord,
     config: &SampleConfig,
 ) -> Result<Vec<Sample>, ReplayError> {
-    let variant = variant_from_name(&record.variant)
-        .ok_or_else(|| ReplayError::Variant(record.variant.clone()))?;
-    let n_in = shogi_features::input_planes(variant) * shogi_features::board_size(variant).pow(2);
-    let n_pol = shogi_features::policy_size(variant);
     let q = config.q_blend.clamp(0.0, 1.0);
+    let winner = record.outcome.winner;
     let mut out = Vec::new();
-    replay_each(record, |game, m| {
-        if !m.full_search || m.searched.is_empty() {
-            return;
-        }
-        let pos = game.position();
-        let side = pos.side_to_move();
-        let mut planes = vec![0.0f32; n_in];
-        shogi_features::encode(pos, game.repetitions(), game.ply(), &mut planes);
-        let mut policy = vec![0.0f32; n_pol];
-        let mut sum = 0.0f32;
-        for s in &m.searched {
-            let Some(mv) = u16::try_from(s.mv).ok().and_then(Move::from_u16) else {
-                continue;
-            };
-            if let Some(idx) = shogi_features::policy_index(variant, side, mv) {
-                let t = s.target.max(0.0);
-                policy[idx] += t;
-                sum += t;
-            }
-        }
-        if sum > 0.0 {
-            policy.iter_mut().for_each(|p| *p /= sum);
-            let o = outcome_wdl(record.outcome.winner, side);
-            let s = m.root_value.clamp(0.0, 1.0);
-            let qv = [s, 0.0, 1.0 - s];
-            let wdl = [
-                (1.0 - q) * o[0] + q * qv[0],
-                (1.0 - q) * o[1] + q * qv[1],
-                (1.0 - q) * o[2] + q * qv[2],
-            ];
-            out.push(Sample {
-                variant,
-                planes,
-                policy,
-                wdl,
-            });
-        }
-    })?;
+    if record.variant == "tai" {
+        replay_tai_each(record, |game, m| {
+            out.extend(sample_at(game, m, winner, q, TaiMove::from_code));
+        })?;
+    } else {
+        replay_each(record, |game, m| {
+            out.extend(sample_at(game, m, winner, q, |code| {
+                u16::try_from(code).ok().and_then(Move::from_u16)
+            }));
+        })?;
+    }
     Ok(out)
 }
 
 impl Sample {
+    /// The dense input planes.
+    pub fn dense_planes(&self) -> Vec<f32> {
+        let mut out = vec![0.0; self.layout.input_size()];
+        self.write_planes(&mut out);
+        out
+    }
+
+    /// The dense policy target.
+    pub fn dense_policy(&self) -> Vec<f32> {
+        let mut out = vec![0.0; self.layout.policy_size()];
+        self.write_policy(&mut out);
+        out
+    }
+
+    /// Writes the input planes into a zeroed batch row.
+    pub fn write_planes(&self, row: &mut [f32]) {
+        for &(i, v) in &self.planes {
+            row[i as usize] = v;
+        }
+    }
+
+    /// Writes the policy target into a zeroed batch row.
+    pub fn write_policy(&self, row: &mut [f32]) {
+        for &(i, v) in &self.policy {
+            row[i as usize] = v;
+        }
+    }
+
     /// The left-right mirrored sample (files 1 <-> n): planes mirrored column-wise,
-    /// policy through [`shogi_features::mirror_policy_index`].
+    /// policy through [`shogi_features::mirror_policy_index`]. Shogi and minishogi only:
+    /// tai shogi's setup and pieces are not mirror-symmetric (left and right generals,
+    /// deva and dark spirit), so a tai sample is returned unchanged.
     pub fn mirrored(&self) -> Sample {
-        let n = shogi_features::board_size(self.variant);
+        let Some(variant) = variant_from_name(self.layout.variant) else {
+            return self.clone();
+        };
+        let n = self.layout.board;
         let area = n * n;
-        let mut planes = vec![0.0f32; self.planes.len()];
-        for (p, chunk) in self.planes.chunks(area).enumerate() {
-            for row in 0..n {
-                for col in 0..n {
-                    planes[p * area + row * n + (n - 1 - col)] = chunk[row * n + col];
-                }
-            }
-        }
-        let mut policy = vec![0.0f32; self.policy.len()];
-        for (i, &v) in self.policy.iter().enumerate() {
-            if v != 0.0 {
-                policy[shogi_features::mirror_policy_index(self.variant, i)] = v;
-            }
-        }
+        let mut planes: Vec<(u32, f32)> = self
+            .planes
+            .iter()
+            .map(|&(i, v)| {
+                let i = i as usize;
+                let (p, cell) = (i / area, i % area);
+                let (row, col) = (cell / n, cell % n);
+                ((p * area + row * n + (n - 1 - col)) as u32, v)
+            })
+            .collect();
+        planes.sort_unstable_by_key(|&(i, _)| i);
+        let mut policy: Vec<(u32, f32)> = self
+            .policy
+            .iter()
+            .map(|&(i, v)| {
+                (
+                    shogi_features::mirror_policy_index(variant, i as usize) as u32,
+                    v,
+                )
+            })
+            .collect();
+        policy.sort_unstable_by_key(|&(i, _)| i);
         Sample {
-            variant: self.variant,
+            layout: self.layout,
             planes,
             policy,
             wdl: self.wdl,
         }
     }
 
-    /// Mirrors with probability 0.5.
+    /// Mirrors with probability 0.5 (where mirroring is a symmetry of the game).
     pub fn augmented(&self, rng: &mut impl Rng) -> Sample {
         if rng.random_bool(0.5) {
             self.mirrored()

@@ -75,14 +75,14 @@ fn policy_and_value_targets() {
             k += 1;
             let pos = g.position();
             let side = pos.side_to_move();
-            let sum: f32 = s.policy.iter().sum();
+            let sum: f32 = s.policy.iter().map(|&(_, p)| p).sum();
             assert!((sum - 1.0).abs() < 1e-4, "policy sums to {sum}");
             let legal: std::collections::HashSet<usize> = pos
                 .legal_moves()
                 .iter()
                 .filter_map(|&mv| shogi_features::policy_index(variant, side, mv))
                 .collect();
-            for (i, &p) in s.policy.iter().enumerate() {
+            for (i, &p) in s.dense_policy().iter().enumerate() {
                 if p != 0.0 {
                     assert!(legal.contains(&i), "target at non-legal index {i}");
                 }
@@ -93,9 +93,9 @@ fn policy_and_value_targets() {
                 Some(_) => [0.0, 0.0, 1.0],
             };
             assert_eq!(s.wdl, expect);
-            let mut planes = vec![0.0; s.planes.len()];
+            let mut planes = vec![0.0; s.layout.input_size()];
             shogi_features::encode(pos, g.repetitions(), g.ply(), &mut planes);
-            assert_eq!(s.planes, planes);
+            assert_eq!(s.dense_planes(), planes);
         }
         g.try_play(Move::from_u16(m.mv as u16).unwrap()).unwrap();
     }
@@ -140,13 +140,57 @@ fn mirrored_sample_equals_mirrored_position() {
             k += 1;
             let mirrored = s.mirrored();
             let mpos = Position::from_sfen(variant, &mirror_sfen(&g.position().to_sfen())).unwrap();
-            let mut planes = vec![0.0; s.planes.len()];
+            let mut planes = vec![0.0; s.layout.input_size()];
             shogi_features::encode(&mpos, g.repetitions(), g.ply(), &mut planes);
-            assert_eq!(mirrored.planes, planes, "ply {}", g.ply());
+            assert_eq!(mirrored.dense_planes(), planes, "ply {}", g.ply());
             assert_eq!(mirrored.mirrored(), *s);
-            let sum: f32 = mirrored.policy.iter().sum();
+            let sum: f32 = mirrored.policy.iter().map(|&(_, p)| p).sum();
             assert!((sum - 1.0).abs() < 1e-4);
         }
         g.try_play(Move::from_u16(m.mv as u16).unwrap()).unwrap();
+    }
+}
+
+#[test]
+fn tai_shogi_records_give_sparse_samples() {
+    use shogi_features::NetGame;
+    use shogi_tai::{TaiGame, TaiMove, TaiRules};
+    let rules = TaiRules {
+        max_plies: 6,
+        ..TaiRules::default()
+    };
+    let search = SearchConfig {
+        simulations: 16,
+        batch_size: 4,
+        ..SearchConfig::default()
+    };
+    let record = play_game(
+        TaiGame::startpos(rules),
+        &search,
+        &PlayConfig::default(),
+        &UniformEvaluator::default(),
+        5,
+    )
+    .unwrap()
+    .record;
+    let samples = samples_from_record(&record, &SampleConfig::default()).unwrap();
+    assert_eq!(samples.len(), 6);
+    let mut g = TaiGame::startpos(rules);
+    for (s, m) in samples.iter().zip(&record.moves) {
+        let mut planes = vec![0.0; s.layout.input_size()];
+        g.encode_planes(&mut planes);
+        assert_eq!(s.dense_planes(), planes);
+        let sum: f32 = s.policy.iter().map(|&(_, p)| p).sum();
+        assert!((sum - 1.0).abs() < 1e-4);
+        let mut legal = Vec::new();
+        g.legal_moves(&mut legal);
+        let indices: Vec<u32> = legal
+            .iter()
+            .map(|&mv| g.move_index(mv).unwrap() as u32)
+            .collect();
+        assert!(s.policy.iter().all(|(i, _)| indices.contains(i)));
+        // Tai shogi is not mirror-symmetric: no mirroring.
+        assert_eq!(s.mirrored(), *s);
+        g.play(TaiMove::from_code(m.mv).unwrap());
     }
 }
