@@ -114,12 +114,16 @@ fn commands_without_tai_support_say_so() {
         .unwrap();
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("nodes 479"));
-    let dir = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
-        .args(["learn", "--variant", "tai", "--replay"])
-        .arg(dir.path())
-        .arg("--run")
-        .arg(dir.path().join("run"))
+        .args([
+            "match",
+            "--variant",
+            "tai",
+            "--a",
+            "random",
+            "--b",
+            "random",
+        ])
         .output()
         .unwrap();
     assert!(!out.status.success());

@@ -383,3 +383,60 @@ fn separate_selfplay_and_learner_processes_share_one_run_directory() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a run directory"));
 }
+
+/// Tai shogi through the same `train` command: self-play, learner and candidates with a
+/// tiny network and short games (the gate is off for tai: every candidate is accepted).
+#[test]
+fn tai_shogi_trains_through_the_same_loop() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let out = Command::new(BIN)
+        .arg("train")
+        .arg(repo_root().join("configs/tai.toml"))
+        .args(["--set", &format!("run.dir={:?}", dir.display().to_string())])
+        .args(["--set", "run.max_steps=10", "--set", "run.minutes=3"])
+        .args(["--set", "run.device=\"cpu\"", "--set", "game.max_plies=12"])
+        .args(["--set", "network.blocks=1", "--set", "network.channels=8"])
+        .args([
+            "--set",
+            "selfplay.actors=4",
+            "--set",
+            "selfplay.simulations=4",
+        ])
+        .args(["--set", "selfplay.gumbel_considered=4"])
+        .args(["--set", "selfplay.games_per_generation=4"])
+        .args([
+            "--set",
+            "learner.batch=8",
+            "--set",
+            "learner.min_positions=40",
+        ])
+        .args(["--set", "learner.steps_per_candidate=5"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "train failed:\n{stdout}\n{stderr}");
+    assert!(stdout.contains("step budget reached"), "{stdout}");
+    let run = RunDir::new(&dir);
+    let accepted = run.accepted_checkpoints().unwrap();
+    assert!(accepted.len() >= 2, "accepted: {accepted:?}\n{stderr}");
+    let tai = Expected {
+        architecture: None,
+        variant: "tai".into(),
+        feature_version: shogi_features::FEATURE_VERSION,
+        policy_version: shogi_features::POLICY_VERSION,
+    };
+    for (_, path) in &accepted {
+        shogi_model::load_checkpoint(path, &tai, shogi_model::tch::Device::Cpu)
+            .unwrap_or_else(|e| panic!("{} does not load: {e}", path.display()));
+    }
+    let (games, skipped) = shogi_selfplay::read_chunk_dir(&run.replay()).unwrap();
+    assert!(skipped.is_empty() && !games.is_empty());
+    for g in &games {
+        shogi_selfplay::convert::replay_tai_each(g, |_, _| {}).unwrap();
+    }
+    // The gate cannot play tai shogi yet: a config that enables it is refused.
+    let err = train_error("[game]\nvariant = \"tai\"\n", &[]);
+    assert!(err.contains("gate.enabled") && err.contains("tai"), "{err}");
+}

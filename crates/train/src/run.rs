@@ -12,17 +12,20 @@ use anyhow::{Context, Result, bail};
 use shogi_arena::rundir::{RunDir, checkpoint_name};
 use shogi_arena::{GateConfig, GateReport, gate_pending};
 use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
+use shogi_features::{NetGame, NetLayout};
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
 use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, BatchStats};
 use shogi_mcts::{RootSelection, SearchConfig};
 use shogi_model::{
     CheckpointMeta, Expected, Inference, InferenceOptions, Losses, Model, ModelConfig,
-    NetBatchModel, OptimizerKind, TrainConfig, encode_input, load_checkpoint, model_config_for,
-    parse_device, set_num_threads,
+    NetBatchModel, OptimizerKind, TrainConfig, encode_input, load_checkpoint,
+    model_config_for_layout, parse_device, set_num_threads,
 };
 use shogi_rules::{GameRules, ImpasseRule, Position, ShogiGame, Variant};
 use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
 use shogi_selfplay::play::PlayConfig;
+use shogi_selfplay::play::RecordGame;
+use shogi_tai::{TaiGame, TaiRules};
 use tracing::{info, warn};
 
 use crate::config::RunConfig;
@@ -149,17 +152,29 @@ struct Progress {
     best_name: Mutex<String>,
 }
 
-fn variant_of(config: &RunConfig) -> Variant {
+/// The network layout of the config's variant (validated: `shogi`, `minishogi`, `tai`).
+fn layout_of(config: &RunConfig) -> NetLayout {
+    NetLayout::by_name(&config.game.variant).unwrap_or_else(|| NetLayout::shogi(Variant::Minishogi))
+}
+
+fn shogi_variant(config: &RunConfig) -> Variant {
     match config.game.variant.as_str() {
         "shogi" => Variant::Shogi,
         _ => Variant::Minishogi,
     }
 }
 
-fn expected(variant: Variant) -> Expected {
+fn tai_rules(config: &RunConfig) -> TaiRules {
+    TaiRules {
+        max_plies: config.game.max_plies,
+        ..TaiRules::default()
+    }
+}
+
+fn expected(layout: NetLayout) -> Expected {
     Expected {
         architecture: None,
-        variant: variant.name().to_string(),
+        variant: layout.variant.to_string(),
         feature_version: FEATURE_VERSION,
         policy_version: POLICY_VERSION,
     }
@@ -167,8 +182,8 @@ fn expected(variant: Variant) -> Expected {
 
 /// The network architecture a config asks for.
 pub fn model_config(config: &RunConfig) -> ModelConfig {
-    let mut arch = model_config_for(
-        variant_of(config),
+    let mut arch = model_config_for_layout(
+        &layout_of(config),
         config.network.blocks,
         config.network.channels,
     );
@@ -211,7 +226,7 @@ pub fn prepare(run: &RunDir, config: &RunConfig, resume: bool, roles: Roles) -> 
         let model = Model::new(&model_config(config), device);
         let meta = CheckpointMeta {
             architecture: model.config().clone(),
-            variant: variant_of(config).name().to_string(),
+            variant: layout_of(config).variant.to_string(),
             feature_version: FEATURE_VERSION,
             policy_version: POLICY_VERSION,
             training_step: 0,
@@ -395,7 +410,7 @@ pub fn run(
     prepare(&run, config, resume, roles)?;
     set_num_threads(config.run.torch_threads);
     let device = parse_device(&config.run.device)?;
-    let variant = variant_of(config);
+    let layout = layout_of(config);
 
     // Budgets: wall time of this invocation, learner steps over the whole run.
     let deadline = (config.run.minutes > 0.0)
@@ -408,7 +423,7 @@ pub fn run(
     let (start_step, start_dir) = learner_start(&run)?;
     progress.learner_step.store(start_step, Ordering::Relaxed);
     let learner_model = if roles.learn {
-        let (model, manifest) = load_checkpoint(&start_dir, &expected(variant), device)
+        let (model, manifest) = load_checkpoint(&start_dir, &expected(layout), device)
             .with_context(|| format!("loading {}", start_dir.display()))?;
         let arch = model_config(config);
         if !manifest.meta.architecture.diff(&arch).is_empty() {
@@ -423,7 +438,7 @@ pub fn run(
         info!(
             "run {} ({}): learner {} {} at step {}",
             run.root().display(),
-            variant.name(),
+            layout.variant,
             if start_step == 0 {
                 "starts from"
             } else {
@@ -437,7 +452,7 @@ pub fn run(
         info!(
             "run {} ({}): playing {} beside the run's learner (newest network: step {})",
             run.root().display(),
-            variant.name(),
+            layout.variant,
             roles.describe(),
             start_step
         );
@@ -446,9 +461,21 @@ pub fn run(
 
     let gate_stop = AtomicBool::new(false);
     let result: Result<()> = std::thread::scope(|scope| {
-        let selfplay = roles
-            .selfplay
-            .then(|| scope.spawn(|| selfplay_loop(config, &run, &progress, &stop_work)));
+        let selfplay = roles.selfplay.then(|| {
+            scope.spawn(|| {
+                if layout.variant == "tai" {
+                    let rules = tai_rules(config);
+                    selfplay_loop(config, &run, &progress, &stop_work, move |_| {
+                        TaiGame::startpos(rules)
+                    })
+                } else {
+                    let (variant, rules) = (shogi_variant(config), game_rules(config));
+                    selfplay_loop(config, &run, &progress, &stop_work, move |_| {
+                        ShogiGame::new(Position::startpos(variant), rules)
+                    })
+                }
+            })
+        });
         let learner = learner_model.map(|(model, manifest)| {
             let (run, progress, stop_work) = (&run, &progress, &stop_work);
             scope.spawn(move || {
@@ -576,13 +603,18 @@ fn status_line(progress: &Progress, began: Instant) -> String {
     )
 }
 
-fn selfplay_loop(
+fn selfplay_loop<G, S>(
     config: &RunConfig,
     run: &RunDir,
     progress: &Progress,
     stop_work: &(dyn Fn() -> bool + Sync),
-) -> Result<()> {
-    let variant = variant_of(config);
+    start: S,
+) -> Result<()>
+where
+    G: NetGame + RecordGame,
+    S: Fn(u64) -> G + Sync,
+{
+    let layout = layout_of(config);
     let device = parse_device(&config.run.device)?;
     let s = &config.selfplay;
     let search = search_config(config);
@@ -592,8 +624,6 @@ fn selfplay_loop(
         random_opening_plies: s.random_opening_plies,
         ..PlayConfig::default()
     };
-    let rules = game_rules(config);
-    let start = move |_seed: u64| ShogiGame::new(Position::startpos(variant), rules);
     let options = InferenceOptions {
         max_batch: s.max_batch,
         ..InferenceOptions::default()
@@ -607,10 +637,10 @@ fn selfplay_loop(
     while !stop_work() {
         let (_, best) = run.best()?.context("no accepted network")?;
         let (inference, manifest) =
-            Inference::from_checkpoint(&best, &expected(variant), device, &options)
+            Inference::from_checkpoint(&best, &expected(layout), device, &options)
                 .with_context(|| format!("loading {}", best.display()))?;
         *progress.best_name.lock().unwrap() = manifest.name.clone();
-        let model = NetBatchModel::new(inference, variant)?;
+        let model = NetBatchModel::for_layout(inference, layout)?;
         let service = BatchService::start(
             BatchConfig {
                 max_batch: s.max_batch,
@@ -618,7 +648,7 @@ fn selfplay_loop(
             },
             model,
         );
-        let evaluator = BatchEvaluator::with_encoder(service.handle(), encode_input);
+        let evaluator = BatchEvaluator::with_encoder(service.handle(), encode_input::<G>);
         let (threads, games_per_thread) = ActorConfig::spread(s.actors, s.actor_threads);
         let actors = ActorConfig {
             threads,
@@ -641,7 +671,7 @@ fn selfplay_loop(
                 &actors,
                 &search,
                 &play,
-                start,
+                &start,
                 &evaluator,
                 &run.replay(),
                 &chunk_prefix,
@@ -719,7 +749,7 @@ fn learner_loop(
     let l = &config.learner;
     let mut window = ReplayWindow::new(run.replay(), l.window, SampleConfig { q_blend: l.q_blend });
     let learner_config = LearnerConfig {
-        variant: variant_of(config).name().to_string(),
+        variant: layout_of(config).variant.to_string(),
         batch: l.batch,
         schedule: schedule(config),
         export_every: l.steps_per_candidate,

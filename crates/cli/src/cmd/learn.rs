@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use shogi_features::NetLayout;
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
-use shogi_model::{Expected, Model, TrainConfig, model_config_for, parse_device};
-use shogi_rules::Variant;
+use shogi_model::{Expected, Model, TrainConfig, model_config_for_layout, parse_device};
 
 use super::VariantArg;
 
@@ -61,11 +61,11 @@ pub fn run(args: &LearnArgs) -> Result<()> {
     let (Some(replay), Some(run_dir)) = (&args.replay, &args.run) else {
         anyhow::bail!("--replay DIR and --run DIR (or --follow RUN_DIR) are required");
     };
-    let variant: Variant = args.variant.shogi("learn")?;
-    let name = match variant {
-        Variant::Shogi => "shogi",
-        Variant::Minishogi => "minishogi",
+    let layout = match args.variant {
+        VariantArg::Tai => NetLayout::tai(),
+        other => NetLayout::shogi(other.shogi("learn")?),
     };
+    let name = layout.variant;
     let device = parse_device(&args.device)?;
     let mut window = ReplayWindow::new(replay, args.window, SampleConfig::default());
     window
@@ -84,7 +84,7 @@ pub fn run(args: &LearnArgs) -> Result<()> {
         }
         None => (
             Model::new(
-                &model_config_for(variant, args.blocks, args.channels),
+                &model_config_for_layout(&layout, args.blocks, args.channels),
                 device,
             ),
             None,
