@@ -200,6 +200,11 @@ impl TaiGame {
     }
 
     /// The pieces `mv` captures, in path order.
+    ///
+    /// The lion dog's "out two, back one" passes its end square first: by the JCSA
+    /// ruling the seed quotes, it may not jump that piece and capture it on the way back,
+    /// so a piece there is captured first (it matters for contagion, where the last
+    /// capture decides).
     fn captures(&self, mv: TaiMove) -> Vec<(usize, Piece)> {
         let board = self.pos.board();
         let mut out: Vec<(usize, Piece)> = mv
@@ -209,7 +214,19 @@ impl TaiGame {
         if mv.to() != mv.from()
             && let Some(p) = board[usize::from(mv.to().0)]
         {
-            out.push((usize::from(mv.to().0), p));
+            let dist = |a: crate::Square, b: crate::Square| {
+                (a.row() - b.row()).abs().max((a.col() - b.col()).abs())
+            };
+            let passed_first = mv
+                .vias()
+                .next()
+                .is_some_and(|v| dist(mv.from(), mv.to()) < dist(mv.from(), v));
+            let entry = (usize::from(mv.to().0), p);
+            if passed_first {
+                out.insert(0, entry);
+            } else {
+                out.push(entry);
+            }
         }
         out
     }

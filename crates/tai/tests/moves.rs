@@ -712,3 +712,88 @@ fn no_pass_right_after_a_pass_and_fourfold_repetition_draws() {
         "would repeat the start position"
     );
 }
+
+#[test]
+fn compound_lion_pieces_are_the_union_of_their_powers() {
+    let count = |abbr: &str| {
+        let g = game_with(&[(abbr, "13m", Black)], Black);
+        moves_of(&g, Square::parse("13m").unwrap()).len()
+    };
+    // From the centre (12 squares to each edge) of a board holding only the princes on
+    // the corners 25y (own: the back-left diagonal stops one short) and 1a (a capture):
+    // furious fiend = lion (24 squares within two) + lion dog's third squares (8) + pass.
+    assert_eq!(count("FF"), 24 + 8 + 1);
+    // teaching king = queen (8 x 12 - 1) + pass (its lion-dog steps lie on the queen's
+    // lines).
+    assert_eq!(count("TK"), 95 + 1);
+    // buddhist spirit = queen + the lion's 8 knight-shaped jumps + pass.
+    assert_eq!(count("BSp"), 95 + 8 + 1);
+    // great elephant = rook (48) + backward bishop (24 - 1) + forward diagonals up to 2
+    // (4) + pass.
+    assert_eq!(count("GE"), 48 + 23 + 4 + 1);
+    // The furious fiend keeps both multi-captures: the lion's any-direction double and
+    // the lion dog's triple along a line.
+    let g = game_with(
+        &[
+            ("FF", "13m", Black),
+            ("P", "13l", White),
+            ("P", "13k", White),
+            ("P", "12l", White),
+        ],
+        Black,
+    );
+    let moves = texts(&moves_of(&g, Square::parse("13m").unwrap()));
+    for m in ["13m13l12l", "13m13l13k13j", "13m13k13l", "13m13l13m"] {
+        assert!(moves.contains(m), "{m}");
+    }
+}
+
+#[test]
+fn a_promoted_piece_never_promotes_again_and_contagion_follows_the_path() {
+    // A lion that is a promoted eastern barbarian keeps being a lion after capturing.
+    let mut pos = Position::empty();
+    pos.set(
+        Square::parse("13m").unwrap(),
+        Some(Piece {
+            kind: kind("Ln"),
+            color: Black,
+            promoted: true,
+        }),
+    );
+    pos.set(
+        Square::parse("13l").unwrap(),
+        Some(Piece::new(kind("P"), White)),
+    );
+    pos.set(
+        Square::parse("1a").unwrap(),
+        Some(Piece::new(kind("CP"), White)),
+    );
+    pos.set(
+        Square::parse("25y").unwrap(),
+        Some(Piece::new(kind("CP"), Black)),
+    );
+    let mut g = TaiGame::new(pos, TaiRules::default());
+    g.play(g.parse_move("13m13l").unwrap());
+    let p = g.position().piece(Square::parse("13l").unwrap()).unwrap();
+    assert_eq!((p.kind.abbr(), p.promoted), ("Ln", true));
+    // A lion dog capturing a dark spirit on 13l (passed first) and a deva on 13k, then
+    // stepping back to 13l: the deva is the last capture, so it becomes a teaching king.
+    let mut g = game_with(
+        &[
+            ("LD", "13m", Black),
+            ("DSp", "13l", White),
+            ("DV", "13k", White),
+        ],
+        Black,
+    );
+    g.play(g.parse_move("13m13k13l").unwrap());
+    assert_eq!(
+        g.position()
+            .piece(Square::parse("13l").unwrap())
+            .unwrap()
+            .kind
+            .abbr(),
+        "TK"
+    );
+    assert!(g.position().piece(Square::parse("13k").unwrap()).is_none());
+}
