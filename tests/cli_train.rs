@@ -412,6 +412,7 @@ fn tai_shogi_trains_through_the_same_loop() {
             "learner.min_positions=40",
         ])
         .args(["--set", "learner.steps_per_candidate=5"])
+        .args(["--set", "game.tai.lion_dog=\"q3\""])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -434,6 +435,8 @@ fn tai_shogi_trains_through_the_same_loop() {
     let (games, skipped) = shogi_selfplay::read_chunk_dir(&run.replay()).unwrap();
     assert!(skipped.is_empty() && !games.is_empty());
     for g in &games {
+        // The records carry the rule options they were played under (the Q3 lion dog).
+        assert_eq!(g.impasse, 8);
         shogi_selfplay::convert::replay_tai_each(g, |_, _| {}).unwrap();
     }
     // The gate cannot play tai shogi yet: a config that enables it is refused.

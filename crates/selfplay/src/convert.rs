@@ -92,8 +92,8 @@ pub fn replay_each(
     Ok(game)
 }
 
-/// Replays a tai shogi record (played under the default rule options with the record's
-/// ply cap), checking every move; `visit` sees the game before each move.
+/// Replays a tai shogi record under its recorded rule options and ply cap, checking
+/// every move; `visit` sees the game before each move.
 pub fn replay_tai_each(
     record: &GameRecord,
     mut visit: impl FnMut(&TaiGame, &MoveRecord),
@@ -102,10 +102,8 @@ pub fn replay_tai_each(
         return Err(ReplayError::Variant(record.variant.clone()));
     }
     let start = shogi_tai::Position::from_sfen(&record.start_sfen)?;
-    let rules = TaiRules {
-        max_plies: record.max_plies,
-        ..TaiRules::default()
-    };
+    let rules = TaiRules::from_options_code(record.impasse, record.max_plies)
+        .ok_or_else(|| ReplayError::Variant(format!("tai (rule code {})", record.impasse)))?;
     let mut game = TaiGame::new(start, rules);
     let mut legal = Vec::new();
     for (i, m) in record.moves.iter().enumerate() {

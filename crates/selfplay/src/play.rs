@@ -18,7 +18,9 @@ use crate::record::{GameRecord, MoveRecord, SearchedMove};
 /// What a self-play record needs from a game: its header fields and a 32-bit code per
 /// move. Implemented for shogi/minishogi and tai shogi.
 pub trait RecordGame: Game {
-    /// Variant name, start position text, ply cap and impasse code of the game.
+    /// Variant name, start position text, ply cap and rule code of the game (the impasse
+    /// rule for shogi, [`TaiRules::options_code`](shogi_tai::TaiRules::options_code) for
+    /// tai shogi).
     fn record_header(&self) -> (String, String, u32, u8);
 
     /// The move's record code.
@@ -46,7 +48,7 @@ impl RecordGame for TaiGame {
             "tai".to_string(),
             self.position().to_sfen(),
             self.rules().max_plies,
-            0,
+            self.rules().options_code(),
         )
     }
 

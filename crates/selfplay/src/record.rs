@@ -69,7 +69,8 @@ pub struct GameRecord {
     pub start_sfen: String,
     /// The max-plies draw rule the game was played under (0 = none).
     pub max_plies: u32,
-    /// Impasse rule code (0 none, 1 27-point declaration, 2 24-point).
+    /// Rule code: for shogi the impasse rule (0 none, 1 27-point declaration, 2
+    /// 24-point); for tai shogi `TaiRules::options_code` (0 = the seed's defaults).
     pub impasse: u8,
     /// How the game ended.
     pub outcome: Outcome,

@@ -82,3 +82,73 @@ impl Default for TaiRules {
         }
     }
 }
+
+impl TaiRules {
+    /// The rule options (all but the ply cap) as one byte for game records: bits 0-1
+    /// the emperor, bit 2 the promotion trigger, bit 3 the lion dog, bit 4 set when the
+    /// great elephant is absent, bit 5 the strict repetition rule. The seed's defaults
+    /// are 0.
+    pub fn options_code(&self) -> u8 {
+        let emperor = match self.emperor {
+            EmperorCaptures::UndefendedRoyals => 0,
+            EmperorCaptures::UndefendedPieces => 1,
+            EmperorCaptures::Never => 2,
+        };
+        emperor
+            | u8::from(self.promotion == PromotionTrigger::CapturingPromoted) << 2
+            | u8::from(self.lion_dog == LionDog::Q3) << 3
+            | u8::from(!self.great_elephant) << 4
+            | u8::from(self.repetition == Repetition::Forbidden) << 5
+    }
+
+    /// The rules of an [`TaiRules::options_code`] byte with `max_plies`; `None` for a
+    /// byte no rules produce.
+    pub fn from_options_code(code: u8, max_plies: u32) -> Option<TaiRules> {
+        let emperor = match code & 3 {
+            0 => EmperorCaptures::UndefendedRoyals,
+            1 => EmperorCaptures::UndefendedPieces,
+            2 => EmperorCaptures::Never,
+            _ => return None,
+        };
+        if code >> 6 != 0 {
+            return None;
+        }
+        let bit = |n: u8| code >> n & 1 == 1;
+        Some(TaiRules {
+            max_plies,
+            emperor,
+            promotion: if bit(2) {
+                PromotionTrigger::CapturingPromoted
+            } else {
+                PromotionTrigger::FirstCapture
+            },
+            lion_dog: if bit(3) {
+                LionDog::Q3
+            } else {
+                LionDog::ThreeStep
+            },
+            great_elephant: !bit(4),
+            repetition: if bit(5) {
+                Repetition::Forbidden
+            } else {
+                Repetition::FourfoldDraw
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_code_round_trips() {
+        assert_eq!(TaiRules::default().options_code(), 0);
+        for code in 0..=u8::MAX {
+            match TaiRules::from_options_code(code, 7) {
+                Some(rules) => assert_eq!(rules.options_code(), code),
+                None => assert!(code & 3 == 3 || code >> 6 != 0),
+            }
+        }
+    }
+}

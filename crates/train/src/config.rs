@@ -120,6 +120,8 @@ pub struct GameSection {
     pub max_plies: u32,
     /// Impasse rule: `none`, `declaration27`, `points24`. Default `none`.
     pub impasse: String,
+    /// `[game.tai]`: tai shogi's switchable rule readings (ignored for other variants).
+    pub tai: TaiSection,
 }
 
 impl Default for GameSection {
@@ -128,6 +130,64 @@ impl Default for GameSection {
             variant: "minishogi".into(),
             max_plies: 200,
             impasse: "none".into(),
+            tai: TaiSection::default(),
+        }
+    }
+}
+
+/// `[game.tai]`: the readings the seed leaves open (defaults: the seed's own).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TaiSection {
+    /// The emperor's captures: `undefended_royals` (the seed), `undefended_pieces`,
+    /// `never`.
+    pub emperor: String,
+    /// Promotion trigger: `first_capture` (the seed), `capturing_promoted`.
+    pub promotion: String,
+    /// The lion dog: `three_step` (the seed), `q3`.
+    pub lion_dog: String,
+    /// Whether the great elephant exists (without it the lion dog does not promote).
+    pub great_elephant: bool,
+    /// Repetition: `fourfold_draw` (default), `forbidden`.
+    pub repetition: String,
+}
+
+impl Default for TaiSection {
+    fn default() -> Self {
+        TaiSection {
+            emperor: "undefended_royals".into(),
+            promotion: "first_capture".into(),
+            lion_dog: "three_step".into(),
+            great_elephant: true,
+            repetition: "fourfold_draw".into(),
+        }
+    }
+}
+
+impl TaiSection {
+    /// The rules these keys select, with `max_plies`.
+    pub fn rules(&self, max_plies: u32) -> shogi_tai::TaiRules {
+        use shogi_tai::{EmperorCaptures, LionDog, PromotionTrigger, Repetition, TaiRules};
+        TaiRules {
+            max_plies,
+            emperor: match self.emperor.as_str() {
+                "undefended_pieces" => EmperorCaptures::UndefendedPieces,
+                "never" => EmperorCaptures::Never,
+                _ => EmperorCaptures::UndefendedRoyals,
+            },
+            promotion: match self.promotion.as_str() {
+                "capturing_promoted" => PromotionTrigger::CapturingPromoted,
+                _ => PromotionTrigger::FirstCapture,
+            },
+            lion_dog: match self.lion_dog.as_str() {
+                "q3" => LionDog::Q3,
+                _ => LionDog::ThreeStep,
+            },
+            great_elephant: self.great_elephant,
+            repetition: match self.repetition.as_str() {
+                "forbidden" => Repetition::Forbidden,
+                _ => Repetition::FourfoldDraw,
+            },
         }
     }
 }
@@ -452,6 +512,22 @@ impl RunConfig {
             &["none", "declaration27", "points24"],
         )?;
         at_least("game.max_plies", g.max_plies as u64, 1)?;
+        one_of(
+            "game.tai.emperor",
+            &g.tai.emperor,
+            &["undefended_royals", "undefended_pieces", "never"],
+        )?;
+        one_of(
+            "game.tai.promotion",
+            &g.tai.promotion,
+            &["first_capture", "capturing_promoted"],
+        )?;
+        one_of("game.tai.lion_dog", &g.tai.lion_dog, &["three_step", "q3"])?;
+        one_of(
+            "game.tai.repetition",
+            &g.tai.repetition,
+            &["fourfold_draw", "forbidden"],
+        )?;
         let n = &self.network;
         at_least("network.blocks", n.blocks as u64, 1)?;
         at_least("network.channels", n.channels as u64, 1)?;
@@ -641,6 +717,22 @@ mod tests {
         );
         let err = RunConfig::parse("[game]\nvariant = \"chess\"\n", "x.toml", &[]).unwrap_err();
         assert!(err.to_string().contains("game.variant"), "{err}");
+    }
+
+    #[test]
+    fn tai_rule_options_parse_and_are_checked() {
+        let text = "[game]\nvariant = \"tai\"\n[game.tai]\nemperor = \"never\"\nlion_dog = \"q3\"\n[gate]\nenabled = false\n";
+        let c = RunConfig::parse(text, "x.toml", &[]).unwrap();
+        let rules = c.game.tai.rules(c.game.max_plies);
+        assert_eq!(rules.emperor, shogi_tai::EmperorCaptures::Never);
+        assert_eq!(rules.lion_dog, shogi_tai::LionDog::Q3);
+        assert_eq!(rules.options_code(), 2 | 8);
+        let err = RunConfig::parse(text, "x.toml", &["game.tai.emperor=\"sometimes\"".into()])
+            .unwrap_err();
+        assert!(err.to_string().contains("game.tai.emperor"), "{err}");
+        // The snapshot keeps the table.
+        let again = RunConfig::parse(&c.to_toml(), "snapshot", &[]).unwrap();
+        assert_eq!(again, c);
     }
 
     #[test]

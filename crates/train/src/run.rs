@@ -165,10 +165,7 @@ fn shogi_variant(config: &RunConfig) -> Variant {
 }
 
 fn tai_rules(config: &RunConfig) -> TaiRules {
-    TaiRules {
-        max_plies: config.game.max_plies,
-        ..TaiRules::default()
-    }
+    config.game.tai.rules(config.game.max_plies)
 }
 
 fn expected(layout: NetLayout) -> Expected {
