@@ -439,7 +439,85 @@ fn tai_shogi_trains_through_the_same_loop() {
         assert_eq!(g.impasse, 8);
         shogi_selfplay::convert::replay_tai_each(g, |_, _| {}).unwrap();
     }
-    // The gate cannot play tai shogi yet: a config that enables it is refused.
-    let err = train_error("[game]\nvariant = \"tai\"\n", &[]);
-    assert!(err.contains("gate.enabled") && err.contains("tai"), "{err}");
+    // The arena plays tai shogi: the newest network against a random mover.
+    let (_, newest) = accepted.last().unwrap();
+    let games = tmp.path().join("games");
+    let out = Command::new(BIN)
+        .arg("match")
+        .arg("--a")
+        .arg(format!("checkpoint:{}", newest.display()))
+        .args(["--b", "random", "--games", "2", "--simulations", "4"])
+        .args([
+            "--max-plies",
+            "10",
+            "--parallel",
+            "2",
+            "--device",
+            "cpu",
+            "--out",
+        ])
+        .arg(&games)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("2 games in"), "{stdout}");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(games.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["variant"], "tai");
+    assert!(games.join("game-0000.txt").exists());
+}
+
+/// The gate plays tai shogi candidates against the best like any other variant.
+#[test]
+fn tai_shogi_gate_plays_matches() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let out = Command::new(BIN)
+        .arg("train")
+        .arg(repo_root().join("configs/tai.toml"))
+        .args(["--set", &format!("run.dir={:?}", dir.display().to_string())])
+        .args(["--set", "run.max_steps=5", "--set", "run.minutes=3"])
+        .args(["--set", "run.device=\"cpu\"", "--set", "game.max_plies=8"])
+        .args(["--set", "network.blocks=1", "--set", "network.channels=8"])
+        .args([
+            "--set",
+            "selfplay.actors=4",
+            "--set",
+            "selfplay.simulations=4",
+        ])
+        .args(["--set", "selfplay.gumbel_considered=4"])
+        .args(["--set", "selfplay.games_per_generation=4"])
+        .args([
+            "--set",
+            "learner.batch=8",
+            "--set",
+            "learner.min_positions=30",
+        ])
+        .args(["--set", "learner.steps_per_candidate=5"])
+        .args(["--set", "gate.enabled=true", "--set", "gate.games=2"])
+        .args([
+            "--set",
+            "gate.simulations=2",
+            "--set",
+            "gate.parallel_games=2",
+        ])
+        .args(["--set", "gate.threshold=0.0"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "train failed:\n{stdout}\n{stderr}");
+    let run = RunDir::new(&dir);
+    let gated = run.accepted_checkpoints().unwrap();
+    assert!(gated.len() >= 2, "{stderr}");
+    let (_, cand) = gated.last().unwrap();
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(cand.join("gate.json")).unwrap()).unwrap();
+    assert_eq!(report["variant"], "tai");
+    assert_eq!(report["games"], 2, "{report}");
 }

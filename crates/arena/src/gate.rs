@@ -7,11 +7,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
+use shogi_rules::{ShogiGame, Variant};
+use shogi_tai::TaiGame;
 
 use crate::error::{ArenaError, io_err};
-use crate::matchplay::{MatchConfig, MatchSummary, run_match};
+use crate::matchplay::{MatchConfig, MatchSummary, run_game_match};
 use crate::openings::Openings;
-use crate::player::{PlayerSettings, PlayerSpec, checkpoint_variant};
+use crate::player::{PlayerSettings, PlayerSpec, checkpoint_variant, checkpoint_variant_name};
 use crate::ratings::{RatingEntry, append_rating, load_ratings, rating_of};
 use crate::rundir::{RunDir, step_of};
 use crate::stats::{SprtConfig, SprtDecision, SprtState};
@@ -164,17 +166,24 @@ pub fn gate_candidate(
         .best()
         .map_err(io_err("list", &run.accepted()))?
         .ok_or_else(|| ArenaError::NoBest(run.root().to_path_buf()))?;
-    let variant = checkpoint_variant(candidate)?;
-    let best_variant = checkpoint_variant(&best)?;
-    if variant != best_variant {
+    let variant_name = checkpoint_variant_name(candidate)?;
+    let best_variant = checkpoint_variant_name(&best)?;
+    if variant_name != best_variant {
         return Err(ArenaError::Config(format!(
             "candidate {} is for {} but the best {} is for {}",
             candidate.display(),
-            variant.name(),
+            variant_name,
             best.display(),
-            best_variant.name()
+            best_variant
         )));
     }
+    let tai = variant_name == "tai";
+    // Tai shogi's match ignores the shogi variant field.
+    let variant = if tai {
+        Variant::Shogi
+    } else {
+        checkpoint_variant(candidate)?
+    };
     let cand_name = name_of(candidate);
     let best_name = name_of(&best);
     let step = step_from(candidate)?;
@@ -204,12 +213,15 @@ pub fn gate_candidate(
         seed: config.seed,
         games_dir: Some(games_dir.clone()),
     };
-    let summary = run_match(
-        &PlayerSpec::Checkpoint(candidate.to_path_buf()),
-        &PlayerSpec::Checkpoint(best.clone()),
-        &match_config,
-        stop,
-    )?;
+    let (a, b) = (
+        PlayerSpec::Checkpoint(candidate.to_path_buf()),
+        PlayerSpec::Checkpoint(best.clone()),
+    );
+    let summary = if tai {
+        run_game_match::<TaiGame>(&a, &b, &match_config, stop)?
+    } else {
+        run_game_match::<ShogiGame>(&a, &b, &match_config, stop)?
+    };
     if summary.interrupted {
         return Err(ArenaError::Interrupted {
             games: summary.total.games(),
@@ -233,7 +245,7 @@ pub fn gate_candidate(
         best: best_name.clone(),
         step,
         best_step,
-        variant: variant.name().to_string(),
+        variant: variant_name.clone(),
         games: summary.total.games(),
         planned: summary.planned,
         wins: summary.total.wins,

@@ -8,6 +8,7 @@
 //! * [`rundir`]: the run-directory contract.
 
 pub mod error;
+pub mod game;
 pub mod gate;
 pub mod matchplay;
 pub mod openings;
@@ -18,8 +19,11 @@ pub mod stats;
 pub mod usi_client;
 
 pub use error::ArenaError;
+pub use game::ArenaGame;
 pub use gate::{GateConfig, GateReport, gate_candidate, gate_pending};
-pub use matchplay::{GameResult, MatchConfig, MatchSummary, adjudicate, play_match, run_match};
+pub use matchplay::{
+    GameResult, MatchConfig, MatchSummary, adjudicate, play_match, run_game_match, run_match,
+};
 pub use openings::Openings;
 pub use player::{PlayerSettings, PlayerSpec, PreparedPlayer};
 pub use rundir::RunDir;

@@ -9,12 +9,12 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 use shogi_game::{Color, EndReason, Game, Outcome};
-use shogi_rules::{GameRules, ImpasseRule, Position, ShogiGame, Variant};
-use shogi_selfplay::convert::{move_code, write_game_dir};
+use shogi_rules::{Position, Variant};
 use shogi_selfplay::record::{GameRecord, MoveRecord};
 
 use crate::error::{ArenaError, io_err};
-use crate::openings::{Openings, opening_positions};
+use crate::game::ArenaGame;
+use crate::openings::Openings;
 use crate::player::{Mover, PlayerSettings, PlayerSpec, PreparedPlayer};
 use crate::stats::{EloEstimate, SprtConfig, SprtDecision, SprtState, Wdl};
 use crate::usi_client::UsiAnswer;
@@ -24,7 +24,8 @@ use crate::usi_client::UsiAnswer;
 pub struct MatchConfig {
     /// Games to play (an odd count plays one opening once).
     pub games: u32,
-    /// Rules variant.
+    /// Rules variant for shogi and minishogi (a tai shogi match, `run_match::<TaiGame>`,
+    /// ignores it).
     pub variant: Variant,
     /// Draw after this many plies (0 = no cap).
     pub max_plies: u32,
@@ -190,25 +191,21 @@ impl MatchSummary {
     }
 }
 
-fn rules_for(variant: Variant, max_plies: u32) -> GameRules {
-    GameRules {
-        max_plies,
-        impasse: if variant == Variant::Shogi {
-            ImpasseRule::Declaration27
-        } else {
-            ImpasseRule::None
-        },
-    }
-}
-
 /// The outcome of a game stopped at the ply limit when the match adjudicates by
 /// material: a win for the side at least `margin` points ahead, else the draw.
 pub fn adjudicate(position: &Position, outcome: Outcome, margin: u32) -> Outcome {
+    adjudicate_points(
+        position.material_points(Color::Black),
+        position.material_points(Color::White),
+        outcome,
+        margin,
+    )
+}
+
+fn adjudicate_points(black: u32, white: u32, outcome: Outcome, margin: u32) -> Outcome {
     if margin == 0 || outcome.reason != EndReason::MaxPlies {
         return outcome;
     }
-    let black = position.material_points(Color::Black);
-    let white = position.material_points(Color::White);
     if black >= white + margin {
         Outcome::win(Color::Black, EndReason::Adjudication)
     } else if white >= black + margin {
@@ -218,21 +215,36 @@ pub fn adjudicate(position: &Position, outcome: Outcome, margin: u32) -> Outcome
     }
 }
 
+/// Adjudicates a game of any variant (those without material points are not).
+fn adjudicate_game<G: ArenaGame>(game: &G, outcome: Outcome, margin: u32) -> Outcome {
+    match (
+        game.material_points(Color::Black),
+        game.material_points(Color::White),
+    ) {
+        (Some(black), Some(white)) => adjudicate_points(black, white, outcome, margin),
+        _ => outcome,
+    }
+}
+
+/// A finished game: the game, its moves, the outcome and any forfeit reason.
+type Played<G> = (G, Vec<<G as Game>::Move>, Outcome, Option<String>);
+
 /// Plays one game; `None` if `stop` was raised first.
-fn play_game(
-    start: Position,
-    rules: GameRules,
-    black: &mut dyn Mover,
-    white: &mut dyn Mover,
+fn play_game<G: ArenaGame>(
+    start: &G::Start,
+    max_plies: u32,
+    black: &mut dyn Mover<G>,
+    white: &mut dyn Mover<G>,
     seed: u64,
     adjudicate_margin: u32,
     stop: &AtomicBool,
-) -> Option<(ShogiGame, Outcome, Option<String>)> {
-    let mut game = ShogiGame::new(start, rules);
+) -> Option<Played<G>> {
+    let mut game = G::from_start(start, max_plies);
+    let mut moves = Vec::new();
     let mut forfeit = None;
     let mut end = None;
     for color in Color::ALL {
-        let mover: &mut dyn Mover = if color == Color::Black {
+        let mover: &mut dyn Mover<G> = if color == Color::Black {
             &mut *black
         } else {
             &mut *white
@@ -249,24 +261,25 @@ fn play_game(
             break o;
         }
         if let Some(o) = game.outcome() {
-            break adjudicate(game.position(), o, adjudicate_margin);
+            break adjudicate_game(&game, o, adjudicate_margin);
         }
         if stop.load(Ordering::Relaxed) {
             return None;
         }
         let side = game.side_to_move();
-        let mover: &mut dyn Mover = if side == Color::Black {
+        let mover: &mut dyn Mover<G> = if side == Color::Black {
             &mut *black
         } else {
             &mut *white
         };
         match mover.choose(&game) {
             UsiAnswer::Move(mv) => {
-                if let Err(e) = game.try_play(mv) {
+                if let Err(e) = game.try_play_move(mv) {
                     forfeit = Some(format!("{side:?} forfeits: illegal move {mv}: {e}"));
                     end = Some(Outcome::win(side.flip(), EndReason::Forfeit));
                     continue;
                 }
+                moves.push(mv);
                 black.observe(mv);
                 white.observe(mv);
             }
@@ -287,26 +300,27 @@ fn play_game(
     };
     black.game_over(f64::from(outcome.score_for(Color::Black)));
     white.game_over(f64::from(outcome.score_for(Color::White)));
-    Some((game, outcome, forfeit))
+    Some((game, moves, outcome, forfeit))
 }
 
-fn record_of(game: &ShogiGame, outcome: Outcome) -> GameRecord {
+fn record_of<G: ArenaGame>(
+    start: &G::Start,
+    moves: &[G::Move],
+    max_plies: u32,
+    outcome: Outcome,
+) -> GameRecord {
+    let (variant, start_sfen, max_plies, impasse) = G::from_start(start, max_plies).record_header();
     GameRecord {
-        variant: game.position().variant().name().to_string(),
-        start_sfen: game.start_position().to_sfen(),
-        max_plies: game.rules().max_plies,
-        impasse: match game.rules().impasse {
-            ImpasseRule::None => 0,
-            ImpasseRule::Declaration27 => 1,
-            ImpasseRule::Points24 => 2,
-        },
+        variant,
+        start_sfen,
+        max_plies,
+        impasse,
         outcome,
         resignation_disabled: false,
-        moves: game
-            .moves()
+        moves: moves
             .iter()
             .map(|&mv| MoveRecord {
-                mv: move_code(mv),
+                mv: G::move_code(mv),
                 root_value: 0.5,
                 full_search: false,
                 searched: Vec::new(),
@@ -331,9 +345,9 @@ fn tally(games: &[GameResult]) -> (Wdl, Wdl, Wdl) {
 
 /// Plays a match between prepared players `a` and `b`. Returns the summary; if `stop`
 /// is raised the games in progress are abandoned and the summary says `interrupted`.
-pub fn play_match(
-    a: &PreparedPlayer,
-    b: &PreparedPlayer,
+pub fn play_match<G: ArenaGame>(
+    a: &PreparedPlayer<G>,
+    b: &PreparedPlayer<G>,
     config: &MatchConfig,
     stop: &AtomicBool,
 ) -> Result<MatchSummary, ArenaError> {
@@ -343,11 +357,10 @@ pub fn play_match(
     }
     let planned = config.games;
     let n_openings = planned.div_ceil(2).max(1) as usize;
-    let openings = opening_positions(&config.openings, config.variant, n_openings, config.seed)?;
+    let openings = G::openings(config, n_openings)?;
     if let Some(dir) = &config.games_dir {
         std::fs::create_dir_all(dir).map_err(io_err("create", dir))?;
     }
-    let rules = rules_for(config.variant, config.max_plies);
     let next = AtomicU32::new(0);
     let halt = AtomicBool::new(false);
     let results: Mutex<Vec<GameResult>> = Mutex::new(Vec::new());
@@ -373,19 +386,19 @@ pub fn play_match(
                     }
                     let opening = index / 2;
                     let a_black = index.is_multiple_of(2);
-                    let start = openings[opening as usize % openings.len()].clone();
+                    let start = &openings[opening as usize % openings.len()];
                     let seed = config
                         .seed
                         .wrapping_mul(0x9e37_79b9)
                         .wrapping_add(u64::from(index));
-                    let (black, white): (&mut dyn Mover, &mut dyn Mover) = if a_black {
+                    let (black, white): (&mut dyn Mover<G>, &mut dyn Mover<G>) = if a_black {
                         (&mut *ma, &mut *mb)
                     } else {
                         (&mut *mb, &mut *ma)
                     };
-                    let Some((game, outcome, forfeit)) = play_game(
+                    let Some((_game, moves, outcome, forfeit)) = play_game(
                         start,
-                        rules,
+                        config.max_plies,
                         black,
                         white,
                         seed,
@@ -416,18 +429,18 @@ pub fn play_match(
                         },
                         reason: format!("{:?}", outcome.reason),
                         forfeit,
-                        plies: game.moves().len() as u32,
-                        start_sfen: game.start_position().to_sfen(),
-                        moves: game.moves().iter().map(|m| m.to_string()).collect(),
+                        plies: moves.len() as u32,
+                        start_sfen: G::start_text(start),
+                        moves: moves.iter().map(|m| m.to_string()).collect(),
                     };
                     if let Some(dir) = &config.games_dir
-                        && let Err(e) = write_game_dir(
-                            &record_of(&game, outcome),
+                        && let Err(e) = G::write_game(
+                            &record_of::<G>(start, &moves, config.max_plies, outcome),
                             dir,
                             &format!("game-{index:04}"),
                         )
                     {
-                        *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.into());
+                        *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
                         halt.store(true, Ordering::Relaxed);
                         break;
                     }
@@ -462,7 +475,7 @@ pub fn play_match(
     Ok(MatchSummary {
         a: a.spec.to_string(),
         b: b.spec.to_string(),
-        variant: config.variant.name().to_string(),
+        variant: G::layout_for(config).variant.to_string(),
         planned,
         score: total.score(),
         elo: total.elo(),
@@ -478,15 +491,27 @@ pub fn play_match(
     })
 }
 
-/// Prepares both players (one batched inference service per network) and plays the
-/// match. A checkpoint must be for `config.variant`.
+/// Prepares both players (one batched inference service per network) and plays a shogi
+/// or minishogi match (`config.variant`). A checkpoint must be for that variant.
 pub fn run_match(
     a: &PlayerSpec,
     b: &PlayerSpec,
     config: &MatchConfig,
     stop: &AtomicBool,
 ) -> Result<MatchSummary, ArenaError> {
-    let pa = PreparedPlayer::prepare(a, config.variant, &config.players)?;
-    let pb = PreparedPlayer::prepare(b, config.variant, &config.players)?;
+    run_game_match::<shogi_rules::ShogiGame>(a, b, config, stop)
+}
+
+/// [`run_match`] for any [`ArenaGame`]: `ShogiGame` for shogi and minishogi, `TaiGame`
+/// for tai shogi. A checkpoint must be for the match's variant.
+pub fn run_game_match<G: ArenaGame>(
+    a: &PlayerSpec,
+    b: &PlayerSpec,
+    config: &MatchConfig,
+    stop: &AtomicBool,
+) -> Result<MatchSummary, ArenaError> {
+    let layout = G::layout_for(config);
+    let pa = PreparedPlayer::<G>::prepare(a, layout, &config.players)?;
+    let pb = PreparedPlayer::<G>::prepare(b, layout, &config.players)?;
     play_match(&pa, &pb, config, stop)
 }

@@ -120,6 +120,86 @@ pub fn opening_positions(
     }
 }
 
+/// Reads a tai shogi opening file: one tai SFEN per line (optionally after `sfen `) or
+/// `startpos`; blank lines and `#` comments are skipped.
+pub fn read_tai_openings_file(path: &Path) -> Result<Vec<String>, ArenaError> {
+    let text = std::fs::read_to_string(path).map_err(io_err("read", path))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let pos = if line == "startpos" {
+            shogi_tai::Position::startpos()
+        } else {
+            let sfen = line.strip_prefix("sfen ").unwrap_or(line);
+            shogi_tai::Position::from_sfen(sfen).map_err(|e| ArenaError::Opening {
+                line: i + 1,
+                reason: e.to_string(),
+            })?
+        };
+        out.push(pos.to_sfen());
+    }
+    if out.is_empty() {
+        return Err(ArenaError::Opening {
+            line: 0,
+            reason: format!("{} holds no positions", path.display()),
+        });
+    }
+    Ok(out)
+}
+
+/// `count` tai shogi start positions: the setup plus distinct random-ply openings, or
+/// the listed SFENs (see [`Openings`]).
+pub fn tai_opening_positions(
+    openings: &Openings,
+    count: usize,
+    seed: u64,
+) -> Result<Vec<shogi_tai::Position>, ArenaError> {
+    use shogi_tai::{TaiGame, TaiRules};
+    let bad = |reason: String| ArenaError::Opening { line: 0, reason };
+    match openings {
+        Openings::List(list) => {
+            if list.is_empty() {
+                return Err(bad("empty opening list".into()));
+            }
+            list.iter()
+                .cycle()
+                .take(count)
+                .map(|s| shogi_tai::Position::from_sfen(s).map_err(|e| bad(e.to_string())))
+                .collect()
+        }
+        Openings::Random { plies } => {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0be1_1195);
+            let start = TaiGame::startpos(TaiRules::default());
+            let mut seen = HashSet::from([start.key()]);
+            let mut out = vec![start.position().clone()];
+            let mut attempts = 0;
+            let mut legal = Vec::new();
+            while out.len() < count {
+                attempts += 1;
+                let mut game = start.clone();
+                for _ in 0..*plies {
+                    if game.outcome().is_some() {
+                        break;
+                    }
+                    legal.clear();
+                    game.legal_moves(&mut legal);
+                    game.play(legal[rng.random_range(0..legal.len())]);
+                }
+                if *plies > 0 && game.outcome().is_none() && seen.insert(game.key()) {
+                    out.push(game.position().clone());
+                } else if attempts > 100 * count + 1000 {
+                    let have = out.clone();
+                    out.extend(have.into_iter().cycle().take(count - out.len()));
+                }
+            }
+            Ok(out)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,6 +221,15 @@ mod tests {
         // Zero plies: every opening is the start position.
         let ops = opening_positions(&Openings::Random { plies: 0 }, Variant::Shogi, 3, 1).unwrap();
         assert!(ops.iter().all(|p| p.key() == ops[0].key()));
+    }
+
+    #[test]
+    fn tai_openings_are_distinct() {
+        let ops = tai_opening_positions(&Openings::Random { plies: 2 }, 6, 3).unwrap();
+        assert_eq!(ops.len(), 6);
+        assert_eq!(ops[0], shogi_tai::Position::startpos());
+        let sfens: HashSet<String> = ops.iter().map(|p| p.to_sfen()).collect();
+        assert_eq!(sfens.len(), 6);
     }
 
     #[test]

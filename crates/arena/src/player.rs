@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
+use shogi_features::{FEATURE_VERSION, NetLayout, POLICY_VERSION};
 use shogi_game::Game;
 use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, EvalOutput};
 use shogi_mcts::{
@@ -29,6 +29,7 @@ use shogi_model::{
 use shogi_rules::{Move, ShogiGame, Variant};
 
 use crate::error::ArenaError;
+use crate::game::ArenaGame;
 use crate::usi_client::{UsiAnswer, UsiEngine, UsiTimeControl};
 
 /// A player as given on the command line.
@@ -114,7 +115,17 @@ impl Default for PlayerSettings {
     }
 }
 
-/// The variant a checkpoint was trained for (from its manifest).
+/// The variant name a checkpoint was trained for (from its manifest).
+pub fn checkpoint_variant_name(dir: &Path) -> Result<String, ArenaError> {
+    let manifest = read_manifest(dir).map_err(|source| ArenaError::Checkpoint {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    Ok(manifest.meta.variant)
+}
+
+/// The shogi-family variant a checkpoint was trained for (from its manifest); an error
+/// for a tai shogi checkpoint.
 pub fn checkpoint_variant(dir: &Path) -> Result<Variant, ArenaError> {
     let manifest = read_manifest(dir).map_err(|source| ArenaError::Checkpoint {
         path: dir.to_path_buf(),
@@ -129,29 +140,29 @@ pub fn checkpoint_variant(dir: &Path) -> Result<Variant, ArenaError> {
     })
 }
 
-enum Shared {
+enum Shared<G: ArenaGame> {
     Net {
-        evaluator: Arc<dyn Evaluator<ShogiGame>>,
+        evaluator: Arc<dyn Evaluator<G>>,
         // Kept alive for the evaluator; shut down on drop.
         _service: BatchService<NetInput, EvalOutput>,
     },
     /// A network-free search (uniform priors; neutral or rollout values).
-    Plain(Arc<dyn Evaluator<ShogiGame>>),
+    Plain(Arc<dyn Evaluator<G>>),
     Random,
     Usi(String),
 }
 
 /// A player ready to play: networks loaded into one shared batched inference service.
-pub struct PreparedPlayer {
+pub struct PreparedPlayer<G: ArenaGame = ShogiGame> {
     /// What it is.
     pub spec: PlayerSpec,
     /// A short display name.
     pub name: String,
-    shared: Shared,
+    shared: Shared<G>,
     settings: PlayerSettings,
 }
 
-impl fmt::Debug for PreparedPlayer {
+impl<G: ArenaGame> fmt::Debug for PreparedPlayer<G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PreparedPlayer")
             .field("spec", &self.spec)
@@ -160,19 +171,20 @@ impl fmt::Debug for PreparedPlayer {
     }
 }
 
-impl PreparedPlayer {
-    /// Loads what `spec` needs for `variant` (a checkpoint's network into a batch service).
+impl<G: ArenaGame> PreparedPlayer<G> {
+    /// Loads what `spec` needs for a network of `layout` (a checkpoint's network into a
+    /// batch service). An external USI engine is refused where the variant has no USI.
     pub fn prepare(
         spec: &PlayerSpec,
-        variant: Variant,
+        layout: NetLayout,
         settings: &PlayerSettings,
-    ) -> Result<PreparedPlayer, ArenaError> {
+    ) -> Result<PreparedPlayer<G>, ArenaError> {
         let (name, shared) = match spec {
             PlayerSpec::Checkpoint(dir) => {
                 let device = parse_device(&settings.device)?;
                 let expected = Expected {
                     architecture: None,
-                    variant: variant.name().to_string(),
+                    variant: layout.variant.to_string(),
                     feature_version: FEATURE_VERSION,
                     policy_version: POLICY_VERSION,
                 };
@@ -187,7 +199,7 @@ impl PreparedPlayer {
                     path: dir.clone(),
                     source,
                 })?;
-                let model = NetBatchModel::new(inference, variant)?;
+                let model = NetBatchModel::for_layout(inference, layout)?;
                 let service = BatchService::start(
                     BatchConfig {
                         max_batch: settings.max_batch,
@@ -195,8 +207,10 @@ impl PreparedPlayer {
                     },
                     model,
                 );
-                let evaluator: Arc<dyn Evaluator<ShogiGame>> =
-                    Arc::new(BatchEvaluator::with_encoder(service.handle(), encode_input));
+                let evaluator: Arc<dyn Evaluator<G>> = Arc::new(BatchEvaluator::with_encoder(
+                    service.handle(),
+                    encode_input::<G>,
+                ));
                 (
                     manifest.name,
                     Shared::Net {
@@ -218,7 +232,15 @@ impl PreparedPlayer {
                 ))),
             ),
             PlayerSpec::Random => ("random".to_string(), Shared::Random),
-            PlayerSpec::Usi(command) => (command.clone(), Shared::Usi(command.clone())),
+            PlayerSpec::Usi(command) => {
+                if G::usi_mover(command, &settings.usi).is_none() {
+                    return Err(ArenaError::Config(format!(
+                        "{} has no USI protocol: external engines play shogi and minishogi only",
+                        layout.variant
+                    )));
+                }
+                (command.clone(), Shared::Usi(command.clone()))
+            }
         };
         Ok(PreparedPlayer {
             spec: spec.clone(),
@@ -229,7 +251,7 @@ impl PreparedPlayer {
     }
 
     /// A mover for one worker thread (reused for all its games).
-    pub fn mover(&self) -> Box<dyn Mover + '_> {
+    pub fn mover(&self) -> Box<dyn Mover<G> + '_> {
         match &self.shared {
             Shared::Net { evaluator, .. } | Shared::Plain(evaluator) => {
                 let mut config = SearchConfig::for_play();
@@ -249,40 +271,36 @@ impl PreparedPlayer {
             Shared::Random => Box::new(RandomMover {
                 rng: ChaCha8Rng::seed_from_u64(0),
             }),
-            Shared::Usi(command) => Box::new(UsiMover {
-                command: command.clone(),
-                tc: self.settings.usi.clone(),
-                engine: None,
-                clock: [0, 0],
-            }),
+            Shared::Usi(command) => G::usi_mover(command, &self.settings.usi)
+                .expect("checked when the player was prepared"),
         }
     }
 }
 
 /// One player's side of the games on one thread.
-pub trait Mover: Send {
+pub trait Mover<G: Game = ShogiGame>: Send {
     /// A new game starts from `game` (`seed` varies per game). An error forfeits it.
-    fn new_game(&mut self, game: &ShogiGame, seed: u64) -> Result<(), String>;
+    fn new_game(&mut self, game: &G, seed: u64) -> Result<(), String>;
     /// The move for the side to move.
-    fn choose(&mut self, game: &ShogiGame) -> UsiAnswer;
+    fn choose(&mut self, game: &G) -> UsiAnswer<G::Move>;
     /// `mv` was played (by either side).
-    fn observe(&mut self, mv: Move);
+    fn observe(&mut self, mv: G::Move);
     /// The game ended; `score` is this player's (1, 0.5, 0).
     fn game_over(&mut self, score: f64);
 }
 
-struct SearchMover {
-    evaluator: Arc<dyn Evaluator<ShogiGame>>,
-    search: Search<ShogiGame>,
+struct SearchMover<G: Game> {
+    evaluator: Arc<dyn Evaluator<G>>,
+    search: Search<G>,
     config: SearchConfig,
 }
 
-impl Mover for SearchMover {
-    fn new_game(&mut self, _game: &ShogiGame, seed: u64) -> Result<(), String> {
+impl<G: Game> Mover<G> for SearchMover<G> {
+    fn new_game(&mut self, _game: &G, seed: u64) -> Result<(), String> {
         self.search = Search::new(self.config.clone(), seed);
         Ok(())
     }
-    fn choose(&mut self, game: &ShogiGame) -> UsiAnswer {
+    fn choose(&mut self, game: &G) -> UsiAnswer<G::Move> {
         match self
             .search
             .search(game, &*self.evaluator, &SearchLimits::default())
@@ -294,7 +312,7 @@ impl Mover for SearchMover {
             Err(e) => UsiAnswer::Forfeit(format!("search failed: {e}")),
         }
     }
-    fn observe(&mut self, mv: Move) {
+    fn observe(&mut self, mv: G::Move) {
         self.search.advance(mv);
     }
     fn game_over(&mut self, _score: f64) {
@@ -306,12 +324,12 @@ struct RandomMover {
     rng: ChaCha8Rng,
 }
 
-impl Mover for RandomMover {
-    fn new_game(&mut self, _game: &ShogiGame, seed: u64) -> Result<(), String> {
+impl<G: Game> Mover<G> for RandomMover {
+    fn new_game(&mut self, _game: &G, seed: u64) -> Result<(), String> {
         self.rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7a4d_0b5e);
         Ok(())
     }
-    fn choose(&mut self, game: &ShogiGame) -> UsiAnswer {
+    fn choose(&mut self, game: &G) -> UsiAnswer<G::Move> {
         let mut legal = Vec::new();
         game.legal_moves(&mut legal);
         if legal.is_empty() {
@@ -319,18 +337,30 @@ impl Mover for RandomMover {
         }
         UsiAnswer::Move(legal[self.rng.random_range(0..legal.len())])
     }
-    fn observe(&mut self, _mv: Move) {}
+    fn observe(&mut self, _mv: G::Move) {}
     fn game_over(&mut self, _score: f64) {}
 }
 
-struct UsiMover {
+/// Drives an external USI engine (shogi and minishogi).
+pub(crate) struct UsiMover {
     command: String,
     tc: UsiTimeControl,
     engine: Option<UsiEngine>,
     clock: [u64; 2],
 }
 
-impl Mover for UsiMover {
+impl UsiMover {
+    pub(crate) fn new(command: &str, tc: &UsiTimeControl) -> UsiMover {
+        UsiMover {
+            command: command.to_string(),
+            tc: tc.clone(),
+            engine: None,
+            clock: [0, 0],
+        }
+    }
+}
+
+impl Mover<ShogiGame> for UsiMover {
     fn new_game(&mut self, _game: &ShogiGame, _seed: u64) -> Result<(), String> {
         if let Some(engine) = &mut self.engine
             && !engine.is_alive()

@@ -40,9 +40,9 @@ impl Default for UsiTimeControl {
 
 /// What the engine answered to `go`.
 #[derive(Clone, Debug, PartialEq)]
-pub enum UsiAnswer {
+pub enum UsiAnswer<M = Move> {
     /// A legal move.
-    Move(Move),
+    Move(M),
     /// `bestmove resign`.
     Resign,
     /// `bestmove win` (an impasse declaration; the caller checks it).

@@ -404,3 +404,51 @@ fn gate_pending_gates_oldest_first_against_the_moving_best() {
             .is_empty()
     );
 }
+
+#[test]
+fn tai_shogi_matches_play_through_the_same_arena() {
+    use shogi_tai::TaiGame;
+    let stop = AtomicBool::new(false);
+    let dir = tempfile::tempdir().unwrap();
+    let config = MatchConfig {
+        max_plies: 16,
+        games_dir: Some(dir.path().to_path_buf()),
+        openings: Openings::Random { plies: 2 },
+        ..minishogi(4, 8)
+    };
+    let s = shogi_arena::run_game_match::<TaiGame>(
+        &PlayerSpec::Uniform,
+        &PlayerSpec::Random,
+        &config,
+        &stop,
+    )
+    .unwrap();
+    assert_eq!(s.variant, "tai");
+    assert_eq!(s.total.games(), 4);
+    assert_eq!(s.forfeits, 0, "{}", s.table());
+    for g in &s.games {
+        // Every game replays from its start under the same rules.
+        let mut game = TaiGame::new(
+            shogi_tai::Position::from_sfen(&g.start_sfen).unwrap(),
+            shogi_tai::TaiRules {
+                max_plies: 16,
+                ..shogi_tai::TaiRules::default()
+            },
+        );
+        for m in &g.moves {
+            let mv = shogi_game::Game::parse_move(&game, m).expect("a legal move");
+            shogi_game::Game::play(&mut game, mv);
+        }
+        assert!(shogi_game::Game::outcome(&game).is_some());
+        assert!(dir.path().join(format!("game-{:04}.txt", g.index)).exists());
+    }
+    // External USI engines speak shogi only.
+    let err = shogi_arena::run_game_match::<TaiGame>(
+        &PlayerSpec::Usi("true".into()),
+        &PlayerSpec::Random,
+        &config,
+        &stop,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("no USI protocol"), "{err}");
+}

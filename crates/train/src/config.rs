@@ -607,13 +607,6 @@ impl RunConfig {
             }
         }
         let gate = &self.gate;
-        if gate.enabled && g.variant == "tai" {
-            return Err(range(
-                "gate.enabled",
-                "true".into(),
-                "must be false for tai shogi: the arena does not play tai shogi yet, so every candidate is accepted",
-            ));
-        }
         if gate.enabled {
             at_least("gate.games", gate.games as u64, 2)?;
             if !gate.games.is_multiple_of(2) {

@@ -7,12 +7,14 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use shogi_arena::openings::read_openings_file;
-use shogi_arena::player::checkpoint_variant;
+use shogi_arena::openings::{read_openings_file, read_tai_openings_file};
+use shogi_arena::player::checkpoint_variant_name;
 use shogi_arena::{
-    MatchConfig, Openings, PlayerSettings, PlayerSpec, SprtConfig, UsiTimeControl, run_match,
+    MatchConfig, Openings, PlayerSettings, PlayerSpec, SprtConfig, UsiTimeControl, run_game_match,
+    run_match,
 };
 use shogi_rules::Variant;
+use shogi_tai::TaiGame;
 
 use super::VariantArg;
 
@@ -129,39 +131,48 @@ fn parse_sprt(text: &str, alpha: f64, beta: f64) -> Result<SprtConfig> {
     Ok(sprt)
 }
 
-fn variant_of(args: &MatchArgs) -> Result<Variant> {
-    let mut from_checkpoints = None;
+/// The match's variant: `--variant`, else the checkpoints' (from their manifests), else
+/// shogi. `None` stands for tai shogi.
+fn variant_of(args: &MatchArgs) -> Result<Option<Variant>> {
+    let mut from_checkpoints: Option<String> = None;
     for spec in [&args.a, &args.b] {
         if let PlayerSpec::Checkpoint(dir) = spec {
-            let v = checkpoint_variant(dir)?;
-            if from_checkpoints.is_some_and(|w| w != v) {
+            let v = checkpoint_variant_name(dir)?;
+            if from_checkpoints.as_ref().is_some_and(|w| *w != v) {
                 bail!("the two checkpoints are for different variants");
             }
             from_checkpoints = Some(v);
         }
     }
     Ok(match (args.variant, from_checkpoints) {
-        (Some(v), _) => v.shogi("match")?,
-        (None, Some(v)) => v,
-        (None, None) => Variant::Shogi,
+        (Some(VariantArg::Tai), _) => None,
+        (Some(v), _) => Some(v.shogi("match")?),
+        (None, Some(name)) if name == "tai" => None,
+        (None, Some(name)) => Some(
+            shogi_selfplay::convert::variant_from_name(&name)
+                .with_context(|| format!("the checkpoints are for unknown variant {name:?}"))?,
+        ),
+        (None, None) => Some(Variant::Shogi),
     })
 }
 
 /// Runs the subcommand.
 pub fn run(args: &MatchArgs) -> Result<()> {
-    let variant = variant_of(args)?;
+    let chosen = variant_of(args)?;
     if args.torch_threads > 0 {
         shogi_model::set_num_threads(args.torch_threads);
     }
-    let openings = match &args.openings {
-        Some(file) => Openings::List(read_openings_file(file, variant)?),
-        None => Openings::Random {
+    let openings = match (&args.openings, chosen) {
+        (Some(file), Some(variant)) => Openings::List(read_openings_file(file, variant)?),
+        (Some(file), None) => Openings::List(read_tai_openings_file(file)?),
+        (None, _) => Openings::Random {
             plies: args.opening_plies,
         },
     };
     let config = MatchConfig {
         games: args.games,
-        variant,
+        // A tai shogi match ignores the shogi variant.
+        variant: chosen.unwrap_or(Variant::Shogi),
         max_plies: args.limit.max_plies,
         adjudicate_margin: args.limit.adjudicate,
         openings,
@@ -188,11 +199,14 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         args.a,
         args.b,
         args.games,
-        variant.name(),
+        chosen.map_or("tai", |v| v.name()),
         config.parallel
     );
     let stop = AtomicBool::new(false);
-    let summary = run_match(&args.a, &args.b, &config, &stop)?;
+    let summary = match chosen {
+        Some(_) => run_match(&args.a, &args.b, &config, &stop)?,
+        None => run_game_match::<TaiGame>(&args.a, &args.b, &config, &stop)?,
+    };
     print!("{}", summary.table());
     println!(
         "{} games in {:.1} s",

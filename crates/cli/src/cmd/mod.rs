@@ -20,7 +20,7 @@ pub enum VariantArg {
     Shogi,
     /// Minishogi, 5x5.
     Minishogi,
-    /// Tai shogi, 25x25 (perft, selfplay, learn and train so far).
+    /// Tai shogi, 25x25 (every command but `usi`).
     Tai,
 }
 
@@ -32,7 +32,7 @@ impl VariantArg {
             VariantArg::Shogi => Ok(Variant::Shogi),
             VariantArg::Minishogi => Ok(Variant::Minishogi),
             VariantArg::Tai => anyhow::bail!(
-                "`{command}` does not play tai shogi yet: tai shogi runs in `perft`, `selfplay`, `learn` and `train`"
+                "`{command}` does not play tai shogi: USI has no tai shogi dialect; tai shogi runs in `perft`, `selfplay`, `learn`, `train`, `match` and `gate`"
             ),
         }
     }

@@ -1,0 +1,173 @@
+//! [`ArenaGame`]: what matches need from a game beyond search and the network, so the
+//! same match code plays shogi, minishogi and tai shogi.
+
+use std::fmt::Debug;
+use std::path::Path;
+
+use shogi_features::{NetGame, NetLayout};
+use shogi_game::{Color, Game};
+use shogi_rules::{GameRules, ImpasseRule, Position, ShogiGame, Variant};
+use shogi_selfplay::convert::write_game_dir;
+use shogi_selfplay::play::RecordGame;
+use shogi_selfplay::record::GameRecord;
+use shogi_tai::{TaiGame, TaiMove, TaiRules};
+
+use crate::error::{ArenaError, io_err};
+use crate::matchplay::MatchConfig;
+use crate::openings::{opening_positions, tai_opening_positions};
+use crate::player::{Mover, UsiMover};
+use crate::usi_client::UsiTimeControl;
+
+/// A game the arena can play.
+pub trait ArenaGame: NetGame + RecordGame {
+    /// A start position.
+    type Start: Clone + Send + Sync + Debug;
+
+    /// The network layout a match of `config` plays.
+    fn layout_for(config: &MatchConfig) -> NetLayout;
+
+    /// The match's start positions (`n` distinct ones, or the configured list).
+    fn openings(config: &MatchConfig, n: usize) -> Result<Vec<Self::Start>, ArenaError>;
+
+    /// A game from `start` under the match's ply cap.
+    fn from_start(start: &Self::Start, max_plies: u32) -> Self;
+
+    /// The start position's text (SFEN).
+    fn start_text(start: &Self::Start) -> String;
+
+    /// Plays `mv` if it is legal here.
+    fn try_play_move(&mut self, mv: Self::Move) -> Result<(), String>;
+
+    /// Whether the side to move may declare a win (shogi's 27-point impasse rule).
+    fn can_declare_win(&self) -> bool {
+        false
+    }
+
+    /// Material points of `c` for adjudication (`None`: the variant does not adjudicate).
+    fn material_points(&self, _c: Color) -> Option<u32> {
+        None
+    }
+
+    /// Writes one finished game into `dir` as `stem.*`.
+    fn write_game(record: &GameRecord, dir: &Path, stem: &str) -> Result<(), ArenaError>;
+
+    /// A mover driving an external USI engine, where the variant has that protocol.
+    fn usi_mover(command: &str, tc: &UsiTimeControl) -> Option<Box<dyn Mover<Self>>>;
+}
+
+fn shogi_rules_for(variant: Variant, max_plies: u32) -> GameRules {
+    GameRules {
+        max_plies,
+        impasse: if variant == Variant::Shogi {
+            ImpasseRule::Declaration27
+        } else {
+            ImpasseRule::None
+        },
+    }
+}
+
+impl ArenaGame for ShogiGame {
+    type Start = Position;
+
+    fn layout_for(config: &MatchConfig) -> NetLayout {
+        NetLayout::shogi(config.variant)
+    }
+
+    fn openings(config: &MatchConfig, n: usize) -> Result<Vec<Position>, ArenaError> {
+        opening_positions(&config.openings, config.variant, n, config.seed)
+    }
+
+    fn from_start(start: &Position, max_plies: u32) -> Self {
+        ShogiGame::new(start.clone(), shogi_rules_for(start.variant(), max_plies))
+    }
+
+    fn start_text(start: &Position) -> String {
+        start.to_sfen()
+    }
+
+    fn try_play_move(&mut self, mv: Self::Move) -> Result<(), String> {
+        self.try_play(mv).map_err(|e| e.to_string())
+    }
+
+    fn can_declare_win(&self) -> bool {
+        ShogiGame::can_declare_win(self)
+    }
+
+    fn material_points(&self, c: Color) -> Option<u32> {
+        Some(self.position().material_points(c))
+    }
+
+    fn write_game(record: &GameRecord, dir: &Path, stem: &str) -> Result<(), ArenaError> {
+        write_game_dir(record, dir, stem)?;
+        Ok(())
+    }
+
+    fn usi_mover(command: &str, tc: &UsiTimeControl) -> Option<Box<dyn Mover<Self>>> {
+        Some(Box::new(UsiMover::new(command, tc)))
+    }
+}
+
+impl ArenaGame for TaiGame {
+    type Start = shogi_tai::Position;
+
+    fn layout_for(_config: &MatchConfig) -> NetLayout {
+        NetLayout::tai()
+    }
+
+    fn openings(config: &MatchConfig, n: usize) -> Result<Vec<shogi_tai::Position>, ArenaError> {
+        tai_opening_positions(&config.openings, n, config.seed)
+    }
+
+    fn from_start(start: &shogi_tai::Position, max_plies: u32) -> Self {
+        TaiGame::new(
+            start.clone(),
+            TaiRules {
+                max_plies,
+                ..TaiRules::default()
+            },
+        )
+    }
+
+    fn start_text(start: &shogi_tai::Position) -> String {
+        start.to_sfen()
+    }
+
+    fn try_play_move(&mut self, mv: TaiMove) -> Result<(), String> {
+        let mut legal = Vec::new();
+        if self.outcome().is_none() {
+            self.legal_moves(&mut legal);
+        }
+        if !legal.contains(&mv) {
+            return Err(format!("{mv} is not legal here"));
+        }
+        self.play(mv);
+        Ok(())
+    }
+
+    /// `stem.txt`: the start SFEN, the moves in path notation, and the result (no tai
+    /// shogi record format is shared by other tools).
+    fn write_game(record: &GameRecord, dir: &Path, stem: &str) -> Result<(), ArenaError> {
+        let moves: Vec<String> = record
+            .moves
+            .iter()
+            .map(|m| TaiMove::from_code(m.mv).map_or_else(|| "?".into(), |mv| mv.to_string()))
+            .collect();
+        let winner = match record.outcome.winner {
+            Some(Color::Black) => "black",
+            Some(Color::White) => "white",
+            None => "draw",
+        };
+        let text = format!(
+            "sfen {}\nmoves {}\nresult {winner} {:?}\n",
+            record.start_sfen,
+            moves.join(" "),
+            record.outcome.reason
+        );
+        let path = dir.join(format!("{stem}.txt"));
+        crate::rundir::write_atomic(&path, text.as_bytes()).map_err(io_err("write", &path))
+    }
+
+    fn usi_mover(_command: &str, _tc: &UsiTimeControl) -> Option<Box<dyn Mover<Self>>> {
+        None
+    }
+}
