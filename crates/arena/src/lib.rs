@@ -1,7 +1,9 @@
 //! The arena: matches, Elo/SPRT, gating and rating history.
 //!
 //! * [`matchplay`]: paired games between two [`PlayerSpec`]s (checkpoints searched with
-//!   MCTS, uniform search, random mover, external USI engines) on parallel threads.
+//!   MCTS, uniform search, random mover, external USI engines) on parallel threads, for
+//!   any [`ArenaGame`] (shogi and minishogi through `ShogiGame`, tai shogi through
+//!   `TaiGame`; see [`game`]).
 //! * [`stats`]: score, Elo with a 95% interval, LOS, SPRT.
 //! * [`gate`]: the training loop's gate ([`gate_candidate`], [`gate_pending`]).
 //! * [`ratings`]: the run's rating history (CSV, JSON, PNG).
