@@ -104,6 +104,22 @@ fn tai_shogi_selfplay_writes_games_that_replay() {
         assert_eq!(searched, 12, "every move was searched");
         assert_eq!(shogi_game::Game::outcome(&end), Some(g.outcome));
     }
+    // `export` replays and writes tai games as text.
+    let text = dir.path().join("text");
+    let out = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+        .arg("export")
+        .arg(dir.path())
+        .arg("--out")
+        .arg(&text)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let files: Vec<_> = std::fs::read_dir(&text).unwrap().collect();
+    assert_eq!(files.len(), 2);
 }
 
 #[test]

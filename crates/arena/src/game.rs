@@ -163,6 +163,7 @@ impl ArenaGame for TaiGame {
             moves.join(" "),
             record.outcome.reason
         );
+        std::fs::create_dir_all(dir).map_err(io_err("create", dir))?;
         let path = dir.join(format!("{stem}.txt"));
         crate::rundir::write_atomic(&path, text.as_bytes()).map_err(io_err("write", &path))
     }

@@ -6,9 +6,11 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use shogi_selfplay::convert::write_game_dir;
+use shogi_arena::ArenaGame;
+use shogi_selfplay::convert::{replay_tai_each, write_game_dir};
 use shogi_selfplay::hcpe3;
 use shogi_selfplay::record::{GameRecord, read_chunk, read_chunk_dir};
+use shogi_tai::TaiGame;
 
 /// Arguments of `shogi-zero export`.
 #[derive(Debug, Args)]
@@ -83,9 +85,19 @@ pub fn run(args: &ExportArgs) -> Result<()> {
             if games >= limit {
                 break 'chunks;
             }
-            let written = write_game_dir(record, &args.out, &format!("{stem}-g{i:03}"))
-                .with_context(|| format!("game {i} of {}", chunk.display()))?;
-            files += written.len();
+            let name = format!("{stem}-g{i:03}");
+            if record.variant == "tai" {
+                // Checked by replaying, then written as `.txt` (SFEN, moves, result).
+                replay_tai_each(record, |_, _| {})
+                    .with_context(|| format!("game {i} of {}", chunk.display()))?;
+                <TaiGame as ArenaGame>::write_game(record, &args.out, &name)
+                    .with_context(|| format!("game {i} of {}", chunk.display()))?;
+                files += 1;
+            } else {
+                let written = write_game_dir(record, &args.out, &name)
+                    .with_context(|| format!("game {i} of {}", chunk.display()))?;
+                files += written.len();
+            }
             games += 1;
         }
     }
