@@ -1,6 +1,7 @@
 //! What the network sees and says, for standard shogi and minishogi, with no libtorch:
 //! input planes ([`encode`]) and the bijection between legal moves and policy indices
-//! ([`policy_index`], [`move_from_policy_index`]).
+//! ([`policy_index`], [`move_from_policy_index`]). [`NetGame`] puts these behind one
+//! trait for every variant; tai shogi's layout lives in `shogi_tai::net`.
 //!
 //! Everything is seen from the side to move: when White (後手) is to move the board is
 //! turned 180 degrees and the colours swap, so "forward" is always towards row 0 and
