@@ -276,9 +276,12 @@ impl TaiGame {
         {
             return Some(Outcome::win(mover, EndReason::RoyalsCaptured));
         }
+        // A position set up without royals for one side: that side has already lost.
         if self.royals[to_move.index()] == 0 {
-            // A position set up without royals for the side to move: already lost.
             return Some(Outcome::win(!to_move, EndReason::RoyalsCaptured));
+        }
+        if self.royals[(!to_move).index()] == 0 {
+            return Some(Outcome::win(to_move, EndReason::RoyalsCaptured));
         }
         if self.rules.repetition == Repetition::FourfoldDraw {
             let key = self.key();
