@@ -51,7 +51,8 @@ pub trait ArenaGame: NetGame + RecordGame {
     /// Writes one finished game into `dir` as `stem.*`.
     fn write_game(record: &GameRecord, dir: &Path, stem: &str) -> Result<(), ArenaError>;
 
-    /// A mover driving an external USI engine, where the variant has that protocol.
+    /// A mover driving an external USI engine, where the arena's USI client speaks the
+    /// variant (shogi and minishogi).
     fn usi_mover(command: &str, tc: &UsiTimeControl) -> Option<Box<dyn Mover<Self>>>;
 }
 

@@ -235,7 +235,7 @@ impl<G: ArenaGame> PreparedPlayer<G> {
             PlayerSpec::Usi(command) => {
                 if G::usi_mover(command, &settings.usi).is_none() {
                     return Err(ArenaError::Config(format!(
-                        "{} has no USI protocol: external engines play shogi and minishogi only",
+                        "the arena's USI client speaks shogi and minishogi only, not {}",
                         layout.variant
                     )));
                 }

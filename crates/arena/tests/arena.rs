@@ -442,7 +442,7 @@ fn tai_shogi_matches_play_through_the_same_arena() {
         assert!(shogi_game::Game::outcome(&game).is_some());
         assert!(dir.path().join(format!("game-{:04}.txt", g.index)).exists());
     }
-    // External USI engines speak shogi only.
+    // The arena's USI client speaks shogi and minishogi only.
     let err = shogi_arena::run_game_match::<TaiGame>(
         &PlayerSpec::Usi("true".into()),
         &PlayerSpec::Random,
@@ -450,5 +450,5 @@ fn tai_shogi_matches_play_through_the_same_arena() {
         &stop,
     )
     .unwrap_err();
-    assert!(err.to_string().contains("no USI protocol"), "{err}");
+    assert!(err.to_string().contains("USI client speaks shogi"), "{err}");
 }
