@@ -384,18 +384,14 @@ fn separate_selfplay_and_learner_processes_share_one_run_directory() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a run directory"));
 }
 
-/// Tai shogi through the same `train` command: self-play, learner and candidates with a
-/// tiny network and short games (the gate is off for tai: every candidate is accepted).
-#[test]
-fn tai_shogi_trains_through_the_same_loop() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("run");
-    let out = Command::new(BIN)
-        .arg("train")
+/// `train configs/tai.toml` shrunk to seconds: a tiny network, short games, small
+/// batches; `extra` adds `--set` overrides.
+fn tai_train(dir: &Path, extra: &[&str]) -> std::process::Output {
+    let mut cmd = Command::new(BIN);
+    cmd.arg("train")
         .arg(repo_root().join("configs/tai.toml"))
         .args(["--set", &format!("run.dir={:?}", dir.display().to_string())])
-        .args(["--set", "run.max_steps=10", "--set", "run.minutes=3"])
-        .args(["--set", "run.device=\"cpu\"", "--set", "game.max_plies=12"])
+        .args(["--set", "run.minutes=3", "--set", "run.device=\"cpu\""])
         .args(["--set", "network.blocks=1", "--set", "network.channels=8"])
         .args([
             "--set",
@@ -409,12 +405,29 @@ fn tai_shogi_trains_through_the_same_loop() {
             "--set",
             "learner.batch=8",
             "--set",
+            "learner.steps_per_candidate=5",
+        ]);
+    for e in extra {
+        cmd.args(["--set", e]);
+    }
+    cmd.output().unwrap()
+}
+
+/// Tai shogi through the same `train` command: self-play, learner and candidates with a
+/// tiny network and short games (the gate is off for tai: every candidate is accepted).
+#[test]
+fn tai_shogi_trains_through_the_same_loop() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let out = tai_train(
+        &dir,
+        &[
+            "run.max_steps=10",
+            "game.max_plies=12",
             "learner.min_positions=40",
-        ])
-        .args(["--set", "learner.steps_per_candidate=5"])
-        .args(["--set", "game.tai.lion_dog=\"q3\""])
-        .output()
-        .unwrap();
+            "game.tai.lion_dog=\"q3\"",
+        ],
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "train failed:\n{stdout}\n{stderr}");
@@ -477,38 +490,19 @@ fn tai_shogi_trains_through_the_same_loop() {
 fn tai_shogi_gate_plays_matches() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
-    let out = Command::new(BIN)
-        .arg("train")
-        .arg(repo_root().join("configs/tai.toml"))
-        .args(["--set", &format!("run.dir={:?}", dir.display().to_string())])
-        .args(["--set", "run.max_steps=5", "--set", "run.minutes=3"])
-        .args(["--set", "run.device=\"cpu\"", "--set", "game.max_plies=8"])
-        .args(["--set", "network.blocks=1", "--set", "network.channels=8"])
-        .args([
-            "--set",
-            "selfplay.actors=4",
-            "--set",
-            "selfplay.simulations=4",
-        ])
-        .args(["--set", "selfplay.gumbel_considered=4"])
-        .args(["--set", "selfplay.games_per_generation=4"])
-        .args([
-            "--set",
-            "learner.batch=8",
-            "--set",
+    let out = tai_train(
+        &dir,
+        &[
+            "run.max_steps=5",
+            "game.max_plies=8",
             "learner.min_positions=30",
-        ])
-        .args(["--set", "learner.steps_per_candidate=5"])
-        .args(["--set", "gate.enabled=true", "--set", "gate.games=2"])
-        .args([
-            "--set",
+            "gate.enabled=true",
+            "gate.games=2",
             "gate.simulations=2",
-            "--set",
             "gate.parallel_games=2",
-        ])
-        .args(["--set", "gate.threshold=0.0"])
-        .output()
-        .unwrap();
+            "gate.threshold=0.0",
+        ],
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "train failed:\n{stdout}\n{stderr}");

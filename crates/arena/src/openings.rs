@@ -86,38 +86,57 @@ pub fn opening_positions(
                 .collect()
         }
         Openings::Random { plies } => {
-            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0be1_1195);
-            let start = Position::startpos(variant);
-            let mut seen = HashSet::from([start.key()]);
-            let mut out = vec![start];
-            let mut attempts = 0;
-            let mut legal = Vec::new();
-            while out.len() < count {
-                attempts += 1;
-                let mut game = ShogiGame::new(Position::startpos(variant), GameRules::default());
-                let mut ok = *plies > 0;
-                for _ in 0..*plies {
-                    legal.clear();
-                    game.legal_moves(&mut legal);
-                    if legal.is_empty() {
-                        ok = false;
-                        break;
-                    }
-                    game.play(legal[rng.random_range(0..legal.len())]);
-                }
-                let pos = game.position().clone();
-                let fresh = ok && game.outcome().is_none() && !pos.legal_moves().is_empty();
-                if fresh && seen.insert(pos.key()) {
-                    out.push(pos);
-                } else if attempts > 100 * count + 1000 {
-                    // Too few distinct openings at this depth: reuse what we have.
-                    let have = out.clone();
-                    out.extend(have.into_iter().cycle().take(count - out.len()));
-                }
-            }
-            Ok(out)
+            let start = ShogiGame::new(Position::startpos(variant), GameRules::default());
+            Ok(random_openings(&start, *plies, count, seed, |g| {
+                g.position().clone()
+            }))
         }
     }
+}
+
+/// The start position, then positions `plies` uniformly random legal moves deep that
+/// are distinct, not finished and have a move, as many as `count` (reused in turn when
+/// too few distinct ones exist at that depth).
+fn random_openings<G: Game, S: Clone>(
+    start: &G,
+    plies: u32,
+    count: usize,
+    seed: u64,
+    snapshot: impl Fn(&G) -> S,
+) -> Vec<S> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0be1_1195);
+    let mut seen = HashSet::from([start.key()]);
+    let mut out = vec![snapshot(start)];
+    let mut attempts = 0;
+    let mut legal = Vec::new();
+    while out.len() < count {
+        attempts += 1;
+        let mut game = start.clone();
+        let mut ok = plies > 0;
+        for _ in 0..plies {
+            legal.clear();
+            if game.outcome().is_none() {
+                game.legal_moves(&mut legal);
+            }
+            if legal.is_empty() {
+                ok = false;
+                break;
+            }
+            game.play(legal[rng.random_range(0..legal.len())]);
+        }
+        legal.clear();
+        if ok && game.outcome().is_none() {
+            game.legal_moves(&mut legal);
+        }
+        if !legal.is_empty() && seen.insert(game.key()) {
+            out.push(snapshot(&game));
+        } else if attempts > 100 * count + 1000 {
+            // Too few distinct openings at this depth: reuse what we have.
+            let have = out.clone();
+            out.extend(have.into_iter().cycle().take(count - out.len()));
+        }
+    }
+    out
 }
 
 /// Reads a tai shogi opening file: one tai SFEN per line (optionally after `sfen `) or
@@ -171,31 +190,10 @@ pub fn tai_opening_positions(
                 .collect()
         }
         Openings::Random { plies } => {
-            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0be1_1195);
             let start = TaiGame::startpos(TaiRules::default());
-            let mut seen = HashSet::from([start.key()]);
-            let mut out = vec![start.position().clone()];
-            let mut attempts = 0;
-            let mut legal = Vec::new();
-            while out.len() < count {
-                attempts += 1;
-                let mut game = start.clone();
-                for _ in 0..*plies {
-                    if game.outcome().is_some() {
-                        break;
-                    }
-                    legal.clear();
-                    game.legal_moves(&mut legal);
-                    game.play(legal[rng.random_range(0..legal.len())]);
-                }
-                if *plies > 0 && game.outcome().is_none() && seen.insert(game.key()) {
-                    out.push(game.position().clone());
-                } else if attempts > 100 * count + 1000 {
-                    let have = out.clone();
-                    out.extend(have.into_iter().cycle().take(count - out.len()));
-                }
-            }
-            Ok(out)
+            Ok(random_openings(&start, *plies, count, seed, |g| {
+                g.position().clone()
+            }))
         }
     }
 }

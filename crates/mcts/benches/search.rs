@@ -1,10 +1,11 @@
 //! Simulations per second per thread with the uniform evaluator (the cost of search
-//! itself: selection, move generation, expansion, backup) on shogi and minishogi from
-//! their start positions, and on toy games.
+//! itself: selection, move generation, expansion, backup) on shogi, minishogi and tai
+//! shogi from their start positions, and on toy games.
 //! `cargo bench -p shogi-mcts --bench search`; throughput is reported in elements =
 //! simulations, so criterion prints simulations/second.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use shogi_game::Game;
 use shogi_mcts::toy::{MateIn, TicTacToe};
 use shogi_mcts::{RootSelection, Search, SearchConfig, SearchLimits, UniformEvaluator};
 use shogi_rules::{GameRules, Position, ShogiGame, Variant};
@@ -45,27 +46,22 @@ fn bench(c: &mut Criterion) {
     }
     // The self-play settings: 4 leaves per tree per round, from the start position.
     for variant in [Variant::Shogi, Variant::Minishogi] {
-        for (name, root) in [
-            ("puct_b4", RootSelection::Puct),
-            ("gumbel_b4", RootSelection::Gumbel),
-        ] {
-            let cfg = SearchConfig {
-                simulations: SIMS,
-                batch_size: 4,
-                root_selection: root,
-                stop_when_proven: false,
-                ..SearchConfig::default()
-            };
-            let game = ShogiGame::new(Position::startpos(variant), GameRules::default());
-            group.bench_function(format!("{}/{name}", variant.name()), |b| {
-                b.iter(|| {
-                    let mut s = Search::new(cfg.clone(), 1);
-                    s.search(&game, &ev, &SearchLimits::default()).unwrap()
-                })
-            });
-        }
+        let game = ShogiGame::new(Position::startpos(variant), GameRules::default());
+        bench_start(&mut group, variant.name(), &game, &ev);
     }
     // Tai shogi from its setup: 479 root moves, 625 squares.
+    let tai = shogi_tai::TaiGame::startpos(shogi_tai::TaiRules::default());
+    bench_start(&mut group, "tai", &tai, &ev);
+    group.finish();
+}
+
+/// PUCT and Gumbel searches of `SIMS` simulations from `game`, 4 leaves per round.
+fn bench_start<G: Game>(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    label: &str,
+    game: &G,
+    ev: &UniformEvaluator,
+) {
     for (name, root) in [
         ("puct_b4", RootSelection::Puct),
         ("gumbel_b4", RootSelection::Gumbel),
@@ -77,15 +73,13 @@ fn bench(c: &mut Criterion) {
             stop_when_proven: false,
             ..SearchConfig::default()
         };
-        let game = shogi_tai::TaiGame::startpos(shogi_tai::TaiRules::default());
-        group.bench_function(format!("tai/{name}"), |b| {
+        group.bench_function(format!("{label}/{name}"), |b| {
             b.iter(|| {
                 let mut s = Search::new(cfg.clone(), 1);
-                s.search(&game, &ev, &SearchLimits::default()).unwrap()
+                s.search(game, ev, &SearchLimits::default()).unwrap()
             })
         });
     }
-    group.finish();
 }
 
 criterion_group!(benches, bench);

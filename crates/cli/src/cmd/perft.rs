@@ -52,15 +52,7 @@ pub fn run(args: &PerftArgs) -> Result<()> {
     } else {
         perft::perft(&pos, args.depth, !args.no_bulk)
     };
-    let secs = start.elapsed().as_secs_f64();
-    writeln!(out, "nodes {nodes}")?;
-    writeln!(
-        out,
-        "time {:.3} s, {:.1} M nodes/s",
-        secs,
-        nodes as f64 / secs.max(1e-9) / 1e6
-    )?;
-    Ok(())
+    report(&mut out, nodes, start)
 }
 
 /// Tai shogi's perft: games that end inside the tree count as leaves; `--no-bulk` does
@@ -89,6 +81,11 @@ fn run_tai(args: &PerftArgs) -> Result<()> {
     } else {
         shogi_tai::perft(&game, args.depth)
     };
+    report(&mut out, nodes, start)
+}
+
+/// The `nodes` and `time` lines every perft ends with.
+fn report(out: &mut impl Write, nodes: u64, start: Instant) -> Result<()> {
     let secs = start.elapsed().as_secs_f64();
     writeln!(out, "nodes {nodes}")?;
     writeln!(
