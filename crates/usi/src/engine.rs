@@ -7,17 +7,16 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use shogi_game::{Color, Game};
+use shogi_game::Color;
 use shogi_mcts::{
     Evaluator, Proven, Search, SearchConfig, SearchLimits, StopReason, UniformEvaluator,
 };
 use shogi_model::{
     Expected, Inference, InferenceOptions, NetEvaluator, parse_device, set_num_threads,
 };
-use shogi_rules::{ShogiGame, Variant};
+use shogi_rules::{GameRules, ImpasseRule, Move, Position, ShogiGame, Variant};
 
-use crate::game::UsiGame;
-use crate::mate::MateLimits;
+use crate::mate::{MateLimits, MateResult, search_mate};
 use crate::time::{Clock, budget};
 
 /// Engine name sent in `id name`.
@@ -103,7 +102,7 @@ pub fn score_to_cp(s: f32) -> i32 {
 }
 
 type Out = Arc<Mutex<Box<dyn Write + Send>>>;
-type Eval<G> = Arc<dyn Evaluator<G>>;
+type Eval = Arc<dyn Evaluator<ShogiGame>>;
 
 fn send(out: &Out, line: &str) {
     if let Ok(mut w) = out.lock() {
@@ -125,8 +124,8 @@ struct Shared {
     timing: Mutex<Timing>,
 }
 
-struct Worker<G: Game> {
-    handle: JoinHandle<(Search<G>, u32)>,
+struct Worker {
+    handle: JoinHandle<(Search<ShogiGame>, u32)>,
     shared: Arc<Shared>,
 }
 
@@ -141,13 +140,13 @@ enum JobKind {
     Mate,
 }
 
-struct Job<G> {
-    game: G,
+struct Job {
+    game: ShogiGame,
     kind: JobKind,
     max_nodes: usize,
 }
 
-impl<G: UsiGame> std::fmt::Debug for Engine<G> {
+impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Engine")
             .field("options", &self.options)
@@ -156,25 +155,22 @@ impl<G: UsiGame> std::fmt::Debug for Engine<G> {
     }
 }
 
-/// A USI engine: reads commands with [`Engine::run`], answers on its output. `G` is
-/// `ShogiGame` for shogi and minishogi (switched by `UCI_Variant`) or `TaiGame`.
-pub struct Engine<G: UsiGame = ShogiGame> {
+/// A USI engine: reads commands with [`Engine::run`], answers on its output.
+pub struct Engine {
     out: Out,
     options: Options,
-    evaluator: Option<Eval<G>>,
-    loaded_key: Option<(String, String, &'static str)>,
-    /// The position, its start key and the moves played since.
-    game: Option<(G, u64, Vec<G::Move>)>,
-    search: Option<Search<G>>,
+    evaluator: Option<Eval>,
+    loaded_key: Option<(String, String, Variant)>,
+    game: Option<ShogiGame>,
+    search: Option<Search<ShogiGame>>,
     search_config: SearchConfig,
     /// Start key and moves of the position the tree was last searched from.
-    tree_root: Option<(u64, Vec<G::Move>)>,
-    worker: Option<Worker<G>>,
+    tree_root: Option<(u64, Vec<Move>)>,
+    worker: Option<Worker>,
     hopeless: u32,
 }
 
-/// Control characters replaced, cut at 80 characters: safe to echo in `info string`.
-pub(crate) fn sanitize(s: &str) -> String {
+fn sanitize(s: &str) -> String {
     let mut t: String = s
         .chars()
         .map(|c| if c.is_control() { '?' } else { c })
@@ -186,9 +182,9 @@ pub(crate) fn sanitize(s: &str) -> String {
     t
 }
 
-impl<G: UsiGame> Engine<G> {
+impl Engine {
     /// An engine that writes its replies to `out`, starting from `options`.
-    pub fn new(out: impl Write + Send + 'static, options: Options) -> Engine<G> {
+    pub fn new(out: impl Write + Send + 'static, options: Options) -> Engine {
         let search_config = options.search_config();
         Engine {
             out: Arc::new(Mutex::new(Box::new(out))),
@@ -321,7 +317,10 @@ impl<G: UsiGame> Engine<G> {
                 "option name ResignValue type spin default {} min 0 max 50",
                 o.resign_percent
             ),
-            format!("option name UCI_Variant type combo {}", G::variant_combo(o)),
+            format!(
+                "option name UCI_Variant type combo default {} var shogi var minishogi",
+                o.variant.name()
+            ),
             "usiok".to_string(),
         ];
         for l in lines {
@@ -382,7 +381,17 @@ impl<G: UsiGame> Engine<G> {
             "simulations" | "nodes" => spin(0, 1_000_000_000).map(|v| o.simulations = v).is_some(),
             "byoyomimargin" => spin(0, 60_000).map(|v| o.byoyomi_margin = v).is_some(),
             "resignvalue" => spin(0, 50).map(|v| o.resign_percent = v).is_some(),
-            "uci_variant" => G::set_variant(o, &value.to_ascii_lowercase()),
+            "uci_variant" => match value.to_ascii_lowercase().as_str() {
+                "shogi" => {
+                    o.variant = Variant::Shogi;
+                    true
+                }
+                "minishogi" => {
+                    o.variant = Variant::Minishogi;
+                    true
+                }
+                _ => false,
+            },
             _ => {
                 self.say(&format!("info string unknown option: {}", sanitize(&name)));
                 return;
@@ -407,7 +416,7 @@ impl<G: UsiGame> Engine<G> {
         if self
             .game
             .as_ref()
-            .is_some_and(|(g, _, _)| !g.fits(&self.options))
+            .is_some_and(|g| g.position().variant() != self.options.variant)
         {
             self.game = None;
             self.new_game();
@@ -418,7 +427,7 @@ impl<G: UsiGame> Engine<G> {
         let key = (
             self.options.model_path.clone(),
             self.options.device.clone(),
-            G::layout_for(&self.options).variant,
+            self.options.variant,
         );
         if self.evaluator.is_some() && self.loaded_key.as_ref() == Some(&key) {
             return;
@@ -447,7 +456,7 @@ impl<G: UsiGame> Engine<G> {
         }
     }
 
-    fn load_net(&self) -> Result<Eval<G>, String> {
+    fn load_net(&self) -> Result<Eval, String> {
         let device = parse_device(&self.options.device).map_err(|e| e.to_string())?;
         let mut dir = PathBuf::from(&self.options.model_path);
         if dir.is_file() {
@@ -461,10 +470,10 @@ impl<G: UsiGame> Engine<G> {
             dir = dir.join(rel.trim());
         }
         set_num_threads(self.options.threads as usize);
-        let layout = G::layout_for(&self.options);
+        let variant = self.options.variant;
         let expected = Expected {
             architecture: None,
-            variant: layout.variant.to_string(),
+            variant: variant.name().to_string(),
             feature_version: shogi_features::FEATURE_VERSION,
             policy_version: shogi_features::POLICY_VERSION,
         };
@@ -474,7 +483,7 @@ impl<G: UsiGame> Engine<G> {
         };
         let (inference, _manifest) = Inference::from_checkpoint(&dir, &expected, device, &options)
             .map_err(|e| e.to_string())?;
-        let net = NetEvaluator::for_layout(inference, layout).map_err(|e| e.to_string())?;
+        let net = NetEvaluator::new(inference, variant).map_err(|e| e.to_string())?;
         Ok(Arc::new(net))
     }
 
@@ -487,11 +496,36 @@ impl<G: UsiGame> Engine<G> {
         }
     }
 
-    fn parse_position(&self, args: &[&str]) -> Result<(G, u64, Vec<G::Move>), String> {
+    fn parse_position(&self, args: &[&str]) -> Result<ShogiGame, String> {
+        let variant = self.options.variant;
         let moves_at = args.iter().position(|&t| t == "moves");
         let head = &args[..moves_at.unwrap_or(args.len())];
-        let moves = moves_at.map_or(&[][..], |i| &args[i + 1..]);
-        G::parse_position(&self.options, head, moves)
+        let pos = match head.first() {
+            Some(&"startpos") if head.len() == 1 => Position::startpos(variant),
+            Some(&"sfen") => Position::from_sfen(variant, &head[1..].join(" "))
+                .map_err(|e| sanitize(&e.to_string()))?,
+            _ => return Err("expected 'startpos' or 'sfen <sfen>'".into()),
+        };
+        let rules = GameRules {
+            max_plies: 0,
+            impasse: ImpasseRule::Declaration27,
+        };
+        let mut game = ShogiGame::new(pos, rules);
+        if let Some(i) = moves_at {
+            for (k, text) in args[i + 1..].iter().enumerate() {
+                let mv = game.position().parse_usi_move(text).map_err(|e| {
+                    format!(
+                        "move {} ({}): {}",
+                        k + 1,
+                        sanitize(text),
+                        sanitize(&e.to_string())
+                    )
+                })?;
+                game.try_play(mv)
+                    .map_err(|e| format!("move {} ({}): {}", k + 1, sanitize(text), e))?;
+            }
+        }
+        Ok(game)
     }
 
     fn cmd_go(&mut self, args: &[&str]) {
@@ -570,7 +604,7 @@ impl<G: UsiGame> Engine<G> {
             i += 1;
         }
 
-        let Some((game, start_key, moves)) = self.game.clone() else {
+        let Some(game) = self.game.clone() else {
             self.say("info string error: go without a valid position");
             if mate.is_some() {
                 self.say("checkmate nomate");
@@ -599,8 +633,8 @@ impl<G: UsiGame> Engine<G> {
                 t.infinite = m.is_none();
                 kind = JobKind::Mate;
             } else {
-                let black = game.side_to_move() == Color::Black;
-                let ply = game.move_number();
+                let black = game.position().side_to_move() == Color::Black;
+                let ply = game.position().move_number();
                 t.budget = budget(&clock, black, ply, self.options.byoyomi_margin);
                 t.infinite = infinite;
                 t.pondering = ponder;
@@ -619,7 +653,7 @@ impl<G: UsiGame> Engine<G> {
                     hopeless: self.hopeless,
                 };
                 // Tree reuse: advance the tree over the moves played since the last search.
-                self.reuse_tree(&mut search, start_key, &moves);
+                self.reuse_tree(&mut search, &game);
             }
             t.deadline = if t.pondering || t.infinite {
                 None
@@ -641,7 +675,9 @@ impl<G: UsiGame> Engine<G> {
         self.worker = Some(Worker { handle, shared });
     }
 
-    fn reuse_tree(&mut self, search: &mut Search<G>, start_key: u64, moves: &[G::Move]) {
+    fn reuse_tree(&mut self, search: &mut Search<ShogiGame>, game: &ShogiGame) {
+        let start_key = game.start_position().key();
+        let moves = game.moves();
         match &self.tree_root {
             Some((k, prev))
                 if *k == start_key
@@ -736,14 +772,14 @@ fn current_deadline(shared: &Shared) -> (Option<Instant>, bool) {
     (if open { None } else { t.deadline }, open)
 }
 
-fn run_job<G: UsiGame>(
-    job: Job<G>,
-    mut search: Search<G>,
-    evaluator: Eval<G>,
+fn run_job(
+    job: Job,
+    mut search: Search<ShogiGame>,
+    evaluator: Eval,
     shared: Arc<Shared>,
     out: Out,
     start: Instant,
-) -> (Search<G>, u32) {
+) -> (Search<ShogiGame>, u32) {
     match job.kind {
         JobKind::Mate => {
             let deadline = {
@@ -756,7 +792,13 @@ fn run_job<G: UsiGame>(
                 max_nodes: job.max_nodes.max(10_000),
                 ..MateLimits::default()
             };
-            send(&out, &job.game.mate_answer(&limits));
+            let (r, _) = search_mate(job.game.position(), &limits);
+            let line = match r {
+                MateResult::Mate(line) => format!("checkmate {}", join_moves(&line)),
+                MateResult::NoMate => "checkmate nomate".into(),
+                MateResult::Timeout => "checkmate timeout".into(),
+            };
+            send(&out, &line);
             (search, 0)
         }
         JobKind::Search {
@@ -786,7 +828,7 @@ fn run_job<G: UsiGame>(
     }
 }
 
-fn join_moves<M: std::fmt::Display>(moves: &[M]) -> String {
+fn join_moves(moves: &[Move]) -> String {
     moves
         .iter()
         .map(|m| m.to_string())
@@ -795,10 +837,10 @@ fn join_moves<M: std::fmt::Display>(moves: &[M]) -> String {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn search_move<G: UsiGame>(
-    game: &G,
-    search: &mut Search<G>,
-    evaluator: &dyn Evaluator<G>,
+fn search_move(
+    game: &ShogiGame,
+    search: &mut Search<ShogiGame>,
+    evaluator: &dyn Evaluator<ShogiGame>,
     shared: &Shared,
     out: &Out,
     start: Instant,
@@ -808,9 +850,8 @@ fn search_move<G: UsiGame>(
     resign_percent: u64,
     hopeless: u32,
 ) -> (String, u32) {
-    let mut legal = Vec::new();
-    game.legal_moves(&mut legal);
-    if legal.is_empty() {
+    let pos = game.position();
+    if pos.legal_moves().is_empty() {
         send(out, "info string no legal move (checkmated)");
         return ("bestmove resign".into(), hopeless);
     }
@@ -832,7 +873,7 @@ fn search_move<G: UsiGame>(
         max_nodes: 200_000,
         max_plies: 31,
     };
-    if let Some((line, mate_nodes)) = game.mate_probe(&mate_limits) {
+    if let (MateResult::Mate(line), st) = search_mate(pos, &mate_limits) {
         let ms = start.elapsed().as_millis().max(1);
         send(
             out,
@@ -840,8 +881,8 @@ fn search_move<G: UsiGame>(
                 "info depth {} seldepth {} nodes {} nps {} time {} score mate {} pv {}",
                 line.len(),
                 line.len(),
-                mate_nodes,
-                mate_nodes as u128 * 1000 / ms,
+                st.nodes,
+                st.nodes as u128 * 1000 / ms,
                 ms,
                 line.len(),
                 join_moves(&line)
@@ -858,7 +899,7 @@ fn search_move<G: UsiGame>(
     let mut last = None;
     let mut reported = false;
     let mut last_info = Instant::now();
-    let stm = game.side_to_move();
+    let stm = pos.side_to_move();
     loop {
         if stopped(shared) {
             break;
@@ -921,7 +962,8 @@ fn search_move<G: UsiGame>(
 
     let Some(r) = last else {
         // Stopped before any search: play the first legal move rather than nothing.
-        return (format!("bestmove {}", legal[0]), hopeless);
+        let mv = pos.legal_moves().as_slice()[0];
+        return (format!("bestmove {mv}"), hopeless);
     };
     let Some(best) = r.best_move else {
         return ("bestmove resign".into(), hopeless);
@@ -946,7 +988,7 @@ fn search_move<G: UsiGame>(
     (s, hopeless)
 }
 
-fn score_text<M>(r: &shogi_mcts::SearchResult<M>, stm: Color) -> String {
+fn score_text(r: &shogi_mcts::SearchResult<Move>, stm: Color) -> String {
     match r.proven {
         Proven::Win { winner, plies } if winner == stm => format!("mate {}", plies.max(1)),
         Proven::Win { plies, .. } => format!("mate -{}", plies.max(1)),
@@ -955,12 +997,12 @@ fn score_text<M>(r: &shogi_mcts::SearchResult<M>, stm: Color) -> String {
     }
 }
 
-fn send_info<G: Game>(
+fn send_info(
     out: &Out,
-    r: &shogi_mcts::SearchResult<G::Move>,
+    r: &shogi_mcts::SearchResult<Move>,
     start: Instant,
     total_sims: u64,
-    search: &Search<G>,
+    search: &Search<ShogiGame>,
     multipv: usize,
     stm: Color,
 ) {

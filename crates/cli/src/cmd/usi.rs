@@ -6,8 +6,6 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use clap::Args;
-use shogi_rules::ShogiGame;
-use shogi_tai::TaiGame;
 use shogi_usi::{Engine, Options};
 
 use super::VariantArg;
@@ -47,8 +45,7 @@ pub fn run(args: &UsiArgs) -> Result<()> {
         shogi_model::parse_device(d)?;
         options.device = d.clone();
     }
-    let tai = args.variant == Some(VariantArg::Tai);
-    if let Some(v) = args.variant.filter(|_| !tai) {
+    if let Some(v) = args.variant {
         options.variant = v.shogi("usi")?;
     }
     if let Some(s) = args.simulations {
@@ -57,13 +54,7 @@ pub fn run(args: &UsiArgs) -> Result<()> {
     if let Some(m) = args.byoyomi_margin {
         options.byoyomi_margin = m;
     }
-    if tai {
-        // Tai shogi: bracketed SFEN positions, moves as squares in path order.
-        let mut engine = Engine::<TaiGame>::new(stdout(), options);
-        engine.run(BufReader::new(stdin().lock()))?;
-    } else {
-        let mut engine = Engine::<ShogiGame>::new(stdout(), options);
-        engine.run(BufReader::new(stdin().lock()))?;
-    }
+    let mut engine = Engine::new(stdout(), options);
+    engine.run(BufReader::new(stdin().lock()))?;
     Ok(())
 }
