@@ -73,18 +73,10 @@ pub fn opening_positions(
     count: usize,
     seed: u64,
 ) -> Result<Vec<Position>, ArenaError> {
-    let bad = |reason: String| ArenaError::Opening { line: 0, reason };
     match openings {
-        Openings::List(list) => {
-            if list.is_empty() {
-                return Err(bad("empty opening list".into()));
-            }
-            list.iter()
-                .cycle()
-                .take(count)
-                .map(|s| Position::from_sfen(variant, s).map_err(|e| bad(e.to_string())))
-                .collect()
-        }
+        Openings::List(list) => listed_openings(list, count, |s| {
+            Position::from_sfen(variant, s).map_err(|e| e.to_string())
+        }),
         Openings::Random { plies } => {
             let start = ShogiGame::new(Position::startpos(variant), GameRules::default());
             Ok(random_openings(&start, *plies, count, seed, |g| {
@@ -92,6 +84,23 @@ pub fn opening_positions(
             }))
         }
     }
+}
+
+/// `count` positions parsed from `list`, used in order and cycled.
+fn listed_openings<S>(
+    list: &[String],
+    count: usize,
+    parse: impl Fn(&str) -> Result<S, String>,
+) -> Result<Vec<S>, ArenaError> {
+    let bad = |reason: String| ArenaError::Opening { line: 0, reason };
+    if list.is_empty() {
+        return Err(bad("empty opening list".into()));
+    }
+    list.iter()
+        .cycle()
+        .take(count)
+        .map(|s| parse(s).map_err(bad))
+        .collect()
 }
 
 /// The start position, then positions `plies` uniformly random legal moves deep that
@@ -177,18 +186,10 @@ pub fn tai_opening_positions(
     seed: u64,
 ) -> Result<Vec<shogi_tai::Position>, ArenaError> {
     use shogi_tai::{TaiGame, TaiRules};
-    let bad = |reason: String| ArenaError::Opening { line: 0, reason };
     match openings {
-        Openings::List(list) => {
-            if list.is_empty() {
-                return Err(bad("empty opening list".into()));
-            }
-            list.iter()
-                .cycle()
-                .take(count)
-                .map(|s| shogi_tai::Position::from_sfen(s).map_err(|e| bad(e.to_string())))
-                .collect()
-        }
+        Openings::List(list) => listed_openings(list, count, |s| {
+            shogi_tai::Position::from_sfen(s).map_err(|e| e.to_string())
+        }),
         Openings::Random { plies } => {
             let start = TaiGame::startpos(TaiRules::default());
             Ok(random_openings(&start, *plies, count, seed, |g| {
