@@ -123,19 +123,37 @@ fn tai_shogi_selfplay_writes_games_that_replay() {
 }
 
 #[test]
-fn tai_perft_runs_and_the_usi_engine_refuses_tai() {
+fn tai_perft_and_the_usi_engine_run() {
     let out = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
         .args(["perft", "--variant", "tai", "--depth", "1"])
         .output()
         .unwrap();
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("nodes 479"));
-    let out = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
         .args(["usi", "--variant", "tai"])
-        .stdin(std::process::Stdio::null())
-        .output()
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
         .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("does not play tai shogi"), "{err}");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(b"usi\nisready\nposition startpos\ngo nodes 8\nquit\n")
+            .unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("default tai var tai"), "{stdout}");
+    let best = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("bestmove "))
+        .expect("a bestmove");
+    let game = shogi_tai::TaiGame::startpos(shogi_tai::TaiRules::default());
+    assert!(
+        shogi_game::Game::parse_move(&game, best).is_some(),
+        "{best}"
+    );
 }

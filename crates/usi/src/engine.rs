@@ -7,16 +7,17 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use shogi_game::Color;
+use shogi_game::{Color, Game};
 use shogi_mcts::{
     Evaluator, Proven, Search, SearchConfig, SearchLimits, StopReason, UniformEvaluator,
 };
 use shogi_model::{
     Expected, Inference, InferenceOptions, NetEvaluator, parse_device, set_num_threads,
 };
-use shogi_rules::{GameRules, ImpasseRule, Move, Position, ShogiGame, Variant};
+use shogi_rules::{ShogiGame, Variant};
 
-use crate::mate::{MateLimits, MateResult, search_mate};
+use crate::game::UsiGame;
+use crate::mate::MateLimits;
 use crate::time::{Clock, budget};
 
 /// Engine name sent in `id name`.
@@ -102,7 +103,7 @@ pub fn score_to_cp(s: f32) -> i32 {
 }
 
 type Out = Arc<Mutex<Box<dyn Write + Send>>>;
-type Eval = Arc<dyn Evaluator<ShogiGame>>;
+type Eval<G> = Arc<dyn Evaluator<G>>;
 
 fn send(out: &Out, line: &str) {
     if let Ok(mut w) = out.lock() {
@@ -124,8 +125,8 @@ struct Shared {
     timing: Mutex<Timing>,
 }
 
-struct Worker {
-    handle: JoinHandle<(Search<ShogiGame>, u32)>,
+struct Worker<G: Game> {
+    handle: JoinHandle<(Search<G>, u32)>,
     shared: Arc<Shared>,
 }
 
@@ -140,13 +141,13 @@ enum JobKind {
     Mate,
 }
 
-struct Job {
-    game: ShogiGame,
+struct Job<G> {
+    game: G,
     kind: JobKind,
     max_nodes: usize,
 }
 
-impl std::fmt::Debug for Engine {
+impl<G: UsiGame> std::fmt::Debug for Engine<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Engine")
             .field("options", &self.options)
@@ -155,22 +156,25 @@ impl std::fmt::Debug for Engine {
     }
 }
 
-/// A USI engine: reads commands with [`Engine::run`], answers on its output.
-pub struct Engine {
+/// A USI engine: reads commands with [`Engine::run`], answers on its output. `G` is
+/// `ShogiGame` for shogi and minishogi (switched by `UCI_Variant`) or `TaiGame`.
+pub struct Engine<G: UsiGame = ShogiGame> {
     out: Out,
     options: Options,
-    evaluator: Option<Eval>,
-    loaded_key: Option<(String, String, Variant)>,
-    game: Option<ShogiGame>,
-    search: Option<Search<ShogiGame>>,
+    evaluator: Option<Eval<G>>,
+    loaded_key: Option<(String, String, &'static str)>,
+    /// The position, its start key and the moves played since.
+    game: Option<(G, u64, Vec<G::Move>)>,
+    search: Option<Search<G>>,
     search_config: SearchConfig,
     /// Start key and moves of the position the tree was last searched from.
-    tree_root: Option<(u64, Vec<Move>)>,
-    worker: Option<Worker>,
+    tree_root: Option<(u64, Vec<G::Move>)>,
+    worker: Option<Worker<G>>,
     hopeless: u32,
 }
 
-fn sanitize(s: &str) -> String {
+/// Control characters replaced, cut at 80 characters: safe to echo in `info string`.
+pub(crate) fn sanitize(s: &str) -> String {
     let mut t: String = s
         .chars()
         .map(|c| if c.is_control() { '?' } else { c })
@@ -182,9 +186,9 @@ fn sanitize(s: &str) -> String {
     t
 }
 
-impl Engine {
+impl<G: UsiGame> Engine<G> {
     /// An engine that writes its replies to `out`, starting from `options`.
-    pub fn new(out: impl Write + Send + 'static, options: Options) -> Engine {
+    pub fn new(out: impl Write + Send + 'static, options: Options) -> Engine<G> {
         let search_config = options.search_config();
         Engine {
             out: Arc::new(Mutex::new(Box::new(out))),
@@ -317,10 +321,7 @@ impl Engine {
                 "option name ResignValue type spin default {} min 0 max 50",
                 o.resign_percent
             ),
-            format!(
-                "option name UCI_Variant type combo default {} var shogi var minishogi",
-                o.variant.name()
-            ),
+            format!("option name UCI_Variant type combo {}", G::variant_combo(o)),
             "usiok".to_string(),
         ];
         for l in lines {
@@ -381,17 +382,7 @@ impl Engine {
             "simulations" | "nodes" => spin(0, 1_000_000_000).map(|v| o.simulations = v).is_some(),
             "byoyomimargin" => spin(0, 60_000).map(|v| o.byoyomi_margin = v).is_some(),
             "resignvalue" => spin(0, 50).map(|v| o.resign_percent = v).is_some(),
-            "uci_variant" => match value.to_ascii_lowercase().as_str() {
-                "shogi" => {
-                    o.variant = Variant::Shogi;
-                    true
-                }
-                "minishogi" => {
-                    o.variant = Variant::Minishogi;
-                    true
-                }
-                _ => false,
-            },
+            "uci_variant" => G::set_variant(o, &value.to_ascii_lowercase()),
             _ => {
                 self.say(&format!("info string unknown option: {}", sanitize(&name)));
                 return;
@@ -416,7 +407,7 @@ impl Engine {
         if self
             .game
             .as_ref()
-            .is_some_and(|g| g.position().variant() != self.options.variant)
+            .is_some_and(|(g, _, _)| !g.fits(&self.options))
         {
             self.game = None;
             self.new_game();
@@ -427,7 +418,7 @@ impl Engine {
         let key = (
             self.options.model_path.clone(),
             self.options.device.clone(),
-            self.options.variant,
+            G::layout_for(&self.options).variant,
         );
         if self.evaluator.is_some() && self.loaded_key.as_ref() == Some(&key) {
             return;
@@ -456,7 +447,7 @@ impl Engine {
         }
     }
 
-    fn load_net(&self) -> Result<Eval, String> {
+    fn load_net(&self) -> Result<Eval<G>, String> {
         let device = parse_device(&self.options.device).map_err(|e| e.to_string())?;
         let mut dir = PathBuf::from(&self.options.model_path);
         if dir.is_file() {
@@ -470,10 +461,10 @@ impl Engine {
             dir = dir.join(rel.trim());
         }
         set_num_threads(self.options.threads as usize);
-        let variant = self.options.variant;
+        let layout = G::layout_for(&self.options);
         let expected = Expected {
             architecture: None,
-            variant: variant.name().to_string(),
+            variant: layout.variant.to_string(),
             feature_version: shogi_features::FEATURE_VERSION,
             policy_version: shogi_features::POLICY_VERSION,
         };
@@ -483,7 +474,7 @@ impl Engine {
         };
         let (inference, _manifest) = Inference::from_checkpoint(&dir, &expected, device, &options)
             .map_err(|e| e.to_string())?;
-        let net = NetEvaluator::new(inference, variant).map_err(|e| e.to_string())?;
+        let net = NetEvaluator::for_layout(inference, layout).map_err(|e| e.to_string())?;
         Ok(Arc::new(net))
     }
 
@@ -496,36 +487,11 @@ impl Engine {
         }
     }
 
-    fn parse_position(&self, args: &[&str]) -> Result<ShogiGame, String> {
-        let variant = self.options.variant;
+    fn parse_position(&self, args: &[&str]) -> Result<(G, u64, Vec<G::Move>), String> {
         let moves_at = args.iter().position(|&t| t == "moves");
         let head = &args[..moves_at.unwrap_or(args.len())];
-        let pos = match head.first() {
-            Some(&"startpos") if head.len() == 1 => Position::startpos(variant),
-            Some(&"sfen") => Position::from_sfen(variant, &head[1..].join(" "))
-                .map_err(|e| sanitize(&e.to_string()))?,
-            _ => return Err("expected 'startpos' or 'sfen <sfen>'".into()),
-        };
-        let rules = GameRules {
-            max_plies: 0,
-            impasse: ImpasseRule::Declaration27,
-        };
-        let mut game = ShogiGame::new(pos, rules);
-        if let Some(i) = moves_at {
-            for (k, text) in args[i + 1..].iter().enumerate() {
-                let mv = game.position().parse_usi_move(text).map_err(|e| {
-                    format!(
-                        "move {} ({}): {}",
-                        k + 1,
-                        sanitize(text),
-                        sanitize(&e.to_string())
-                    )
-                })?;
-                game.try_play(mv)
-                    .map_err(|e| format!("move {} ({}): {}", k + 1, sanitize(text), e))?;
-            }
-        }
-        Ok(game)
+        let moves = moves_at.map_or(&[][..], |i| &args[i + 1..]);
+        G::parse_position(&self.options, head, moves)
     }
 
     fn cmd_go(&mut self, args: &[&str]) {
@@ -604,7 +570,7 @@ impl Engine {
             i += 1;
         }
 
-        let Some(game) = self.game.clone() else {
+        let Some((game, start_key, moves)) = self.game.clone() else {
             self.say("info string error: go without a valid position");
             if mate.is_some() {
                 self.say("checkmate nomate");
@@ -633,8 +599,8 @@ impl Engine {
                 t.infinite = m.is_none();
                 kind = JobKind::Mate;
             } else {
-                let black = game.position().side_to_move() == Color::Black;
-                let ply = game.position().move_number();
+                let black = game.side_to_move() == Color::Black;
+                let ply = game.move_number();
                 t.budget = budget(&clock, black, ply, self.options.byoyomi_margin);
                 t.infinite = infinite;
                 t.pondering = ponder;
@@ -653,7 +619,7 @@ impl Engine {
                     hopeless: self.hopeless,
                 };
                 // Tree reuse: advance the tree over the moves played since the last search.
-                self.reuse_tree(&mut search, &game);
+                self.reuse_tree(&mut search, start_key, &moves);
             }
             t.deadline = if t.pondering || t.infinite {
                 None
@@ -675,9 +641,7 @@ impl Engine {
         self.worker = Some(Worker { handle, shared });
     }
 
-    fn reuse_tree(&mut self, search: &mut Search<ShogiGame>, game: &ShogiGame) {
-        let start_key = game.start_position().key();
-        let moves = game.moves();
+    fn reuse_tree(&mut self, search: &mut Search<G>, start_key: u64, moves: &[G::Move]) {
         match &self.tree_root {
             Some((k, prev))
                 if *k == start_key
@@ -772,14 +736,14 @@ fn current_deadline(shared: &Shared) -> (Option<Instant>, bool) {
     (if open { None } else { t.deadline }, open)
 }
 
-fn run_job(
-    job: Job,
-    mut search: Search<ShogiGame>,
-    evaluator: Eval,
+fn run_job<G: UsiGame>(
+    job: Job<G>,
+    mut search: Search<G>,
+    evaluator: Eval<G>,
     shared: Arc<Shared>,
     out: Out,
     start: Instant,
-) -> (Search<ShogiGame>, u32) {
+) -> (Search<G>, u32) {
     match job.kind {
         JobKind::Mate => {
             let deadline = {
@@ -792,13 +756,7 @@ fn run_job(
                 max_nodes: job.max_nodes.max(10_000),
                 ..MateLimits::default()
             };
-            let (r, _) = search_mate(job.game.position(), &limits);
-            let line = match r {
-                MateResult::Mate(line) => format!("checkmate {}", join_moves(&line)),
-                MateResult::NoMate => "checkmate nomate".into(),
-                MateResult::Timeout => "checkmate timeout".into(),
-            };
-            send(&out, &line);
+            send(&out, &job.game.mate_answer(&limits));
             (search, 0)
         }
         JobKind::Search {
@@ -828,7 +786,7 @@ fn run_job(
     }
 }
 
-fn join_moves(moves: &[Move]) -> String {
+fn join_moves<M: std::fmt::Display>(moves: &[M]) -> String {
     moves
         .iter()
         .map(|m| m.to_string())
@@ -837,10 +795,10 @@ fn join_moves(moves: &[Move]) -> String {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn search_move(
-    game: &ShogiGame,
-    search: &mut Search<ShogiGame>,
-    evaluator: &dyn Evaluator<ShogiGame>,
+fn search_move<G: UsiGame>(
+    game: &G,
+    search: &mut Search<G>,
+    evaluator: &dyn Evaluator<G>,
     shared: &Shared,
     out: &Out,
     start: Instant,
@@ -850,8 +808,9 @@ fn search_move(
     resign_percent: u64,
     hopeless: u32,
 ) -> (String, u32) {
-    let pos = game.position();
-    if pos.legal_moves().is_empty() {
+    let mut legal = Vec::new();
+    game.legal_moves(&mut legal);
+    if legal.is_empty() {
         send(out, "info string no legal move (checkmated)");
         return ("bestmove resign".into(), hopeless);
     }
@@ -873,7 +832,7 @@ fn search_move(
         max_nodes: 200_000,
         max_plies: 31,
     };
-    if let (MateResult::Mate(line), st) = search_mate(pos, &mate_limits) {
+    if let Some((line, mate_nodes)) = game.mate_probe(&mate_limits) {
         let ms = start.elapsed().as_millis().max(1);
         send(
             out,
@@ -881,8 +840,8 @@ fn search_move(
                 "info depth {} seldepth {} nodes {} nps {} time {} score mate {} pv {}",
                 line.len(),
                 line.len(),
-                st.nodes,
-                st.nodes as u128 * 1000 / ms,
+                mate_nodes,
+                mate_nodes as u128 * 1000 / ms,
                 ms,
                 line.len(),
                 join_moves(&line)
@@ -899,7 +858,7 @@ fn search_move(
     let mut last = None;
     let mut reported = false;
     let mut last_info = Instant::now();
-    let stm = pos.side_to_move();
+    let stm = game.side_to_move();
     loop {
         if stopped(shared) {
             break;
@@ -949,6 +908,16 @@ fn search_move(
             last_info = Instant::now();
             reported = true;
         }
+        if r.stop_reason == StopReason::Nodes {
+            // Say why the move comes before the clock asks for it.
+            send(
+                out,
+                &format!(
+                    "info string the tree is full ({} nodes): raise USI_Hash to search longer",
+                    search.config().max_nodes
+                ),
+            );
+        }
         last = Some(r);
         if done {
             // `go infinite` / `go ponder` answer only after stop or ponderhit.
@@ -962,8 +931,7 @@ fn search_move(
 
     let Some(r) = last else {
         // Stopped before any search: play the first legal move rather than nothing.
-        let mv = pos.legal_moves().as_slice()[0];
-        return (format!("bestmove {mv}"), hopeless);
+        return (format!("bestmove {}", legal[0]), hopeless);
     };
     let Some(best) = r.best_move else {
         return ("bestmove resign".into(), hopeless);
@@ -988,7 +956,7 @@ fn search_move(
     (s, hopeless)
 }
 
-fn score_text(r: &shogi_mcts::SearchResult<Move>, stm: Color) -> String {
+fn score_text<M>(r: &shogi_mcts::SearchResult<M>, stm: Color) -> String {
     match r.proven {
         Proven::Win { winner, plies } if winner == stm => format!("mate {}", plies.max(1)),
         Proven::Win { plies, .. } => format!("mate -{}", plies.max(1)),
@@ -997,12 +965,12 @@ fn score_text(r: &shogi_mcts::SearchResult<Move>, stm: Color) -> String {
     }
 }
 
-fn send_info(
+fn send_info<G: Game>(
     out: &Out,
-    r: &shogi_mcts::SearchResult<Move>,
+    r: &shogi_mcts::SearchResult<G::Move>,
     start: Instant,
     total_sims: u64,
-    search: &Search<ShogiGame>,
+    search: &Search<G>,
     multipv: usize,
     stm: Color,
 ) {

@@ -5,8 +5,10 @@
 //! `isready` and `quit` are answered while one is in progress.
 
 pub mod engine;
+pub mod game;
 pub mod mate;
 pub mod time;
 
 pub use engine::{Engine, Options, score_to_cp};
+pub use game::UsiGame;
 pub use mate::{MateLimits, MateResult, is_mating_line, search_mate};

@@ -252,3 +252,63 @@ fn minishogi_through_uci_variant() {
     assert!(h.until(T, |_| true)[0].1.starts_with("info string error"));
     h.quit();
 }
+
+/// Tai shogi through the same engine: bracketed SFEN positions, moves as squares in path
+/// order, a legal `bestmove` from a search, and malformed input answered, not fatal.
+#[test]
+fn tai_shogi_through_the_same_protocol_loop() {
+    use shogi_game::Game;
+    use shogi_tai::{TaiGame, TaiRules};
+    let mut h = Harness::start_for::<TaiGame>(Options::default());
+    h.send("usi");
+    let lines = h.until(T, |l| l == "usiok");
+    assert!(
+        lines
+            .iter()
+            .any(|(_, l)| l == "option name UCI_Variant type combo default tai var tai"),
+        "{lines:?}"
+    );
+    h.ready();
+    h.send("setoption name UCI_Variant value shogi");
+    let bad = h.until(T, |l| l.starts_with("info string bad value"));
+    assert!(bad.last().unwrap().1.contains("UCI_Variant"));
+    // Black pushes the file-25 pawn; White searches.
+    h.send("position startpos moves 25s25r");
+    h.send("go nodes 32");
+    let out = h.bestmove(T);
+    let best = out
+        .last()
+        .unwrap()
+        .1
+        .strip_prefix("bestmove ")
+        .unwrap()
+        .to_string();
+    let mut game = TaiGame::startpos(TaiRules::default());
+    let opening = game.parse_move("25s25r").unwrap();
+    game.play(opening);
+    assert!(
+        game.parse_move(&best).is_some(),
+        "{best} is not legal for White"
+    );
+    // The same from the SFEN of that position.
+    h.send(&format!("position sfen {}", game.position().to_sfen()));
+    h.send("go nodes 16");
+    let best = h.bestmove(T).last().unwrap().1.clone();
+    assert!(
+        game.parse_move(best.strip_prefix("bestmove ").unwrap())
+            .is_some()
+    );
+    // An illegal move is reported and leaves no position.
+    h.send("position startpos moves 25s25q");
+    let err = h.until(T, |l| l.starts_with("info string error: position"));
+    assert!(
+        err.last().unwrap().1.contains("not a legal move"),
+        "{err:?}"
+    );
+    h.send("go nodes 8");
+    let out = h.bestmove(T);
+    assert_eq!(out.last().unwrap().1, "bestmove resign");
+    h.send("go mate 100");
+    h.until(T, |l| l == "checkmate nomate");
+    h.quit();
+}

@@ -84,6 +84,8 @@ fn byoyomi_is_never_exceeded() {
 fn ponderhit_switches_to_the_clock() {
     let mut h = Harness::start(Options::default());
     h.send("setoption name USI_Ponder value true");
+    // Room for ~16M nodes, well beyond what ~0.7 s of search fills.
+    h.send("setoption name USI_Hash value 1024");
     h.ready();
     h.send("position startpos moves 7g7f 3c3d");
     h.send("go ponder btime 0 wtime 0 byoyomi 300");
@@ -92,6 +94,17 @@ fn ponderhit_switches_to_the_clock() {
     let sent = h.send("ponderhit");
     let lines = h.bestmove(T);
     let took = lines.last().unwrap().0 - sent;
+    // The answer must come from the clock, not from a full tree: at the default 256 MB
+    // the uniform evaluator fills the tree about 150 ms after ponderhit on a 2-core
+    // machine, which once made this test pass or fail by luck.
+    let hashfull = lines
+        .iter()
+        .rev()
+        .find_map(|(_, l)| l.split(" hashfull ").nth(1))
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|t| t.parse::<u32>().ok())
+        .expect("an info line with hashfull");
+    assert!(hashfull < 1000, "the tree filled (hashfull {hashfull})");
     assert!(
         took < Duration::from_millis(300),
         "took {took:?} after ponderhit"
@@ -99,6 +112,29 @@ fn ponderhit_switches_to_the_clock() {
     assert!(
         took >= Duration::from_millis(150),
         "answered {took:?} after ponderhit, before its budget"
+    );
+    h.quit();
+}
+
+#[test]
+fn a_full_tree_answers_early_and_says_why() {
+    let mut h = Harness::start(Options::default());
+    // 1 MB is 16,384 nodes: full within a few hundred simulations.
+    h.send("setoption name USI_Hash value 1");
+    h.ready();
+    h.send("position startpos");
+    let sent = h.send("go btime 600000 wtime 600000 byoyomi 10000");
+    let lines = h.bestmove(T);
+    let took = lines.last().unwrap().0 - sent;
+    assert!(
+        took < Duration::from_secs(5),
+        "a full tree should end the search, took {took:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|(_, l)| l.starts_with("info string the tree is full (16384 nodes)")),
+        "no explanation in {lines:?}"
     );
     h.quit();
 }

@@ -20,20 +20,18 @@ pub enum VariantArg {
     Shogi,
     /// Minishogi, 5x5.
     Minishogi,
-    /// Tai shogi, 25x25 (every command but `usi`).
+    /// Tai shogi, 25x25.
     Tai,
 }
 
 impl VariantArg {
-    /// The shogi-family variant, or an error naming the command that does not play tai
-    /// shogi yet.
+    /// The shogi-family variant (commands handle tai shogi before asking), or an error
+    /// naming the command.
     pub fn shogi(self, command: &str) -> anyhow::Result<Variant> {
         match self {
             VariantArg::Shogi => Ok(Variant::Shogi),
             VariantArg::Minishogi => Ok(Variant::Minishogi),
-            VariantArg::Tai => anyhow::bail!(
-                "`{command}` does not play tai shogi: USI has no tai shogi dialect; tai shogi runs in `perft`, `selfplay`, `learn`, `train`, `match` and `gate`"
-            ),
+            VariantArg::Tai => anyhow::bail!("`{command}` has no tai shogi mode"),
         }
     }
 }

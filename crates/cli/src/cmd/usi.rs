@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use clap::Args;
+use shogi_rules::ShogiGame;
+use shogi_tai::TaiGame;
 use shogi_usi::{Engine, Options};
 
 use super::VariantArg;
@@ -45,7 +47,8 @@ pub fn run(args: &UsiArgs) -> Result<()> {
         shogi_model::parse_device(d)?;
         options.device = d.clone();
     }
-    if let Some(v) = args.variant {
+    let tai = args.variant == Some(VariantArg::Tai);
+    if let Some(v) = args.variant.filter(|_| !tai) {
         options.variant = v.shogi("usi")?;
     }
     if let Some(s) = args.simulations {
@@ -54,7 +57,13 @@ pub fn run(args: &UsiArgs) -> Result<()> {
     if let Some(m) = args.byoyomi_margin {
         options.byoyomi_margin = m;
     }
-    let mut engine = Engine::new(stdout(), options);
-    engine.run(BufReader::new(stdin().lock()))?;
+    if tai {
+        // Tai shogi: bracketed SFEN positions, moves as squares in path order.
+        let mut engine = Engine::<TaiGame>::new(stdout(), options);
+        engine.run(BufReader::new(stdin().lock()))?;
+    } else {
+        let mut engine = Engine::<ShogiGame>::new(stdout(), options);
+        engine.run(BufReader::new(stdin().lock()))?;
+    }
     Ok(())
 }

@@ -67,10 +67,15 @@ pub struct Harness {
 
 impl Harness {
     pub fn start(options: Options) -> Harness {
+        Harness::start_for::<shogi_rules::ShogiGame>(options)
+    }
+
+    /// An engine playing `G` (`ShogiGame` or `TaiGame`).
+    pub fn start_for<G: shogi_usi::UsiGame>(options: Options) -> Harness {
         let (in_tx, in_rx) = unbounded();
         let (out_tx, out_rx) = unbounded();
         let handle = std::thread::spawn(move || {
-            let mut engine = Engine::new(
+            let mut engine = Engine::<G>::new(
                 LineWriter {
                     tx: out_tx,
                     partial: Vec::new(),
