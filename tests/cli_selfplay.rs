@@ -81,7 +81,7 @@ fn tai_shogi_selfplay_writes_games_that_replay() {
             "2",
         ])
         .args(["--simulations", "8", "--max-plies", "12", "--blocks", "1"])
-        .args(["--channels", "8", "--device", "cpu", "--out"])
+        .args(["--channels", "8", "--device", "cpu", "--adjudicate", "2", "--out"])
         .arg(dir.path())
         .output()
         .unwrap();
@@ -90,6 +90,8 @@ fn tai_shogi_selfplay_writes_games_that_replay() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains(" adjudications "), "{stdout}");
     let (games, skipped) = shogi_selfplay::read_chunk_dir(dir.path()).unwrap();
     assert!(skipped.is_empty());
     assert_eq!(games.len(), 2);
@@ -102,7 +104,18 @@ fn tai_shogi_selfplay_writes_games_that_replay() {
         })
         .unwrap();
         assert_eq!(searched, 12, "every move was searched");
-        assert_eq!(shogi_game::Game::outcome(&end), Some(g.outcome));
+        // At the cap, a lead of 2 material points wins (--adjudicate 2).
+        use shogi_game::{Color, EndReason, Game};
+        let rules_end = end.outcome().expect("over at the cap");
+        assert_eq!(rules_end.reason, EndReason::MaxPlies);
+        let material = |c| shogi_tai::material::material_points(end.position(), c);
+        let (black, white) = (material(Color::Black), material(Color::White));
+        let expected = match (black >= white + 2, white >= black + 2) {
+            (true, _) => (Some(Color::Black), EndReason::Adjudication),
+            (_, true) => (Some(Color::White), EndReason::Adjudication),
+            _ => (None, EndReason::MaxPlies),
+        };
+        assert_eq!((g.outcome.winner, g.outcome.reason), expected, "{black} to {white}");
     }
     // `export` replays and writes tai games as text.
     let text = dir.path().join("text");

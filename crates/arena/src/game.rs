@@ -43,11 +43,6 @@ pub trait ArenaGame: NetGame + RecordGame {
         false
     }
 
-    /// Material points of `c` for adjudication (`None`: the variant does not adjudicate).
-    fn material_points(&self, _c: Color) -> Option<u32> {
-        None
-    }
-
     /// Writes one finished game into `dir` as `stem.*`.
     fn write_game(record: &GameRecord, dir: &Path, stem: &str) -> Result<(), ArenaError>;
 
@@ -92,10 +87,6 @@ impl ArenaGame for ShogiGame {
 
     fn can_declare_win(&self) -> bool {
         ShogiGame::can_declare_win(self)
-    }
-
-    fn material_points(&self, c: Color) -> Option<u32> {
-        Some(self.position().material_points(c))
     }
 
     fn write_game(record: &GameRecord, dir: &Path, stem: &str) -> Result<(), ArenaError> {

@@ -33,8 +33,8 @@ pub struct GateConfig {
     pub simulations: u32,
     /// Draw after this many plies. Default 320.
     pub max_plies: u32,
-    /// Material lead (points: rook and bishop 5, others 1) that wins a game stopped at
-    /// `max_plies`; 0 = such games are draws. Default 0.
+    /// Material lead (points: rook and bishop 5, others 1; tai shogi: mobility values)
+    /// that wins a game stopped at `max_plies`; 0 = such games are draws. Default 0.
     pub adjudicate_margin: u32,
     /// Games played at once. Default 8.
     pub parallel_games: usize,

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
-use shogi_game::{Color, EndReason, Game, Outcome};
+use shogi_game::{Color, EndReason, Game, Outcome, adjudicate_points};
 use shogi_rules::{Position, Variant};
 use shogi_selfplay::record::{GameRecord, MoveRecord};
 
@@ -30,8 +30,9 @@ pub struct MatchConfig {
     /// Draw after this many plies (0 = no cap).
     pub max_plies: u32,
     /// Adjudicate a game that reaches `max_plies`: the side ahead by at least this many
-    /// material points (rook and bishop 5, other pieces 1, board plus hand) wins; 0 = off
-    /// (the game is a draw, as the rules say).
+    /// material points ([`Game::material_points`]: rook and bishop 5, other pieces 1, board
+    /// plus hand; tai shogi: mobility values) wins; 0 = off (the game is a draw, as the
+    /// rules say).
     pub adjudicate_margin: u32,
     /// Start positions.
     pub openings: Openings,
@@ -202,30 +203,6 @@ pub fn adjudicate(position: &Position, outcome: Outcome, margin: u32) -> Outcome
     )
 }
 
-fn adjudicate_points(black: u32, white: u32, outcome: Outcome, margin: u32) -> Outcome {
-    if margin == 0 || outcome.reason != EndReason::MaxPlies {
-        return outcome;
-    }
-    if black >= white + margin {
-        Outcome::win(Color::Black, EndReason::Adjudication)
-    } else if white >= black + margin {
-        Outcome::win(Color::White, EndReason::Adjudication)
-    } else {
-        outcome
-    }
-}
-
-/// Adjudicates a game of any variant (those without material points are not).
-fn adjudicate_game<G: ArenaGame>(game: &G, outcome: Outcome, margin: u32) -> Outcome {
-    match (
-        game.material_points(Color::Black),
-        game.material_points(Color::White),
-    ) {
-        (Some(black), Some(white)) => adjudicate_points(black, white, outcome, margin),
-        _ => outcome,
-    }
-}
-
 /// A finished game: the game, its moves, the outcome and any forfeit reason.
 type Played<G> = (G, Vec<<G as Game>::Move>, Outcome, Option<String>);
 
@@ -261,7 +238,7 @@ fn play_game<G: ArenaGame>(
             break o;
         }
         if let Some(o) = game.outcome() {
-            break adjudicate_game(&game, o, adjudicate_margin);
+            break shogi_game::adjudicate(&game, o, adjudicate_margin);
         }
         if stop.load(Ordering::Relaxed) {
             return None;

@@ -70,8 +70,8 @@ pub enum EndReason {
     RoyalsCaptured,
     /// A player lost on time, crashed, or played an illegal move (arena, engine).
     Forfeit,
-    /// A match game stopped at the ply limit was given to the side ahead in material
-    /// (arena adjudication; the rules themselves call it a draw).
+    /// A game stopped at the ply limit was given to the side ahead in material (arena
+    /// and self-play adjudication; the rules themselves call it a draw).
     Adjudication,
 }
 
@@ -154,6 +154,40 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
         let mut moves = Vec::new();
         self.legal_moves(&mut moves);
         moves.into_iter().find(|mv| mv.to_string() == text)
+    }
+
+    /// Material points of `c`, for adjudicating games stopped at a ply cap (`None`: the
+    /// variant has no material count).
+    fn material_points(&self, _c: Color) -> Option<u32> {
+        None
+    }
+}
+
+/// The outcome of a game stopped at its ply cap when games are adjudicated by material:
+/// a win ([`EndReason::Adjudication`]) for the side at least `margin` points ahead, else
+/// `outcome` unchanged. Any other outcome, `margin` 0 and variants without material
+/// points are left as they are.
+pub fn adjudicate<G: Game>(game: &G, outcome: Outcome, margin: u32) -> Outcome {
+    match (
+        game.material_points(Color::Black),
+        game.material_points(Color::White),
+    ) {
+        (Some(black), Some(white)) => adjudicate_points(black, white, outcome, margin),
+        _ => outcome,
+    }
+}
+
+/// [`adjudicate`] from the two sides' material points.
+pub fn adjudicate_points(black: u32, white: u32, outcome: Outcome, margin: u32) -> Outcome {
+    if margin == 0 || outcome.reason != EndReason::MaxPlies {
+        return outcome;
+    }
+    if black >= white.saturating_add(margin) {
+        Outcome::win(Color::Black, EndReason::Adjudication)
+    } else if white >= black.saturating_add(margin) {
+        Outcome::win(Color::White, EndReason::Adjudication)
+    } else {
+        outcome
     }
 }
 

@@ -275,6 +275,11 @@ impl Game for ShogiGame {
         self.pos.key()
     }
 
+    /// The impasse count's units: rook and bishop 5, every other piece but the king 1.
+    fn material_points(&self, c: Color) -> Option<u32> {
+        Some(self.pos.material_points(c))
+    }
+
     fn in_check(&self) -> bool {
         self.pos.in_check()
     }

@@ -57,6 +57,8 @@ pub struct ActorStats {
     pub draws: AtomicU64,
     /// Games ended by resignation.
     pub resignations: AtomicU64,
+    /// Games reaching the ply cap that material adjudication gave to one side.
+    pub adjudications: AtomicU64,
     /// Resignation-disabled games in which a resignation would have been wrong.
     pub false_resignations: AtomicU64,
     /// Resignation-disabled games in which someone would have resigned.
@@ -271,9 +273,11 @@ fn record_stats(stats: &ActorStats, played: &crate::play::PlayedGame) {
         None => &stats.draws,
     };
     counter.fetch_add(1, Ordering::Relaxed);
-    if rec.outcome.reason == EndReason::Resignation {
-        stats.resignations.fetch_add(1, Ordering::Relaxed);
-    }
+    match rec.outcome.reason {
+        EndReason::Resignation => stats.resignations.fetch_add(1, Ordering::Relaxed),
+        EndReason::Adjudication => stats.adjudications.fetch_add(1, Ordering::Relaxed),
+        _ => 0,
+    };
     if played.would_have_resigned.is_some() {
         stats.would_resign.fetch_add(1, Ordering::Relaxed);
         if played.false_resignation() {

@@ -5,7 +5,7 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
-use shogi_game::{Color, EndReason, Game, Outcome};
+use shogi_game::{Color, EndReason, Game, Outcome, adjudicate};
 use shogi_mcts::{
     Evaluator, Progress, Search, SearchConfig, SearchError, SearchLimits, SearchResult, Wdl,
 };
@@ -73,6 +73,10 @@ pub struct PlayConfig {
     /// Uniformly random plies played before search starts (opening diversity; not
     /// recorded as targets). Default 0.
     pub random_opening_plies: u32,
+    /// A game reaching the ply cap is won by the side this many material points ahead
+    /// ([`shogi_game::adjudicate`]); 0 leaves it a draw. Gives the value head decisive
+    /// targets where capped games rarely end by the rules (tai shogi on a CPU). Default 0.
+    pub adjudicate_margin: u32,
 }
 
 impl Default for PlayConfig {
@@ -82,6 +86,7 @@ impl Default for PlayConfig {
             resign_consecutive: 3,
             resign_disabled_fraction: 0.1,
             random_opening_plies: 0,
+            adjudicate_margin: 0,
         }
     }
 }
@@ -157,6 +162,7 @@ pub struct SelfPlayGame<G: Game = ShogiGame> {
     low_streak: [u32; 2],
     would_have_resigned: Option<Color>,
     simulations: u64,
+    adjudicate_margin: u32,
     outcome: Option<Outcome>,
 }
 
@@ -206,6 +212,7 @@ impl<G: RecordGame> SelfPlayGame<G> {
             low_streak: [0; 2],
             would_have_resigned: None,
             simulations: 0,
+            adjudicate_margin: play.adjudicate_margin,
             outcome: None,
         }
     }
@@ -218,7 +225,7 @@ impl<G: RecordGame> SelfPlayGame<G> {
             }
             if !self.search.is_searching() {
                 if let Some(outcome) = self.game.outcome() {
-                    self.outcome = Some(outcome);
+                    self.outcome = Some(adjudicate(&self.game, outcome, self.adjudicate_margin));
                     return GameProgress::Finished;
                 }
                 self.search.begin(&self.game, SearchLimits::default());

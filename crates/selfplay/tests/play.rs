@@ -331,3 +331,43 @@ fn actors_advancing_many_games_per_thread_play_the_same_games_as_play_game() {
         );
     }
 }
+
+#[test]
+fn games_at_the_ply_cap_are_adjudicated_by_material_when_asked() {
+    // White has lost its rook and bishop: Black leads 13 points to 3.
+    let start = || {
+        ShogiGame::new(
+            Position::from_sfen(Variant::Minishogi, "2sgk/4p/5/P4/KGSBR b - 1").unwrap(),
+            GameRules {
+                max_plies: 2,
+                ..GameRules::default()
+            },
+        )
+    };
+    let outcome = |margin| {
+        let play = PlayConfig {
+            adjudicate_margin: margin,
+            ..PlayConfig::default()
+        };
+        let played = play_game(
+            start(),
+            &small_search(),
+            &play,
+            &UniformEvaluator::default(),
+            3,
+        )
+        .unwrap();
+        assert_eq!(played.record.moves.len(), 2);
+        replay(&played.record).unwrap();
+        played.record.outcome
+    };
+    let won = outcome(5);
+    assert_eq!(won.winner, Some(Color::Black));
+    assert_eq!(won.reason, EndReason::Adjudication);
+    // Off, or a lead under the margin: the rules' draw.
+    for margin in [0, 11] {
+        let drawn = outcome(margin);
+        assert_eq!(drawn.winner, None, "margin {margin}");
+        assert_eq!(drawn.reason, EndReason::MaxPlies, "margin {margin}");
+    }
+}

@@ -370,6 +370,11 @@ impl Game for TaiGame {
         *self.keys.last().expect("the start key")
     }
 
+    /// Mobility-based piece values ([`crate::material`]).
+    fn material_points(&self, c: Color) -> Option<u32> {
+        Some(crate::material::material_points(&self.pos, c))
+    }
+
     fn parse_move(&self, text: &str) -> Option<TaiMove> {
         let mv = TaiMove::parse(text)?;
         let mut moves = Vec::new();

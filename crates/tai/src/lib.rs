@@ -22,6 +22,8 @@
 //! - [`movegen`] and [`game`]: move generation, promotion, contagion, the game end and
 //!   [`TaiGame`], which implements [`shogi_game::Game`] so search, self-play and the
 //!   arena play tai shogi without special cases.
+//! - [`material`]: mobility-based piece values, for adjudicating games stopped at a
+//!   ply cap (the seed gives no values).
 //!
 //! # Rule choices
 //!
@@ -59,6 +61,7 @@
 
 pub mod betza;
 pub mod game;
+pub mod material;
 pub mod movegen;
 pub mod net;
 pub mod pieces;

@@ -246,6 +246,10 @@ pub struct SelfplaySection {
     pub resign_threshold: f32,
     /// Share of games with resignation disabled (false-resignation check). Default 0.2.
     pub resign_disabled_fraction: f32,
+    /// Material lead that wins a game reaching `max_plies` (shogi: rook and bishop 5,
+    /// others 1; tai shogi: mobility values, see the tai crate's `material`); 0 = draw.
+    /// Default 0.
+    pub adjudicate_margin: u32,
     /// Largest network batch. Default 16.
     pub max_batch: usize,
     /// Longest wait for a batch to fill, in milliseconds. Default 2.
@@ -271,6 +275,7 @@ impl Default for SelfplaySection {
             random_opening_plies: 0,
             resign_threshold: 0.05,
             resign_disabled_fraction: 0.2,
+            adjudicate_margin: 0,
             max_batch: 16,
             max_wait_ms: 2,
             games_per_chunk: 8,
@@ -367,9 +372,10 @@ pub struct GateSection {
     /// Random opening plies for the opening pairs. Default 4.
     pub opening_plies: u32,
     /// A gate game that reaches `game.max_plies` goes to the side ahead by at least this
-    /// many material points (rook and bishop 5, other pieces 1, board plus hand); 0 =
-    /// such games are draws. Default 0. Early shogi networks draw most games at the ply
-    /// limit, which leaves a threshold gate unable to tell them apart.
+    /// many material points (rook and bishop 5, other pieces 1, board plus hand; tai
+    /// shogi: mobility values); 0 = such games are draws. Default 0. Early shogi networks
+    /// draw most games at the ply limit, which leaves a threshold gate unable to tell them
+    /// apart.
     pub adjudicate_margin: u32,
     /// Stop a gate match early by SPRT (H1 promotes, H0 rejects; undecided falls back
     /// to `threshold`). Default false.

@@ -585,11 +585,14 @@ fn status_line(progress: &Progress, began: Instant) -> String {
             )
         })
         .unwrap_or_else(|| "no gate yet".into());
+    let decisive = progress.actors.black_wins.load(Ordering::Relaxed)
+        + progress.actors.white_wins.load(Ordering::Relaxed);
     format!(
-        "[{:>5.0}s] games {} ({:.1}/min) positions {} ({:.0}/s) batch fill {:.0}% | step {} {} | best {} | {}",
+        "[{:>5.0}s] games {} ({:.1}/min, {:.0}% decisive) positions {} ({:.0}/s) batch fill {:.0}% | step {} {} | best {} | {}",
         secs,
         games,
         games as f64 / secs * 60.0,
+        decisive as f64 * 100.0 / games.max(1) as f64,
         plies,
         plies as f64 / secs,
         batches.avg_fill * 100.0,
@@ -619,6 +622,7 @@ where
         resign_threshold: s.resign_threshold,
         resign_disabled_fraction: s.resign_disabled_fraction,
         random_opening_plies: s.random_opening_plies,
+        adjudicate_margin: s.adjudicate_margin,
         ..PlayConfig::default()
     };
     let options = InferenceOptions {

@@ -112,7 +112,8 @@ pub struct PlyLimitArgs {
     #[arg(long, default_value_t = 320)]
     pub max_plies: u32,
     /// A game stopped at `--max-plies` goes to the side ahead by at least this many
-    /// material points (rook and bishop 5, other pieces 1, board plus hand); 0 = draw.
+    /// material points (rook and bishop 5, other pieces 1, board plus hand; tai shogi:
+    /// mobility values, pawn 1 to hook mover 80); 0 = draw.
     #[arg(long, default_value_t = 0)]
     pub adjudicate: u32,
 }

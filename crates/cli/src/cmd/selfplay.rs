@@ -69,6 +69,10 @@ pub struct SelfplayArgs {
     /// Draw a game at this many plies.
     #[arg(long, default_value_t = 320)]
     max_plies: u32,
+    /// Give a game reaching --max-plies to the side this many material points ahead
+    /// (shogi: rook and bishop 5, others 1; tai: mobility values); 0 = a draw.
+    #[arg(long, default_value_t = 0, value_name = "POINTS")]
+    adjudicate: u32,
     /// Device: auto, cpu, cuda, cuda:N.
     #[arg(long, default_value = "auto")]
     device: String,
@@ -129,7 +133,10 @@ where
         },
         ..SearchConfig::default()
     };
-    let play = PlayConfig::default();
+    let play = PlayConfig {
+        adjudicate_margin: args.adjudicate,
+        ..PlayConfig::default()
+    };
     let (threads, games_per_thread) = ActorConfig::spread(args.actors, args.threads);
     let actors = ActorConfig {
         threads,
@@ -204,13 +211,14 @@ where
         summary.simulations as f64 / secs
     );
     println!(
-        "results black {} white {} draws {} resignations {} (false {} of {} checked)",
+        "results black {} white {} draws {} resignations {} (false {} of {} checked) adjudications {}",
         stats.black_wins.load(Ordering::Relaxed),
         stats.white_wins.load(Ordering::Relaxed),
         stats.draws.load(Ordering::Relaxed),
         stats.resignations.load(Ordering::Relaxed),
         stats.false_resignations.load(Ordering::Relaxed),
         stats.would_resign.load(Ordering::Relaxed),
+        stats.adjudications.load(Ordering::Relaxed),
     );
     println!(
         "network: {} batches, {:.1} positions per batch ({:.0}% fill), {:.0} positions/s, {:.0}% of wall time inside the model",
