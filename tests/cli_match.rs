@@ -167,6 +167,20 @@ fn gate_gates_pending_candidates_once() {
     assert!(text.contains("accepted"), "{text}");
     assert!(run.join("accepted/step-00000050/gate.json").is_file());
     assert!(run.join("ratings.png").is_file());
+    // A second gate on the same run is refused while one holds it.
+    let held = shogi_arena::RunDir::new(&run).lock_role("gate").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+        .arg("gate")
+        .args(common)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("another gate is working on this run") && stderr.contains("gate.lock"),
+        "{stderr}"
+    );
+    drop(held);
     // Nothing left: a second call says so.
     let mut again = vec!["gate"];
     again.extend(common);

@@ -81,7 +81,15 @@ fn tai_shogi_selfplay_writes_games_that_replay() {
             "2",
         ])
         .args(["--simulations", "8", "--max-plies", "12", "--blocks", "1"])
-        .args(["--channels", "8", "--device", "cpu", "--adjudicate", "2", "--out"])
+        .args([
+            "--channels",
+            "8",
+            "--device",
+            "cpu",
+            "--adjudicate",
+            "2",
+            "--out",
+        ])
         .arg(dir.path())
         .output()
         .unwrap();
@@ -115,7 +123,11 @@ fn tai_shogi_selfplay_writes_games_that_replay() {
             (_, true) => (Some(Color::White), EndReason::Adjudication),
             _ => (None, EndReason::MaxPlies),
         };
-        assert_eq!((g.outcome.winner, g.outcome.reason), expected, "{black} to {white}");
+        assert_eq!(
+            (g.outcome.winner, g.outcome.reason),
+            expected,
+            "{black} to {white}"
+        );
     }
     // `export` replays and writes tai games as text.
     let text = dir.path().join("text");

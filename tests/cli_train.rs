@@ -374,6 +374,20 @@ fn separate_selfplay_and_learner_processes_share_one_run_directory() {
     assert!(run.root().join("selfplay.log").is_file());
     assert!(run.root().join("learn+gate.log").is_file());
     assert_consistent(&run);
+    // One learner per run: a second one is refused while the first holds the run.
+    let held = run.lock_role("learner").unwrap();
+    let out = Command::new(BIN)
+        .args(["learn", "--follow"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("another learner is working on this run"),
+        "{stderr}"
+    );
+    drop(held);
     // A directory that is not a run is refused with a clear error.
     let out = Command::new(BIN)
         .args(["gate", "--follow"])

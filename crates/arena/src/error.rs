@@ -59,6 +59,17 @@ pub enum ArenaError {
         /// What failed.
         reason: String,
     },
+    /// Another process already plays a one-per-run role on this run directory.
+    #[error(
+        "another {role} is working on this run ({} is locked): a run has one {role} at a time",
+        lock.display()
+    )]
+    Busy {
+        /// `learner` or `gate`.
+        role: &'static str,
+        /// The lock file.
+        lock: PathBuf,
+    },
     /// The run has no accepted network to gate against.
     #[error("run {0} has no accepted network (accepted/ is empty)")]
     NoBest(PathBuf),

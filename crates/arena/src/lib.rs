@@ -28,6 +28,6 @@ pub use matchplay::{
 };
 pub use openings::Openings;
 pub use player::{PlayerSettings, PlayerSpec, PreparedPlayer};
-pub use rundir::RunDir;
+pub use rundir::{RoleLock, RunDir};
 pub use stats::{EloEstimate, SprtConfig, SprtDecision, SprtState, Wdl};
 pub use usi_client::{UsiEngine, UsiTimeControl};

@@ -16,16 +16,25 @@
 //!   tensorboard/       learner scalars
 //!   ratings.csv|json|png  Elo of every gated candidate against the first network
 //!   train.log          tracing log
+//!   learner.lock       held (flock) by the one learner working on the run
+//!   gate.lock          held (flock) by the one gate working on the run
 //! ```
 //!
 //! Every writer publishes by `rename`, which is atomic on one filesystem, so a reader
 //! never sees a half-written checkpoint or chunk. Promotion is the rename of a
 //! candidate directory into `accepted/`; `BEST` is rewritten after it, and readers that
 //! need certainty take the highest step in `accepted/` (what [`RunDir::best`] does).
+//!
+//! Self-play processes may be many; the learner and the gate must be one each. Each
+//! takes [`RunDir::lock_role`], an advisory lock the operating system releases when the
+//! process ends, however it ends, so a killed run never leaves a stale lock behind. (On
+//! network filesystems without `flock` support the lock may not exclude other machines.)
 
-use std::fs;
+use std::fs::{self, File, TryLockError};
 use std::io;
 use std::path::{Path, PathBuf};
+
+use crate::error::ArenaError;
 
 /// Prefix of checkpoint directory names: `step-` followed by the zero-padded step.
 pub const STEP_PREFIX: &str = "step-";
@@ -34,6 +43,12 @@ pub const STEP_PREFIX: &str = "step-";
 #[derive(Debug, Clone)]
 pub struct RunDir {
     root: PathBuf,
+}
+
+/// A role's hold on a run directory ([`RunDir::lock_role`]); dropping it releases.
+#[derive(Debug)]
+pub struct RoleLock {
+    _file: File,
 }
 
 /// The directory name of the checkpoint taken after `step` learner steps.
@@ -71,6 +86,32 @@ impl RunDir {
     /// The root.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// Takes the run's lock for `role` (`learner` or `gate`, one process each), held
+    /// until the returned guard drops. Fails at once, naming the role and the lock file,
+    /// when another process holds it.
+    pub fn lock_role(&self, role: &'static str) -> Result<RoleLock, ArenaError> {
+        let path = self.root.join(format!("{role}.lock"));
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|source| ArenaError::Io {
+                op: "opening lock file",
+                path: path.clone(),
+                source,
+            })?;
+        match file.try_lock() {
+            Ok(()) => Ok(RoleLock { _file: file }),
+            Err(TryLockError::WouldBlock) => Err(ArenaError::Busy { role, lock: path }),
+            Err(TryLockError::Error(source)) => Err(ArenaError::Io {
+                op: "locking",
+                path,
+                source,
+            }),
+        }
     }
     /// `config.toml`: the resolved config snapshot.
     pub fn config_file(&self) -> PathBuf {
@@ -261,5 +302,24 @@ mod tests {
             "accepted/step-00000200\n"
         );
         assert!(run.pending_candidates().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_role_lock_excludes_a_second_holder_until_dropped() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::new(tmp.path());
+        let learner = run.lock_role("learner").unwrap();
+        // Another role is independent.
+        let gate = run.lock_role("gate").unwrap();
+        match run.lock_role("learner") {
+            Err(ArenaError::Busy { role, lock }) => {
+                assert_eq!(role, "learner");
+                assert_eq!(lock, tmp.path().join("learner.lock"));
+            }
+            other => panic!("expected Busy, got {other:?}"),
+        }
+        drop(learner);
+        let _again = run.lock_role("learner").unwrap();
+        drop(gate);
     }
 }

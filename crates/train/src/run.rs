@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use shogi_arena::rundir::{RunDir, checkpoint_name};
-use shogi_arena::{GateConfig, GateReport, gate_pending};
+use shogi_arena::{GateConfig, GateReport, RoleLock, gate_pending};
 use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
 use shogi_features::{NetGame, NetLayout};
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
@@ -190,8 +190,14 @@ pub fn model_config(config: &RunConfig) -> ModelConfig {
 
 /// Prepares the run directory: a fresh run writes the config snapshot and the initial
 /// network `accepted/step-00000000`; a resumed run checks the snapshot exists. Stale
-/// temporaries of a killed process are removed.
-pub fn prepare(run: &RunDir, config: &RunConfig, resume: bool, roles: Roles) -> Result<()> {
+/// temporaries of a killed process are removed. Returns the locks of the one-per-run
+/// roles this process plays (learner, gate), held until they drop.
+pub fn prepare(
+    run: &RunDir,
+    config: &RunConfig,
+    resume: bool,
+    roles: Roles,
+) -> Result<Vec<RoleLock>> {
     let snapshot = run.config_file();
     if snapshot.exists() && !resume {
         bail!(
@@ -201,6 +207,12 @@ pub fn prepare(run: &RunDir, config: &RunConfig, resume: bool, roles: Roles) -> 
     }
     run.create()
         .with_context(|| format!("creating run directory {}", run.root().display()))?;
+    let mut locks = Vec::new();
+    for (plays, role) in [(roles.learn, "learner"), (roles.gate, "gate")] {
+        if plays {
+            locks.push(run.lock_role(role)?);
+        }
+    }
     if roles.is_all() {
         // Only a process that plays every role owns the directory: anyone else's
         // temporaries may be writes in progress on another machine.
@@ -234,7 +246,7 @@ pub fn prepare(run: &RunDir, config: &RunConfig, resume: bool, roles: Roles) -> 
         run.write_best_pointer(&checkpoint_name(0))?;
         info!("initial network written to accepted/{}", checkpoint_name(0));
     }
-    Ok(())
+    Ok(locks)
 }
 
 fn tch_seed(seed: u64) {
@@ -404,7 +416,7 @@ pub fn run(
 ) -> Result<RunSummary> {
     let began = Instant::now();
     let run = RunDir::new(&config.run.dir);
-    prepare(&run, config, resume, roles)?;
+    let _locks = prepare(&run, config, resume, roles)?;
     set_num_threads(config.run.torch_threads);
     let device = parse_device(&config.run.device)?;
     let layout = layout_of(config);

@@ -72,6 +72,11 @@ pub fn run(args: &GateArgs) -> Result<()> {
         opening_plies: args.opening_plies,
         seed: args.seed,
     };
+    if !run.root().is_dir() {
+        anyhow::bail!("{} is not a run directory", run.root().display());
+    }
+    // One gate per run, whether standalone or inside `train`.
+    let _lock = run.lock_role("gate")?;
     let stop = AtomicBool::new(false);
     let reports = gate_pending(&run, &config, &stop)?;
     if reports.is_empty() {
