@@ -152,8 +152,28 @@ fn smoke_run_completes_the_loop_and_resumes() {
     assert!(!again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
 
-    // Resuming with a larger step budget continues from the last step.
-    let resumed = train(&dir, &["--resume", "--set", "run.max_steps=80"]);
+    // Resuming with a larger step budget continues from the last step. With a
+    // one-batch window and pruning on, the chunks that left the window are deleted.
+    let chunks = || -> Vec<PathBuf> {
+        std::fs::read_dir(run.replay())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "szgr"))
+            .collect()
+    };
+    let before = chunks();
+    let resumed = train(
+        &dir,
+        &[
+            "--resume",
+            "--set",
+            "run.max_steps=80",
+            "--set",
+            "learner.window=300",
+            "--set",
+            "learner.prune_replay=true",
+        ],
+    );
     let stdout = String::from_utf8_lossy(&resumed.stdout);
     assert!(
         resumed.status.success(),
@@ -161,6 +181,9 @@ fn smoke_run_completes_the_loop_and_resumes() {
         String::from_utf8_lossy(&resumed.stderr)
     );
     assert!(stdout.contains("learner at step 80"), "{stdout}");
+    let pruned = before.iter().filter(|p| !p.exists()).count();
+    assert!(pruned > 0, "no chunk of {} pruned", before.len());
+    assert!(!chunks().is_empty());
     let (best_step, _) = run.best().unwrap().unwrap();
     assert!(
         best_step > accepted.last().unwrap().0,

@@ -9,17 +9,30 @@ use shogi_selfplay::record::{CHUNK_EXTENSION, RecordError, read_chunk};
 
 use crate::sample::{Sample, SampleConfig, samples_from_record};
 
-/// The most recent `capacity` positions of a replay directory, grouped by game.
+/// The most recent `capacity` positions of a replay directory, grouped by game: whole
+/// games, so at least `capacity` positions once that many exist and at most `capacity`
+/// plus the oldest game's.
+///
+/// A refresh reads new chunks newest first and stops once they fill the window, so a
+/// resumed run with a long history reads only what it keeps. Chunks whose games have all
+/// left the window (or never entered it) are *retired*: [`ReplayWindow::take_retired`]
+/// hands them out, for a learner that prunes `replay/`.
 #[derive(Debug)]
 pub struct ReplayWindow {
     dir: PathBuf,
     capacity: usize,
     config: SampleConfig,
     seen: HashSet<PathBuf>,
-    games: VecDeque<Vec<Sample>>,
+    /// Each game's samples and the index of its chunk in `chunks`.
+    games: VecDeque<(usize, Vec<Sample>)>,
+    /// Chunks with games in the window: path and how many of its games are still in.
+    chunks: Vec<(PathBuf, usize)>,
+    retired: Vec<PathBuf>,
     positions: usize,
     /// Games ever loaded.
     pub games_loaded: u64,
+    /// Chunk files read.
+    pub chunks_read: u64,
     /// Chunks skipped as unreadable or unreplayable.
     pub chunks_skipped: u64,
 }
@@ -33,15 +46,19 @@ impl ReplayWindow {
             config,
             seen: HashSet::new(),
             games: VecDeque::new(),
+            chunks: Vec::new(),
+            retired: Vec::new(),
             positions: 0,
             games_loaded: 0,
+            chunks_read: 0,
             chunks_skipped: 0,
         }
     }
 
-    /// Loads chunks not seen before (oldest name first), then drops the oldest games
-    /// beyond the capacity. Damaged chunks are skipped with a warning. Returns the
-    /// number of new positions.
+    /// Loads chunks not seen before, then drops the oldest games the capacity does not need.
+    /// New chunks are read newest first (by modification time, then name) until they fill
+    /// the window; older ones are retired unread. Damaged chunks are skipped with a
+    /// warning. Returns the number of positions read from new chunks.
     pub fn refresh(&mut self) -> Result<usize, RecordError> {
         let entries = std::fs::read_dir(&self.dir).map_err(|source| RecordError::Io {
             path: self.dir.clone(),
@@ -56,10 +73,17 @@ impl ReplayWindow {
             let mtime = std::fs::metadata(p).and_then(|m| m.modified()).ok();
             (mtime, p.clone())
         });
-        let mut added = 0;
-        for path in paths {
+        // Newest first, until the new games alone fill the window.
+        let mut fresh: Vec<(PathBuf, Vec<Vec<Sample>>)> = Vec::new();
+        let mut fresh_positions = 0;
+        while let Some(path) = paths.pop() {
             self.seen.insert(path.clone());
-            let games = match read_chunk(&path) {
+            if fresh_positions >= self.capacity {
+                self.retired.push(path);
+                continue;
+            }
+            self.chunks_read += 1;
+            let records = match read_chunk(&path) {
                 Ok(g) => g,
                 Err(err) => {
                     eprintln!("warning: skipping unreadable record chunk: {err}");
@@ -67,13 +91,12 @@ impl ReplayWindow {
                     continue;
                 }
             };
-            for game in &games {
-                match samples_from_record(game, &self.config) {
+            let mut games = Vec::with_capacity(records.len());
+            for record in &records {
+                match samples_from_record(record, &self.config) {
                     Ok(s) if !s.is_empty() => {
-                        added += s.len();
-                        self.positions += s.len();
-                        self.games.push_back(s);
-                        self.games_loaded += 1;
+                        fresh_positions += s.len();
+                        games.push(s);
                     }
                     Ok(_) => {}
                     Err(err) => {
@@ -81,12 +104,52 @@ impl ReplayWindow {
                     }
                 }
             }
+            fresh.push((path, games));
         }
-        while self.positions > self.capacity && self.games.len() > 1 {
-            let old = self.games.pop_front().unwrap();
+        // Then into the window oldest first, so the trim below drops the oldest games.
+        for (path, games) in fresh.into_iter().rev() {
+            if games.is_empty() {
+                self.retired.push(path);
+                continue;
+            }
+            let chunk = self.chunks.len();
+            self.chunks.push((path, games.len()));
+            for samples in games {
+                self.positions += samples.len();
+                self.games_loaded += 1;
+                self.games.push_back((chunk, samples));
+            }
+        }
+        // Whole games: drop the oldest only while the rest still fill the window, so a
+        // full window never holds fewer than `capacity` positions (a learner waiting for
+        // `min_positions <= capacity` is never stuck just below it).
+        while let Some((_, front)) = self.games.front()
+            && self.positions - front.len() >= self.capacity
+        {
+            let (chunk, old) = self.games.pop_front().unwrap();
             self.positions -= old.len();
+            self.chunks[chunk].1 -= 1;
         }
-        Ok(added)
+        // Retire chunks with no game left, keeping the indices of the others valid.
+        let gone = self
+            .chunks
+            .iter()
+            .take_while(|(_, left)| *left == 0)
+            .count();
+        if gone > 0 {
+            self.retired
+                .extend(self.chunks.drain(..gone).map(|(path, _)| path));
+            for (chunk, _) in &mut self.games {
+                *chunk -= gone;
+            }
+        }
+        Ok(fresh_positions)
+    }
+
+    /// Chunk files retired since the last call: every game in them has left the window
+    /// (or never entered it). A learner that prunes `replay/` deletes these.
+    pub fn take_retired(&mut self) -> Vec<PathBuf> {
+        std::mem::take(&mut self.retired)
     }
 
     /// Positions in the window.
@@ -113,7 +176,7 @@ impl ReplayWindow {
         (0..batch)
             .map(|_| {
                 let mut k = rng.random_range(0..self.positions);
-                for g in &self.games {
+                for (_, g) in &self.games {
                     if k < g.len() {
                         return g[k].augmented(rng);
                     }

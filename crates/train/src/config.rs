@@ -327,6 +327,10 @@ pub struct LearnerSection {
     pub value_weight: f64,
     /// Blend of the root value into the value target, 0..=1. Default 0.0.
     pub q_blend: f32,
+    /// Delete replay chunks once all their games have left the window (`replay/` then
+    /// holds about one window of games; `export` and a later larger window see no older
+    /// games). Default false: keep every game.
+    pub prune_replay: bool,
 }
 
 impl Default for LearnerSection {
@@ -350,6 +354,7 @@ impl Default for LearnerSection {
             grad_clip: 10.0,
             value_weight: 1.0,
             q_blend: 0.0,
+            prune_replay: false,
         }
     }
 }

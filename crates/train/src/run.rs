@@ -779,6 +779,17 @@ fn learner_loop(
     const STEPS_PER_CALL: u64 = 5;
     while !stop_work() {
         positions_seen += window.refresh().context("reading replay/")?;
+        let retired = window.take_retired();
+        if l.prune_replay {
+            for chunk in retired {
+                // Another process may have pruned it already.
+                if let Err(e) = std::fs::remove_file(&chunk)
+                    && e.kind() != std::io::ErrorKind::NotFound
+                {
+                    warn!("pruning {}: {e}", chunk.display());
+                }
+            }
+        }
         let allowed = l.replay_ratio * positions_seen as f64;
         if window.len() < l.min_positions || (samples_this_run + l.batch as u64) as f64 > allowed {
             std::thread::sleep(Duration::from_millis(200));
