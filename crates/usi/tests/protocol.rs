@@ -298,6 +298,9 @@ fn tai_shogi_through_the_same_protocol_loop() {
         game.parse_move(best.strip_prefix("bestmove ").unwrap())
             .is_some()
     );
+    // Tai shogi has no check, so no mate search: said, not guessed.
+    h.send("go mate 1000");
+    h.until(T, |l| l == "checkmate notimplemented");
     // An illegal move is reported and leaves no position.
     h.send("position startpos moves 25s25q");
     let err = h.until(T, |l| l.starts_with("info string error: position"));
