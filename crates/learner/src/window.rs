@@ -173,17 +173,65 @@ impl ReplayWindow {
         if self.positions == 0 {
             return Vec::new();
         }
+        // Positions before each game, so a draw finds its game by binary search rather
+        // than a walk over thousands of games per sample.
+        let mut starts = Vec::with_capacity(self.games.len());
+        let mut total = 0;
+        for (_, g) in &self.games {
+            starts.push(total);
+            total += g.len();
+        }
         (0..batch)
             .map(|_| {
-                let mut k = rng.random_range(0..self.positions);
-                for (_, g) in &self.games {
-                    if k < g.len() {
-                        return g[k].augmented(rng);
-                    }
-                    k -= g.len();
-                }
-                unreachable!("index within the window")
+                let k = rng.random_range(0..self.positions);
+                let game = starts.partition_point(|&start| start <= k) - 1;
+                self.games[game].1[k - starts[game]].augmented(rng)
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use shogi_features::NetLayout;
+
+    /// A sample marked with its game and position (tai layout: no mirroring).
+    fn marked(game: usize, position: usize) -> Sample {
+        Sample {
+            layout: NetLayout::tai(),
+            planes: Vec::new(),
+            policy: Vec::new(),
+            wdl: [game as f32, position as f32, 0.0],
+        }
+    }
+
+    #[test]
+    fn sampling_is_uniform_over_positions_not_games() {
+        let lengths = [1, 7, 2, 30];
+        let mut w = ReplayWindow::new("/nonexistent", 1_000, SampleConfig::default());
+        for (g, &len) in lengths.iter().enumerate() {
+            w.games
+                .push_back((0, (0..len).map(|p| marked(g, p)).collect()));
+            w.positions += len;
+        }
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let draws = 40_000;
+        let mut seen = vec![vec![0u32; 30]; lengths.len()];
+        for s in w.sample_batch(draws, &mut rng) {
+            seen[s.wdl[0] as usize][s.wdl[1] as usize] += 1;
+        }
+        // Every position, whatever its game's length, is drawn about 40000 / 40 = 1000
+        // times (5 standard deviations: +-155).
+        for (&len, counts) in lengths.iter().zip(&seen) {
+            for (p, &n) in counts.iter().enumerate() {
+                if p < len {
+                    assert!((845..=1155).contains(&n), "length {len} position {p}: {n}");
+                } else {
+                    assert_eq!(n, 0);
+                }
+            }
+        }
     }
 }

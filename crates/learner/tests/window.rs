@@ -95,7 +95,10 @@ fn a_long_history_is_read_newest_first_and_old_chunks_retire() {
     );
     assert!(w.take_retired().is_empty());
     // A new game pushes the oldest kept ones out, and their chunks retire.
-    let newest = (6..).map(game).find(|g| g.moves.len() >= per_game[4]).unwrap();
+    let newest = (6..)
+        .map(game)
+        .find(|g| g.moves.len() >= per_game[4])
+        .unwrap();
     let mut kept = vec![(4, per_game[4]), (5, per_game[5]), (6, newest.moves.len())];
     write_chunk(&dir.path().join("c-006.szgr"), &[newest]).unwrap();
     assert!(w.refresh().unwrap() > 0);
