@@ -786,7 +786,8 @@ fn run_job<G: UsiGame>(
     }
 }
 
-fn join_moves<M: std::fmt::Display>(moves: &[M]) -> String {
+/// Moves separated by spaces, as USI writes a line of moves.
+pub(crate) fn join_moves<M: std::fmt::Display>(moves: &[M]) -> String {
     moves
         .iter()
         .map(|m| m.to_string())

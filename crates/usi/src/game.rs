@@ -55,14 +55,6 @@ pub trait UsiGame: NetGame {
     }
 }
 
-fn join<M: std::fmt::Display>(moves: &[M]) -> String {
-    moves
-        .iter()
-        .map(|m| m.to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 impl UsiGame for ShogiGame {
     fn variant_combo(options: &Options) -> String {
         format!("default {} var shogi var minishogi", options.variant.name())
@@ -137,7 +129,7 @@ impl UsiGame for ShogiGame {
 
     fn mate_answer(&self, limits: &MateLimits) -> String {
         match search_mate(self.position(), limits).0 {
-            MateResult::Mate(line) => format!("checkmate {}", join(&line)),
+            MateResult::Mate(line) => format!("checkmate {}", crate::engine::join_moves(&line)),
             MateResult::NoMate => "checkmate nomate".into(),
             MateResult::Timeout => "checkmate timeout".into(),
         }
