@@ -126,6 +126,10 @@ pub struct SearchConfig {
     pub gumbel_interior: GumbelInterior,
     /// Playout cap randomization (KataGo); `None` = every search is full. Default None.
     pub playout_cap: Option<PlayoutCap>,
+    /// A leaf the rules end at the ply cap goes to the side this many material points
+    /// ahead ([`shogi_game::adjudicate`]), as self-play with adjudication records it; 0 =
+    /// the rules' draw. Default 0.
+    pub adjudicate_margin: u32,
 }
 
 impl Default for SearchConfig {
@@ -156,6 +160,7 @@ impl Default for SearchConfig {
             gumbel_rescale_q: false,
             gumbel_interior: GumbelInterior::Deterministic,
             playout_cap: None,
+            adjudicate_margin: 0,
         }
     }
 }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use shogi_game::{Color, EndReason, Game, Outcome};
+use shogi_game::{Color, EndReason, Game, Outcome, adjudicate};
 
 use crate::config::{GumbelInterior, RootSelection, SearchConfig};
 use crate::eval::{EvalError, EvalRequest, Evaluator, Wdl};
@@ -942,7 +942,7 @@ impl<G: Game> Search<G> {
         let outcome = game.outcome();
         let mut moves = Vec::new();
         let outcome = match outcome {
-            Some(o) => Some(o),
+            Some(o) => Some(adjudicate(&game, o, self.config.adjudicate_margin)),
             None => {
                 game.legal_moves(&mut moves);
                 moves
@@ -1004,6 +1004,7 @@ impl<G: Game> Search<G> {
                     let mut g = p.game.clone();
                     g.play(*mv);
                     if let Some(o) = g.outcome() {
+                        let o = adjudicate(&g, o, self.config.adjudicate_margin);
                         let c = &mut self.nodes[first as usize + k];
                         c.state = State::Terminal;
                         c.to_move = g.side_to_move();

@@ -704,3 +704,46 @@ fn aborted_resumable_search_leaves_a_clean_tree() {
     assert_eq!(r.root_visits, 65);
     s.check_invariants().unwrap();
 }
+
+#[test]
+fn capped_leaves_are_adjudicated_like_the_recorded_game() {
+    use shogi_rules::{GameRules, Position, ShogiGame, Variant};
+    // Minishogi start, one ply before the cap: only 1e1b (the rook takes the pawn) gains
+    // material, 14 points to 12.
+    let game = ShogiGame::new(
+        Position::startpos(Variant::Minishogi),
+        GameRules {
+            max_plies: 1,
+            ..GameRules::default()
+        },
+    );
+    let search = |margin| {
+        let c = SearchConfig {
+            adjudicate_margin: margin,
+            ..cfg(400, 4)
+        };
+        Search::new(c, 1)
+            .search(
+                &game,
+                &UniformEvaluator::default(),
+                &SearchLimits::default(),
+            )
+            .unwrap()
+    };
+    let r = search(2);
+    assert_eq!(r.best_move.map(|m| m.to_string()), Some("1e1b".into()));
+    assert_eq!(
+        r.proven,
+        Proven::Win {
+            winner: Color::Black,
+            plies: 1
+        }
+    );
+    // Off, or a margin the capture does not reach: every move draws at the cap.
+    for margin in [0, 3] {
+        assert!(
+            matches!(search(margin).proven, Proven::Draw { .. }),
+            "margin {margin}"
+        );
+    }
+}

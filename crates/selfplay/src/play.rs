@@ -75,7 +75,9 @@ pub struct PlayConfig {
     pub random_opening_plies: u32,
     /// A game reaching the ply cap is won by the side this many material points ahead
     /// ([`shogi_game::adjudicate`]); 0 leaves it a draw. Gives the value head decisive
-    /// targets where capped games rarely end by the rules (tai shogi on a CPU). Default 0.
+    /// targets where capped games rarely end by the rules (tai shogi on a CPU). The
+    /// game's search scores capped leaves the same way
+    /// ([`SearchConfig::adjudicate_margin`]). Default 0.
     pub adjudicate_margin: u32,
 }
 
@@ -172,7 +174,14 @@ impl<G: RecordGame> SelfPlayGame<G> {
     pub fn new(start: G, search_config: &SearchConfig, play: &PlayConfig, seed: u64) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_5e1f_9a3e);
         let mut game = start;
-        let search = Search::new(search_config.clone(), seed);
+        // The search scores capped leaves the way this game will be recorded.
+        let search = Search::new(
+            SearchConfig {
+                adjudicate_margin: play.adjudicate_margin,
+                ..search_config.clone()
+            },
+            seed,
+        );
         let resign_enabled = play.resign_threshold > 0.0
             && !rng.random_bool(play.resign_disabled_fraction.clamp(0.0, 1.0).into());
         let (variant, start_sfen, max_plies, impasse) = game.record_header();
