@@ -168,6 +168,10 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
 /// `outcome` unchanged. Any other outcome, `margin` 0 and variants without material
 /// points are left as they are.
 pub fn adjudicate<G: Game>(game: &G, outcome: Outcome, margin: u32) -> Outcome {
+    // The search calls this on every terminal leaf: count material only when it matters.
+    if margin == 0 || outcome.reason != EndReason::MaxPlies {
+        return outcome;
+    }
     match (
         game.material_points(Color::Black),
         game.material_points(Color::White),
