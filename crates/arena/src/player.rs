@@ -260,8 +260,6 @@ impl<G: ArenaGame> PreparedPlayer<G> {
                 config.temperature = 1.0;
                 config.temperature_plies = self.settings.temperature_plies;
                 config.temperature_after = 0.0;
-                // Without a network, seeing mates at expansion is most of the strength.
-                config.expand_check_terminal = matches!(self.shared, Shared::Plain(_));
                 Box::new(SearchMover {
                     evaluator: evaluator.clone(),
                     search: Search::new(config.clone(), 0),

@@ -166,9 +166,12 @@ impl Default for SearchConfig {
 }
 
 impl SearchConfig {
-    /// Settings for strength play (arena, engine): no noise, temperature 0.
+    /// Settings for strength play (arena, engine): no noise, temperature 0, and every
+    /// expanded child checked for a game end, so a mate in one is never missed because
+    /// the prior ranked it low (dlshogi checks mate at every node).
     pub fn for_play() -> Self {
         SearchConfig {
+            expand_check_terminal: true,
             dirichlet_weight: 0.0,
             temperature: 0.0,
             temperature_after: 0.0,

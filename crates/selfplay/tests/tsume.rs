@@ -192,3 +192,52 @@ fn no_mate_no_proven_win() {
     let result = solve(&start, 1000);
     assert_eq!(result.proven, Proven::Unknown);
 }
+
+/// Self-play's search at its own budget: a Gumbel root that keeps 4 of the ~80 legal
+/// moves (uniform priors, so which 4 is chance) plays each mate in one, and its policy
+/// target puts nearly all its mass there, once children are checked at expansion
+/// (`selfplay.terminal_check`). Without the check the same searches miss most of them:
+/// the mating move is found only when the Gumbel draw happens to keep it.
+#[test]
+fn gumbel_selfplay_search_with_terminal_check_plays_and_targets_every_mate_in_one() {
+    use shogi_mcts::RootSelection;
+    let gumbel = |check: bool| SearchConfig {
+        simulations: 32,
+        batch_size: 4,
+        root_selection: RootSelection::Gumbel,
+        gumbel_considered: 4,
+        expand_check_terminal: check,
+        ..SearchConfig::default()
+    };
+    let mut misses_without_check = 0;
+    for (name, sfen, expected) in MATE_IN_1 {
+        let p = pos(sfen);
+        let mate = p.parse_usi_move(expected).unwrap();
+        let game = ShogiGame::new(p.clone(), GameRules::default());
+        for seed in 0..6 {
+            let r = Search::new(gumbel(true), seed)
+                .search(&game, &UniformEvaluator::default(), &SearchLimits::default())
+                .unwrap();
+            let best = r.best_move.expect("a move");
+            assert!(is_mate_after(&p, best), "{name} seed {seed}: played {best}");
+            let target: f32 = r
+                .moves
+                .iter()
+                .zip(&r.policy_target)
+                .filter(|(m, _)| is_mate_after(&p, **m))
+                .map(|(_, t)| t)
+                .sum();
+            assert!(target > 0.9, "{name} seed {seed}: mate target {target}");
+            let r = Search::new(gumbel(false), seed)
+                .search(&game, &UniformEvaluator::default(), &SearchLimits::default())
+                .unwrap();
+            if r.best_move != Some(mate) {
+                misses_without_check += 1;
+            }
+        }
+    }
+    assert!(
+        misses_without_check >= 9,
+        "the control: without the check the Gumbel root should miss most mates, missed {misses_without_check} of 18"
+    );
+}

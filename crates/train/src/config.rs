@@ -233,12 +233,29 @@ pub struct SelfplaySection {
     pub gumbel_considered: usize,
     /// Leaves evaluated together per tree (virtual loss). Default 4.
     pub tree_batch: usize,
+    /// At every expansion, play each child move and ask the rules whether it ends the
+    /// game, so a mate in one (and, one level up, a mate threat answered by the opponent's
+    /// mate in one) is an exact value anywhere in the tree rather than only when the
+    /// search happens to visit the mating move (dlshogi checks mate at every node).
+    /// Costs one move played per legal move and expansion, small next to the network.
+    /// Default false.
+    pub terminal_check: bool,
+    /// Playout cap randomization (KataGo): the share of moves (0..=1) searched with the
+    /// full `simulations` and recorded as training samples; the others get
+    /// `cheap_simulations` and no root noise, and only move the game on (they are not
+    /// samples, though the game's result still labels every recorded one). 1 = every
+    /// move is a full search. Default 1.
+    pub full_search_prob: f32,
+    /// Playout cap randomization: simulations of a cheap search. Default 8.
+    pub cheap_simulations: u32,
     /// PUCT Dirichlet noise alpha. Default 0.15 (AlphaZero shogi).
     pub dirichlet_alpha: f32,
     /// PUCT Dirichlet noise weight (0 = none). Default 0.25.
     pub dirichlet_weight: f32,
-    /// Plies played by visit-count sampling (temperature 1); later plies play the best
-    /// move. Default 12.
+    /// PUCT root: plies played by visit-count sampling (temperature 1); later plies play
+    /// the most visited move. A Gumbel root ignores it: its Gumbel noise samples every
+    /// move of the game (Danihelka et al.), and the policy target does not depend on it.
+    /// Default 12.
     pub temperature_plies: u32,
     /// Uniformly random opening plies before search (not recorded as targets). Default 0.
     pub random_opening_plies: u32,
@@ -269,6 +286,9 @@ impl Default for SelfplaySection {
             root: "gumbel".into(),
             gumbel_considered: 16,
             tree_batch: 4,
+            terminal_check: false,
+            full_search_prob: 1.0,
+            cheap_simulations: 8,
             dirichlet_alpha: 0.15,
             dirichlet_weight: 0.25,
             temperature_plies: 12,
@@ -549,6 +569,8 @@ impl RunConfig {
         one_of("selfplay.root", &s.root, &["gumbel", "puct"])?;
         at_least("selfplay.gumbel_considered", s.gumbel_considered as u64, 1)?;
         at_least("selfplay.tree_batch", s.tree_batch as u64, 1)?;
+        unit("selfplay.full_search_prob", s.full_search_prob as f64)?;
+        at_least("selfplay.cheap_simulations", s.cheap_simulations as u64, 1)?;
         if s.dirichlet_alpha <= 0.0 {
             return Err(range(
                 "selfplay.dirichlet_alpha",

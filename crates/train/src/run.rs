@@ -15,7 +15,7 @@ use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
 use shogi_features::{NetGame, NetLayout};
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
 use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, BatchStats};
-use shogi_mcts::{RootSelection, SearchConfig};
+use shogi_mcts::{PlayoutCap, RootSelection, SearchConfig};
 use shogi_model::{
     CheckpointMeta, Expected, Inference, InferenceOptions, Losses, Model, ModelConfig,
     NetBatchModel, OptimizerKind, TrainConfig, encode_input, load_checkpoint,
@@ -147,6 +147,8 @@ struct Progress {
     actors: ActorStats,
     batches: Mutex<BatchStats>,
     learner_step: AtomicU64,
+    /// Samples trained in this invocation (learner throughput).
+    learner_samples: AtomicU64,
     learner_loss: Mutex<Option<Losses>>,
     gate: Mutex<Vec<GateReport>>,
     best_name: Mutex<String>,
@@ -329,6 +331,11 @@ fn search_config(config: &RunConfig) -> SearchConfig {
         dirichlet_alpha: s.dirichlet_alpha,
         dirichlet_weight: s.dirichlet_weight,
         temperature_plies: s.temperature_plies,
+        expand_check_terminal: s.terminal_check,
+        playout_cap: (s.full_search_prob < 1.0).then_some(PlayoutCap {
+            full_search_prob: s.full_search_prob,
+            cheap_simulations: s.cheap_simulations,
+        }),
         ..SearchConfig::default()
     }
 }
@@ -599,16 +606,22 @@ fn status_line(progress: &Progress, began: Instant) -> String {
         .unwrap_or_else(|| "no gate yet".into());
     let decisive = progress.actors.black_wins.load(Ordering::Relaxed)
         + progress.actors.white_wins.load(Ordering::Relaxed);
+    let simulations = progress.actors.simulations.load(Ordering::Relaxed);
+    let samples = progress.learner_samples.load(Ordering::Relaxed);
+    // Plies are positions played (and stored); simulations are network evaluations
+    // (`shogi-zero selfplay` reports those as positions/s); samples are learner rows.
     format!(
-        "[{:>5.0}s] games {} ({:.1}/min, {:.0}% decisive) positions {} ({:.0}/s) batch fill {:.0}% | step {} {} | best {} | {}",
+        "[{:>5.0}s] games {} ({:.1}/min, {:.0}% decisive) plies {} ({:.0}/s, {:.0} simulations/s) batch fill {:.0}% | step {} ({:.0} samples/s) {} | best {} | {}",
         secs,
         games,
         games as f64 / secs * 60.0,
         decisive as f64 * 100.0 / games.max(1) as f64,
         plies,
         plies as f64 / secs,
+        simulations as f64 / secs,
         batches.avg_fill * 100.0,
         progress.learner_step.load(Ordering::Relaxed),
+        samples as f64 / secs,
         loss,
         progress.best_name.lock().unwrap(),
         last_gate
@@ -804,6 +817,9 @@ fn learner_loop(
         }
         let summary = learner.run(&window, steps)?;
         samples_this_run += steps * l.batch as u64;
+        progress
+            .learner_samples
+            .fetch_add(steps * l.batch as u64, Ordering::Relaxed);
         if !summary.candidates.is_empty() {
             last_export = learner.step_count();
             for c in &summary.candidates {
@@ -910,6 +926,30 @@ fn accept_all(run: &RunDir) -> Result<Vec<GateReport>> {
 #[cfg(test)]
 mod tests {
     use super::Roles;
+    use crate::config::RunConfig;
+
+    #[test]
+    fn selfplay_search_keys_reach_the_search() {
+        let c = RunConfig::parse("", "x.toml", &[]).unwrap();
+        let s = super::search_config(&c);
+        assert!(!s.expand_check_terminal);
+        assert_eq!(s.playout_cap, None, "full_search_prob = 1 is every move in full");
+        let c = RunConfig::parse(
+            "[selfplay]\nterminal_check = true\nfull_search_prob = 0.25\ncheap_simulations = 6\n",
+            "x.toml",
+            &[],
+        )
+        .unwrap();
+        let s = super::search_config(&c);
+        assert!(s.expand_check_terminal);
+        let cap = s.playout_cap.expect("a playout cap");
+        assert_eq!(cap.full_search_prob, 0.25);
+        assert_eq!(cap.cheap_simulations, 6);
+        let err = RunConfig::parse("[selfplay]\nfull_search_prob = 1.5\n", "x.toml", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("selfplay.full_search_prob"), "{err}");
+    }
 
     #[test]
     fn roles_parse_and_refuse() {

@@ -66,6 +66,10 @@ pub struct SelfplayArgs {
     /// Use the Gumbel AlphaZero root instead of PUCT + Dirichlet noise.
     #[arg(long)]
     gumbel: bool,
+    /// Check every expanded child for a game end (mates in one are exact everywhere in
+    /// the tree; `selfplay.terminal_check` in a run config).
+    #[arg(long)]
+    terminal_check: bool,
     /// Draw a game at this many plies.
     #[arg(long, default_value_t = 320)]
     max_plies: u32,
@@ -131,6 +135,7 @@ where
         } else {
             RootSelection::Puct
         },
+        expand_check_terminal: args.terminal_check,
         ..SearchConfig::default()
     };
     let play = PlayConfig {
@@ -221,7 +226,7 @@ where
         stats.adjudications.load(Ordering::Relaxed),
     );
     println!(
-        "network: {} batches, {:.1} positions per batch ({:.0}% fill), {:.0} positions/s, {:.0}% of wall time inside the model",
+        "network: {} batches, {:.1} evaluations per batch ({:.0}% fill), {:.0} evaluations/s, {:.0}% of wall time inside the model",
         service_stats.batches,
         service_stats.avg_batch,
         service_stats.avg_fill * 100.0,

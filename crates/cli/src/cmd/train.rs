@@ -128,7 +128,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         secs
     );
     println!(
-        "self-play: {} games, {} positions ({:.0} positions/s); learner at step {}",
+        "self-play: {} games, {} plies ({:.0} plies/s); learner at step {}",
         summary.games,
         summary.positions,
         summary.positions as f64 / secs,
