@@ -196,3 +196,62 @@ fn gate_gates_pending_candidates_once() {
     let csv = std::fs::read_to_string(run.join("ratings.csv")).unwrap();
     assert_eq!(csv.lines().count(), 3, "{csv}");
 }
+
+#[test]
+fn curve_measures_accepted_networks_against_one_opponent_and_reuses_points() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    for step in [0, 100, 200, 300] {
+        tiny_net(&run.join("accepted"), step);
+    }
+    let r = run.to_str().unwrap();
+    let args = [
+        "curve",
+        r,
+        "--points",
+        "3",
+        "--games",
+        "2",
+        "--simulations",
+        "4",
+        "--max-plies",
+        "30",
+        "--device",
+        "cpu",
+    ];
+    let text = shogi_zero(&args);
+    let out = run.join("proof/curve-random");
+    let csv = std::fs::read_to_string(out.join("curve.csv")).unwrap();
+    let steps: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).unwrap())
+        .collect();
+    // The first, the last and one between; every point played 2 games.
+    assert_eq!(steps.len(), 3, "{csv}");
+    assert_eq!((steps[0], steps[2]), ("0", "300"), "{csv}");
+    for line in csv.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        assert_eq!(f[4], "random");
+        let (w, d, l): (u32, u32, u32) =
+            (f[6].parse().unwrap(), f[7].parse().unwrap(), f[8].parse().unwrap());
+        assert_eq!(w + d + l, 2, "{line}");
+        assert!(out.join(f[0]).join("game-0001.usi").is_file());
+    }
+    assert!(out.join("curve.png").is_file());
+    assert!(!text.contains("measured before"), "{text}");
+    // Run again with the same settings: nothing is replayed.
+    let again = shogi_zero(&args);
+    assert_eq!(again.matches("measured before").count(), 3, "{again}");
+    // A directory without networks is a clear error.
+    let bad = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+        .args(["curve", tmp.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("accepted"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+}

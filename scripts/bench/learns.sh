@@ -4,8 +4,12 @@
 #   2. the run's initial network at equal search settings,
 # GAMES games each (paired openings, colours swapped), plus the Elo history the gate
 # wrote (ratings.json / ratings.png). Results go to RUN/proof/ and are printed.
+# With CURVE_POINTS=N (N >= 2) it also measures N accepted networks, first to last,
+# against the random mover (CURVE_GAMES games each, default 20): the learning curve on a
+# fixed scale, RUN/proof/curve-random/curve.{png,csv,json}.
 #
 #   bash scripts/bench/learns.sh runs/minishogi [GAMES] [SIMULATIONS]
+#   CURVE_POINTS=6 bash scripts/bench/learns.sh runs/shogi-cpu 100 32
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 run="${1:?usage: learns.sh RUN_DIR [GAMES] [SIMULATIONS]}"
@@ -24,6 +28,10 @@ mkdir -p "$run/proof"
   --parallel 8 --out "$run/proof/vs-random" | tee "$run/proof/vs-random.txt"
 "$bin" match --a "checkpoint:$best" --b "checkpoint:$initial" --games "$games" \
   --simulations "$sims" --parallel 8 --out "$run/proof/vs-initial" | tee "$run/proof/vs-initial.txt"
+if [ "${CURVE_POINTS:-0}" -ge 2 ]; then
+  "$bin" curve "$run" --opponent random --points "$CURVE_POINTS" --games "${CURVE_GAMES:-20}" \
+    --simulations "$sims" --parallel 8
+fi
 echo "Elo history (ratings.json, plot ratings.png):"
 "${SHOGI_ZERO_PYTHON:-python3}" - "$run" <<'PY'
 import json, sys, os

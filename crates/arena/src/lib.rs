@@ -7,8 +7,10 @@
 //! * [`stats`]: score, Elo with a 95% interval, LOS, SPRT.
 //! * [`gate`]: the training loop's gate ([`gate_candidate`], [`gate_pending`]).
 //! * [`ratings`]: the run's rating history (CSV, JSON, PNG).
+//! * [`curve`]: a run's learning curve against one fixed opponent (CSV, JSON, PNG).
 //! * [`rundir`]: the run-directory contract.
 
+pub mod curve;
 pub mod error;
 pub mod game;
 pub mod gate;

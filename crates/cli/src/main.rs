@@ -31,6 +31,8 @@ enum Command {
     Usi(cmd::usi::UsiArgs),
     /// Play a match between two players (checkpoints or external USI engines).
     Match(cmd::match_cmd::MatchArgs),
+    /// Measure a run's accepted networks against one fixed opponent (learning curve).
+    Curve(cmd::curve::CurveArgs),
     /// Gate candidate checkpoints of a run directory against its best network.
     Gate(cmd::gate::GateArgs),
     /// Count the legal-move tree below a position (rules-core check and speed figure).
@@ -53,6 +55,7 @@ fn main() -> ExitCode {
         Some(Command::Usi(args)) => cmd::usi::run(&args),
         Some(Command::Match(args)) => cmd::match_cmd::run(&args),
         Some(Command::Gate(args)) => cmd::gate::run(&args),
+        Some(Command::Curve(args)) => cmd::curve::run(&args),
         Some(Command::Perft(args)) => cmd::perft::run(&args),
         Some(Command::Info(args)) => cmd::info::run(&args),
         Some(Command::Selfplay(args)) => cmd::selfplay::run(&args),

@@ -595,6 +595,10 @@ fn status_line(progress: &Progress, began: Instant) -> String {
     let last_gate = gate
         .last()
         .map(|r| {
+            if r.games == 0 {
+                // gate.enabled = false: promoted without games, so no Elo either.
+                return format!("gate off, newest {}", r.candidate);
+            }
             format!(
                 "last gate {} {:.0}% {} | Elo vs first {:+.0}",
                 r.candidate,
@@ -872,6 +876,11 @@ fn gate_loop(
             accept_all(run)?
         };
         for report in reports {
+            if report.games == 0 {
+                info!("gate off: {} promoted", report.candidate);
+                progress.gate.lock().unwrap().push(report);
+                continue;
+            }
             info!(
                 "gate: {} scored {:.1}% ({}-{}-{}) vs {}: {} (Elo vs first {:+.0})",
                 report.candidate,

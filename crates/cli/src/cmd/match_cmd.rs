@@ -132,11 +132,15 @@ fn parse_sprt(text: &str, alpha: f64, beta: f64) -> Result<SprtConfig> {
     Ok(sprt)
 }
 
-/// The match's variant: `--variant`, else the checkpoints' (from their manifests), else
-/// shogi. `None` stands for tai shogi.
-fn variant_of(args: &MatchArgs) -> Result<Option<Variant>> {
+/// A match's variant: `forced` (a `--variant` flag), else the checkpoints' among
+/// `players` (from their manifests; they must agree), else shogi. `None` stands for tai
+/// shogi.
+pub fn match_variant(
+    forced: Option<VariantArg>,
+    players: &[&PlayerSpec],
+) -> Result<Option<Variant>> {
     let mut from_checkpoints: Option<String> = None;
-    for spec in [&args.a, &args.b] {
+    for spec in players {
         if let PlayerSpec::Checkpoint(dir) = spec {
             let v = checkpoint_variant_name(dir)?;
             if from_checkpoints.as_ref().is_some_and(|w| *w != v) {
@@ -145,7 +149,7 @@ fn variant_of(args: &MatchArgs) -> Result<Option<Variant>> {
             from_checkpoints = Some(v);
         }
     }
-    Ok(match (args.variant, from_checkpoints) {
+    Ok(match (forced, from_checkpoints) {
         (Some(VariantArg::Tai), _) => None,
         (Some(v), _) => Some(v.shogi("match")?),
         (None, Some(name)) if name == "tai" => None,
@@ -159,7 +163,7 @@ fn variant_of(args: &MatchArgs) -> Result<Option<Variant>> {
 
 /// Runs the subcommand.
 pub fn run(args: &MatchArgs) -> Result<()> {
-    let chosen = variant_of(args)?;
+    let chosen = match_variant(args.variant, &[&args.a, &args.b])?;
     if args.torch_threads > 0 {
         shogi_model::set_num_threads(args.torch_threads);
     }

@@ -1,5 +1,6 @@
 //! One module per subcommand: arguments, validation, run.
 
+pub mod curve;
 pub mod export;
 pub mod gate;
 pub mod info;

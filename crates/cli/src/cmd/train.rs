@@ -134,12 +134,19 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         summary.positions as f64 / secs,
         summary.learner_step
     );
-    if !summary.gate_reports.is_empty() {
+    let gated: Vec<_> = summary.gate_reports.iter().filter(|r| r.games > 0).collect();
+    let promoted_ungated = summary.gate_reports.len() - gated.len();
+    if promoted_ungated > 0 {
+        println!(
+            "gate off: {promoted_ungated} networks promoted without games (measure them with `shogi-zero curve`)"
+        );
+    }
+    if !gated.is_empty() {
         println!(
             "{:<16} {:>6} {:>10} {:>7} {:>9} {:>14}",
             "candidate", "games", "W-D-L", "score", "decision", "Elo vs first"
         );
-        for r in &summary.gate_reports {
+        for r in gated {
             println!(
                 "{:<16} {:>6} {:>10} {:>6.1}% {:>9} {:>+8.0} ±{:<4.0}",
                 r.candidate,

@@ -1,0 +1,319 @@
+//! A run's learning curve on a fixed scale: chosen accepted networks of one run each play
+//! the same opponent (a random mover, a fixed classical search, a fixed checkpoint) with
+//! the same search and openings, and their scores are kept as `curve.json` and
+//! `curve.csv` and plotted to `curve.png` (score against wall minutes since the run's
+//! first network). Unlike the gate's Elo chain (`ratings.png`), every point is measured
+//! against the same yardstick, so a flat curve means the run did not learn.
+
+use std::path::{Path, PathBuf};
+
+use plotters::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ArenaError, io_err};
+use crate::rundir::write_atomic;
+use crate::stats::score_from_elo;
+
+/// One network of the run measured against the opponent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CurvePoint {
+    /// Checkpoint name (`step-NNNNNNNN`).
+    pub checkpoint: String,
+    /// Its training step.
+    pub step: u64,
+    /// Training samples it had consumed.
+    pub samples_seen: u64,
+    /// Wall minutes between the run's first network and this one (a run that was stopped
+    /// and resumed counts the pause too).
+    pub minutes: f64,
+    /// Games won, drawn and lost against the opponent.
+    pub wins: u32,
+    /// Draws.
+    pub draws: u32,
+    /// Losses.
+    pub losses: u32,
+    /// Score (wins + draws / 2) / games.
+    pub score: f64,
+    /// Elo over the opponent with its 95% interval.
+    pub elo: f64,
+    /// Lower end.
+    pub elo_low: f64,
+    /// Upper end.
+    pub elo_high: f64,
+}
+
+/// The curve and the settings every point shares.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Curve {
+    /// The opponent (player spec).
+    pub opponent: String,
+    /// Games per point.
+    pub games: u32,
+    /// Simulations per move of the run's networks.
+    pub simulations: u32,
+    /// Seed of the openings (the same for every point).
+    pub seed: u64,
+    /// The measured networks, in step order.
+    pub points: Vec<CurvePoint>,
+}
+
+impl Curve {
+    /// Whether `other` was measured with the same opponent, games, search and seed, so
+    /// its points can be reused.
+    pub fn same_settings(&self, other: &Curve) -> bool {
+        self.opponent == other.opponent
+            && self.games == other.games
+            && self.simulations == other.simulations
+            && self.seed == other.seed
+    }
+
+    /// Adds or replaces the point of `point.checkpoint`, keeping step order.
+    pub fn insert(&mut self, point: CurvePoint) {
+        self.points.retain(|p| p.checkpoint != point.checkpoint);
+        self.points.push(point);
+        self.points.sort_by_key(|p| p.step);
+    }
+
+    /// The CSV text (header and one row a point).
+    pub fn csv(&self) -> String {
+        let mut s = String::from(
+            "checkpoint,step,samples_seen,minutes,opponent,games,wins,draws,losses,score,elo,elo_low,elo_high\n",
+        );
+        for p in &self.points {
+            s.push_str(&format!(
+                "{},{},{},{:.2},{},{},{},{},{},{:.4},{:.1},{:.1},{:.1}\n",
+                p.checkpoint,
+                p.step,
+                p.samples_seen,
+                p.minutes,
+                csv_field(&self.opponent),
+                p.wins + p.draws + p.losses,
+                p.wins,
+                p.draws,
+                p.losses,
+                p.score,
+                // `+ 0.0` turns a negative zero (a 50% score) into a plain 0.
+                p.elo + 0.0,
+                p.elo_low + 0.0,
+                p.elo_high + 0.0
+            ));
+        }
+        s
+    }
+
+    /// Reads `curve.json` from `dir` (none if absent).
+    pub fn load(dir: &Path) -> Result<Option<Curve>, ArenaError> {
+        let path = dir.join("curve.json");
+        match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|source| ArenaError::Json { path, source }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io_err("read", &path)(e)),
+        }
+    }
+
+    /// Writes `curve.json`, `curve.csv` and `curve.png` into `dir`, each atomically.
+    pub fn save(&self, dir: &Path) -> Result<(), ArenaError> {
+        std::fs::create_dir_all(dir).map_err(io_err("create", dir))?;
+        let json_path = dir.join("curve.json");
+        let mut json = serde_json::to_vec_pretty(self).map_err(|source| ArenaError::Json {
+            path: json_path.clone(),
+            source,
+        })?;
+        json.push(b'\n');
+        write_atomic(&json_path, &json).map_err(io_err("write", &json_path))?;
+        let csv_path = dir.join("curve.csv");
+        write_atomic(&csv_path, self.csv().as_bytes()).map_err(io_err("write", &csv_path))?;
+        plot_curve(self, &dir.join("curve.png"))
+    }
+}
+
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+/// Picks at most `points` of `checkpoints` (sorted by step): always the first and the
+/// last, the rest spread evenly by index between them.
+pub fn pick_checkpoints(checkpoints: &[(u64, PathBuf)], points: usize) -> Vec<(u64, PathBuf)> {
+    let n = checkpoints.len();
+    if n <= points.max(2) {
+        return checkpoints.to_vec();
+    }
+    let points = points.max(2);
+    let mut picked: Vec<usize> = (0..points)
+        .map(|i| (i * (n - 1) + (points - 1) / 2) / (points - 1))
+        .collect();
+    picked.dedup();
+    picked.into_iter().map(|i| checkpoints[i].clone()).collect()
+}
+
+/// Draws score (percent, with the 95% interval from the Elo interval) against wall
+/// minutes, with the 50% line. Written through a temporary file and a rename.
+pub fn plot_curve(curve: &Curve, path: &Path) -> Result<(), ArenaError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let tmp = dir.join(format!(".curve-{}.tmp.png", std::process::id()));
+    // Text needs a system font; without one, draw the chart without labels.
+    let drawn = draw(curve, &tmp, true).or_else(|_| draw(curve, &tmp, false));
+    if let Err(reason) = drawn {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(ArenaError::Plot {
+            path: path.to_path_buf(),
+            reason,
+        });
+    }
+    std::fs::rename(&tmp, path).map_err(io_err("rename", path))
+}
+
+fn draw(curve: &Curve, path: &Path, text: bool) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    let root = BitMapBackend::new(path, (900, 540)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let x1 = curve
+        .points
+        .iter()
+        .map(|p| p.minutes)
+        .fold(1.0f64, f64::max);
+    let pad = x1 * 0.05;
+    let mut builder = ChartBuilder::on(&root);
+    builder.margin(15);
+    if text {
+        builder
+            .caption(
+                format!(
+                    "score vs {} ({} games, {} simulations)",
+                    curve.opponent, curve.games, curve.simulations
+                ),
+                ("sans-serif", 22),
+            )
+            .x_label_area_size(40)
+            .y_label_area_size(60);
+    }
+    let mut chart = builder
+        .build_cartesian_2d(-pad..x1 + pad, 0.0f64..100.0)
+        .map_err(|e| err(&e))?;
+    let mut mesh = chart.configure_mesh();
+    if text {
+        mesh.x_desc("wall minutes since the first network")
+            .y_desc("score %");
+    } else {
+        mesh.disable_x_mesh().disable_y_mesh();
+    }
+    mesh.draw().map_err(|e| err(&e))?;
+    let line: Vec<(f64, f64)> = curve
+        .points
+        .iter()
+        .map(|p| (p.minutes, p.score * 100.0))
+        .collect();
+    chart
+        .draw_series(LineSeries::new(line, &BLUE))
+        .map_err(|e| err(&e))?;
+    for p in &curve.points {
+        let low = score_from_elo(p.elo_low).clamp(0.0, 1.0) * 100.0;
+        let high = score_from_elo(p.elo_high).clamp(0.0, 1.0) * 100.0;
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(p.minutes, low), (p.minutes, high)],
+                BLUE.stroke_width(2),
+            )))
+            .map_err(|e| err(&e))?;
+        chart
+            .draw_series(std::iter::once(Circle::new(
+                (p.minutes, p.score * 100.0),
+                5,
+                BLUE.filled(),
+            )))
+            .map_err(|e| err(&e))?;
+    }
+    chart
+        .draw_series(LineSeries::new(
+            vec![(-pad, 50.0), (x1 + pad, 50.0)],
+            BLACK.mix(0.4),
+        ))
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(step: u64, score: f64) -> CurvePoint {
+        CurvePoint {
+            checkpoint: crate::rundir::checkpoint_name(step),
+            step,
+            samples_seen: step * 256,
+            minutes: step as f64 / 10.0,
+            wins: (score * 10.0) as u32,
+            draws: 0,
+            losses: 10 - (score * 10.0) as u32,
+            score,
+            elo: 0.0,
+            elo_low: -100.0,
+            elo_high: 100.0,
+        }
+    }
+
+    #[test]
+    fn picks_first_last_and_evenly_between() {
+        let all: Vec<(u64, PathBuf)> = (0..11u64)
+            .map(|i| (i * 100, PathBuf::from(format!("s{i}"))))
+            .collect();
+        let steps = |v: Vec<(u64, PathBuf)>| v.into_iter().map(|(s, _)| s).collect::<Vec<_>>();
+        assert_eq!(steps(pick_checkpoints(&all, 3)), vec![0, 500, 1000]);
+        assert_eq!(
+            steps(pick_checkpoints(&all, 6)),
+            vec![0, 200, 400, 600, 800, 1000]
+        );
+        assert_eq!(steps(pick_checkpoints(&all, 1)), vec![0, 1000]);
+        assert_eq!(pick_checkpoints(&all, 50).len(), 11);
+        assert!(pick_checkpoints(&[], 4).is_empty());
+    }
+
+    #[test]
+    fn saves_reloads_and_replaces_points() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("curve");
+        assert_eq!(Curve::load(&dir).unwrap(), None);
+        let mut curve = Curve {
+            opponent: "random".into(),
+            games: 10,
+            simulations: 32,
+            seed: 1,
+            points: vec![],
+        };
+        curve.insert(point(200, 0.7));
+        curve.insert(point(0, 0.5));
+        curve.insert(point(200, 0.9));
+        assert_eq!(
+            curve.points.iter().map(|p| p.step).collect::<Vec<_>>(),
+            vec![0, 200]
+        );
+        assert_eq!(curve.points[1].score, 0.9);
+        curve.save(&dir).unwrap();
+        let back = Curve::load(&dir).unwrap().unwrap();
+        assert_eq!(back, curve);
+        assert!(back.same_settings(&curve));
+        let csv = std::fs::read_to_string(dir.join("curve.csv")).unwrap();
+        assert_eq!(csv.lines().count(), 3);
+        assert!(csv.contains("step-00000200,200,51200,20.00,random,10,9,0,1,0.9000"));
+        let png = std::fs::read(dir.join("curve.png")).unwrap();
+        assert_eq!(&png[1..4], b"PNG");
+        let other = Curve {
+            games: 20,
+            ..curve.clone()
+        };
+        assert!(!other.same_settings(&curve));
+    }
+
+    #[test]
+    fn quotes_specs_with_commas() {
+        assert_eq!(csv_field("usi:eng --a,b"), "\"usi:eng --a,b\"");
+        assert_eq!(csv_field("random"), "random");
+    }
+}

@@ -1,0 +1,205 @@
+//! `shogi-zero curve`: a run's learning curve on a fixed scale. Chosen accepted networks
+//! of the run each play the same opponent with the same search and openings; the scores
+//! go to `curve.json`, `curve.csv` and `curve.png`. Points already measured with the same
+//! settings are kept, so the command can be rerun while the run goes on.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::SystemTime;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use shogi_arena::curve::{Curve, CurvePoint, pick_checkpoints};
+use shogi_arena::{
+    MatchConfig, Openings, PlayerSettings, PlayerSpec, RunDir, run_game_match, run_match,
+};
+use shogi_model::{MANIFEST_FILE, read_manifest};
+use shogi_rules::Variant;
+use shogi_tai::TaiGame;
+
+use super::match_cmd::{PlyLimitArgs, match_variant};
+
+/// Arguments of `shogi-zero curve`.
+#[derive(Debug, Args)]
+pub struct CurveArgs {
+    /// The run directory whose accepted networks are measured.
+    pub run: PathBuf,
+    /// The fixed opponent (`random`, `uniform`, `checkpoint:DIR`, `usi:COMMAND`, ...).
+    #[arg(long, default_value = "random")]
+    pub opponent: PlayerSpec,
+    /// Networks to measure: the first, the last and the rest spread evenly between.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(2..))]
+    pub points: u32,
+    /// Games per network (paired openings, colours swapped).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    pub games: u32,
+    /// MCTS simulations per move (the run's networks and any searching opponent).
+    #[arg(long, default_value_t = 32)]
+    pub simulations: u32,
+    /// Random plies of the openings (the same openings for every network).
+    #[arg(long, default_value_t = 6)]
+    pub opening_plies: u32,
+    #[command(flatten)]
+    pub limit: PlyLimitArgs,
+    /// Games played at once.
+    #[arg(long, default_value_t = 4)]
+    pub parallel: usize,
+    /// Device of the networks: auto, cpu, cuda, cuda:N.
+    #[arg(long, default_value = "auto")]
+    pub device: String,
+    /// libtorch CPU threads (0 = libtorch's default).
+    #[arg(long, default_value_t = 1)]
+    pub torch_threads: usize,
+    /// Seed of the openings and searches (the same for every network).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output directory; default `RUN/proof/curve-OPPONENT`.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// A file-name-safe form of a player spec.
+fn slug(spec: &str) -> String {
+    let s: String = spec
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let s = s.trim_matches('-').to_string();
+    if s.len() > 40 { s[..40].to_string() } else { s }
+}
+
+fn modified(dir: &std::path::Path) -> Result<SystemTime> {
+    let manifest = dir.join(MANIFEST_FILE);
+    std::fs::metadata(&manifest)
+        .and_then(|m| m.modified())
+        .with_context(|| format!("reading the time of {}", manifest.display()))
+}
+
+/// Runs the subcommand.
+pub fn run(args: &CurveArgs) -> Result<()> {
+    let run = RunDir::new(&args.run);
+    let all = run
+        .accepted_checkpoints()
+        .with_context(|| format!("listing {}", run.accepted().display()))?;
+    if all.is_empty() {
+        bail!(
+            "{} has no accepted networks: is it a run directory?",
+            run.accepted().display()
+        );
+    }
+    let chosen = pick_checkpoints(&all, args.points as usize);
+    let first_time = modified(&all[0].1)?;
+    let players: Vec<PlayerSpec> = std::iter::once(args.opponent.clone())
+        .chain(chosen.iter().map(|(_, p)| PlayerSpec::Checkpoint(p.clone())))
+        .collect();
+    let variant = match_variant(None, &players.iter().collect::<Vec<_>>())?;
+    if args.torch_threads > 0 {
+        shogi_model::set_num_threads(args.torch_threads);
+    }
+    let out = args.out.clone().unwrap_or_else(|| {
+        run.root()
+            .join("proof")
+            .join(format!("curve-{}", slug(&args.opponent.to_string())))
+    });
+    let mut curve = Curve {
+        opponent: args.opponent.to_string(),
+        games: args.games,
+        simulations: args.simulations.max(1),
+        seed: args.seed,
+        points: Vec::new(),
+    };
+    if let Some(old) = Curve::load(&out)?
+        && old.same_settings(&curve)
+    {
+        curve = old;
+    }
+    eprintln!(
+        "curve: {} networks of {} vs {}, {} games each, {} simulations -> {}",
+        chosen.len(),
+        args.run.display(),
+        args.opponent,
+        args.games,
+        curve.simulations,
+        out.display()
+    );
+    let stop = AtomicBool::new(false);
+    for (step, dir) in &chosen {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        if let Some(p) = curve.points.iter().find(|p| p.checkpoint == name) {
+            println!("{name}: {:.1}% (measured before)", p.score * 100.0);
+            continue;
+        }
+        let manifest = read_manifest(dir).with_context(|| format!("reading {}", dir.display()))?;
+        let minutes = modified(dir)?
+            .duration_since(first_time)
+            .unwrap_or_default()
+            .as_secs_f64()
+            / 60.0;
+        let config = MatchConfig {
+            games: args.games,
+            variant: variant.unwrap_or(Variant::Shogi),
+            max_plies: args.limit.max_plies,
+            adjudicate_margin: args.limit.adjudicate,
+            openings: Openings::Random {
+                plies: args.opening_plies,
+            },
+            parallel: args.parallel.max(1),
+            sprt: None,
+            players: PlayerSettings {
+                simulations: curve.simulations,
+                device: args.device.clone(),
+                ..PlayerSettings::default()
+            },
+            seed: args.seed,
+            games_dir: Some(out.join(&name)),
+        };
+        let network = PlayerSpec::Checkpoint(dir.clone());
+        let summary = match variant {
+            Some(_) => run_match(&network, &args.opponent, &config, &stop)?,
+            None => run_game_match::<TaiGame>(&network, &args.opponent, &config, &stop)?,
+        };
+        let t = &summary.total;
+        println!(
+            "{name} ({minutes:.1} min, {} samples): {}-{}-{} score {:.1}% Elo {:+.0} [{:+.0}, {:+.0}]",
+            manifest.meta.samples_seen,
+            t.wins,
+            t.draws,
+            t.losses,
+            summary.score * 100.0,
+            summary.elo.elo + 0.0,
+            summary.elo.low + 0.0,
+            summary.elo.high + 0.0
+        );
+        curve.insert(CurvePoint {
+            checkpoint: name,
+            step: *step,
+            samples_seen: manifest.meta.samples_seen,
+            minutes,
+            wins: t.wins,
+            draws: t.draws,
+            losses: t.losses,
+            score: summary.score,
+            elo: summary.elo.elo,
+            elo_low: summary.elo.low,
+            elo_high: summary.elo.high,
+        });
+        // Saved after every point: a stopped command keeps what it measured.
+        curve.save(&out)?;
+    }
+    curve.save(&out)?;
+    print!("{}", curve.csv());
+    println!("curve: {}", out.join("curve.png").display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slug;
+
+    #[test]
+    fn slugs_are_file_names() {
+        assert_eq!(slug("random"), "random");
+        assert_eq!(slug("usi:/opt/eng --x"), "usi--opt-eng---x");
+        assert_eq!(slug("checkpoint:runs/a/accepted/step-00000100").len(), 40);
+    }
+}
