@@ -9,6 +9,7 @@
 //! * [`ratings`]: the run's rating history (CSV, JSON, PNG).
 //! * [`rundir`]: the run-directory contract.
 
+pub mod alphabeta;
 pub mod error;
 pub mod game;
 pub mod gate;
@@ -20,6 +21,7 @@ pub mod rundir;
 pub mod stats;
 pub mod usi_client;
 
+pub use alphabeta::{AlphaBeta, AlphaBetaLimits, AlphaBetaResult};
 pub use error::ArenaError;
 pub use game::ArenaGame;
 pub use gate::{GateConfig, GateReport, gate_candidate, gate_pending};

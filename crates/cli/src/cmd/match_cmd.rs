@@ -21,7 +21,9 @@ use super::VariantArg;
 /// Arguments of `shogi-zero match`.
 #[derive(Debug, Args)]
 pub struct MatchArgs {
-    /// Player A: `checkpoint:DIR`, `uniform`, `rollout`, `random` or `usi:"COMMAND ARGS"`.
+    /// Player A: `checkpoint:DIR`, `uniform`, `rollout`, `random`, `alphabeta:depth=N`,
+    /// `alphabeta:nodes=N` (the classical baseline; shogi and minishogi) or
+    /// `usi:"COMMAND ARGS"`.
     #[arg(long)]
     pub a: PlayerSpec,
     /// Player B (same forms as A).
