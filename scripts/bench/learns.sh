@@ -6,6 +6,7 @@
 # wrote (ratings.json / ratings.png). Results go to RUN/proof/ and are printed.
 #
 #   bash scripts/bench/learns.sh runs/minishogi [GAMES] [SIMULATIONS]
+# and then the fixed-scale ladder (scripts/bench/ladder.sh; LADDER_GAMES=0 skips it).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 run="${1:?usage: learns.sh RUN_DIR [GAMES] [SIMULATIONS]}"
@@ -48,3 +49,7 @@ for name in ("vs-random", "vs-initial"):
     print(f"{name}: {t['wins']}-{t['draws']}-{t['losses']} over {n} games, "
           f"score {(t['wins'] + 0.5 * t['draws']) / max(n, 1):.1%}")
 PY
+# The fixed scale (anchor alphabeta:depth=1 = 0 Elo): LADDER_GAMES per pairing, 0 to skip.
+if [ "${LADDER_GAMES:-40}" != 0 ]; then
+  SHOGI_ZERO_BIN="$bin" bash scripts/bench/ladder.sh "$run" "${LADDER_GAMES:-40}" "$sims"
+fi

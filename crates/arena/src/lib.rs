@@ -32,4 +32,4 @@ pub use openings::Openings;
 pub use player::{PlayerSettings, PlayerSpec, PreparedPlayer};
 pub use rundir::{RoleLock, RunDir};
 pub use stats::{EloEstimate, SprtConfig, SprtDecision, SprtState, Wdl};
-pub use usi_client::{UsiEngine, UsiTimeControl};
+pub use usi_client::{UsiEngine, UsiTimeControl, go_line, parse_usi_option, setoption_lines};

@@ -105,8 +105,12 @@ pub struct PlayerSettings {
     pub device: String,
     /// Largest network batch of the shared inference service.
     pub max_batch: usize,
-    /// External engines' clock.
+    /// External engines' clock, fixed work and options (the options of player A's
+    /// engine; see `usi_options_b`).
     pub usi: UsiTimeControl,
+    /// `setoption` NAME, VALUE pairs for player B's engine (player A's are in
+    /// `usi.options`).
+    pub usi_options_b: Vec<(String, String)>,
 }
 
 impl Default for PlayerSettings {
@@ -118,6 +122,7 @@ impl Default for PlayerSettings {
             device: "auto".into(),
             max_batch: 256,
             usi: UsiTimeControl::default(),
+            usi_options_b: Vec::new(),
         }
     }
 }
@@ -381,14 +386,15 @@ impl UsiMover {
 }
 
 impl Mover<ShogiGame> for UsiMover {
-    fn new_game(&mut self, _game: &ShogiGame, _seed: u64) -> Result<(), String> {
+    fn new_game(&mut self, game: &ShogiGame, _seed: u64) -> Result<(), String> {
         if let Some(engine) = &mut self.engine
             && !engine.is_alive()
         {
             self.engine = None;
         }
         if self.engine.is_none() {
-            self.engine = Some(UsiEngine::start(&self.command, &self.tc)?);
+            let variant = game.start_position().variant();
+            self.engine = Some(UsiEngine::start(&self.command, &self.tc, variant)?);
         }
         self.clock = [self.tc.main_time_ms; 2];
         let engine = self.engine.as_mut().ok_or("no engine")?;
