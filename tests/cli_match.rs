@@ -215,7 +215,15 @@ fn match_takes_alphabeta_players_and_usi_options() {
     assert!(text.contains("A: alphabeta:depth=2"), "{text}");
     // Options for a player that is not a USI engine are refused, not ignored.
     let out = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
-        .args(["match", "--a", "random", "--b", "random", "--a-option", "USI_Hash=16"])
+        .args([
+            "match",
+            "--a",
+            "random",
+            "--b",
+            "random",
+            "--a-option",
+            "USI_Hash=16",
+        ])
         .output()
         .unwrap();
     assert!(!out.status.success());
@@ -259,7 +267,10 @@ fn the_ladder_script_rates_a_tiny_checkpoint() {
     let j: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("ladder.json")).unwrap()).unwrap();
     assert_eq!(j["ratings"]["alphabeta:depth=1"]["elo"].as_f64(), Some(0.0));
-    assert!(j["ratings"]["net"]["elo"].as_f64().unwrap().is_finite(), "{j}");
+    assert!(
+        j["ratings"]["net"]["elo"].as_f64().unwrap().is_finite(),
+        "{j}"
+    );
     // Two rung pairings and three net pairings.
     assert_eq!(j["pairs"].as_array().unwrap().len(), 5, "{j}");
 }
