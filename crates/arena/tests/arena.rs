@@ -583,3 +583,61 @@ fn tai_shogi_matches_play_through_the_same_arena() {
     .unwrap_err();
     assert!(err.to_string().contains("USI client speaks shogi"), "{err}");
 }
+
+#[test]
+fn an_accepted_network_is_also_rated_against_the_fixed_opponent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = RunDir::new(tmp.path().join("run"));
+    run.create().unwrap();
+    tiny_net(&run.accepted(), 0, 1);
+    let c1 = tiny_net(&run.candidates(), 100, 2);
+    let c2 = tiny_net(&run.candidates(), 200, 3);
+    let stop = AtomicBool::new(false);
+    let config = GateConfig {
+        fixed_opponent: Some("alphabeta:depth=1".into()),
+        fixed_games: 2,
+        ..gate_config(0.0)
+    };
+    // A bad spec is refused before any game.
+    let bad = GateConfig {
+        fixed_opponent: Some("alphabeta:depth=zero".into()),
+        ..config.clone()
+    };
+    let err = gate_candidate(&run, &c1, &bad, &stop).unwrap_err();
+    assert!(err.to_string().contains("not a number"), "{err}");
+    assert!(c1.join("manifest.json").is_file());
+
+    let r1 = gate_candidate(&run, &c1, &config, &stop).unwrap();
+    assert!(r1.accepted);
+    let f = r1
+        .fixed
+        .clone()
+        .expect("an accepted network plays the fixed opponent");
+    assert_eq!((f.opponent.as_str(), f.games), ("alphabeta:depth=1", 2));
+    assert!(f.elo_low <= f.elo && f.elo <= f.elo_high, "{f:?}");
+    assert!(
+        run.games()
+            .join("fixed-step-00000100/summary.json")
+            .is_file()
+    );
+    // A rejected one does not.
+    let r2 = gate_candidate(
+        &run,
+        &c2,
+        &GateConfig {
+            threshold: 1.01,
+            ..config
+        },
+        &stop,
+    )
+    .unwrap();
+    assert!(!r2.accepted && r2.fixed.is_none());
+    let csv = std::fs::read_to_string(run.ratings_csv()).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].ends_with(
+        ",fixed_opponent,fixed_games,fixed_score,fixed_elo,fixed_elo_low,fixed_elo_high"
+    ));
+    assert!(lines[1].contains(",alphabeta:depth=1,2,"), "{csv}");
+    assert!(lines[2].ends_with(",,,,,"), "{csv}");
+    assert!(run.ratings_png().is_file());
+}
