@@ -743,6 +743,16 @@ mod tests {
         );
         let err = RunConfig::parse("[game]\nvariant = \"chess\"\n", "x.toml", &[]).unwrap_err();
         assert!(err.to_string().contains("game.variant"), "{err}");
+        let text = "[gate]\nfixed_opponent = \"alphabeta:depth=x\"\n";
+        let err = RunConfig::parse(text, "x.toml", &[]).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("gate.fixed_opponent = alphabeta:depth=x is out of range"),
+            "{err}"
+        );
+        let text = "[gate]\nfixed_opponent = \"alphabeta:depth=2\"\n";
+        let config = RunConfig::parse(text, "x.toml", &[]).unwrap();
+        assert_eq!(config.gate.fixed_opponent, "alphabeta:depth=2");
     }
 
     #[test]
