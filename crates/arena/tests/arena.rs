@@ -354,6 +354,8 @@ fn a_minishogi_match_selects_the_variant_where_the_engine_offers_it() {
     let log = tmp.path().join("a.log");
     let stop = AtomicBool::new(false);
     let mut config = minishogi(2, 1);
+    // One engine process at a time: they share the log.
+    config.parallel = 1;
     config.players.usi = UsiTimeControl {
         byoyomi_ms: 100,
         margin_ms: 2000,
