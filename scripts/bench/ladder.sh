@@ -63,8 +63,9 @@ device="${LADDER_DEVICE:-auto}"
 mkdir -p "$out"
 echo "ladder: $net ($variant, $sims simulations) against ${rungs[*]}; $games games per pairing, max $plies plies -> $out"
 
-# One match into $out/$name unless its summary is there already (the rung-vs-rung
-# matches are the same games every time, so they are kept and reused).
+# One match into $out/$name unless it is a rung-vs-rung match whose summary is there
+# already (those are the same games every time, so they are kept and reused;
+# LADDER_REPLAY=1 plays them again).
 play() {
   local name="$1" a="$2" b="$3"
   if [ -f "$out/$name/summary.json" ] && [ "${LADDER_REPLAY:-0}" = 0 ] && [[ "$name" == rung-* ]]; then
@@ -81,7 +82,8 @@ slug() { echo "$1" | tr ':=,/' '____'; }
 rm -f "$out"/pairs.tsv
 for ((i = 0; i + 1 < ${#rungs[@]}; i++)); do
   a="${rungs[i + 1]}" b="${rungs[i]}"
-  name="rung-$(slug "$a")-vs-$(slug "$b")"
+  # Keyed by games and ply limit: a cached rung match is reused only for the same games.
+  name="rung-$(slug "$a")-vs-$(slug "$b")-g$games-p$plies"
   play "$name" "$a" "$b"
   printf '%s\t%s\t%s\n' "$a" "$b" "$name" >> "$out/pairs.tsv"
 done
