@@ -255,3 +255,81 @@ fn curve_measures_accepted_networks_against_one_opponent_and_reuses_points() {
         String::from_utf8_lossy(&bad.stderr)
     );
 }
+
+#[test]
+fn match_takes_alphabeta_players_and_usi_options() {
+    let text = shogi_zero(&[
+        "match",
+        "--a",
+        "alphabeta:depth=2",
+        "--b",
+        "random",
+        "--variant",
+        "minishogi",
+        "--games",
+        "4",
+        "--max-plies",
+        "80",
+    ]);
+    assert!(text.contains("A: alphabeta:depth=2"), "{text}");
+    // Options for a player that is not a USI engine are refused, not ignored.
+    let out = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+        .args([
+            "match",
+            "--a",
+            "random",
+            "--b",
+            "random",
+            "--a-option",
+            "USI_Hash=16",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--a-option is for a usi: player"), "{err}");
+    let out = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+        .args(["match", "--a", "alphabeta:depth=0", "--b", "random"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("depth must be at least 1"), "{err}");
+}
+
+#[test]
+fn the_ladder_script_rates_a_tiny_checkpoint() {
+    let tmp = tempfile::tempdir().unwrap();
+    tiny_net(tmp.path(), 0);
+    let ck = tmp.path().join("step-00000000");
+    let out = tmp.path().join("ladder");
+    let root = repo_root();
+    let run = Command::new("bash")
+        .arg(root.join("scripts/bench/ladder.sh"))
+        .arg(&ck)
+        .args(["2", "2"])
+        .env("SHOGI_ZERO_BIN", env!("CARGO_BIN_EXE_shogi-zero"))
+        .env("LADDER", "random alphabeta:depth=1 alphabeta:depth=2")
+        .env("LADDER_OUT", &out)
+        .env("LADDER_MAX_PLIES", "40")
+        .env("LADDER_DEVICE", "cpu")
+        .env("LADDER_PARALLEL", "2")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(text.contains("anchor alphabeta:depth=1 = 0 Elo"), "{text}");
+    let j: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("ladder.json")).unwrap()).unwrap();
+    assert_eq!(j["ratings"]["alphabeta:depth=1"]["elo"].as_f64(), Some(0.0));
+    assert!(
+        j["ratings"]["net"]["elo"].as_f64().unwrap().is_finite(),
+        "{j}"
+    );
+    // Two rung pairings and three net pairings.
+    assert_eq!(j["pairs"].as_array().unwrap().len(), 5, "{j}");
+}

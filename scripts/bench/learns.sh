@@ -10,6 +10,7 @@
 #
 #   bash scripts/bench/learns.sh runs/minishogi [GAMES] [SIMULATIONS]
 #   CURVE_POINTS=6 bash scripts/bench/learns.sh runs/shogi-cpu 100 32
+# and then the fixed-scale ladder (scripts/bench/ladder.sh; LADDER_GAMES=0 skips it).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 run="${1:?usage: learns.sh RUN_DIR [GAMES] [SIMULATIONS]}"
@@ -56,3 +57,7 @@ for name in ("vs-random", "vs-initial"):
     print(f"{name}: {t['wins']}-{t['draws']}-{t['losses']} over {n} games, "
           f"score {(t['wins'] + 0.5 * t['draws']) / max(n, 1):.1%}")
 PY
+# The fixed scale (anchor alphabeta:depth=1 = 0 Elo): LADDER_GAMES per pairing, 0 to skip.
+if [ "${LADDER_GAMES:-40}" != 0 ]; then
+  SHOGI_ZERO_BIN="$bin" bash scripts/bench/ladder.sh "$run" "${LADDER_GAMES:-40}" "$sims"
+fi

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """A USI test-double engine for the arena's tests (standard shogi, needs cshogi).
 
-Usage: engine.py MODE [SEED]
+Usage: engine.py MODE [SEED [LOG]]
+  With LOG, every line received is appended to the file LOG (the tests check the order
+  of `setoption`, `isready` and `go`). The double advertises USI_Hash and UCI_Variant.
   normal   plays a uniformly random legal move (resigns when it has none)
   crash    completes the handshake, then exits with status 3 at its first `go`
   illegal  answers every `go` with `bestmove 5i5a` (never a legal move)
@@ -16,12 +18,16 @@ import time
 def main() -> int:
     mode = sys.argv[1] if len(sys.argv) > 1 else "normal"
     rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 0)
+    log = open(sys.argv[3], "a") if len(sys.argv) > 3 else None
     board = None
     if mode == "normal":
         import cshogi  # imported lazily so the other modes need no cshogi
 
         board = cshogi.Board()
     for line in sys.stdin:
+        if log is not None:
+            log.write(line)
+            log.flush()
         words = line.split()
         if not words:
             continue
@@ -31,6 +37,8 @@ def main() -> int:
                 continue
             print(f"id name double-{mode}")
             print("id author shogi-zero tests")
+            print("option name USI_Hash type spin default 16 min 1 max 1024")
+            print("option name UCI_Variant type combo default shogi var shogi var minishogi")
             print("usiok", flush=True)
         elif cmd == "isready":
             print("readyok", flush=True)

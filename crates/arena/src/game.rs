@@ -12,10 +12,11 @@ use shogi_selfplay::play::RecordGame;
 use shogi_selfplay::record::GameRecord;
 use shogi_tai::{TaiGame, TaiMove, TaiRules};
 
+use crate::alphabeta::AlphaBetaLimits;
 use crate::error::{ArenaError, io_err};
 use crate::matchplay::MatchConfig;
 use crate::openings::{opening_positions, tai_opening_positions};
-use crate::player::{Mover, UsiMover};
+use crate::player::{AlphaBetaMover, Mover, UsiMover};
 use crate::usi_client::UsiTimeControl;
 
 /// A game the arena can play.
@@ -49,6 +50,12 @@ pub trait ArenaGame: NetGame + RecordGame {
     /// A mover driving an external USI engine, where the arena's USI client speaks the
     /// variant (shogi and minishogi).
     fn usi_mover(command: &str, tc: &UsiTimeControl) -> Option<Box<dyn Mover<Self>>>;
+
+    /// A mover playing the classical alpha-beta baseline, where the variant has one
+    /// (shogi and minishogi).
+    fn alphabeta_mover(_limits: &AlphaBetaLimits) -> Option<Box<dyn Mover<Self>>> {
+        None
+    }
 }
 
 fn shogi_rules_for(variant: Variant, max_plies: u32) -> GameRules {
@@ -96,6 +103,10 @@ impl ArenaGame for ShogiGame {
 
     fn usi_mover(command: &str, tc: &UsiTimeControl) -> Option<Box<dyn Mover<Self>>> {
         Some(Box::new(UsiMover::new(command, tc)))
+    }
+
+    fn alphabeta_mover(limits: &AlphaBetaLimits) -> Option<Box<dyn Mover<Self>>> {
+        Some(Box::new(AlphaBetaMover::new(limits)))
     }
 }
 

@@ -14,7 +14,7 @@ use crate::error::{ArenaError, io_err};
 use crate::matchplay::{MatchConfig, MatchSummary, run_game_match};
 use crate::openings::Openings;
 use crate::player::{PlayerSettings, PlayerSpec, checkpoint_variant, checkpoint_variant_name};
-use crate::ratings::{RatingEntry, append_rating, load_ratings, rating_of};
+use crate::ratings::{FixedRating, RatingEntry, append_rating, load_ratings, rating_of};
 use crate::rundir::{RunDir, step_of};
 use crate::stats::{SprtConfig, SprtDecision, SprtState};
 
@@ -47,6 +47,12 @@ pub struct GateConfig {
     pub opening_plies: u32,
     /// Seed of the openings and searches. Default 0.
     pub seed: u64,
+    /// A fixed opponent (a player spec such as `alphabeta:depth=2`, `random` or
+    /// `usi:...`) that every accepted network also plays, so that the rating history has
+    /// a line on a scale that does not move with the run. Default none (off).
+    pub fixed_opponent: Option<String>,
+    /// Games against the fixed opponent (paired). Default 20.
+    pub fixed_games: u32,
 }
 
 impl Default for GateConfig {
@@ -63,6 +69,8 @@ impl Default for GateConfig {
             torch_threads: 0,
             opening_plies: 4,
             seed: 0,
+            fixed_opponent: None,
+            fixed_games: 20,
         }
     }
 }
@@ -122,6 +130,8 @@ pub struct GateReport {
     pub games_dir: PathBuf,
     /// Where the checkpoint is now (`accepted/...` or `rejected/...`).
     pub moved_to: PathBuf,
+    /// An accepted candidate's match against `fixed_opponent`, if configured.
+    pub fixed: Option<FixedRating>,
 }
 
 fn name_of(path: &Path) -> String {
@@ -178,6 +188,22 @@ pub fn gate_candidate(
         )));
     }
     let tai = variant_name == "tai";
+    // Checked before the gate match, so a bad spec costs no games.
+    let fixed_opponent = match &config.fixed_opponent {
+        Some(text) if !text.trim().is_empty() => {
+            let spec: PlayerSpec = text
+                .trim()
+                .parse()
+                .map_err(|e| ArenaError::Config(format!("gate fixed opponent: {e}")))?;
+            if tai && matches!(spec, PlayerSpec::AlphaBeta(_) | PlayerSpec::Usi(_)) {
+                return Err(ArenaError::Config(format!(
+                    "gate fixed opponent {spec}: tai shogi has no alphabeta or USI player"
+                )));
+            }
+            Some(spec)
+        }
+        _ => None,
+    };
     // Tai shogi's match ignores the shogi variant field.
     let variant = if tai {
         Variant::Shogi
@@ -229,6 +255,43 @@ pub fn gate_candidate(
         });
     }
     let accepted = gate_decision(&summary, config);
+    // An accepted network also plays the fixed opponent (the rating on a fixed scale).
+    let fixed = match (&fixed_opponent, accepted) {
+        (Some(opponent), true) => {
+            let dir = run.games().join(format!("fixed-{cand_name}"));
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir).map_err(io_err("remove", &dir))?;
+            }
+            let fixed_config = MatchConfig {
+                games: config.fixed_games.max(2),
+                sprt: None,
+                games_dir: Some(dir.clone()),
+                ..match_config.clone()
+            };
+            let a = PlayerSpec::Checkpoint(candidate.to_path_buf());
+            let s = if tai {
+                run_game_match::<TaiGame>(&a, opponent, &fixed_config, stop)?
+            } else {
+                run_game_match::<ShogiGame>(&a, opponent, &fixed_config, stop)?
+            };
+            if s.interrupted {
+                return Err(ArenaError::Interrupted {
+                    games: s.total.games(),
+                    planned: s.planned,
+                });
+            }
+            s.save_json(&dir.join("summary.json"))?;
+            Some(FixedRating {
+                opponent: opponent.to_string(),
+                games: s.total.games(),
+                score: s.score,
+                elo: s.elo.elo,
+                elo_low: s.elo.low,
+                elo_high: s.elo.high,
+            })
+        }
+        _ => None,
+    };
     let ratings = load_ratings(run)?;
     let (base, base_lo, base_hi) = rating_of(&ratings, &best_name);
     let e = summary.elo;
@@ -267,6 +330,7 @@ pub fn gate_candidate(
         seconds: summary.seconds,
         games_dir: games_dir.clone(),
         moved_to: dest_dir.join(&cand_name),
+        fixed: fixed.clone(),
     };
     summary.save_json(&games_dir.join("summary.json"))?;
     let json = serde_json::to_vec_pretty(&report).map_err(|source| ArenaError::Json {
@@ -291,6 +355,7 @@ pub fn gate_candidate(
             elo_vs_first: report.elo_vs_first,
             elo_vs_first_low: report.elo_vs_first_low,
             elo_vs_first_high: report.elo_vs_first_high,
+            fixed,
         },
     )?;
     let moved = if accepted {

@@ -4,12 +4,14 @@
 //!   MCTS, uniform search, random mover, external USI engines) on parallel threads, for
 //!   any [`ArenaGame`] (shogi and minishogi through `ShogiGame`, tai shogi through
 //!   `TaiGame`; see [`game`]).
+//! * [`alphabeta`]: a classical network-free baseline player (the fixed yardstick).
 //! * [`stats`]: score, Elo with a 95% interval, LOS, SPRT.
 //! * [`gate`]: the training loop's gate ([`gate_candidate`], [`gate_pending`]).
 //! * [`ratings`]: the run's rating history (CSV, JSON, PNG).
 //! * [`curve`]: a run's learning curve against one fixed opponent (CSV, JSON, PNG).
 //! * [`rundir`]: the run-directory contract.
 
+pub mod alphabeta;
 pub mod curve;
 pub mod error;
 pub mod game;
@@ -22,6 +24,7 @@ pub mod rundir;
 pub mod stats;
 pub mod usi_client;
 
+pub use alphabeta::{AlphaBeta, AlphaBetaLimits, AlphaBetaResult};
 pub use error::ArenaError;
 pub use game::ArenaGame;
 pub use gate::{GateConfig, GateReport, gate_candidate, gate_pending};
@@ -32,4 +35,4 @@ pub use openings::Openings;
 pub use player::{PlayerSettings, PlayerSpec, PreparedPlayer};
 pub use rundir::{RoleLock, RunDir};
 pub use stats::{EloEstimate, SprtConfig, SprtDecision, SprtState, Wdl};
-pub use usi_client::{UsiEngine, UsiTimeControl};
+pub use usi_client::{UsiEngine, UsiTimeControl, go_line, parse_usi_option, setoption_lines};

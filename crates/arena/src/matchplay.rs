@@ -489,6 +489,8 @@ pub fn run_game_match<G: ArenaGame>(
 ) -> Result<MatchSummary, ArenaError> {
     let layout = G::layout_for(config);
     let pa = PreparedPlayer::<G>::prepare(a, layout, &config.players)?;
-    let pb = PreparedPlayer::<G>::prepare(b, layout, &config.players)?;
+    let mut b_settings = config.players.clone();
+    b_settings.usi.options = config.players.usi_options_b.clone();
+    let pb = PreparedPlayer::<G>::prepare(b, layout, &b_settings)?;
     play_match(&pa, &pb, config, stop)
 }

@@ -28,6 +28,7 @@ use shogi_model::{
 };
 use shogi_rules::{Move, ShogiGame, Variant};
 
+use crate::alphabeta::{AlphaBeta, AlphaBetaLimits};
 use crate::error::ArenaError;
 use crate::game::ArenaGame;
 use crate::usi_client::{UsiAnswer, UsiEngine, UsiTimeControl};
@@ -46,6 +47,9 @@ pub enum PlayerSpec {
     Random,
     /// `usi:COMMAND ARGS`: an external USI engine.
     Usi(String),
+    /// `alphabeta:depth=N` or `alphabeta:nodes=N`: the classical network-free baseline
+    /// ([`crate::alphabeta`]; shogi and minishogi).
+    AlphaBeta(AlphaBetaLimits),
 }
 
 impl FromStr for PlayerSpec {
@@ -58,6 +62,8 @@ impl FromStr for PlayerSpec {
                 return Err("usi: needs a command line".into());
             }
             Ok(PlayerSpec::Usi(c.to_string()))
+        } else if let Some(l) = s.strip_prefix("alphabeta:") {
+            Ok(PlayerSpec::AlphaBeta(l.parse()?))
         } else if s == "uniform" {
             Ok(PlayerSpec::Uniform)
         } else if s == "rollout" {
@@ -66,7 +72,7 @@ impl FromStr for PlayerSpec {
             Ok(PlayerSpec::Random)
         } else {
             Err(format!(
-                "unknown player `{s}`: use checkpoint:DIR, uniform, rollout, random or usi:COMMAND"
+                "unknown player `{s}`: use checkpoint:DIR, uniform, rollout, random, alphabeta:depth=N, alphabeta:nodes=N or usi:COMMAND"
             ))
         }
     }
@@ -80,6 +86,7 @@ impl fmt::Display for PlayerSpec {
             PlayerSpec::Rollout => f.write_str("rollout"),
             PlayerSpec::Random => f.write_str("random"),
             PlayerSpec::Usi(c) => write!(f, "usi:{c}"),
+            PlayerSpec::AlphaBeta(l) => write!(f, "alphabeta:{l}"),
         }
     }
 }
@@ -98,8 +105,12 @@ pub struct PlayerSettings {
     pub device: String,
     /// Largest network batch of the shared inference service.
     pub max_batch: usize,
-    /// External engines' clock.
+    /// External engines' clock, fixed work and options (the options of player A's
+    /// engine; see `usi_options_b`).
     pub usi: UsiTimeControl,
+    /// `setoption` NAME, VALUE pairs for player B's engine (player A's are in
+    /// `usi.options`).
+    pub usi_options_b: Vec<(String, String)>,
 }
 
 impl Default for PlayerSettings {
@@ -111,6 +122,7 @@ impl Default for PlayerSettings {
             device: "auto".into(),
             max_batch: 256,
             usi: UsiTimeControl::default(),
+            usi_options_b: Vec::new(),
         }
     }
 }
@@ -150,6 +162,7 @@ enum Shared<G: ArenaGame> {
     Plain(Arc<dyn Evaluator<G>>),
     Random,
     Usi(String),
+    AlphaBeta(AlphaBetaLimits),
 }
 
 /// A player ready to play: networks loaded into one shared batched inference service.
@@ -232,6 +245,15 @@ impl<G: ArenaGame> PreparedPlayer<G> {
                 ))),
             ),
             PlayerSpec::Random => ("random".to_string(), Shared::Random),
+            PlayerSpec::AlphaBeta(limits) => {
+                if G::alphabeta_mover(limits).is_none() {
+                    return Err(ArenaError::Config(format!(
+                        "the alphabeta baseline plays shogi and minishogi only, not {}",
+                        layout.variant
+                    )));
+                }
+                (format!("alphabeta:{limits}"), Shared::AlphaBeta(*limits))
+            }
             PlayerSpec::Usi(command) => {
                 if G::usi_mover(command, &settings.usi).is_none() {
                     return Err(ArenaError::Config(format!(
@@ -271,6 +293,9 @@ impl<G: ArenaGame> PreparedPlayer<G> {
             }),
             Shared::Usi(command) => G::usi_mover(command, &self.settings.usi)
                 .expect("checked when the player was prepared"),
+            Shared::AlphaBeta(limits) => {
+                G::alphabeta_mover(limits).expect("checked when the player was prepared")
+            }
         }
     }
 }
@@ -359,14 +384,15 @@ impl UsiMover {
 }
 
 impl Mover<ShogiGame> for UsiMover {
-    fn new_game(&mut self, _game: &ShogiGame, _seed: u64) -> Result<(), String> {
+    fn new_game(&mut self, game: &ShogiGame, _seed: u64) -> Result<(), String> {
         if let Some(engine) = &mut self.engine
             && !engine.is_alive()
         {
             self.engine = None;
         }
         if self.engine.is_none() {
-            self.engine = Some(UsiEngine::start(&self.command, &self.tc)?);
+            let variant = game.start_position().variant();
+            self.engine = Some(UsiEngine::start(&self.command, &self.tc, variant)?);
         }
         self.clock = [self.tc.main_time_ms; 2];
         let engine = self.engine.as_mut().ok_or("no engine")?;
@@ -399,4 +425,35 @@ impl Mover<ShogiGame> for UsiMover {
             engine.game_over(score);
         }
     }
+}
+
+/// Plays the classical baseline ([`crate::alphabeta`]) at a fixed depth or node count.
+pub(crate) struct AlphaBetaMover {
+    limits: AlphaBetaLimits,
+    search: AlphaBeta,
+}
+
+impl AlphaBetaMover {
+    pub(crate) fn new(limits: &AlphaBetaLimits) -> AlphaBetaMover {
+        AlphaBetaMover {
+            limits: *limits,
+            search: AlphaBeta::new(1),
+        }
+    }
+}
+
+impl Mover<ShogiGame> for AlphaBetaMover {
+    fn new_game(&mut self, _game: &ShogiGame, seed: u64) -> Result<(), String> {
+        // Nonzero: a zero seed turns the tie-break noise off.
+        self.search.new_game(seed | 1);
+        Ok(())
+    }
+    fn choose(&mut self, game: &ShogiGame) -> UsiAnswer {
+        match self.search.search(game, &self.limits).best_move {
+            Some(mv) => UsiAnswer::Move(mv),
+            None => UsiAnswer::Resign,
+        }
+    }
+    fn observe(&mut self, _mv: Move) {}
+    fn game_over(&mut self, _score: f64) {}
 }

@@ -38,6 +38,27 @@ pub struct RatingEntry {
     pub elo_vs_first_low: f64,
     /// Upper end.
     pub elo_vs_first_high: f64,
+    /// An accepted network's result against the gate's fixed opponent, if configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixed: Option<FixedRating>,
+}
+
+/// A network's match against a fixed opponent (for example `alphabeta:depth=2`): a
+/// rating on a scale that does not move with the run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FixedRating {
+    /// The opponent's player spec.
+    pub opponent: String,
+    /// Games played.
+    pub games: u32,
+    /// The network's score.
+    pub score: f64,
+    /// Elo of the network over the opponent.
+    pub elo: f64,
+    /// Lower end of its 95% interval.
+    pub elo_low: f64,
+    /// Upper end.
+    pub elo_high: f64,
 }
 
 /// Reads `ratings.json` (empty if absent).
@@ -69,7 +90,7 @@ pub fn rating_of(entries: &[RatingEntry], name: &str) -> (f64, f64, f64) {
         .unwrap_or((0.0, 0.0, 0.0))
 }
 
-const CSV_HEADER: &str = "candidate,step,best,accepted,games,score,elo,elo_low,elo_high,elo_vs_first,elo_vs_first_low,elo_vs_first_high";
+const CSV_HEADER: &str = "candidate,step,best,accepted,games,score,elo,elo_low,elo_high,elo_vs_first,elo_vs_first_low,elo_vs_first_high,fixed_opponent,fixed_games,fixed_score,fixed_elo,fixed_elo_low,fixed_elo_high";
 
 /// The CSV text of `entries` (header plus one line each).
 pub fn ratings_csv(entries: &[RatingEntry]) -> String {
@@ -77,7 +98,7 @@ pub fn ratings_csv(entries: &[RatingEntry]) -> String {
     s.push('\n');
     for e in entries {
         s.push_str(&format!(
-            "{},{},{},{},{},{:.4},{:.1},{:.1},{:.1},{:.1},{:.1},{:.1}\n",
+            "{},{},{},{},{},{:.4},{:.1},{:.1},{:.1},{:.1},{:.1},{:.1},{}\n",
             e.candidate,
             e.step,
             e.best,
@@ -89,7 +110,14 @@ pub fn ratings_csv(entries: &[RatingEntry]) -> String {
             e.elo_high,
             e.elo_vs_first,
             e.elo_vs_first_low,
-            e.elo_vs_first_high
+            e.elo_vs_first_high,
+            match &e.fixed {
+                Some(f) => format!(
+                    "{},{},{:.4},{:.1},{:.1},{:.1}",
+                    f.opponent, f.games, f.score, f.elo, f.elo_low, f.elo_high
+                ),
+                None => ",,,,,".to_string(),
+            }
         ));
     }
     s
@@ -134,6 +162,14 @@ pub fn plot_ratings(entries: &[RatingEntry], path: &Path) -> Result<(), ArenaErr
     std::fs::rename(&tmp, path).map_err(io_err("rename", path))
 }
 
+/// The chart's title: the relative scale, and the fixed one where there is one.
+fn caption(entries: &[RatingEntry]) -> String {
+    match entries.iter().rev().find_map(|e| e.fixed.as_ref()) {
+        Some(f) => format!("Elo vs first network (green), vs {} (blue)", f.opponent),
+        None => "Elo vs first network".to_string(),
+    }
+}
+
 fn draw(entries: &[RatingEntry], path: &Path, text: bool) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| e.to_string();
     let root = BitMapBackend::new(path, (900, 540)).into_drawing_area();
@@ -148,6 +184,10 @@ fn draw(entries: &[RatingEntry], path: &Path, text: bool) -> Result<(), String> 
         x1 = x1.max(e.step);
         y0 = y0.min(e.elo_vs_first_low);
         y1 = y1.max(e.elo_vs_first_high);
+        if let Some(f) = &e.fixed {
+            y0 = y0.min(f.elo_low);
+            y1 = y1.max(f.elo_high);
+        }
     }
     let pad = ((x1 - x0) / 20).max(1);
     let (x0, x1) = (x0.saturating_sub(pad), x1 + pad);
@@ -157,7 +197,7 @@ fn draw(entries: &[RatingEntry], path: &Path, text: bool) -> Result<(), String> 
     builder.margin(15);
     if text {
         builder
-            .caption("Elo vs first network", ("sans-serif", 24))
+            .caption(caption(entries), ("sans-serif", 24))
             .x_label_area_size(40)
             .y_label_area_size(60);
     }
@@ -201,6 +241,32 @@ fn draw(entries: &[RatingEntry], path: &Path, text: bool) -> Result<(), String> 
             )))
             .map_err(|e| err(&e))?;
     }
+    // The fixed scale: accepted networks against the fixed opponent (blue dots).
+    let fixed: Vec<(u64, &FixedRating)> = entries
+        .iter()
+        .filter_map(|e| e.fixed.as_ref().map(|f| (e.step, f)))
+        .collect();
+    chart
+        .draw_series(LineSeries::new(
+            fixed.iter().map(|(s, f)| (*s, f.elo)),
+            &BLUE,
+        ))
+        .map_err(|e| err(&e))?;
+    for (step, f) in &fixed {
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(*step, f.elo_low), (*step, f.elo_high)],
+                BLUE.stroke_width(1),
+            )))
+            .map_err(|e| err(&e))?;
+        chart
+            .draw_series(std::iter::once(Circle::new(
+                (*step, f.elo),
+                4,
+                BLUE.filled(),
+            )))
+            .map_err(|e| err(&e))?;
+    }
     // The zero line: the first network.
     chart
         .draw_series(LineSeries::new(vec![(x0, 0.0), (x1, 0.0)], BLACK.mix(0.4)))
@@ -227,6 +293,14 @@ mod tests {
             elo_vs_first: elo,
             elo_vs_first_low: elo - 30.0,
             elo_vs_first_high: elo + 40.0,
+            fixed: accepted.then(|| FixedRating {
+                opponent: "alphabeta:depth=2".into(),
+                games: 20,
+                score: 0.5,
+                elo: elo / 2.0 - 100.0,
+                elo_low: elo / 2.0 - 200.0,
+                elo_high: elo / 2.0,
+            }),
         }
     }
 

@@ -7,7 +7,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
-use shogi_rules::{Move, ShogiGame};
+use shogi_rules::{Move, ShogiGame, Variant};
 
 /// Time control and timeouts for an external engine.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,6 +24,29 @@ pub struct UsiTimeControl {
     pub margin_ms: u64,
     /// Longest wait for `usiok` / `readyok`, milliseconds.
     pub handshake_ms: u64,
+    /// Fixed work per move: `go nodes N` (no clock is sent; the byoyomi, main time and
+    /// margin above still bound the wall time a move may take before it forfeits).
+    pub nodes: Option<u64>,
+    /// Fixed work per move: `go depth N` (with `nodes`, both are sent).
+    pub depth: Option<u32>,
+    /// `setoption name NAME value VALUE` lines sent after `usiok` and before `isready`,
+    /// in this order. `UCI_Variant` is sent first, automatically, for a minishogi game
+    /// when the engine advertises it and it is not in this list.
+    pub options: Vec<(String, String)>,
+}
+
+/// Parses `NAME=VALUE` (the value may be empty; the name may not).
+pub fn parse_usi_option(text: &str) -> Result<(String, String), String> {
+    let Some((name, value)) = text.split_once('=') else {
+        return Err(format!("USI option `{text}`: expected NAME=VALUE"));
+    };
+    let name = name.trim();
+    if name.is_empty() || name.contains(char::is_whitespace) {
+        return Err(format!(
+            "USI option `{text}`: the name must be one word without spaces"
+        ));
+    }
+    Ok((name.to_string(), value.trim().to_string()))
 }
 
 impl Default for UsiTimeControl {
@@ -34,6 +57,9 @@ impl Default for UsiTimeControl {
             main_time_ms: 0,
             margin_ms: 3000,
             handshake_ms: 10_000,
+            nodes: None,
+            depth: None,
+            options: Vec::new(),
         }
     }
 }
@@ -52,6 +78,50 @@ pub enum UsiAnswer<M = Move> {
     Forfeit(String),
 }
 
+/// The `setoption` lines for an engine that advertised `advertised`: `UCI_Variant` for a
+/// minishogi game (where advertised and not set by hand), then `tc.options` in order.
+pub fn setoption_lines(
+    advertised: &[String],
+    tc: &UsiTimeControl,
+    variant: Variant,
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    let by_hand = |n: &str| tc.options.iter().any(|(o, _)| o.eq_ignore_ascii_case(n));
+    if variant == Variant::Minishogi
+        && advertised.iter().any(|a| a == "UCI_Variant")
+        && !by_hand("UCI_Variant")
+    {
+        lines.push("setoption name UCI_Variant value minishogi".to_string());
+    }
+    for (name, value) in &tc.options {
+        lines.push(format!("setoption name {name} value {value}"));
+    }
+    lines
+}
+
+/// The `go` command: fixed work (`go nodes N`, `go depth N`) when set, else the clock
+/// (`btime`/`wtime` with `binc`/`winc` or `byoyomi`). `clock` is the remaining main time
+/// of (Black, White) in milliseconds.
+pub fn go_line(tc: &UsiTimeControl, clock: [u64; 2]) -> String {
+    if tc.nodes.is_some() || tc.depth.is_some() {
+        let mut go = String::from("go");
+        if let Some(d) = tc.depth {
+            go.push_str(&format!(" depth {d}"));
+        }
+        if let Some(n) = tc.nodes {
+            go.push_str(&format!(" nodes {n}"));
+        }
+        return go;
+    }
+    let mut go = format!("go btime {} wtime {}", clock[0], clock[1]);
+    if tc.increment_ms > 0 {
+        go.push_str(&format!(" binc {0} winc {0}", tc.increment_ms));
+    } else {
+        go.push_str(&format!(" byoyomi {}", tc.byoyomi_ms));
+    }
+    go
+}
+
 /// A running USI engine.
 #[derive(Debug)]
 pub struct UsiEngine {
@@ -61,13 +131,20 @@ pub struct UsiEngine {
     lines: Receiver<String>,
     /// `id name` from the handshake, else the command.
     pub name: String,
+    /// The option names the engine advertised (`option name X ...`).
+    pub advertised: Vec<String>,
     dead: bool,
 }
 
 impl UsiEngine {
     /// Starts `command` (run by `sh -c`, so it may carry arguments) and completes the
-    /// `usi` / `isready` handshake.
-    pub fn start(command: &str, tc: &UsiTimeControl) -> Result<UsiEngine, String> {
+    /// `usi` / `isready` handshake, sending `tc.options` in between (and `UCI_Variant`
+    /// for minishogi where the engine advertises it).
+    pub fn start(
+        command: &str,
+        tc: &UsiTimeControl,
+        variant: Variant,
+    ) -> Result<UsiEngine, String> {
         let mut child = Command::new("sh")
             .arg("-c")
             // `exec` so the engine is the child itself and killing it leaves no orphan.
@@ -97,19 +174,30 @@ impl UsiEngine {
             stdin,
             lines: rx,
             name: command.to_string(),
+            advertised: Vec::new(),
             dead: false,
         };
         let handshake = Duration::from_millis(tc.handshake_ms);
         engine.send("usi")?;
         let mut name = None;
+        let mut advertised = Vec::new();
         engine.wait_for(handshake, |line| {
             if let Some(n) = line.strip_prefix("id name ") {
                 name = Some(n.trim().to_string());
+            }
+            if let Some(rest) = line.trim().strip_prefix("option name ") {
+                // The name runs up to ` type ` (names are single words in practice).
+                let n = rest.split(" type ").next().unwrap_or(rest).trim();
+                advertised.push(n.to_string());
             }
             line.trim() == "usiok"
         })?;
         if let Some(n) = name {
             engine.name = n;
+        }
+        engine.advertised = advertised;
+        for line in setoption_lines(&engine.advertised, tc, variant) {
+            engine.send(&line)?;
         }
         engine.send("isready")?;
         engine.wait_for(handshake, |line| line.trim() == "readyok")?;
@@ -190,12 +278,7 @@ impl UsiEngine {
                 position.push_str(&mv.to_string());
             }
         }
-        let mut go = format!("go btime {} wtime {}", clock[0], clock[1]);
-        if tc.increment_ms > 0 {
-            go.push_str(&format!(" binc {0} winc {0}", tc.increment_ms));
-        } else {
-            go.push_str(&format!(" byoyomi {}", tc.byoyomi_ms));
-        }
+        let go = go_line(tc, clock);
         if let Err(e) = self.send(&position).and_then(|_| self.send(&go)) {
             return UsiAnswer::Forfeit(e);
         }

@@ -268,6 +268,139 @@ fn a_mute_engine_or_a_missing_program_forfeits() {
     assert_all_forfeited_by_a(&s, "crashed");
 }
 
+fn logged_double(mode: &str, log: &Path) -> PlayerSpec {
+    let PlayerSpec::Usi(cmd) = double(mode) else {
+        unreachable!()
+    };
+    PlayerSpec::Usi(format!("{cmd} 0 {}", log.display()))
+}
+
+/// The commands the double received, in order, without `position` lines.
+fn received(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with("position"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn options_reach_the_engine_between_usiok_and_isready_and_fixed_nodes_go_as_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (log_a, log_b) = (tmp.path().join("a.log"), tmp.path().join("b.log"));
+    let stop = AtomicBool::new(false);
+    let config = MatchConfig {
+        games: 2,
+        variant: Variant::Shogi,
+        max_plies: 6,
+        adjudicate_margin: 0,
+        openings: Openings::Random { plies: 2 },
+        parallel: 1,
+        sprt: None,
+        players: PlayerSettings {
+            usi: UsiTimeControl {
+                byoyomi_ms: 2000,
+                margin_ms: 3000,
+                handshake_ms: 5000,
+                nodes: Some(1234),
+                options: vec![
+                    ("USI_Hash".into(), "64".into()),
+                    ("Threads".into(), "1".into()),
+                ],
+                ..UsiTimeControl::default()
+            },
+            usi_options_b: vec![("MultiPV".into(), "1".into())],
+            ..PlayerSettings::default()
+        },
+        seed: 3,
+        games_dir: None,
+    };
+    let s = run_match(
+        &logged_double("normal", &log_a),
+        &logged_double("normal", &log_b),
+        &config,
+        &stop,
+    )
+    .unwrap();
+    assert_eq!(s.forfeits, 0, "{:?}", s.games);
+    let a = received(&log_a);
+    assert_eq!(
+        a[..4],
+        [
+            "usi",
+            "setoption name USI_Hash value 64",
+            "setoption name Threads value 1",
+            "isready"
+        ],
+        "{a:?}"
+    );
+    // Standard shogi: no UCI_Variant although the double advertises it.
+    assert!(!a.iter().any(|l| l.contains("UCI_Variant")), "{a:?}");
+    let gos: Vec<_> = a.iter().filter(|l| l.starts_with("go")).collect();
+    assert!(!gos.is_empty());
+    assert!(gos.iter().all(|l| *l == "go nodes 1234"), "{gos:?}");
+    let b = received(&log_b);
+    assert_eq!(
+        b[..3],
+        ["usi", "setoption name MultiPV value 1", "isready"],
+        "{b:?}"
+    );
+}
+
+#[test]
+fn a_minishogi_match_selects_the_variant_where_the_engine_offers_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("a.log");
+    let stop = AtomicBool::new(false);
+    let mut config = minishogi(2, 1);
+    // One engine process at a time: they share the log.
+    config.parallel = 1;
+    config.players.usi = UsiTimeControl {
+        byoyomi_ms: 100,
+        margin_ms: 2000,
+        handshake_ms: 5000,
+        depth: Some(3),
+        options: vec![("USI_Hash".into(), "8".into())],
+        ..UsiTimeControl::default()
+    };
+    // The double plays standard shogi only: it forfeits with an illegal move, after
+    // the handshake this test is about.
+    let s = run_match(
+        &logged_double("illegal", &log),
+        &PlayerSpec::Random,
+        &config,
+        &stop,
+    )
+    .unwrap();
+    assert_eq!(s.total.games(), 2);
+    let a = received(&log);
+    assert_eq!(
+        a[..4],
+        [
+            "usi",
+            "setoption name UCI_Variant value minishogi",
+            "setoption name USI_Hash value 8",
+            "isready"
+        ],
+        "{a:?}"
+    );
+    assert!(a.iter().any(|l| l == "go depth 3"), "{a:?}");
+}
+
+#[test]
+fn usi_option_text_is_checked() {
+    use shogi_arena::parse_usi_option;
+    assert_eq!(
+        parse_usi_option("USI_Hash=256").unwrap(),
+        ("USI_Hash".to_string(), "256".to_string())
+    );
+    assert_eq!(parse_usi_option("EvalDir=").unwrap().1, "");
+    for bad in ["USI_Hash", "=3", "two words=1"] {
+        assert!(parse_usi_option(bad).is_err(), "{bad}");
+    }
+}
+
 fn tiny_net(dir: &Path, step: u64, seed: i64) -> PathBuf {
     tch::manual_seed(seed);
     let cfg = model_config_for(Variant::Minishogi, 1, 8);
@@ -451,4 +584,62 @@ fn tai_shogi_matches_play_through_the_same_arena() {
     )
     .unwrap_err();
     assert!(err.to_string().contains("USI client speaks shogi"), "{err}");
+}
+
+#[test]
+fn an_accepted_network_is_also_rated_against_the_fixed_opponent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = RunDir::new(tmp.path().join("run"));
+    run.create().unwrap();
+    tiny_net(&run.accepted(), 0, 1);
+    let c1 = tiny_net(&run.candidates(), 100, 2);
+    let c2 = tiny_net(&run.candidates(), 200, 3);
+    let stop = AtomicBool::new(false);
+    let config = GateConfig {
+        fixed_opponent: Some("alphabeta:depth=1".into()),
+        fixed_games: 2,
+        ..gate_config(0.0)
+    };
+    // A bad spec is refused before any game.
+    let bad = GateConfig {
+        fixed_opponent: Some("alphabeta:depth=zero".into()),
+        ..config.clone()
+    };
+    let err = gate_candidate(&run, &c1, &bad, &stop).unwrap_err();
+    assert!(err.to_string().contains("not a number"), "{err}");
+    assert!(c1.join("manifest.json").is_file());
+
+    let r1 = gate_candidate(&run, &c1, &config, &stop).unwrap();
+    assert!(r1.accepted);
+    let f = r1
+        .fixed
+        .clone()
+        .expect("an accepted network plays the fixed opponent");
+    assert_eq!((f.opponent.as_str(), f.games), ("alphabeta:depth=1", 2));
+    assert!(f.elo_low <= f.elo && f.elo <= f.elo_high, "{f:?}");
+    assert!(
+        run.games()
+            .join("fixed-step-00000100/summary.json")
+            .is_file()
+    );
+    // A rejected one does not.
+    let r2 = gate_candidate(
+        &run,
+        &c2,
+        &GateConfig {
+            threshold: 1.01,
+            ..config
+        },
+        &stop,
+    )
+    .unwrap();
+    assert!(!r2.accepted && r2.fixed.is_none());
+    let csv = std::fs::read_to_string(run.ratings_csv()).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].ends_with(
+        ",fixed_opponent,fixed_games,fixed_score,fixed_elo,fixed_elo_low,fixed_elo_high"
+    ));
+    assert!(lines[1].contains(",alphabeta:depth=1,2,"), "{csv}");
+    assert!(lines[2].ends_with(",,,,,"), "{csv}");
+    assert!(run.ratings_png().is_file());
 }

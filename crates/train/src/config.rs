@@ -411,6 +411,12 @@ pub struct GateSection {
     pub sprt_elo1: f64,
     /// SPRT: false-positive and false-negative rates. Default 0.05.
     pub sprt_error: f64,
+    /// A fixed opponent every accepted network also plays (a player spec such as
+    /// `alphabeta:depth=2`), so that `ratings.png` has a line on a scale that does not
+    /// move with the run. Empty = off. Default off.
+    pub fixed_opponent: String,
+    /// Games against `fixed_opponent` (paired). Default 20.
+    pub fixed_games: u32,
 }
 
 impl Default for GateSection {
@@ -427,6 +433,8 @@ impl Default for GateSection {
             sprt_elo0: 0.0,
             sprt_elo1: 35.0,
             sprt_error: 0.05,
+            fixed_opponent: String::new(),
+            fixed_games: 20,
         }
     }
 }
@@ -651,6 +659,20 @@ impl RunConfig {
             }
         }
         unit("gate.threshold", gate.threshold)?;
+        if !gate.fixed_opponent.trim().is_empty() {
+            at_least("gate.fixed_games", gate.fixed_games as u64, 2)?;
+            if let Err(e) = gate
+                .fixed_opponent
+                .trim()
+                .parse::<shogi_arena::PlayerSpec>()
+            {
+                return Err(range(
+                    "gate.fixed_opponent",
+                    gate.fixed_opponent.clone(),
+                    &e,
+                ));
+            }
+        }
         at_least("gate.simulations", gate.simulations as u64, 1)?;
         at_least("gate.parallel_games", gate.parallel_games as u64, 1)?;
         if gate.sprt && (gate.sprt_elo1.is_nan() || gate.sprt_elo1 <= gate.sprt_elo0) {
@@ -743,6 +765,16 @@ mod tests {
         );
         let err = RunConfig::parse("[game]\nvariant = \"chess\"\n", "x.toml", &[]).unwrap_err();
         assert!(err.to_string().contains("game.variant"), "{err}");
+        let text = "[gate]\nfixed_opponent = \"alphabeta:depth=x\"\n";
+        let err = RunConfig::parse(text, "x.toml", &[]).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("gate.fixed_opponent = alphabeta:depth=x is out of range"),
+            "{err}"
+        );
+        let text = "[gate]\nfixed_opponent = \"alphabeta:depth=2\"\n";
+        let config = RunConfig::parse(text, "x.toml", &[]).unwrap();
+        assert_eq!(config.gate.fixed_opponent, "alphabeta:depth=2");
     }
 
     #[test]

@@ -404,6 +404,8 @@ pub fn gate_config(config: &RunConfig) -> GateConfig {
         torch_threads: config.run.torch_threads,
         opening_plies: g.opening_plies,
         seed: config.run.seed,
+        fixed_opponent: Some(g.fixed_opponent.trim().to_string()).filter(|s| !s.is_empty()),
+        fixed_games: g.fixed_games,
         sprt: g.sprt.then_some(shogi_arena::SprtConfig {
             elo0: g.sprt_elo0,
             elo1: g.sprt_elo1,

@@ -61,6 +61,10 @@ pub struct Options {
     pub resign_percent: u64,
     /// `UCI_Variant`.
     pub variant: Variant,
+    /// `MaxMovesToDraw` (YaneuraOu's name; `Draw_Ply` is an alias): the game is drawn
+    /// once this many plies were played, counted from move 1 of the SFEN's move number,
+    /// and the search scores positions at the limit as draws. 0 = no limit.
+    pub max_moves_to_draw: u64,
 }
 
 impl Default for Options {
@@ -77,6 +81,7 @@ impl Default for Options {
             byoyomi_margin: 100,
             resign_percent: 2,
             variant: Variant::Shogi,
+            max_moves_to_draw: 0,
         }
     }
 }
@@ -322,6 +327,14 @@ impl<G: UsiGame> Engine<G> {
                 o.resign_percent
             ),
             format!("option name UCI_Variant type combo {}", G::variant_combo(o)),
+            format!(
+                "option name MaxMovesToDraw type spin default {} min 0 max 100000",
+                o.max_moves_to_draw
+            ),
+            format!(
+                "option name Draw_Ply type spin default {} min 0 max 100000",
+                o.max_moves_to_draw
+            ),
             "usiok".to_string(),
         ];
         for l in lines {
@@ -383,6 +396,9 @@ impl<G: UsiGame> Engine<G> {
             "byoyomimargin" => spin(0, 60_000).map(|v| o.byoyomi_margin = v).is_some(),
             "resignvalue" => spin(0, 50).map(|v| o.resign_percent = v).is_some(),
             "uci_variant" => G::set_variant(o, &value.to_ascii_lowercase()),
+            "maxmovestodraw" | "draw_ply" => {
+                spin(0, 100_000).map(|v| o.max_moves_to_draw = v).is_some()
+            }
             _ => {
                 self.say(&format!("info string unknown option: {}", sanitize(&name)));
                 return;

@@ -90,7 +90,7 @@ impl UsiGame for ShogiGame {
             _ => return Err("expected 'startpos' or 'sfen <sfen>'".into()),
         };
         let rules = GameRules {
-            max_plies: 0,
+            max_plies: ply_cap(options, pos.move_number(), moves.len()),
             impasse: ImpasseRule::Declaration27,
         };
         let mut game = ShogiGame::new(pos, rules);
@@ -121,7 +121,19 @@ impl UsiGame for ShogiGame {
     }
 
     fn mate_probe(&self, limits: &MateLimits) -> Option<(Vec<Self::Move>, usize)> {
-        match search_mate(self.position(), limits) {
+        // Under `MaxMovesToDraw` a mate beyond the limit is a draw, not a mate.
+        let cap = self.rules().max_plies;
+        let limits = MateLimits {
+            max_plies: if cap > 0 {
+                limits
+                    .max_plies
+                    .min(cap.saturating_sub(self.moves().len() as u32))
+            } else {
+                limits.max_plies
+            },
+            ..limits.clone()
+        };
+        match search_mate(self.position(), &limits) {
             (MateResult::Mate(line), stats) => Some((line, stats.nodes)),
             _ => None,
         }
@@ -156,7 +168,7 @@ impl UsiGame for TaiGame {
     /// `startpos` or `sfen <tai SFEN>`, then moves as squares in path order
     /// (`13m12l`, `13m12l13m`); the rules are the seed's defaults with no ply cap.
     fn parse_position(
-        _options: &Options,
+        options: &Options,
         head: &[&str],
         moves: &[&str],
     ) -> Result<Parsed<Self>, String> {
@@ -168,7 +180,7 @@ impl UsiGame for TaiGame {
             _ => return Err("expected 'startpos' or 'sfen <sfen>'".into()),
         };
         let rules = TaiRules {
-            max_plies: 0,
+            max_plies: ply_cap(options, pos.move_number(), moves.len()),
             ..TaiRules::default()
         };
         let mut game = TaiGame::new(pos, rules);
@@ -194,4 +206,17 @@ impl UsiGame for TaiGame {
     fn move_number(&self) -> u32 {
         self.position().move_number()
     }
+}
+
+/// The game's ply cap (counted from the `position` command's start) for the
+/// `MaxMovesToDraw` option, counted from move 1 of a game whose start has SFEN move number
+/// `move_number`. 0 = none. A position already at or past the limit keeps one more ply
+/// so that the engine still has a move to answer with (every reply scores a draw).
+fn ply_cap(options: &Options, move_number: u32, played: usize) -> u32 {
+    if options.max_moves_to_draw == 0 {
+        return 0;
+    }
+    let before = u64::from(move_number.max(1) - 1);
+    let cap = options.max_moves_to_draw.saturating_sub(before);
+    cap.max(played as u64 + 1).min(u64::from(u32::MAX)) as u32
 }

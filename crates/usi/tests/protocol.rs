@@ -25,6 +25,8 @@ option name Simulations type spin default 0 min 0 max 1000000000
 option name ByoyomiMargin type spin default 100 min 0 max 60000
 option name ResignValue type spin default 2 min 0 max 50
 option name UCI_Variant type combo default shogi var shogi var minishogi
+option name MaxMovesToDraw type spin default 0 min 0 max 100000
+option name Draw_Ply type spin default 0 min 0 max 100000
 usiok",
         env!("CARGO_PKG_VERSION")
     );
@@ -232,6 +234,43 @@ fn normal_search_plays_a_forced_mate() {
         .unwrap()
         .to_string();
     assert_eq!(best, t[pv_at + 1]);
+    h.quit();
+}
+
+#[test]
+fn max_moves_to_draw_turns_a_mate_beyond_the_limit_into_a_draw() {
+    // The mate in 3 of `normal_search_plays_a_forced_mate`, at move 101 of a game.
+    let sfen = "8l/5p2k/7l1/6+R2/8P/9/9/9/K8 b RS 101";
+    let search = |h: &mut Harness| {
+        h.send(&format!("position sfen {sfen}"));
+        h.send("go nodes 400");
+        h.bestmove(T)
+    };
+    let mut h = Harness::start(Options::default());
+    h.send("usi");
+    h.until(T, |l| l == "usiok");
+    // Plies 101 and 102 are allowed, the mate needs 101..=103: a draw.
+    h.send("setoption name MaxMovesToDraw value 102");
+    h.ready();
+    let lines = search(&mut h);
+    assert!(
+        !lines.iter().any(|l| l.1.contains("score mate")),
+        "{lines:?}"
+    );
+    // The limit reaches the mate: it is found again (Draw_Ply is the same option).
+    h.send("setoption name Draw_Ply value 103");
+    let lines = search(&mut h);
+    assert!(
+        lines.iter().any(|l| l.1.contains("score mate 3")),
+        "{lines:?}"
+    );
+    // 0 = no limit.
+    h.send("setoption name MaxMovesToDraw value 0");
+    let lines = search(&mut h);
+    assert!(
+        lines.iter().any(|l| l.1.contains("score mate")),
+        "{lines:?}"
+    );
     h.quit();
 }
 

@@ -74,6 +74,8 @@ const FRAGMENTS: &[&str] = &[
     "BatchSize",
     "Simulations",
     "ResignValue",
+    "MaxMovesToDraw",
+    "Draw_Ply",
     "ByoyomiMargin",
     "USI_Ponder",
     "true",

@@ -48,6 +48,13 @@ pub struct GateArgs {
     /// Seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// A fixed opponent every accepted network also plays (e.g. `alphabeta:depth=2`): a
+    /// rating line on a scale that does not move with the run (ratings.csv/png).
+    #[arg(long)]
+    pub fixed_opponent: Option<String>,
+    /// Games against `--fixed-opponent`.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(2..))]
+    pub fixed_games: u32,
 }
 
 /// Runs the subcommand.
@@ -71,6 +78,8 @@ pub fn run(args: &GateArgs) -> Result<()> {
         torch_threads: args.torch_threads,
         opening_plies: args.opening_plies,
         seed: args.seed,
+        fixed_opponent: args.fixed_opponent.clone(),
+        fixed_games: args.fixed_games,
     };
     if !run.root().is_dir() {
         anyhow::bail!("{} is not a run directory", run.root().display());
@@ -101,6 +110,17 @@ pub fn run(args: &GateArgs) -> Result<()> {
             if r.accepted { "accepted" } else { "rejected" },
             r.elo_vs_first
         );
+        if let Some(f) = &r.fixed {
+            println!(
+                "  vs {}: {} games, score {:.1}%, Elo {:+.1} [{:+.1}, {:+.1}]",
+                f.opponent,
+                f.games,
+                100.0 * f.score,
+                f.elo,
+                f.elo_low,
+                f.elo_high
+            );
+        }
     }
     if !reports.is_empty() {
         println!(

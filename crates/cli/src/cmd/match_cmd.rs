@@ -10,8 +10,8 @@ use clap::Args;
 use shogi_arena::openings::{read_openings_file, read_tai_openings_file};
 use shogi_arena::player::checkpoint_variant_name;
 use shogi_arena::{
-    MatchConfig, Openings, PlayerSettings, PlayerSpec, SprtConfig, UsiTimeControl, run_game_match,
-    run_match,
+    MatchConfig, Openings, PlayerSettings, PlayerSpec, SprtConfig, UsiTimeControl,
+    parse_usi_option, run_game_match, run_match,
 };
 use shogi_rules::Variant;
 use shogi_tai::TaiGame;
@@ -21,7 +21,9 @@ use super::VariantArg;
 /// Arguments of `shogi-zero match`.
 #[derive(Debug, Args)]
 pub struct MatchArgs {
-    /// Player A: `checkpoint:DIR`, `uniform`, `rollout`, `random` or `usi:"COMMAND ARGS"`.
+    /// Player A: `checkpoint:DIR`, `uniform`, `rollout`, `random`, `alphabeta:depth=N`,
+    /// `alphabeta:nodes=N` (the classical baseline; shogi and minishogi) or
+    /// `usi:"COMMAND ARGS"`.
     #[arg(long)]
     pub a: PlayerSpec,
     /// Player B (same forms as A).
@@ -65,6 +67,21 @@ pub struct MatchArgs {
     /// USI engines: grace beyond their time before they forfeit, ms.
     #[arg(long, default_value_t = 3000)]
     pub usi_margin: u64,
+    /// USI engines: fixed work per move, `go nodes N` (no clock is sent; `--byoyomi` +
+    /// `--usi-margin` still bound the wall time of a move).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub usi_nodes: Option<u64>,
+    /// USI engines: fixed work per move, `go depth N` (with `--usi-nodes`, both).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub usi_depth: Option<u32>,
+    /// Player A's USI engine: `setoption name NAME value VALUE`, sent after `usiok` and
+    /// before `isready` (repeatable, in order). `UCI_Variant` is sent automatically for
+    /// minishogi when the engine advertises it.
+    #[arg(long = "a-option", value_name = "NAME=VALUE")]
+    pub a_options: Vec<String>,
+    /// Player B's USI engine options (as `--a-option`).
+    #[arg(long = "b-option", value_name = "NAME=VALUE")]
+    pub b_options: Vec<String>,
     /// Device of the networks: auto, cpu, cuda, cuda:N.
     #[arg(long, default_value = "auto")]
     pub device: String,
@@ -161,6 +178,18 @@ pub fn match_variant(
     })
 }
 
+/// Parses `--a-option`/`--b-option` values; options for a player that is not a USI
+/// engine are refused (they would be silently ignored).
+fn usi_options(texts: &[String], spec: &PlayerSpec, flag: &str) -> Result<Vec<(String, String)>> {
+    if !texts.is_empty() && !matches!(spec, PlayerSpec::Usi(_)) {
+        bail!("{flag} is for a usi: player, not {spec}");
+    }
+    texts
+        .iter()
+        .map(|t| parse_usi_option(t).map_err(|e| anyhow::anyhow!("{flag}: {e}")))
+        .collect()
+}
+
 /// Runs the subcommand.
 pub fn run(args: &MatchArgs) -> Result<()> {
     let chosen = match_variant(args.variant, &[&args.a, &args.b])?;
@@ -192,8 +221,12 @@ pub fn run(args: &MatchArgs) -> Result<()> {
                 increment_ms: args.increment,
                 main_time_ms: args.main_time,
                 margin_ms: args.usi_margin,
+                nodes: args.usi_nodes,
+                depth: args.usi_depth,
+                options: usi_options(&args.a_options, &args.a, "--a-option")?,
                 ..UsiTimeControl::default()
             },
+            usi_options_b: usi_options(&args.b_options, &args.b, "--b-option")?,
             ..PlayerSettings::default()
         },
         seed: args.seed,

@@ -1,0 +1,650 @@
+//! A classical, network-free baseline player for shogi and minishogi: negamax alpha-beta
+//! with iterative deepening, a capture quiescence search with stand-pat, a transposition
+//! table keyed by the zobrist key, move ordering (TT move, MVV-LVA captures, killers,
+//! history), mate scores that prefer the shorter mate, and the game's end rules
+//! (checkmate, no legal moves, 千日手 repetition and perpetual check, the ply cap).
+//!
+//! Its strength is fixed by a depth or a node count, never by time, so ratings against
+//! it mean the same on every machine. It is a yardstick, not a competitor.
+//!
+//! Evaluation (centipawns, from the side to move): material with promoted values and
+//! hand pieces worth 10% more than on the board, plus king safety: golds, silvers and
+//! promoted minor pieces near their own king, and any piece near the enemy king.
+//! A seeded noise of 0..=3 centipawns per position breaks ties differently per game
+//! (the same seed always gives the same moves).
+//!
+//! Simplifications: the first repetition of a position inside the search (or of one in
+//! the game's history) is scored as the rules' fourth would be (draw, or a loss for the
+//! side that checked with every move); the 27-point impasse declaration is not searched.
+
+use std::fmt;
+use std::str::FromStr;
+
+use shogi_rules::{Color, Move, MoveList, PieceKind, Position, ShogiGame, Square};
+
+/// Score of a mate at the root (mate in `n` plies scores `MATE - n`).
+pub const MATE: i32 = 32_000;
+/// Scores beyond this are mates.
+const MATE_BOUND: i32 = MATE - 1_000;
+const INF: i32 = MATE + 1;
+/// Deepest ply the search reaches (quiescence included).
+const MAX_PLY: usize = 128;
+/// Transposition table entries (16 bytes each: 4 MiB).
+const TT_BITS: u32 = 18;
+
+/// Board values by [`PieceKind`] index (pawn .. dragon).
+const VALUE: [i32; 14] = [
+    100, 300, 350, 500, 800, 950, 550, 0, 500, 480, 480, 520, 1050, 1250,
+];
+/// Hand values by hand-kind index (pawn .. gold): 10% above the board value.
+const HAND_VALUE: [i32; 7] = [110, 330, 385, 550, 880, 1045, 605];
+/// Bonus of a gold-like defender (gold, silver, promoted minors) at Chebyshev distance
+/// 0..=3 from its own king.
+const DEFEND: [i32; 4] = [0, 35, 20, 8];
+/// Bonus of any non-king piece at Chebyshev distance 0..=3 from the enemy king.
+const ATTACK: [i32; 4] = [0, 30, 18, 8];
+
+/// How much a baseline player searches per move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AlphaBetaLimits {
+    /// Iterative deepening stops after this depth (plies, quiescence not counted).
+    pub depth: Option<u32>,
+    /// Iterative deepening stops once this many nodes were searched; the move of the
+    /// last completed iteration is played.
+    pub nodes: Option<u64>,
+}
+
+impl FromStr for AlphaBetaLimits {
+    type Err = String;
+    /// `depth=N`, `nodes=N` or both, comma separated.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let mut limits = AlphaBetaLimits {
+            depth: None,
+            nodes: None,
+        };
+        for part in s.split(',') {
+            let (key, value) = part
+                .split_once('=')
+                .ok_or_else(|| format!("alphabeta: expected depth=N or nodes=N, got `{part}`"))?;
+            let n: u64 = value
+                .trim()
+                .parse()
+                .map_err(|_| format!("alphabeta: `{value}` is not a number"))?;
+            if n == 0 {
+                return Err(format!("alphabeta: {key} must be at least 1"));
+            }
+            match key.trim() {
+                "depth" if n <= 64 => limits.depth = Some(n as u32),
+                "depth" => return Err("alphabeta: depth must be at most 64".into()),
+                "nodes" => limits.nodes = Some(n),
+                other => {
+                    return Err(format!(
+                        "alphabeta: unknown limit `{other}` (use depth=N or nodes=N)"
+                    ));
+                }
+            }
+        }
+        if limits.depth.is_none() && limits.nodes.is_none() {
+            return Err("alphabeta: give depth=N or nodes=N".into());
+        }
+        Ok(limits)
+    }
+}
+
+impl fmt::Display for AlphaBetaLimits {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.depth, self.nodes) {
+            (Some(d), Some(n)) => write!(f, "depth={d},nodes={n}"),
+            (Some(d), None) => write!(f, "depth={d}"),
+            (None, Some(n)) => write!(f, "nodes={n}"),
+            (None, None) => f.write_str("depth=1"),
+        }
+    }
+}
+
+/// What one search found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AlphaBetaResult {
+    /// The move to play (`None` when the side to move has no legal move).
+    pub best_move: Option<Move>,
+    /// Its score in centipawns from the side to move; `MATE - n` for a mate in `n`
+    /// plies, `-(MATE - n)` when mated.
+    pub score: i32,
+    /// The deepest completed iteration.
+    pub depth: u32,
+    /// Nodes searched (quiescence included).
+    pub nodes: u64,
+}
+
+impl AlphaBetaResult {
+    /// Plies to the mate the score announces (positive: the side to move mates).
+    pub fn mate_in(&self) -> Option<i32> {
+        if self.score >= MATE_BOUND {
+            Some(MATE - self.score)
+        } else if self.score <= -MATE_BOUND {
+            Some(-(MATE + self.score))
+        } else {
+            None
+        }
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+struct TtEntry {
+    key: u64,
+    score: i32,
+    mv: u16,
+    depth: i8,
+    bound: u8,
+}
+
+const BOUND_EXACT: u8 = 1;
+const BOUND_LOWER: u8 = 2;
+const BOUND_UPPER: u8 = 3;
+
+/// The baseline searcher. Reusable across searches; [`AlphaBeta::new_game`] clears
+/// what it learned so that a game's moves depend only on the game and the seed.
+pub struct AlphaBeta {
+    tt: Vec<TtEntry>,
+    killers: [[u16; 2]; MAX_PLY],
+    history: Vec<i32>,
+    /// Keys (and whether the side to move was in check) of the game so far and the
+    /// search path, one per position.
+    stack: Vec<(u64, bool)>,
+    nodes: u64,
+    node_limit: u64,
+    aborted: bool,
+    seed: u64,
+    /// Plies already played when the search starts, and the game's ply cap (0: none).
+    root_ply: u32,
+    max_plies: u32,
+}
+
+impl Default for AlphaBeta {
+    fn default() -> Self {
+        AlphaBeta::new(0)
+    }
+}
+
+impl fmt::Debug for AlphaBeta {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AlphaBeta")
+            .field("seed", &self.seed)
+            .finish_non_exhaustive()
+    }
+}
+
+#[inline]
+fn chebyshev(a: Square, b: Square) -> usize {
+    let df = (a.file() as i32 - b.file() as i32).unsigned_abs();
+    let dr = (a.rank() as i32 - b.rank() as i32).unsigned_abs();
+    df.max(dr) as usize
+}
+
+#[inline]
+fn is_defender(k: PieceKind) -> bool {
+    matches!(
+        k,
+        PieceKind::Gold
+            | PieceKind::Silver
+            | PieceKind::ProPawn
+            | PieceKind::ProLance
+            | PieceKind::ProKnight
+            | PieceKind::ProSilver
+    )
+}
+
+/// The static evaluation from `c`'s side, without noise.
+pub fn evaluate_for(pos: &Position, c: Color) -> i32 {
+    let mut score = [0i32; 2];
+    let kings = [pos.king_square(Color::Black), pos.king_square(Color::White)];
+    for side in Color::ALL {
+        let s = side.index();
+        let own_king = kings[s];
+        let their_king = kings[side.flip().index()];
+        let mut total = 0;
+        for sq in pos.pieces(side) {
+            let Some(p) = pos.piece_at(sq) else { continue };
+            if p.kind == PieceKind::King {
+                continue;
+            }
+            total += VALUE[p.kind.index()];
+            if is_defender(p.kind) {
+                let d = chebyshev(sq, own_king);
+                if d < DEFEND.len() {
+                    total += DEFEND[d];
+                }
+            }
+            let d = chebyshev(sq, their_king);
+            if d < ATTACK.len() {
+                total += ATTACK[d];
+            }
+        }
+        let hand = pos.hand(side);
+        for (k, &n) in hand.iter().enumerate() {
+            total += HAND_VALUE[k] * n as i32;
+        }
+        score[s] = total;
+    }
+    score[c.index()] - score[c.flip().index()]
+}
+
+impl AlphaBeta {
+    /// A searcher whose tie-break noise comes from `seed`.
+    pub fn new(seed: u64) -> AlphaBeta {
+        AlphaBeta {
+            tt: vec![TtEntry::default(); 1 << TT_BITS],
+            killers: [[0; 2]; MAX_PLY],
+            history: vec![0; 81 * 21],
+            stack: Vec::with_capacity(1024),
+            nodes: 0,
+            node_limit: u64::MAX,
+            aborted: false,
+            seed,
+            root_ply: 0,
+            max_plies: 0,
+        }
+    }
+
+    /// Forgets the table, killers and history and takes a new noise seed.
+    pub fn new_game(&mut self, seed: u64) {
+        self.tt.fill(TtEntry::default());
+        self.killers = [[0; 2]; MAX_PLY];
+        self.history.fill(0);
+        self.seed = seed;
+    }
+
+    /// The evaluation the search uses (with the seeded noise), from the side to move.
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        let noise = if self.seed == 0 {
+            0
+        } else {
+            ((pos.key() ^ self.seed).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 62) as i32
+        };
+        evaluate_for(pos, pos.side_to_move()) + noise
+    }
+
+    /// Searches the game's current position within `limits`. The game's history counts
+    /// for repetitions and its ply cap ends lines.
+    pub fn search(&mut self, game: &ShogiGame, limits: &AlphaBetaLimits) -> AlphaBetaResult {
+        // The keys of every position of the game, rebuilt from its moves.
+        self.stack.clear();
+        let mut p = game.start_position().clone();
+        self.stack.push((p.key(), p.in_check()));
+        for &mv in game.moves() {
+            p.play_unchecked(mv);
+            self.stack.push((p.key(), p.in_check()));
+        }
+        self.root_ply = game.moves().len() as u32;
+        self.max_plies = game.rules().max_plies;
+        self.run(game.position(), limits)
+    }
+
+    /// Searches `pos` with no history before it (no ply cap).
+    pub fn search_position(&mut self, pos: &Position, limits: &AlphaBetaLimits) -> AlphaBetaResult {
+        self.stack.clear();
+        self.stack.push((pos.key(), pos.in_check()));
+        self.root_ply = 0;
+        self.max_plies = 0;
+        self.run(pos, limits)
+    }
+
+    fn run(&mut self, pos: &Position, limits: &AlphaBetaLimits) -> AlphaBetaResult {
+        let base = self.stack.len();
+        self.nodes = 0;
+        self.aborted = false;
+        self.node_limit = limits.nodes.unwrap_or(u64::MAX);
+        let max_depth = limits.depth.unwrap_or(64).clamp(1, 64);
+        let mut legal = MoveList::new();
+        pos.generate(&mut legal);
+        let mut result = AlphaBetaResult {
+            best_move: None,
+            score: -(MATE),
+            depth: 0,
+            nodes: 0,
+        };
+        if legal.is_empty() {
+            return result;
+        }
+        result.best_move = Some(legal[0]);
+        result.score = 0;
+        for depth in 1..=max_depth {
+            let (mv, score) = self.root(pos, &legal, depth as i32, result.best_move);
+            self.stack.truncate(base);
+            if self.aborted {
+                break;
+            }
+            result.best_move = mv.or(result.best_move);
+            result.score = score;
+            result.depth = depth;
+            // A mate within the horizon will not change.
+            if score.abs() >= MATE_BOUND && (MATE - score.abs()) <= depth as i32 {
+                break;
+            }
+        }
+        result.nodes = self.nodes;
+        result
+    }
+
+    fn root(
+        &mut self,
+        pos: &Position,
+        legal: &MoveList,
+        depth: i32,
+        prev_best: Option<Move>,
+    ) -> (Option<Move>, i32) {
+        let mut moves: Vec<(i32, Move)> = legal
+            .iter()
+            .map(|&mv| {
+                (
+                    self.order_score(pos, mv, 0, prev_best.map(Move::to_u16)),
+                    mv,
+                )
+            })
+            .collect();
+        moves.sort_by_key(|&(s, _)| std::cmp::Reverse(s));
+        let mut alpha = -INF;
+        let beta = INF;
+        let mut best = None;
+        for (i, &(_, mv)) in moves.iter().enumerate() {
+            let child = pos.after(mv);
+            self.stack.push((child.key(), child.in_check()));
+            let score = if i == 0 {
+                -self.negamax(&child, depth - 1, -beta, -alpha, 1)
+            } else {
+                let s = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, 1);
+                if s > alpha && !self.aborted {
+                    -self.negamax(&child, depth - 1, -beta, -alpha, 1)
+                } else {
+                    s
+                }
+            };
+            self.stack.pop();
+            if self.aborted {
+                break;
+            }
+            if score > alpha {
+                alpha = score;
+                best = Some(mv);
+            }
+        }
+        if let Some(mv) = best {
+            self.tt_store(pos.key(), depth, alpha, BOUND_EXACT, mv.to_u16(), 0);
+        }
+        (best, alpha)
+    }
+
+    /// Draw, win or loss by the rules of repetition and the ply cap for the position on
+    /// top of the stack (reached at `ply` from the root), from the side to move.
+    fn rule_verdict(&self, ply: usize) -> Option<i32> {
+        let now = self.stack.len() - 1;
+        if self.max_plies > 0 && self.root_ply + ply as u32 >= self.max_plies {
+            return Some(0);
+        }
+        let key = self.stack[now].0;
+        let mut j = now;
+        while j >= 2 {
+            j -= 2;
+            if self.stack[j].0 == key {
+                // Positions j+1..=now; those reached by the opponent's moves are now,
+                // now-2, ...; ours are now-1, now-3, ...
+                let theirs_all_check = (j + 1..=now)
+                    .filter(|i| (now - i).is_multiple_of(2))
+                    .all(|i| self.stack[i].1);
+                if theirs_all_check {
+                    return Some(MATE - ply as i32);
+                }
+                let ours_all_check = (j + 1..=now)
+                    .filter(|i| (now - i) % 2 == 1)
+                    .all(|i| self.stack[i].1);
+                if ours_all_check {
+                    return Some(-(MATE - ply as i32));
+                }
+                return Some(0);
+            }
+        }
+        None
+    }
+
+    #[inline]
+    fn count_node(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes > self.node_limit {
+            self.aborted = true;
+        }
+        self.aborted
+    }
+
+    fn order_score(&self, pos: &Position, mv: Move, ply: usize, tt_move: Option<u16>) -> i32 {
+        if Some(mv.to_u16()) == tt_move {
+            return 1 << 30;
+        }
+        if let Some(from) = mv.from()
+            && let Some(victim) = pos.piece_at(mv.to())
+        {
+            let attacker = pos.piece_at(from).map_or(0, |p| VALUE[p.kind.index()]);
+            return (1 << 28) + VALUE[victim.kind.index()] * 16 - attacker / 16;
+        }
+        let promo = if mv.is_promotion() { 1 << 26 } else { 0 };
+        if ply < MAX_PLY && self.killers[ply].contains(&mv.to_u16()) {
+            return (1 << 27) + promo;
+        }
+        promo + self.history[history_index(pos, mv)]
+    }
+
+    fn negamax(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> i32 {
+        if self.count_node() {
+            return 0;
+        }
+        if let Some(v) = self.rule_verdict(ply) {
+            return v;
+        }
+        let in_check = pos.in_check();
+        let depth = if in_check { depth + 1 } else { depth };
+        if depth <= 0 || ply >= MAX_PLY - 16 {
+            return self.quiesce(pos, alpha, beta, ply);
+        }
+        // Mate-distance pruning.
+        let alpha0 = alpha.max(-(MATE - ply as i32));
+        let beta = beta.min(MATE - ply as i32 - 1);
+        if alpha0 >= beta {
+            return alpha0;
+        }
+        alpha = alpha0;
+        let orig_alpha = alpha;
+        let key = pos.key();
+        let entry = self.tt[(key as usize) & ((1 << TT_BITS) - 1)];
+        let mut tt_move = None;
+        if entry.key == key && entry.bound != 0 {
+            tt_move = Some(entry.mv);
+            if entry.depth as i32 >= depth {
+                let s = score_from_tt(entry.score, ply);
+                let cut = match entry.bound {
+                    BOUND_EXACT => true,
+                    BOUND_LOWER => s >= beta,
+                    _ => s <= alpha,
+                };
+                if cut {
+                    return s;
+                }
+            }
+        }
+        let mut legal = MoveList::new();
+        pos.generate(&mut legal);
+        if legal.is_empty() {
+            // Checkmate, or no legal move at all: both lose.
+            return -(MATE - ply as i32);
+        }
+        let mut moves: Vec<(i32, Move)> = legal
+            .iter()
+            .map(|&mv| (self.order_score(pos, mv, ply, tt_move), mv))
+            .collect();
+        moves.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.to_u16().cmp(&b.1.to_u16())));
+        let mut best = -INF;
+        let mut best_move = moves[0].1;
+        for (i, &(_, mv)) in moves.iter().enumerate() {
+            let child = pos.after(mv);
+            self.stack.push((child.key(), child.in_check()));
+            let score = if i == 0 {
+                -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1)
+            } else {
+                let s = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1);
+                if s > alpha && s < beta && !self.aborted {
+                    -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1)
+                } else {
+                    s
+                }
+            };
+            self.stack.pop();
+            if self.aborted {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = mv;
+            }
+            if score > alpha {
+                alpha = score;
+            }
+            if alpha >= beta {
+                let quiet = mv.is_drop() || pos.piece_at(mv.to()).is_none();
+                if quiet {
+                    let k = &mut self.killers[ply];
+                    if k[0] != mv.to_u16() {
+                        k[1] = k[0];
+                        k[0] = mv.to_u16();
+                    }
+                    let h = &mut self.history[history_index(pos, mv)];
+                    *h = (*h + depth * depth).min(1 << 20);
+                }
+                break;
+            }
+        }
+        let bound = if best >= beta {
+            BOUND_LOWER
+        } else if best > orig_alpha {
+            BOUND_EXACT
+        } else {
+            BOUND_UPPER
+        };
+        self.tt_store(key, depth, best, bound, best_move.to_u16(), ply);
+        best
+    }
+
+    fn quiesce(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        if self.count_node() {
+            return 0;
+        }
+        let in_check = pos.in_check();
+        let mut legal = MoveList::new();
+        pos.generate(&mut legal);
+        if legal.is_empty() {
+            return -(MATE - ply as i32);
+        }
+        if ply >= MAX_PLY - 1 {
+            return self.evaluate(pos);
+        }
+        let mut best = -INF;
+        if !in_check {
+            let stand = self.evaluate(pos);
+            if stand >= beta {
+                return stand;
+            }
+            best = stand;
+            alpha = alpha.max(stand);
+        }
+        let mut moves: Vec<(i32, Move)> = legal
+            .iter()
+            .filter_map(|&mv| {
+                let victim = if mv.is_drop() {
+                    None
+                } else {
+                    pos.piece_at(mv.to())
+                };
+                match victim {
+                    Some(v) => {
+                        let attacker = mv
+                            .from()
+                            .and_then(|f| pos.piece_at(f))
+                            .map_or(0, |p| VALUE[p.kind.index()]);
+                        Some((VALUE[v.kind.index()] * 16 - attacker / 16, mv))
+                    }
+                    // In check every evasion is searched.
+                    None if in_check => Some((-(1 << 20), mv)),
+                    None => None,
+                }
+            })
+            .collect();
+        moves.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.to_u16().cmp(&b.1.to_u16())));
+        for &(_, mv) in &moves {
+            let child = pos.after(mv);
+            let score = -self.quiesce(&child, -beta, -alpha, ply + 1);
+            if self.aborted {
+                return 0;
+            }
+            if score > best {
+                best = score;
+            }
+            if score > alpha {
+                alpha = score;
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+        best
+    }
+
+    fn tt_store(&mut self, key: u64, depth: i32, score: i32, bound: u8, mv: u16, ply: usize) {
+        let slot = &mut self.tt[(key as usize) & ((1 << TT_BITS) - 1)];
+        if slot.key != key || depth as i8 >= slot.depth || bound == BOUND_EXACT {
+            *slot = TtEntry {
+                key,
+                score: score_to_tt(score, ply),
+                mv,
+                depth: depth.clamp(0, 127) as i8,
+                bound,
+            };
+        }
+    }
+}
+
+#[inline]
+fn history_index(pos: &Position, mv: Move) -> usize {
+    let kind = match mv.drop_kind() {
+        Some(k) => 14 + k.index().min(6),
+        None => mv
+            .from()
+            .and_then(|f| pos.piece_at(f))
+            .map_or(0, |p| p.kind.index()),
+    };
+    kind * 81 + mv.to().index()
+}
+
+/// Mate scores are stored relative to the node, read back relative to the root.
+fn score_to_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn score_from_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}

@@ -1,0 +1,309 @@
+//! The classical baseline player: mates, material, legality over random positions,
+//! determinism, and matches in the arena's player vocabulary.
+
+use std::sync::atomic::AtomicBool;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use shogi_arena::{
+    AlphaBeta, AlphaBetaLimits, MatchConfig, Openings, PlayerSettings, PlayerSpec, run_match,
+};
+use shogi_game::Game;
+use shogi_rules::{GameRules, Move, Position, ShogiGame, Variant};
+
+fn pos(sfen: &str) -> Position {
+    Position::from_sfen(Variant::Shogi, sfen).unwrap()
+}
+
+fn depth(d: u32) -> AlphaBetaLimits {
+    AlphaBetaLimits {
+        depth: Some(d),
+        nodes: None,
+    }
+}
+
+fn mates_in_one(p: &Position, mv: Move) -> bool {
+    p.is_legal(mv) && p.after(mv).is_checkmate()
+}
+
+/// Mate in 1 (the same positions as the MCTS tsume tests, both kings on the board).
+const MATE_IN_1: [(&str, &str); 3] = [
+    ("head gold", "4k4/9/4P4/9/9/9/9/9/4K4 b G 1"),
+    ("promoting rook", "8k/6S2/p8/9/9/9/9/7R1/4K4 b - 1"),
+    ("sliding rook drop", "7lk/7p1/9/9/9/9/9/9/4K4 b R 1"),
+];
+
+/// Mate in 3 (no mate in 1).
+const MATE_IN_3: [(&str, &str); 3] = [
+    ("rook takes gold", "6k2/9/6g2/9/6R2/9/9/9/4K4 b PS 1"),
+    ("dragon slide", "7k1/9/4+R4/7N1/9/9/9/9/4K4 b RS 1"),
+    ("rook drop", "8k/4+B1+Prl/6s2/9/9/9/9/9/4K4 b R 1"),
+];
+
+#[test]
+fn finds_mate_in_one() {
+    for (name, sfen) in MATE_IN_1 {
+        let p = pos(sfen);
+        for d in 1..=3 {
+            let r = AlphaBeta::new(0).search_position(&p, &depth(d));
+            let mv = r.best_move.unwrap();
+            assert!(mates_in_one(&p, mv), "{name} depth {d}: {mv} does not mate");
+            assert_eq!(r.mate_in(), Some(1), "{name} depth {d}: {r:?}");
+        }
+    }
+}
+
+#[test]
+fn finds_mate_in_three() {
+    for (name, sfen) in MATE_IN_3 {
+        let p = pos(sfen);
+        assert!(p.mate_in_one().is_none(), "{name}");
+        let r = AlphaBeta::new(0).search_position(&p, &depth(3));
+        assert_eq!(r.mate_in(), Some(3), "{name}: {r:?}");
+        // The move forces mate: every reply leaves a mate in 1.
+        let mv = r.best_move.unwrap();
+        let after = p.after(mv);
+        let replies = after.legal_moves();
+        assert!(!replies.is_empty(), "{name}");
+        for &reply in replies.iter() {
+            assert!(
+                after.after(reply).mate_in_one().is_some(),
+                "{name}: after {mv} {reply} there is no mate"
+            );
+        }
+        // The mated side sees it too: after the first move it is mated in 2 plies.
+        let r2 = AlphaBeta::new(0).search_position(&after, &depth(3));
+        assert_eq!(r2.mate_in(), Some(-2), "{name}: {r2:?}");
+    }
+}
+
+#[test]
+fn a_side_without_a_king_is_refused_by_the_rules_not_the_search() {
+    // The rules core requires both kings; tsume positions without the attacker's king
+    // cannot reach the search at all.
+    assert!(Position::from_sfen(Variant::Shogi, "7k1/8l/5G3/9/9/9/9/9/9 b GN 1").is_err());
+}
+
+#[test]
+fn prefers_the_shorter_mate() {
+    // Mate in 1 is available; deeper searches must not trade it for a longer one.
+    let p = pos("4k4/9/4P4/9/9/9/9/9/4K4 b GR 1");
+    let r = AlphaBeta::new(0).search_position(&p, &depth(4));
+    assert_eq!(r.mate_in(), Some(1), "{r:?}");
+    assert!(mates_in_one(&p, r.best_move.unwrap()));
+}
+
+#[test]
+fn takes_a_hanging_piece() {
+    // The white rook on 2e hangs to the bishop on 5h.
+    let cases = [
+        ("4k4/9/9/9/7r1/9/9/4B4/4K4 b - 1", "5h2e"),
+        // A white bishop hangs to a pawn; the side to move is White in the second case.
+        ("4k4/9/9/9/9/4b4/4P4/9/4K4 b - 1", "5g5f"),
+        ("4k4/9/9/4p4/4R4/9/9/9/4K4 w - 1", "5d5e"),
+    ];
+    for (sfen, expected) in cases {
+        let p = pos(sfen);
+        for d in 1..=3 {
+            let r = AlphaBeta::new(0).search_position(&p, &depth(d));
+            assert_eq!(
+                r.best_move.unwrap().to_string(),
+                expected,
+                "{sfen} depth {d}: {r:?}"
+            );
+            assert!(r.score > 500, "{sfen} depth {d}: {r:?}");
+        }
+    }
+}
+
+#[test]
+fn quiescence_sees_a_defended_piece() {
+    // The pawn on 5d is defended by the gold on 5c: taking it with the rook loses the
+    // rook. Depth 1 (quiescence only after the capture) must see the recapture.
+    let p = pos("4k4/9/4g4/4p4/9/9/9/4R4/4K4 b - 1");
+    let r = AlphaBeta::new(0).search_position(&p, &depth(1));
+    assert_ne!(r.best_move.unwrap().to_string(), "5h5d", "{r:?}");
+}
+
+/// Random positions of both variants from random playouts.
+fn random_games(variant: Variant, n: usize, seed: u64) -> Vec<ShogiGame> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    while out.len() < n {
+        let mut g = ShogiGame::new(
+            Position::startpos(variant),
+            GameRules {
+                max_plies: 0,
+                ..GameRules::default()
+            },
+        );
+        let plies = rng.random_range(0..120);
+        let mut legal = Vec::new();
+        for _ in 0..plies {
+            if g.outcome().is_some() {
+                break;
+            }
+            legal.clear();
+            g.legal_moves(&mut legal);
+            g.play(legal[rng.random_range(0..legal.len())]);
+        }
+        if g.outcome().is_none() {
+            out.push(g);
+        }
+    }
+    out
+}
+
+#[test]
+fn never_plays_an_illegal_move_on_random_positions() {
+    let limits = AlphaBetaLimits {
+        depth: Some(3),
+        nodes: Some(400),
+    };
+    let mut ab = AlphaBeta::new(7);
+    for variant in [Variant::Shogi, Variant::Minishogi] {
+        for (i, g) in random_games(variant, 150, 3).into_iter().enumerate() {
+            let r = ab.search(&g, &limits);
+            let mv = r
+                .best_move
+                .expect("a position with legal moves gets a move");
+            assert!(
+                g.position().is_legal(mv),
+                "{variant:?} #{i}: {mv} is illegal in {}",
+                g.position().to_sfen()
+            );
+            assert!(r.nodes <= 401, "{r:?}");
+        }
+    }
+}
+
+#[test]
+fn deterministic_for_a_seed_and_the_node_count_is_the_limit() {
+    let g = &random_games(Variant::Shogi, 1, 9)[0];
+    let limits = AlphaBetaLimits {
+        depth: None,
+        nodes: Some(3000),
+    };
+    let a = AlphaBeta::new(5).search(g, &limits);
+    let b = AlphaBeta::new(5).search(g, &limits);
+    assert_eq!(a, b);
+    assert!(a.nodes <= 3001 && a.depth >= 1, "{a:?}");
+}
+
+#[test]
+fn a_repetition_is_a_draw_in_the_search() {
+    // Both kings shuffle: after 5i5h 5a5b 5h5i 5b5a the start repeats. With only kings
+    // and a pawn each, the search from a position that has occurred before scores the
+    // return to it as a draw, not as the material balance.
+    let mut g = ShogiGame::new(pos("4k4/9/4p4/9/9/9/4P4/9/4K4 b G 1"), GameRules::default());
+    for m in ["5i4h", "5a4a", "4h5i", "4a5a", "5i4h", "5a4a", "4h5i"] {
+        let mv = g.position().parse_usi_move(m).unwrap();
+        g.play(mv);
+    }
+    // White to move; 4a5a repeats the start position (Black a gold up): a draw for
+    // White is better than anything else it has.
+    let r = AlphaBeta::new(0).search(&g, &depth(2));
+    assert_eq!(r.best_move.unwrap().to_string(), "4a5a", "{r:?}");
+    assert_eq!(r.score, 0, "{r:?}");
+}
+
+#[test]
+fn player_specs_parse_and_print() {
+    let s: PlayerSpec = "alphabeta:depth=3".parse().unwrap();
+    assert_eq!(s, PlayerSpec::AlphaBeta(depth(3)));
+    assert_eq!(s.to_string(), "alphabeta:depth=3");
+    let s: PlayerSpec = "alphabeta:nodes=10000".parse().unwrap();
+    assert_eq!(s.to_string(), "alphabeta:nodes=10000");
+    for bad in [
+        "alphabeta:",
+        "alphabeta:depth=0",
+        "alphabeta:depth=x",
+        "alphabeta:time=3",
+    ] {
+        assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");
+    }
+}
+
+fn minishogi(games: u32) -> MatchConfig {
+    MatchConfig {
+        games,
+        variant: Variant::Minishogi,
+        max_plies: 120,
+        adjudicate_margin: 0,
+        openings: Openings::Random { plies: 2 },
+        parallel: 2,
+        sprt: None,
+        players: PlayerSettings {
+            simulations: 1,
+            device: "cpu".into(),
+            ..PlayerSettings::default()
+        },
+        seed: 5,
+        games_dir: None,
+    }
+}
+
+#[test]
+fn the_baseline_beats_random_and_depth_beats_depth() {
+    let stop = AtomicBool::new(false);
+    let ab2: PlayerSpec = "alphabeta:depth=2".parse().unwrap();
+    let s = run_match(&ab2, &PlayerSpec::Random, &minishogi(10), &stop).unwrap();
+    assert_eq!(s.forfeits, 0);
+    assert!(s.score >= 0.95, "{}", s.table());
+    let ab3: PlayerSpec = "alphabeta:depth=3".parse().unwrap();
+    let ab1: PlayerSpec = "alphabeta:depth=1".parse().unwrap();
+    let s = run_match(&ab3, &ab1, &minishogi(10), &stop).unwrap();
+    assert!(s.score >= 0.6, "{}", s.table());
+    // Same seed, same games.
+    let again = run_match(&ab3, &ab1, &minishogi(10), &stop).unwrap();
+    let moves =
+        |m: &shogi_arena::MatchSummary| m.games.iter().map(|g| g.moves.clone()).collect::<Vec<_>>();
+    assert_eq!(moves(&s), moves(&again));
+}
+
+/// Nodes per second, from the start positions and from 20 random positions per variant
+/// (run in release: `cargo test --release -p shogi-arena --test alphabeta -- --ignored
+/// --nocapture speed`).
+#[test]
+#[ignore]
+fn speed() {
+    for (variant, d) in [
+        (Variant::Shogi, 3),
+        (Variant::Shogi, 4),
+        (Variant::Minishogi, 5),
+    ] {
+        let g = ShogiGame::startpos(variant);
+        let mut ab = AlphaBeta::new(1);
+        let t = std::time::Instant::now();
+        let r = ab.search(&g, &depth(d));
+        let s = t.elapsed().as_secs_f64();
+        println!(
+            "{variant:?} start, depth {d}: {} nodes in {:.3} s = {:.0} nodes/s, best {:?} score {}",
+            r.nodes,
+            s,
+            r.nodes as f64 / s,
+            r.best_move.map(|m| m.to_string()),
+            r.score
+        );
+    }
+    for (variant, d) in [
+        (Variant::Shogi, 3),
+        (Variant::Minishogi, 4),
+        (Variant::Minishogi, 5),
+    ] {
+        let games = random_games(variant, 20, 11);
+        let mut ab = AlphaBeta::new(1);
+        let (mut nodes, mut secs) = (0u64, 0f64);
+        for g in &games {
+            ab.new_game(1);
+            let t = std::time::Instant::now();
+            nodes += ab.search(g, &depth(d)).nodes;
+            secs += t.elapsed().as_secs_f64();
+        }
+        println!(
+            "{variant:?} 20 random positions, depth {d}: {nodes} nodes in {secs:.3} s = {:.0} nodes/s, {:.1} ms per move",
+            nodes as f64 / secs,
+            1000.0 * secs / 20.0
+        );
+    }
+}
