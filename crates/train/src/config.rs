@@ -837,27 +837,26 @@ mod tests {
                 };
                 assert_eq!(
                     err.to_string(),
-                    format!("x.toml (with --set): {key} = {shown} is out of range: must be a finite number"),
+                    format!(
+                        "x.toml (with --set): {key} = {shown} is out of range: must be a finite number"
+                    ),
                 );
             }
         }
         // With SPRT on as well (its checks run only then).
-        let err = RunConfig::parse(
-            "[gate]\nsprt = true\nsprt_elo0 = nan\n",
-            "x.toml",
-            &[],
-        )
-        .unwrap_err();
+        let err =
+            RunConfig::parse("[gate]\nsprt = true\nsprt_elo0 = nan\n", "x.toml", &[]).unwrap_err();
         assert!(err.to_string().contains("gate.sprt_elo0 = NaN"), "{err}");
     }
 
     #[test]
     fn lr_factor_is_checked() {
         for bad in ["0", "-0.5", "1.5"] {
-            let err = RunConfig::parse("", "x.toml", &[format!("learner.lr_factor={bad}")])
-                .unwrap_err();
+            let err =
+                RunConfig::parse("", "x.toml", &[format!("learner.lr_factor={bad}")]).unwrap_err();
             assert!(
-                err.to_string().contains("learner.lr_factor") && err.to_string().contains("at most 1"),
+                err.to_string().contains("learner.lr_factor")
+                    && err.to_string().contains("at most 1"),
                 "{err}"
             );
         }
