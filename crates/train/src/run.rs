@@ -486,10 +486,10 @@ pub fn run(
             })
         });
         let learner = learner_model.map(|(model, manifest)| {
-            let (run, progress, stop_work) = (&run, &progress, &stop_work);
+            let (run, progress, stop_work, start_dir) = (&run, &progress, &stop_work, &start_dir);
             scope.spawn(move || {
                 learner_loop(
-                    config, run, model, &manifest, progress, stop_work, interrupt,
+                    config, run, model, &manifest, start_dir, progress, stop_work, interrupt,
                 )
             })
         });
@@ -750,11 +750,13 @@ fn merge(a: BatchStats, b: BatchStats) -> BatchStats {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn learner_loop(
     config: &RunConfig,
     run: &RunDir,
     model: Model,
     manifest: &shogi_model::Manifest,
+    start_dir: &Path,
     progress: &Progress,
     stop_work: &(dyn Fn() -> bool + Sync),
     interrupt: &AtomicBool,
@@ -773,6 +775,14 @@ fn learner_loop(
         start_samples: manifest.meta.samples_seen,
     };
     let mut learner = Learner::new(model, train_config(config), learner_config)?;
+    if manifest.meta.training_step > 0 {
+        match learner.restore_optimizer(start_dir) {
+            Ok(()) => info!("learner: optimiser state restored from {}", manifest.name),
+            Err(why) => warn!(
+                "learner: optimiser state NOT restored, it starts afresh (momentum/moments lost): {why}"
+            ),
+        }
+    }
     let mut positions_seen: usize = 0;
     let mut samples_this_run: u64 = 0;
     let mut last_export = learner.step_count();
