@@ -333,7 +333,7 @@ fn selfplay_games(seed: u64) -> Vec<Vec<u32>> {
             "--set",
             &format!("run.seed={seed}"),
             "--set",
-            "run.minutes=0.25",
+            "run.minutes=0.2",
             "--set",
             "game.max_plies=30",
             "--set",
@@ -374,7 +374,7 @@ fn shared(a: &[Vec<u32>], b: &[Vec<u32>]) -> usize {
 
 /// Two runs with one `run.seed` play the same games (the generation seed once mixed in
 /// the clock's nanoseconds, so no two runs shared a game); another seed plays others.
-/// Each run plays for 15 s, so they may finish different numbers of games: every game
+/// Each run plays for 12 s, so they may finish different numbers of games: every game
 /// of the first generation (8) must be in both.
 #[test]
 fn the_same_seed_plays_the_same_selfplay_games() {
