@@ -181,6 +181,14 @@ fn smoke_run_completes_the_loop_and_resumes() {
         String::from_utf8_lossy(&resumed.stderr)
     );
     assert!(stdout.contains("learner at step 80"), "{stdout}");
+    // The learner went on with the optimiser state saved beside the weights it resumed
+    // from (momentum was restarted on every resume before).
+    let log = std::fs::read_to_string(run.log_file()).unwrap();
+    assert!(
+        log.contains("learner: optimiser state restored from step-"),
+        "{log}"
+    );
+    assert!(!log.contains("optimiser state NOT restored"), "{log}");
     let pruned = before.iter().filter(|p| !p.exists()).count();
     assert!(pruned > 0, "no chunk of {} pruned", before.len());
     assert!(!chunks().is_empty());
