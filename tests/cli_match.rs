@@ -78,12 +78,16 @@ fn match_against_a_usi_engine_with_sprt_options() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("u");
     let root = repo_root();
-    let venv = root.join(".venv/bin/python");
-    let python = if venv.exists() {
-        venv.display().to_string()
-    } else {
-        "python3".into()
-    };
+    // The venv's interpreter, never a system `python3` the double might not run under.
+    let python = std::env::var_os("SHOGI_ZERO_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join(".venv/bin/python"));
+    assert!(
+        python.exists(),
+        "no python at {}: run scripts/bootstrap.sh (or set SHOGI_ZERO_PYTHON)",
+        python.display()
+    );
+    let python = python.display().to_string();
     let engine = format!(
         "usi:{python} {} normal",
         root.join("scripts/usi_doubles/engine.py").display()

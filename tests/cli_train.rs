@@ -181,6 +181,14 @@ fn smoke_run_completes_the_loop_and_resumes() {
         String::from_utf8_lossy(&resumed.stderr)
     );
     assert!(stdout.contains("learner at step 80"), "{stdout}");
+    // The learner went on with the optimiser state saved beside the weights it resumed
+    // from (momentum was restarted on every resume before).
+    let log = std::fs::read_to_string(run.log_file()).unwrap();
+    assert!(
+        log.contains("learner: optimiser state restored from step-"),
+        "{log}"
+    );
+    assert!(!log.contains("optimiser state NOT restored"), "{log}");
     let pruned = before.iter().filter(|p| !p.exists()).count();
     assert!(pruned > 0, "no chunk of {} pruned", before.len());
     assert!(!chunks().is_empty());
@@ -249,14 +257,40 @@ fn send_signal(pid: u32, signal: &str) {
     assert!(status.success());
 }
 
-/// kill -9 at pseudo-random instants, resume each time: nothing published is ever
-/// half-written and the run still finishes.
+/// `n` kill instants in 200..3200 ms drawn from `seed` (splitmix64).
+fn kill_delays(seed: u64, n: usize) -> Vec<u64> {
+    let mut state = seed;
+    (0..n)
+        .map(|_| {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            200 + (z ^ (z >> 31)) % 3000
+        })
+        .collect()
+}
+
+/// kill -9 at random instants, resume each time: nothing published is ever half-written
+/// and the run still finishes. The instants come from a seed that changes every run (so
+/// more of a run's life is covered over time), printed with the test's output on failure;
+/// `SHOGI_ZERO_KILL_SEED=N` replays one.
 #[test]
 fn kill_nine_at_random_instants_never_corrupts_the_run() {
+    let seed = std::env::var("SHOGI_ZERO_KILL_SEED")
+        .ok()
+        .map(|s| s.parse::<u64>().expect("SHOGI_ZERO_KILL_SEED: a u64"))
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+        });
+    let delays_ms = kill_delays(seed, 6);
+    eprintln!("kill -9 instants {delays_ms:?} ms (replay: SHOGI_ZERO_KILL_SEED={seed})");
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
     let run = RunDir::new(&dir);
-    let delays_ms = [700u64, 1900, 350, 1300, 2600, 900];
     for delay in delays_ms {
         let mut child = Command::new(BIN)
             .arg("train")
@@ -282,6 +316,105 @@ fn kill_nine_at_random_instants_never_corrupts_the_run() {
     );
     assert_consistent(&run);
     assert!(run.best().unwrap().is_some());
+}
+
+#[test]
+fn kill_delays_are_a_function_of_the_seed() {
+    assert_eq!(kill_delays(5, 6), kill_delays(5, 6));
+    assert_ne!(kill_delays(5, 6), kill_delays(6, 6));
+    let many = kill_delays(1, 1000);
+    assert!(many.iter().all(|d| (200..3200).contains(d)));
+    // Spread over the whole range, not stuck in one corner.
+    assert!(many.iter().any(|&d| d < 500) && many.iter().any(|&d| d > 2900));
+}
+
+/// The self-play games of a fresh `--roles selfplay` run with `run.seed = seed`, as move
+/// lists, sorted (which thread plays which game, and so the chunk order, is scheduling).
+fn selfplay_games(seed: u64) -> Vec<Vec<u32>> {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let out = train(
+        &dir,
+        &[
+            "--roles",
+            "selfplay",
+            "--set",
+            &format!("run.seed={seed}"),
+            "--set",
+            "run.minutes=0.2",
+            "--set",
+            "game.max_plies=30",
+            "--set",
+            "selfplay.games_per_generation=8",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (games, skipped) = shogi_selfplay::read_chunk_dir(&RunDir::new(&dir).replay()).unwrap();
+    assert!(skipped.is_empty(), "{skipped:?}");
+    let mut moves: Vec<Vec<u32>> = games
+        .iter()
+        .map(|g| g.moves.iter().map(|m| m.mv).collect())
+        .collect();
+    moves.sort();
+    moves
+}
+
+/// How many games two sorted multisets share.
+fn shared(a: &[Vec<u32>], b: &[Vec<u32>]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
+}
+
+/// Two runs with one `run.seed` play the same games (the generation seed once mixed in
+/// the clock's nanoseconds, so no two runs shared a game); another seed plays others.
+/// Each run plays for 12 s, so they may finish different numbers of games: every game
+/// of the first generation (8) must be in both.
+#[test]
+fn the_same_seed_plays_the_same_selfplay_games() {
+    let a = selfplay_games(11);
+    let b = selfplay_games(11);
+    let c = selfplay_games(12);
+    assert!(
+        a.len() >= 8 && b.len() >= 8,
+        "{} and {} games",
+        a.len(),
+        b.len()
+    );
+    let same = shared(&a, &b);
+    eprintln!(
+        "seed 11: {} and {} games, {same} shared; seed 12: {} games, {} shared with the first",
+        a.len(),
+        b.len(),
+        c.len(),
+        shared(&a, &c)
+    );
+    assert!(
+        same >= 8 && same >= a.len().min(b.len()) - 8,
+        "seed 11 twice: {same} shared of {} and {}",
+        a.len(),
+        b.len()
+    );
+    let other = shared(&a, &c);
+    assert!(
+        other < 8,
+        "seeds 11 and 12 share {other} of {} games",
+        a.len()
+    );
 }
 
 fn train_error(config: &str, extra: &[&str]) -> String {

@@ -182,12 +182,17 @@ fn repo_root() -> PathBuf {
 
 fn double(mode: &str) -> PlayerSpec {
     let root = repo_root();
-    let venv = root.join(".venv/bin/python");
-    let python = if venv.exists() {
-        venv.display().to_string()
-    } else {
-        "python3".to_string()
-    };
+    // The venv's interpreter, never a system `python3`: with a missing or broken one the
+    // crash and mute doubles would "forfeit" without the script having run.
+    let python = std::env::var_os("SHOGI_ZERO_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join(".venv/bin/python"));
+    assert!(
+        python.exists(),
+        "no python at {}: run scripts/bootstrap.sh (or set SHOGI_ZERO_PYTHON)",
+        python.display()
+    );
+    let python = python.display().to_string();
     let script = root.join("scripts/usi_doubles/engine.py");
     PlayerSpec::Usi(format!("{python} {} {mode}", script.display()))
 }
@@ -243,7 +248,8 @@ fn assert_all_forfeited_by_a(s: &shogi_arena::MatchSummary, needle: &str) {
 #[test]
 fn a_crashing_usi_engine_forfeits() {
     let s = usi_match(double("crash"), 4);
-    assert_all_forfeited_by_a(&s, "crashed");
+    // Status 3 is the double's own exit at `go`: the script ran and finished its handshake.
+    assert_all_forfeited_by_a(&s, "crashed (exited: exit status: 3)");
 }
 
 #[test]

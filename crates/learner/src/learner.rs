@@ -190,12 +190,28 @@ impl Learner {
         let mut json = serde_json::to_vec_pretty(&manifest)?;
         json.push(b'\n');
         std::fs::write(tmp.join(shogi_model::MANIFEST_FILE), json)?;
+        // The optimiser's state (momentum, moments) travels with the weights, inside the
+        // same directory rename, so a resume continues it (see `restore_optimizer`).
+        self.trainer
+            .save_optimizer(tmp.join(shogi_model::OPTIMIZER_FILE))?;
         if dir.exists() {
             // A re-export of the same step (a resumed run): replace it whole.
             std::fs::remove_dir_all(&dir)?;
         }
         std::fs::rename(&tmp, &dir)?;
         Ok(dir)
+    }
+
+    /// Restores the optimiser's state saved by [`Learner::export`] in checkpoint `dir`
+    /// (the one the learner's model was loaded from). An error (a checkpoint without the
+    /// file, such as the initial network or one exported before optimiser states were
+    /// saved, or one of another optimiser) leaves the optimiser fresh and says why.
+    pub fn restore_optimizer(&mut self, dir: &Path) -> Result<(), String> {
+        let path = dir.join(shogi_model::OPTIMIZER_FILE);
+        if !path.exists() {
+            return Err(format!("{} does not exist", path.display()));
+        }
+        self.trainer.load_optimizer(&path)
     }
 
     /// The run directory.

@@ -82,10 +82,40 @@ fn trains_exports_and_logs() {
         feature_version: shogi_features::FEATURE_VERSION,
         policy_version: shogi_features::POLICY_VERSION,
     };
-    let (_, manifest) =
+    let (loaded, manifest) =
         shogi_model::load_checkpoint(&later.candidates[2], &expected, Device::Cpu).unwrap();
     assert_eq!(manifest.meta.training_step, 60);
     assert_eq!(manifest.meta.samples_seen, 60 * 32);
+    // Each candidate carries the optimiser's state, and a learner resumed from it
+    // restores it (a directory without one is refused by name, the optimiser stays fresh).
+    assert!(
+        later.candidates[2]
+            .join(shogi_model::OPTIMIZER_FILE)
+            .is_file()
+    );
+    let resumed_dir = tempfile::tempdir().unwrap();
+    let mut resumed = Learner::new(
+        loaded,
+        TrainConfig::default(),
+        LearnerConfig {
+            variant: "minishogi".into(),
+            batch: 32,
+            schedule: LrSchedule::Constant(0.05),
+            export_every: 20,
+            run_dir: resumed_dir.path().to_path_buf(),
+            parent: None,
+            seed: 1,
+            start_step: 60,
+            start_samples: 60 * 32,
+        },
+    )
+    .unwrap();
+    resumed.restore_optimizer(&later.candidates[2]).unwrap();
+    let err = resumed.restore_optimizer(run.path()).unwrap_err();
+    assert!(
+        err.contains("optimizer.safetensors does not exist"),
+        "{err}"
+    );
     drop(learner);
 
     let script = "import sys\nfrom tbparse import SummaryReader\ndf = SummaryReader(sys.argv[1]).scalars\nfor tag, g in df.groupby('tag'):\n    print(tag, len(g))\n";

@@ -131,6 +131,28 @@ fn temperature_one_samples_proportionally() {
     assert!(distinct.len() > 2);
 }
 
+/// A NaN or infinite alpha (or weight) once reached `Gamma::new(..).expect` and panicked
+/// an actor thread: now such noise is no noise, and the bare sample is uniform.
+#[test]
+fn dirichlet_with_a_non_finite_alpha_or_weight_adds_no_noise() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let p0 = vec![0.5f32, 0.25, 0.125, 0.125];
+    for (alpha, weight) in [
+        (f32::NAN, 0.25),
+        (f32::INFINITY, 0.25),
+        (-1.0, 0.25),
+        (0.15, f32::NAN),
+        (0.15, f32::INFINITY),
+    ] {
+        let mut p = p0.clone();
+        noise::apply_dirichlet(&mut p, alpha, weight, &mut rng);
+        assert_eq!(p, p0, "alpha {alpha} weight {weight}");
+    }
+    for alpha in [f32::NAN, f32::INFINITY, 0.0, -1.0] {
+        assert_eq!(noise::dirichlet(4, alpha, &mut rng), vec![0.25f32; 4]);
+    }
+}
+
 #[test]
 fn dirichlet_weight_zero_and_one() {
     let mut rng = ChaCha8Rng::seed_from_u64(5);

@@ -291,6 +291,19 @@ pub fn load_weights(
     sha256: Option<&str>,
 ) -> Result<(), CheckpointError> {
     let path = path.as_ref();
+    let bytes = read_verified(path, sha256)?;
+    let st = parse_safetensors(path, &bytes)?;
+    let shapes: BTreeMap<String, Vec<i64>> = vs
+        .variables()
+        .into_iter()
+        .map(|(n, t)| (n, t.size()))
+        .collect();
+    check_tensors(path, &st, &shapes)?;
+    copy_into(&st, vs)
+}
+
+/// Reads `path` and, if `sha256` is given, checks that the bytes hash to it.
+fn read_verified(path: &Path, sha256: Option<&str>) -> Result<Vec<u8>, CheckpointError> {
     let bytes = fs::read(path).map_err(io("read", path))?;
     if let Some(expected) = sha256 {
         let actual = sha256_hex(&bytes);
@@ -302,22 +315,34 @@ pub fn load_weights(
             });
         }
     }
-    let st = SafeTensors::deserialize(&bytes).map_err(|e| CheckpointError::Safetensors {
+    Ok(bytes)
+}
+
+fn parse_safetensors<'a>(path: &Path, bytes: &'a [u8]) -> Result<SafeTensors<'a>, CheckpointError> {
+    SafeTensors::deserialize(bytes).map_err(|e| CheckpointError::Safetensors {
         path: path.to_path_buf(),
         message: e.to_string(),
-    })?;
-    let vars: HashMap<String, Tensor> = vs.variables();
-    for name in st.names() {
-        if !vars.contains_key(name) {
+    })
+}
+
+/// Checks that the file holds exactly the tensors of `shapes` (name -> shape), each with
+/// its shape and a supported dtype. Allocates nothing.
+fn check_tensors(
+    path: &Path,
+    st: &SafeTensors<'_>,
+    shapes: &BTreeMap<String, Vec<i64>>,
+) -> Result<(), CheckpointError> {
+    let mut names: Vec<&str> = st.names();
+    names.sort();
+    for name in names {
+        if !shapes.contains_key(name) {
             return Err(CheckpointError::UnexpectedTensor {
                 path: path.to_path_buf(),
                 name: name.to_string(),
             });
         }
     }
-    let mut sorted: Vec<(&String, &Tensor)> = vars.iter().collect();
-    sorted.sort_by(|a, b| a.0.cmp(b.0));
-    for (name, var) in sorted {
+    for (name, expected) in shapes {
         let view = st
             .tensor(name)
             .map_err(|_| CheckpointError::MissingTensor {
@@ -325,15 +350,30 @@ pub fn load_weights(
                 name: name.clone(),
             })?;
         let shape: Vec<i64> = view.shape().iter().map(|&d| d as i64).collect();
-        let kind = kind_of(view.dtype());
-        if shape != var.size() || kind.is_none() {
+        if &shape != expected || kind_of(view.dtype()).is_none() {
             return Err(CheckpointError::TensorMismatch {
                 name: name.clone(),
                 found: format!("{:?}{:?}", view.dtype(), shape),
-                expected: format!("{:?}{:?}", var.kind(), var.size()),
+                expected: format!("{expected:?}"),
             });
         }
-        let src = Tensor::f_from_data_size(view.data(), &shape, kind.unwrap_or(Kind::Float))?;
+    }
+    Ok(())
+}
+
+/// Copies the (checked) tensors of `st` into the variables of `vs`.
+fn copy_into(st: &SafeTensors<'_>, vs: &nn::VarStore) -> Result<(), CheckpointError> {
+    let vars: HashMap<String, Tensor> = vs.variables();
+    let mut sorted: Vec<(&String, &Tensor)> = vars.iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(b.0));
+    for (name, var) in sorted {
+        let view = st.tensor(name).map_err(|e| CheckpointError::Safetensors {
+            path: PathBuf::new(),
+            message: e.to_string(),
+        })?;
+        let shape: Vec<i64> = view.shape().iter().map(|&d| d as i64).collect();
+        let kind = kind_of(view.dtype()).unwrap_or(Kind::Float);
+        let src = Tensor::f_from_data_size(view.data(), &shape, kind)?;
         let mut dst = var.shallow_clone();
         tch::no_grad(|| dst.f_copy_(&src))?;
     }
@@ -434,9 +474,13 @@ pub fn load_checkpoint(
             source: serde::de::Error::custom(message),
         });
     }
-    let plain_name = Path::new(&manifest.weights_file)
-        .file_name()
-        .is_some_and(|n| n == manifest.weights_file.as_str());
+    let name = &manifest.weights_file;
+    let plain_name = !name.is_empty()
+        && !name.contains(['/', '\\'])
+        && !name.contains("..")
+        && Path::new(name)
+            .file_name()
+            .is_some_and(|n| n == name.as_str());
     if !plain_name {
         return Err(CheckpointError::Manifest {
             path: dir.join(MANIFEST_FILE),
@@ -446,11 +490,14 @@ pub fn load_checkpoint(
             )),
         });
     }
+    // Everything about the weights is checked before the model is allocated: the hash,
+    // the safetensors header, and every tensor's name, shape and dtype against the
+    // (bounded) architecture.
+    let path = dir.join(name);
+    let bytes = read_verified(&path, Some(&manifest.weights_sha256))?;
+    let st = parse_safetensors(&path, &bytes)?;
+    check_tensors(&path, &st, &manifest.meta.architecture.parameter_shapes())?;
     let model = Model::new(&manifest.meta.architecture, device);
-    load_weights(
-        dir.join(&manifest.weights_file),
-        &model.vs,
-        Some(&manifest.weights_sha256),
-    )?;
+    copy_into(&st, &model.vs)?;
     Ok((model, manifest))
 }

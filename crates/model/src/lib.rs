@@ -32,7 +32,7 @@ pub use evaluator::{
 };
 pub use inference::{Inference, InferenceOptions, set_num_threads};
 pub use net::{Model, ModelConfig, Net};
-pub use train::{Losses, OptimizerKind, TrainConfig, Trainer};
+pub use train::{Losses, OPTIMIZER_FILE, OptimizerKind, TrainConfig, Trainer};
 
 /// Re-export so dependents use exactly the same tch.
 pub use tch;

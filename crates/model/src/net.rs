@@ -103,9 +103,29 @@ impl ModelConfig {
         out
     }
 
-    /// Refuses zero-sized dimensions.
+    /// Largest value of each dimension [`ModelConfig::validate`] accepts (far above any
+    /// network this project trains: tai shogi is 25x25 with 306 policy planes).
+    pub const LIMITS: [(&'static str, usize); 8] = [
+        ("blocks", 512),
+        ("channels", 4096),
+        ("input_planes", 4096),
+        ("board_h", 64),
+        ("board_w", 64),
+        ("policy_planes", 4096),
+        ("value_channels", 4096),
+        ("value_hidden", 65536),
+    ];
+
+    /// Most parameters (elements of all tensors) a valid network may have: 2^31, 8 GiB
+    /// of f32.
+    pub const MAX_PARAMETERS: u64 = 1 << 31;
+
+    /// Refuses zero-sized dimensions, dimensions above [`ModelConfig::LIMITS`] and
+    /// networks above [`ModelConfig::MAX_PARAMETERS`], so a manifest cannot make the
+    /// loader allocate without bound.
     pub fn validate(&self) -> Result<(), String> {
         let dims = [
+            ("blocks", self.blocks),
             ("channels", self.channels),
             ("input_planes", self.input_planes),
             ("board_h", self.board_h),
@@ -114,12 +134,76 @@ impl ModelConfig {
             ("value_channels", self.value_channels),
             ("value_hidden", self.value_hidden),
         ];
-        for (name, v) in dims {
-            if v == 0 {
+        for ((name, v), (_, max)) in dims.into_iter().zip(Self::LIMITS) {
+            if v == 0 && name != "blocks" {
                 return Err(format!("model config: {name} must be > 0"));
             }
+            if v > max {
+                return Err(format!("model config: {name} = {v} exceeds {max}"));
+            }
+        }
+        let total: u64 = self
+            .parameter_shapes()
+            .values()
+            .map(|s| s.iter().map(|&d| d as u64).product::<u64>())
+            .sum();
+        if total > Self::MAX_PARAMETERS {
+            return Err(format!(
+                "model config: {total} parameters exceed {}",
+                Self::MAX_PARAMETERS
+            ));
         }
         Ok(())
+    }
+
+    /// Name and shape of every variable of the network (the checkpoint's tensors), without
+    /// building it. Call on a config whose dimensions are within [`ModelConfig::LIMITS`]
+    /// (no product overflows then).
+    pub fn parameter_shapes(&self) -> std::collections::BTreeMap<String, Vec<i64>> {
+        let mut out = std::collections::BTreeMap::new();
+        let (c, vc) = (self.channels as i64, self.value_channels as i64);
+        let mut add = |name: String, shape: Vec<i64>| {
+            out.insert(name, shape);
+        };
+        let bn = |add: &mut dyn FnMut(String, Vec<i64>), p: &str, n: i64| {
+            for t in ["weight", "bias", "running_mean", "running_var"] {
+                add(format!("{p}.{t}"), vec![n]);
+            }
+        };
+        add(
+            "stem.conv.weight".into(),
+            vec![c, self.input_planes as i64, 3, 3],
+        );
+        bn(&mut add, "stem.bn", c);
+        for i in 0..self.blocks {
+            for k in 1..=2 {
+                add(format!("tower.{i}.conv{k}.weight"), vec![c, c, 3, 3]);
+                bn(&mut add, &format!("tower.{i}.bn{k}"), c);
+            }
+            if self.se {
+                let h = self.se_hidden() as i64;
+                add(format!("tower.{i}.se.fc1.weight"), vec![h, c]);
+                add(format!("tower.{i}.se.fc1.bias"), vec![h]);
+                add(format!("tower.{i}.se.fc2.weight"), vec![c, h]);
+                add(format!("tower.{i}.se.fc2.bias"), vec![c]);
+            }
+        }
+        add("policy.conv.weight".into(), vec![c, c, 3, 3]);
+        bn(&mut add, "policy.bn", c);
+        let pp = self.policy_planes as i64;
+        add("policy.out.weight".into(), vec![pp, c, 1, 1]);
+        add("policy.out.bias".into(), vec![pp]);
+        add("value.conv.weight".into(), vec![vc, c, 1, 1]);
+        bn(&mut add, "value.bn", vc);
+        let vh = self.value_hidden as i64;
+        add(
+            "value.fc1.weight".into(),
+            vec![vh, vc * self.squares() as i64],
+        );
+        add("value.fc1.bias".into(), vec![vh]);
+        add("value.fc2.weight".into(), vec![3, vh]);
+        add("value.fc2.bias".into(), vec![3]);
+        out
     }
 }
 
@@ -425,6 +509,46 @@ mod tests {
             assert_eq!(vars["value.fc1.weight"].size(), vec![16, 2 * 20]);
             assert!(!vars.contains_key("stem.conv.bias"));
         }
+    }
+
+    #[test]
+    fn parameter_shapes_are_the_built_networks() {
+        for se in [false, true] {
+            for blocks in [0, 1, 2] {
+                let cfg = ModelConfig { blocks, ..tiny(se) };
+                let m = Model::new(&cfg, Device::Cpu);
+                let built: std::collections::BTreeMap<String, Vec<i64>> =
+                    m.vs.variables()
+                        .into_iter()
+                        .map(|(n, t)| (n, t.size()))
+                        .collect();
+                assert_eq!(cfg.parameter_shapes(), built, "se {se} blocks {blocks}");
+            }
+        }
+    }
+
+    #[test]
+    fn validate_bounds_every_dimension_and_the_total() {
+        assert!(tiny(true).validate().is_ok());
+        let huge = ModelConfig {
+            channels: 1 << 40,
+            ..tiny(true)
+        };
+        let err = huge.validate().unwrap_err();
+        assert!(err.contains("channels") && err.contains("exceeds"), "{err}");
+        let zero = ModelConfig {
+            value_hidden: 0,
+            ..tiny(true)
+        };
+        assert!(zero.validate().unwrap_err().contains("value_hidden"));
+        // Each dimension within its limit, the whole far above MAX_PARAMETERS.
+        let big = ModelConfig {
+            blocks: 512,
+            channels: 4096,
+            ..tiny(false)
+        };
+        let err = big.validate().unwrap_err();
+        assert!(err.contains("parameters exceed"), "{err}");
     }
 
     #[test]

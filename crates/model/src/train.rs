@@ -1,10 +1,15 @@
 //! One optimisation step: policy cross-entropy + value (WDL) cross-entropy.
 
 use serde::{Deserialize, Serialize};
-use tch::nn::{self, OptimizerConfig};
+use std::path::Path;
+
+use tch::nn;
 use tch::{Device, Kind, Tensor};
 
 use crate::net::Model;
+
+/// File name of the optimiser state a learner saves beside a candidate's weights.
+pub const OPTIMIZER_FILE: &str = "optimizer.safetensors";
 
 /// Which optimiser.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -107,7 +112,7 @@ impl Forward {
 pub struct Trainer {
     /// The model being trained (save it with [`crate::save_checkpoint`]`(dir, &t.model.vs, ..)`).
     pub model: Model,
-    opt: nn::Optimizer,
+    opt: Optimizer,
     config: TrainConfig,
     /// Mixed precision requested (see [`Trainer::set_mixed_precision`]).
     mixed_precision: bool,
@@ -167,23 +172,7 @@ impl std::fmt::Debug for Trainer {
 impl Trainer {
     /// Builds the optimiser over `model`'s trainable variables.
     pub fn new(model: Model, config: TrainConfig) -> Result<Self, tch::TchError> {
-        let opt = match config.optimizer {
-            OptimizerKind::Sgd { momentum, nesterov } => nn::Sgd {
-                momentum,
-                dampening: 0.0,
-                wd: config.weight_decay,
-                nesterov,
-            }
-            .build(&model.vs, config.lr)?,
-            OptimizerKind::AdamW { beta1, beta2 } => nn::AdamW {
-                beta1,
-                beta2,
-                wd: config.weight_decay,
-                eps: 1e-8,
-                amsgrad: false,
-            }
-            .build(&model.vs, config.lr)?,
-        };
+        let opt = Optimizer::new(&model.vs, config.optimizer);
         Ok(Self {
             model,
             opt,
@@ -191,6 +180,31 @@ impl Trainer {
             mixed_precision: false,
             scaler: LossScaler::new(),
         })
+    }
+
+    /// The optimiser's state (SGD momentum buffers, or AdamW's moments and step count) as
+    /// named CPU tensors, for [`Trainer::save_optimizer`].
+    pub fn optimizer_state(&self) -> Vec<(String, Tensor)> {
+        self.opt.state()
+    }
+
+    /// Writes the optimiser's state as a safetensors file at `path` (not atomically: write
+    /// it inside a directory that is renamed into place, as candidate exports do).
+    pub fn save_optimizer(&self, path: impl AsRef<Path>) -> Result<(), tch::TchError> {
+        let state = self.opt.state();
+        Tensor::write_safetensors(&state, path)
+    }
+
+    /// Restores the optimiser's state from a file written by [`Trainer::save_optimizer`].
+    /// On any error (missing file, other optimiser kind, other architecture) the state is
+    /// left as it was and the error says why.
+    pub fn load_optimizer(&mut self, path: impl AsRef<Path>) -> Result<(), String> {
+        let path = path.as_ref();
+        let tensors = Tensor::read_safetensors(path)
+            .map_err(|e| format!("reading {}: {e}", path.display()))?;
+        self.opt
+            .restore(tensors)
+            .map_err(|e| format!("{}: {e}", path.display()))
     }
 
     /// The hyper-parameters.
@@ -223,7 +237,6 @@ impl Trainer {
     /// Changes the learning rate (for schedules).
     pub fn set_lr(&mut self, lr: f64) {
         self.config.lr = lr;
-        self.opt.set_lr(lr);
     }
 
     /// Computes the losses on a batch without updating anything (eval-mode BN).
@@ -350,7 +363,7 @@ impl Trainer {
             norm
         });
         if !amp || self.scaler.update(grad_norm) {
-            self.opt.step();
+            self.opt.step(self.config.lr, self.config.weight_decay);
         }
         fwd.losses(grad_norm)
     }
@@ -361,9 +374,342 @@ impl Trainer {
     }
 }
 
+/// SGD (momentum, optionally Nesterov; L2 weight decay added to the gradient) and AdamW
+/// (decoupled weight decay), written out so their state can be saved: tch's
+/// `nn::Optimizer` offers no access to its momentum buffers. The updates are PyTorch's
+/// (`torch.optim.SGD` with dampening 0, `torch.optim.AdamW` without amsgrad, eps 1e-8).
+struct Optimizer {
+    kind: OptimizerKind,
+    /// Trainable variables, sorted by name.
+    params: Vec<(String, Tensor)>,
+    /// SGD: momentum buffers; AdamW: first moments. Zeros at the start (for SGD with
+    /// dampening 0 that equals PyTorch's first-step `buf = grad`).
+    first: Vec<Tensor>,
+    /// AdamW: second moments (empty for SGD).
+    second: Vec<Tensor>,
+    /// Updates applied (AdamW's bias correction).
+    steps: u64,
+}
+
+const STEP_KEY: &str = "optimizer.steps";
+
+impl Optimizer {
+    fn new(vs: &nn::VarStore, kind: OptimizerKind) -> Self {
+        let mut params: Vec<(String, Tensor)> = vs
+            .variables()
+            .into_iter()
+            .filter(|(_, t)| t.requires_grad())
+            .collect();
+        params.sort_by(|a, b| a.0.cmp(&b.0));
+        let zeros = || -> Vec<Tensor> { params.iter().map(|(_, p)| p.zeros_like()).collect() };
+        let first = zeros();
+        let second = match kind {
+            OptimizerKind::AdamW { .. } => zeros(),
+            OptimizerKind::Sgd { .. } => Vec::new(),
+        };
+        Optimizer {
+            kind,
+            params,
+            first,
+            second,
+            steps: 0,
+        }
+    }
+
+    fn prefixes(&self) -> (&'static str, &'static str) {
+        match self.kind {
+            OptimizerKind::Sgd { .. } => ("sgd.momentum.", ""),
+            OptimizerKind::AdamW { .. } => ("adamw.exp_avg.", "adamw.exp_avg_sq."),
+        }
+    }
+
+    fn zero_grad(&mut self) {
+        for (_, p) in &self.params {
+            let mut g = p.grad();
+            if g.defined() {
+                let _ = g.detach_();
+                let _ = g.zero_();
+            }
+        }
+    }
+
+    fn step(&mut self, lr: f64, wd: f64) {
+        self.steps += 1;
+        let t = self.steps as f64;
+        tch::no_grad(|| {
+            for (i, (_, p)) in self.params.iter().enumerate() {
+                let g = p.grad();
+                if !g.defined() {
+                    continue;
+                }
+                let mut p = p.shallow_clone();
+                match self.kind {
+                    OptimizerKind::Sgd { momentum, nesterov } => {
+                        let d = if wd != 0.0 { &g + &p * wd } else { g };
+                        let buf = &mut self.first[i];
+                        let _ = buf.g_mul_scalar_(momentum);
+                        let _ = buf.g_add_(&d);
+                        let d = if nesterov {
+                            d + &*buf * momentum
+                        } else {
+                            buf.shallow_clone()
+                        };
+                        let _ = p.g_sub_(&(d * lr));
+                    }
+                    OptimizerKind::AdamW { beta1, beta2 } => {
+                        let _ = p.g_mul_scalar_(1.0 - lr * wd);
+                        let m = &mut self.first[i];
+                        let _ = m.g_mul_scalar_(beta1);
+                        let _ = m.g_add_(&(&g * (1.0 - beta1)));
+                        let v = &mut self.second[i];
+                        let _ = v.g_mul_scalar_(beta2);
+                        let _ = v.g_add_(&(&g * &g * (1.0 - beta2)));
+                        let bc1 = 1.0 - beta1.powf(t);
+                        let bc2 = 1.0 - beta2.powf(t);
+                        let denom = v.sqrt() / bc2.sqrt() + 1e-8;
+                        let _ = p.g_sub_(&(&*m / denom * (lr / bc1)));
+                    }
+                }
+            }
+        });
+    }
+
+    fn state(&self) -> Vec<(String, Tensor)> {
+        let (a, b) = self.prefixes();
+        let cpu = |t: &Tensor| t.detach().to_device(Device::Cpu).contiguous();
+        let mut out: Vec<(String, Tensor)> = self
+            .params
+            .iter()
+            .zip(&self.first)
+            .map(|((name, _), t)| (format!("{a}{name}"), cpu(t)))
+            .collect();
+        out.extend(
+            self.params
+                .iter()
+                .zip(&self.second)
+                .map(|((name, _), t)| (format!("{b}{name}"), cpu(t))),
+        );
+        out.push((
+            STEP_KEY.to_string(),
+            Tensor::from_slice(&[self.steps as i64]),
+        ));
+        out
+    }
+
+    /// Replaces the state with `tensors` (as [`Optimizer::state`] writes them) after
+    /// checking that every buffer is there with its variable's shape and nothing else is.
+    fn restore(&mut self, tensors: Vec<(String, Tensor)>) -> Result<(), String> {
+        let mut by_name: std::collections::HashMap<String, Tensor> = tensors.into_iter().collect();
+        let steps = by_name
+            .remove(STEP_KEY)
+            .ok_or_else(|| format!("no {STEP_KEY} tensor"))?;
+        if steps.numel() != 1 || steps.kind() != Kind::Int64 {
+            return Err(format!("{STEP_KEY} is not one int64"));
+        }
+        let steps = i64::try_from(&steps).map_err(|e| e.to_string())?;
+        let (a, b) = self.prefixes();
+        let kind = match self.kind {
+            OptimizerKind::Sgd { .. } => "sgd",
+            OptimizerKind::AdamW { .. } => "adamw",
+        };
+        let mut fetch = |prefix: &str, name: &str, like: &Tensor| -> Result<Tensor, String> {
+            let key = format!("{prefix}{name}");
+            let t = by_name
+                .remove(&key)
+                .ok_or_else(|| format!("no {key} tensor (saved by another optimiser than {kind}, or another architecture)"))?;
+            if t.size() != like.size() || t.kind() != like.kind() {
+                return Err(format!(
+                    "{key} is {:?}{:?}, the variable is {:?}{:?}",
+                    t.kind(),
+                    t.size(),
+                    like.kind(),
+                    like.size()
+                ));
+            }
+            Ok(t.to_device(like.device()))
+        };
+        let mut first = Vec::with_capacity(self.params.len());
+        let mut second = Vec::with_capacity(self.second.len());
+        for (i, (name, p)) in self.params.iter().enumerate() {
+            first.push(fetch(a, name, p)?);
+            if i < self.second.len() {
+                second.push(fetch(b, name, p)?);
+            }
+        }
+        if let Some(extra) = by_name.keys().min() {
+            return Err(format!(
+                "unexpected tensor {extra} (saved by another optimiser than {kind}, or another architecture)"
+            ));
+        }
+        self.first = first;
+        self.second = second;
+        self.steps = steps as u64;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::LossScaler;
+    use super::{LossScaler, OptimizerKind, TrainConfig, Trainer};
+    use crate::net::{Model, ModelConfig};
+    use tch::nn::{self, OptimizerConfig};
+    use tch::{Device, Kind, Tensor};
+
+    const SGD: OptimizerKind = OptimizerKind::Sgd {
+        momentum: 0.9,
+        nesterov: true,
+    };
+    const ADAMW: OptimizerKind = OptimizerKind::AdamW {
+        beta1: 0.9,
+        beta2: 0.999,
+    };
+
+    fn tiny() -> ModelConfig {
+        ModelConfig {
+            blocks: 1,
+            channels: 8,
+            input_planes: 3,
+            board_h: 3,
+            board_w: 3,
+            policy_planes: 2,
+            value_channels: 2,
+            value_hidden: 8,
+            se: true,
+        }
+    }
+
+    fn trainer(kind: OptimizerKind, seed: i64) -> Trainer {
+        tch::manual_seed(seed);
+        let config = TrainConfig {
+            optimizer: kind,
+            lr: 0.01,
+            weight_decay: 1e-3,
+            grad_clip: None,
+            value_weight: 1.0,
+        };
+        Trainer::new(Model::new(&tiny(), Device::Cpu), config).unwrap()
+    }
+
+    fn batch(seed: i64, n: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+        let c = tiny();
+        tch::manual_seed(seed);
+        let v = |t: Tensor| -> Vec<f32> { Vec::<f32>::try_from(t.flatten(0, -1)).unwrap() };
+        let xs = v(Tensor::rand(
+            [(n * c.input_size()) as i64],
+            (Kind::Float, Device::Cpu),
+        ));
+        let pt = v(Tensor::rand(
+            [n as i64, c.policy_size() as i64],
+            (Kind::Float, Device::Cpu),
+        )
+        .softmax(1, Kind::Float));
+        let vt = v(Tensor::rand([n as i64, 3], (Kind::Float, Device::Cpu)).softmax(1, Kind::Float));
+        (xs, pt, vt)
+    }
+
+    fn max_diff(a: &nn::VarStore, b: &nn::VarStore) -> f64 {
+        let bv = b.variables();
+        a.variables()
+            .iter()
+            .map(|(name, t)| f64::try_from((t - &bv[name]).abs().max()).unwrap())
+            .fold(0.0, f64::max)
+    }
+
+    /// The written-out SGD and AdamW take the same steps as libtorch's optimisers.
+    #[test]
+    fn optimisers_match_libtorch() {
+        for kind in [SGD, ADAMW] {
+            let mut ours = trainer(kind, 5);
+            let theirs = trainer(kind, 5);
+            assert_eq!(max_diff(&ours.model.vs, &theirs.model.vs), 0.0);
+            let mut opt = match kind {
+                OptimizerKind::Sgd { momentum, nesterov } => nn::Sgd {
+                    momentum,
+                    dampening: 0.0,
+                    wd: 1e-3,
+                    nesterov,
+                }
+                .build(&theirs.model.vs, 0.01),
+                OptimizerKind::AdamW { beta1, beta2 } => nn::AdamW {
+                    beta1,
+                    beta2,
+                    wd: 1e-3,
+                    eps: 1e-8,
+                    amsgrad: false,
+                }
+                .build(&theirs.model.vs, 0.01),
+            }
+            .unwrap();
+            for k in 0..6 {
+                let (xs, pt, vt) = batch(100 + k, 4);
+                ours.step(&xs, &pt, &vt, 4);
+                opt.zero_grad();
+                theirs.forward(&xs, &pt, &vt, 4, true).total.backward();
+                opt.step();
+            }
+            let d = max_diff(&ours.model.vs, &theirs.model.vs);
+            assert!(d < 1e-5, "{kind:?}: parameters differ by {d}");
+            assert!(ours.opt.steps == 6);
+        }
+    }
+
+    /// Save the optimiser after some steps, restore it into a fresh trainer with the same
+    /// weights: the state is equal, and the next steps equal those of the uninterrupted
+    /// trainer (a fresh optimiser's do not).
+    #[test]
+    fn optimiser_state_survives_save_and_restore() {
+        let dir = tempfile::tempdir().unwrap();
+        for kind in [SGD, ADAMW] {
+            let mut a = trainer(kind, 7);
+            for k in 0..4 {
+                let (xs, pt, vt) = batch(k, 4);
+                a.step(&xs, &pt, &vt, 4);
+            }
+            let path = dir.path().join("opt.safetensors");
+            a.save_optimizer(&path).unwrap();
+            let mut b = trainer(kind, 99);
+            let mut fresh = trainer(kind, 99);
+            b.model.vs.copy(&a.model.vs).unwrap();
+            fresh.model.vs.copy(&a.model.vs).unwrap();
+            b.load_optimizer(&path).unwrap();
+            let saved = a.optimizer_state();
+            let restored = b.optimizer_state();
+            assert_eq!(saved.len(), restored.len());
+            for ((n1, t1), (n2, t2)) in saved.iter().zip(&restored) {
+                assert_eq!(n1, n2);
+                assert!(t1.equal(t2), "{n1} differs after restore");
+            }
+            // Momentum is not zero after four steps (the check above means something).
+            assert!(saved.iter().any(
+                |(n, t)| n != "optimizer.steps" && f64::try_from(t.abs().max()).unwrap() > 0.0
+            ));
+            for k in 10..13 {
+                let (xs, pt, vt) = batch(k, 4);
+                a.step(&xs, &pt, &vt, 4);
+                b.step(&xs, &pt, &vt, 4);
+                fresh.step(&xs, &pt, &vt, 4);
+            }
+            assert_eq!(max_diff(&a.model.vs, &b.model.vs), 0.0, "{kind:?}");
+            assert!(max_diff(&a.model.vs, &fresh.model.vs) > 1e-6, "{kind:?}");
+            // Another optimiser's state, or another architecture's, is refused and the
+            // state stays as it was.
+            let other = if kind == SGD { ADAMW } else { SGD };
+            let mut c = trainer(other, 7);
+            let before = c.optimizer_state();
+            let err = c.load_optimizer(&path).unwrap_err();
+            assert!(err.contains("no "), "{err}");
+            assert!(
+                c.optimizer_state()
+                    .iter()
+                    .zip(&before)
+                    .all(|(x, y)| x.1.equal(&y.1))
+            );
+            let err = trainer(kind, 7)
+                .load_optimizer(dir.path().join("none"))
+                .unwrap_err();
+            assert!(err.contains("reading"), "{err}");
+        }
+    }
 
     #[test]
     fn loss_scaler_halves_on_overflow_and_grows_after_good_steps() {

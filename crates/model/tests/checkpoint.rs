@@ -191,3 +191,172 @@ fn weights_of_another_architecture_are_refused() {
         "{err}"
     );
 }
+
+/// Replaces the checkpoint's weights with `tensors` and makes the manifest's sha256 match,
+/// so only the content checks can refuse them.
+fn rewrite_weights(dir: &std::path::Path, tensors: &[(String, Tensor)]) {
+    let wpath = dir.join(WEIGHTS_FILE);
+    Tensor::write_safetensors(tensors, &wpath).unwrap();
+    set_sha(dir);
+}
+
+fn set_sha(dir: &std::path::Path) {
+    let bytes = std::fs::read(dir.join(WEIGHTS_FILE)).unwrap();
+    let mut manifest = read_manifest(dir).unwrap();
+    manifest.weights_sha256 = shogi_model::sha256_hex(&bytes);
+    std::fs::write(
+        dir.join(MANIFEST_FILE),
+        serde_json::to_vec(&manifest).unwrap(),
+    )
+    .unwrap();
+}
+
+fn edit_manifest(dir: &std::path::Path, edit: impl FnOnce(&mut serde_json::Value)) {
+    let path = dir.join(MANIFEST_FILE);
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    edit(&mut json);
+    std::fs::write(&path, serde_json::to_vec(&json).unwrap()).unwrap();
+}
+
+#[test]
+fn every_manifest_and_weights_error_path_is_refused() {
+    let cfg = tiny();
+    let model = Model::new(&cfg, Device::Cpu);
+    let vars: Vec<(String, Tensor)> = {
+        let mut v: Vec<_> = model.vs.variables().into_iter().collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    };
+    let fresh = || {
+        let dir = tempfile::tempdir().unwrap();
+        save_checkpoint(dir.path(), &model.vs, &meta(&cfg)).unwrap();
+        dir
+    };
+    let any = Expected {
+        architecture: None,
+        ..expected(&cfg)
+    };
+    let load =
+        |dir: &tempfile::TempDir| load_checkpoint(dir.path(), &any, Device::Cpu).unwrap_err();
+
+    // Bad JSON.
+    let d = fresh();
+    std::fs::write(d.path().join(MANIFEST_FILE), b"{\"format_version\": 1,").unwrap();
+    assert!(matches!(load(&d), CheckpointError::Manifest { .. }));
+
+    // Unknown format version.
+    let d = fresh();
+    edit_manifest(d.path(), |j| j["format_version"] = 99.into());
+    assert!(matches!(
+        load(&d),
+        CheckpointError::FormatVersion { found: 99, .. }
+    ));
+
+    // Sizes far beyond any network: refused from the manifest alone (allocating them
+    // would abort the process).
+    for (key, value) in [
+        ("channels", 1u64 << 40),
+        ("blocks", 1 << 20),
+        ("value_hidden", 1 << 33),
+    ] {
+        let d = fresh();
+        edit_manifest(d.path(), |j| j["architecture"][key] = value.into());
+        let err = load(&d);
+        assert!(
+            matches!(err, CheckpointError::Manifest { .. }) && err.to_string().contains(key),
+            "{key}: {err}"
+        );
+    }
+
+    // Missing tensor.
+    let d = fresh();
+    let fewer: Vec<(String, Tensor)> = vars
+        .iter()
+        .filter(|(n, _)| n != "value.fc2.bias")
+        .map(|(n, t)| (n.clone(), t.shallow_clone()))
+        .collect();
+    rewrite_weights(d.path(), &fewer);
+    let err = load(&d);
+    assert!(
+        matches!(&err, CheckpointError::MissingTensor { name, .. } if name == "value.fc2.bias"),
+        "{err}"
+    );
+
+    // Unexpected tensor.
+    let d = fresh();
+    let mut more: Vec<(String, Tensor)> = vars
+        .iter()
+        .map(|(n, t)| (n.clone(), t.shallow_clone()))
+        .collect();
+    more.push((
+        "extra.weight".into(),
+        Tensor::zeros([2], (Kind::Float, Device::Cpu)),
+    ));
+    rewrite_weights(d.path(), &more);
+    let err = load(&d);
+    assert!(
+        matches!(&err, CheckpointError::UnexpectedTensor { name, .. } if name == "extra.weight"),
+        "{err}"
+    );
+
+    // Wrong shape (the manifest's architecture is right, one tensor is not).
+    let d = fresh();
+    let reshaped: Vec<(String, Tensor)> = vars
+        .iter()
+        .map(|(n, t)| {
+            let t = if n == "value.fc2.bias" {
+                Tensor::zeros([4], (Kind::Float, Device::Cpu))
+            } else {
+                t.shallow_clone()
+            };
+            (n.clone(), t)
+        })
+        .collect();
+    rewrite_weights(d.path(), &reshaped);
+    let err = load(&d);
+    assert!(
+        matches!(&err, CheckpointError::TensorMismatch { name, .. } if name == "value.fc2.bias"),
+        "{err}"
+    );
+
+    // A weights_file with a path in it (the file exists there, so only the name check
+    // can refuse it).
+    for bad in [
+        "../weights.safetensors",
+        "sub/weights.safetensors",
+        "sub\\weights.safetensors",
+        "..",
+        "",
+        "/etc/passwd",
+    ] {
+        let d = fresh();
+        std::fs::create_dir(d.path().join("sub")).unwrap();
+        std::fs::copy(
+            d.path().join(WEIGHTS_FILE),
+            d.path().join("sub").join(WEIGHTS_FILE),
+        )
+        .unwrap();
+        edit_manifest(d.path(), |j| j["weights_file"] = bad.into());
+        let err = load(&d);
+        assert!(
+            err.to_string().contains("must be a plain file name"),
+            "{bad:?}: {err}"
+        );
+    }
+
+    // A corrupt file whose hash matches the manifest: not safetensors.
+    let d = fresh();
+    std::fs::write(
+        d.path().join(WEIGHTS_FILE),
+        b"\xff\xff\xff\xff\xff\xff\xff\x7fnot safetensors",
+    )
+    .unwrap();
+    set_sha(d.path());
+    let err = load(&d);
+    assert!(matches!(err, CheckpointError::Safetensors { .. }), "{err}");
+
+    // The untouched checkpoint still loads.
+    let d = fresh();
+    load_checkpoint(d.path(), &any, Device::Cpu).unwrap();
+}

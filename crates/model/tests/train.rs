@@ -199,14 +199,16 @@ fn mixed_precision_is_ignored_on_cpu() {
     assert_eq!(mixed.skipped_steps(), 0);
 }
 
-/// On CUDA, f16 autocast with loss scaling still overfits the tiny batch (skipped where
-/// libtorch sees no GPU).
+/// On CUDA, f16 autocast with loss scaling still overfits the tiny batch. Ignored, so a
+/// CPU run reports it as not run; `scripts/test.sh` runs it where `nvidia-smi` sees a
+/// GPU, and run without one it fails rather than pass having checked nothing.
 #[test]
+#[ignore = "needs a CUDA device: cargo test -p shogi-model -- --ignored cuda"]
 fn mixed_precision_overfits_on_cuda() {
-    if !Cuda::is_available() {
-        eprintln!("skipped: no CUDA device");
-        return;
-    }
+    assert!(
+        Cuda::is_available(),
+        "no CUDA device visible to libtorch: this test checks the GPU path"
+    );
     let cfg = cfg();
     let n = 8;
     let (xs, pt, vt) = batch(&cfg, n);

@@ -264,7 +264,11 @@ pub fn from_csa(text: &str) -> Result<Record, RecordError> {
                                 let k = csa_kind(name)
                                     .filter(|k| k.index() < 7)
                                     .ok_or_else(|| err("bad hand piece"))?;
-                                hands[color as usize][k.index()] += 1;
+                                let n = &mut hands[color as usize][k.index()];
+                                // 256 entries would wrap a u8 (to 0 in release builds).
+                                *n = n
+                                    .checked_add(1)
+                                    .ok_or_else(|| err("too many hand pieces of one kind"))?;
                             } else {
                                 let sq = parse_csa_square(&chunk[..2])
                                     .ok_or_else(|| err("bad square"))?;

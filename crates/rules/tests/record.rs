@@ -79,6 +79,21 @@ fn csa_import_standard_text() {
 }
 
 #[test]
+fn csa_hand_counts_past_255_are_an_error() {
+    // 256 pawns in hand wrapped a u8 counter (a panic in debug, 0 pawns in release).
+    let board = "P1-KY-KE-GI-KI-OU-KI-GI-KE-KY\nP2 * -HI *  *  *  *  * -KA * \nP9+KY+KE+GI+KI+OU+KI+GI+KE+KY\n";
+    for n in [255usize, 256, 300] {
+        let text = format!("{board}P+{}\n+\n+1918KY\n", "00FU".repeat(n));
+        let err = from_csa(&text).unwrap_err().to_string();
+        if n > 255 {
+            assert!(err.contains("too many hand pieces"), "{n}: {err}");
+        } else {
+            assert!(!err.contains("too many hand pieces"), "{n}: {err}");
+        }
+    }
+}
+
+#[test]
 fn kif_notation() {
     let mut pos = Position::startpos(Variant::Shogi);
     let mut prev = None;

@@ -527,7 +527,36 @@ impl RunConfig {
                 ))
             }
         };
-        let r = &self.run;
+        // Every float key: NaN and the infinities pass most range checks written as
+        // comparisons (and TOML spells them `nan`, `inf`), so refuse them first, by name.
+        let (r, s, l, gate) = (&self.run, &self.selfplay, &self.learner, &self.gate);
+        for (key, v) in [
+            ("run.minutes", r.minutes),
+            ("selfplay.dirichlet_alpha", s.dirichlet_alpha as f64),
+            ("selfplay.dirichlet_weight", s.dirichlet_weight as f64),
+            ("selfplay.resign_threshold", s.resign_threshold as f64),
+            (
+                "selfplay.resign_disabled_fraction",
+                s.resign_disabled_fraction as f64,
+            ),
+            ("learner.replay_ratio", l.replay_ratio),
+            ("learner.lr", l.lr),
+            ("learner.lr_factor", l.lr_factor),
+            ("learner.lr_min", l.lr_min),
+            ("learner.momentum", l.momentum),
+            ("learner.weight_decay", l.weight_decay),
+            ("learner.grad_clip", l.grad_clip),
+            ("learner.value_weight", l.value_weight),
+            ("learner.q_blend", l.q_blend as f64),
+            ("gate.threshold", gate.threshold),
+            ("gate.sprt_elo0", gate.sprt_elo0),
+            ("gate.sprt_elo1", gate.sprt_elo1),
+            ("gate.sprt_error", gate.sprt_error),
+        ] {
+            if !v.is_finite() {
+                return Err(range(key, v.to_string(), "must be a finite number"));
+            }
+        }
         if !(r.minutes >= 0.0 && r.minutes.is_finite()) {
             return Err(range("run.minutes", r.minutes.to_string(), "must be >= 0"));
         }
@@ -570,7 +599,6 @@ impl RunConfig {
         let n = &self.network;
         at_least("network.blocks", n.blocks as u64, 1)?;
         at_least("network.channels", n.channels as u64, 1)?;
-        let s = &self.selfplay;
         at_least("selfplay.actors", s.actors as u64, 1)?;
         at_least("selfplay.actor_threads", s.actor_threads as u64, 1)?;
         at_least("selfplay.simulations", s.simulations as u64, 1)?;
@@ -595,7 +623,6 @@ impl RunConfig {
         at_least("selfplay.max_batch", s.max_batch as u64, 1)?;
         at_least("selfplay.games_per_chunk", s.games_per_chunk as u64, 1)?;
         at_least("selfplay.games_per_generation", s.games_per_generation, 1)?;
-        let l = &self.learner;
         at_least("learner.batch", l.batch as u64, 1)?;
         at_least("learner.window", l.window as u64, 1)?;
         at_least("learner.min_positions", l.min_positions as u64, 1)?;
@@ -628,6 +655,13 @@ impl RunConfig {
         if l.lr == 0.0 {
             return Err(range("learner.lr", "0".into(), "must be above 0"));
         }
+        if !(l.lr_factor > 0.0 && l.lr_factor <= 1.0) {
+            return Err(range(
+                "learner.lr_factor",
+                l.lr_factor.to_string(),
+                "must be above 0 and at most 1",
+            ));
+        }
         if l.schedule == "steps" && l.lr_boundaries.windows(2).any(|w| w[0] >= w[1]) {
             return Err(range(
                 "learner.lr_boundaries",
@@ -647,7 +681,6 @@ impl RunConfig {
                 return Err(range(key, v.to_string(), "must be >= 0"));
             }
         }
-        let gate = &self.gate;
         if gate.enabled {
             at_least("gate.games", gate.games as u64, 2)?;
             if !gate.games.is_multiple_of(2) {
@@ -813,6 +846,76 @@ mod tests {
         assert!(err.to_string().contains("selfplay.simulations"), "{err}");
         let err = RunConfig::parse("", "x.toml", &["selfplay.nope=1".into()]).unwrap_err();
         assert!(err.to_string().contains("nope"), "{err}");
+    }
+
+    #[test]
+    fn every_float_key_refuses_nan_and_infinities() {
+        let keys = [
+            "run.minutes",
+            "selfplay.dirichlet_alpha",
+            "selfplay.dirichlet_weight",
+            "selfplay.resign_threshold",
+            "selfplay.resign_disabled_fraction",
+            "learner.replay_ratio",
+            "learner.lr",
+            "learner.lr_factor",
+            "learner.lr_min",
+            "learner.momentum",
+            "learner.weight_decay",
+            "learner.grad_clip",
+            "learner.value_weight",
+            "learner.q_blend",
+            "gate.threshold",
+            "gate.sprt_elo0",
+            "gate.sprt_elo1",
+            "gate.sprt_error",
+        ];
+        // Every f32/f64 field of the config is in the list (a new one must be added).
+        let floats = RunConfig::default()
+            .to_toml()
+            .lines()
+            .filter(|l| {
+                l.split_once(" = ")
+                    .is_some_and(|(_, v)| v.contains('.') && v.parse::<f64>().is_ok())
+            })
+            .count();
+        assert_eq!(floats, keys.len(), "{}", RunConfig::default().to_toml());
+        for key in keys {
+            for value in ["nan", "inf", "-inf"] {
+                let err = RunConfig::parse("", "x.toml", &[format!("{key}={value}")])
+                    .expect_err(&format!("{key} = {value} was accepted"));
+                let shown = match value {
+                    "nan" => "NaN",
+                    "inf" => "inf",
+                    _ => "-inf",
+                };
+                assert_eq!(
+                    err.to_string(),
+                    format!(
+                        "x.toml (with --set): {key} = {shown} is out of range: must be a finite number"
+                    ),
+                );
+            }
+        }
+        // With SPRT on as well (its checks run only then).
+        let err =
+            RunConfig::parse("[gate]\nsprt = true\nsprt_elo0 = nan\n", "x.toml", &[]).unwrap_err();
+        assert!(err.to_string().contains("gate.sprt_elo0 = NaN"), "{err}");
+    }
+
+    #[test]
+    fn lr_factor_is_checked() {
+        for bad in ["0", "-0.5", "1.5"] {
+            let err =
+                RunConfig::parse("", "x.toml", &[format!("learner.lr_factor={bad}")]).unwrap_err();
+            assert!(
+                err.to_string().contains("learner.lr_factor")
+                    && err.to_string().contains("at most 1"),
+                "{err}"
+            );
+        }
+        let c = RunConfig::parse("", "x.toml", &["learner.lr_factor=0.5".into()]).unwrap();
+        assert_eq!(c.learner.lr_factor, 0.5);
     }
 
     #[test]

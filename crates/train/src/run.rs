@@ -495,10 +495,10 @@ pub fn run(
             })
         });
         let learner = learner_model.map(|(model, manifest)| {
-            let (run, progress, stop_work) = (&run, &progress, &stop_work);
+            let (run, progress, stop_work, start_dir) = (&run, &progress, &stop_work, &start_dir);
             scope.spawn(move || {
                 learner_loop(
-                    config, run, model, &manifest, progress, stop_work, interrupt,
+                    config, run, model, &manifest, start_dir, progress, stop_work, interrupt,
                 )
             })
         });
@@ -664,9 +664,9 @@ where
     // tag, so no two writers ever pick the same file name.
     let chunk_prefix = format!("selfplay-{}", process_tag());
     let stop_flag = AtomicBool::new(false);
-    let mut generation: u64 = 0;
     let mut total_batches = BatchStats::default();
     while !stop_work() {
+        let generation = claim_generation(run.root())?;
         let (_, best) = run.best()?.context("no accepted network")?;
         let (inference, manifest) =
             Inference::from_checkpoint(&best, &expected(layout), device, &options)
@@ -719,7 +719,6 @@ where
         total_batches = merge(total_batches, stats);
         *progress.batches.lock().unwrap() = total_batches;
         result.context("writing replay chunks")?;
-        generation += 1;
     }
     Ok(())
 }
@@ -734,16 +733,43 @@ fn process_tag() -> String {
     format!("{:08x}", mixed >> 32)
 }
 
-/// A seed per generation that differs across resumed invocations too.
-fn generation_seed(run_seed: u64, generation: u64) -> u64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    run_seed
+/// The run directory's count of self-play generations started, continued across resumes.
+pub const GENERATION_FILE: &str = "selfplay-generation";
+
+/// Claims the next self-play generation number: reads `RUN/selfplay-generation` (0 when
+/// absent), writes it back plus one (atomically) and returns the number read. A resumed
+/// run so continues the generation numbers (and seeds) where the last invocation
+/// stopped; a generation killed half-way is not replayed with the same seeds. Processes
+/// started at the same instant on one run could claim the same number (their games
+/// would repeat); give such self-play processes different `run.seed`s.
+fn claim_generation(run_root: &Path) -> Result<u64> {
+    let path = run_root.join(GENERATION_FILE);
+    let current = match std::fs::read_to_string(&path) {
+        Ok(text) => text
+            .trim()
+            .parse::<u64>()
+            .with_context(|| format!("{}: not a generation number", path.display()))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    shogi_arena::rundir::write_atomic(&path, format!("{}\n", current + 1).as_bytes())
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(current)
+}
+
+/// The base seed of a self-play generation: a pure function of the run's seed and the
+/// generation number (game `i` of the generation uses `base + i`, see
+/// [`ActorConfig::seed`]), so two runs with one `run.seed` play the same games.
+pub fn generation_seed(run_seed: u64, generation: u64) -> u64 {
+    // splitmix64 of the pair: bases of neighbouring generations are far apart, so the
+    // `base + i` ranges of two generations do not overlap in practice.
+    let mut z = run_seed
         .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        .wrapping_add(generation << 32)
-        ^ nanos
+        .wrapping_add(generation.wrapping_mul(0xD1B5_4A32_D192_ED03))
+        .wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 fn merge(a: BatchStats, b: BatchStats) -> BatchStats {
@@ -769,11 +795,13 @@ fn merge(a: BatchStats, b: BatchStats) -> BatchStats {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn learner_loop(
     config: &RunConfig,
     run: &RunDir,
     model: Model,
     manifest: &shogi_model::Manifest,
+    start_dir: &Path,
     progress: &Progress,
     stop_work: &(dyn Fn() -> bool + Sync),
     interrupt: &AtomicBool,
@@ -792,6 +820,14 @@ fn learner_loop(
         start_samples: manifest.meta.samples_seen,
     };
     let mut learner = Learner::new(model, train_config(config), learner_config)?;
+    if manifest.meta.training_step > 0 {
+        match learner.restore_optimizer(start_dir) {
+            Ok(()) => info!("learner: optimiser state restored from {}", manifest.name),
+            Err(why) => warn!(
+                "learner: optimiser state NOT restored, it starts afresh (momentum/moments lost): {why}"
+            ),
+        }
+    }
     let mut positions_seen: usize = 0;
     let mut samples_this_run: u64 = 0;
     let mut last_export = learner.step_count();
@@ -936,8 +972,39 @@ fn accept_all(run: &RunDir) -> Result<Vec<GateReport>> {
 
 #[cfg(test)]
 mod tests {
-    use super::Roles;
+    use super::{Roles, claim_generation, generation_seed};
     use crate::config::RunConfig;
+
+    #[test]
+    fn generation_seeds_depend_only_on_run_seed_and_generation() {
+        // Pure: the same inputs give the same seed at any time (it once mixed in the
+        // clock's nanoseconds).
+        let first: Vec<u64> = (0..4).map(|g| generation_seed(1, g)).collect();
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let again: Vec<u64> = (0..4).map(|g| generation_seed(1, g)).collect();
+        assert_eq!(first, again);
+        assert_eq!(generation_seed(7, 3), generation_seed(7, 3));
+        // Different generations and run seeds give different, far-apart bases.
+        let mut all: Vec<u64> = (0..64)
+            .flat_map(|s| (0..64).map(move |g| generation_seed(s, g)))
+            .collect();
+        all.sort();
+        assert!(all.windows(2).all(|w| w[1] - w[0] > 1 << 20));
+    }
+
+    #[test]
+    fn generation_numbers_continue_across_invocations() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(claim_generation(dir.path()).unwrap(), 0);
+        assert_eq!(claim_generation(dir.path()).unwrap(), 1);
+        // A new process (resume) reads the file and goes on.
+        assert_eq!(claim_generation(dir.path()).unwrap(), 2);
+        let text = std::fs::read_to_string(dir.path().join(super::GENERATION_FILE)).unwrap();
+        assert_eq!(text, "3\n");
+        std::fs::write(dir.path().join(super::GENERATION_FILE), "x").unwrap();
+        let err = format!("{:#}", claim_generation(dir.path()).unwrap_err());
+        assert!(err.contains("not a generation number"), "{err}");
+    }
 
     #[test]
     fn selfplay_search_keys_reach_the_search() {

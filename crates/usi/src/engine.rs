@@ -170,12 +170,28 @@ pub struct Engine<G: UsiGame = ShogiGame> {
     loaded_key: Option<(String, String, &'static str)>,
     /// The position, its start key and the moves played since.
     game: Option<(G, u64, Vec<G::Move>)>,
+    /// The last `position` was refused because the side to move has no king (a tsume
+    /// problem as GUIs send them): `go mate` then answers `checkmate notimplemented`.
+    kingless: bool,
     search: Option<Search<G>>,
     search_config: SearchConfig,
     /// Start key and moves of the position the tree was last searched from.
     tree_root: Option<(u64, Vec<G::Move>)>,
     worker: Option<Worker<G>>,
     hopeless: u32,
+}
+
+/// Whether `position` arguments are an SFEN whose side to move has no king on the board
+/// (`K` for black, `k` for white): how GUIs send tsume problems.
+fn side_to_move_has_no_king(args: &[&str]) -> bool {
+    match args {
+        ["sfen", board, side, ..] => match *side {
+            "b" => !board.contains('K'),
+            "w" => !board.contains('k'),
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 /// Control characters replaced, cut at 80 characters: safe to echo in `info string`.
@@ -201,6 +217,7 @@ impl<G: UsiGame> Engine<G> {
             evaluator: None,
             loaded_key: None,
             game: None,
+            kingless: false,
             search: Some(Search::new(search_config.clone(), 0)),
             search_config,
             tree_root: None,
@@ -497,9 +514,13 @@ impl<G: UsiGame> Engine<G> {
     fn cmd_position(&mut self, args: &[&str]) {
         // Keep no broken position: any error leaves no position at all.
         self.game = None;
+        self.kingless = false;
         match self.parse_position(args) {
             Ok(g) => self.game = Some(g),
-            Err(e) => self.say(&format!("info string error: position: {e}")),
+            Err(e) => {
+                self.say(&format!("info string error: position: {e}"));
+                self.kingless = side_to_move_has_no_king(args);
+            }
         }
     }
 
@@ -560,12 +581,22 @@ impl<G: UsiGame> Engine<G> {
                 "infinite" => infinite = true,
                 "ponder" => ponder = true,
                 "mate" => {
-                    let v = args.get(i + 1).copied();
-                    mate = Some(if v == Some("infinite") {
-                        None
-                    } else {
-                        num(args.get(i + 1))
-                    });
+                    // `go mate` alone (or followed by another keyword) is `infinite`; a
+                    // value that is neither a number nor `infinite` is refused, no search.
+                    match args.get(i + 1).copied() {
+                        None => mate = Some(None),
+                        Some("infinite") => mate = Some(None),
+                        Some(v) => match num(Some(&v)) {
+                            Some(ms) => mate = Some(Some(ms)),
+                            None => {
+                                self.say(&format!(
+                                    "info string error: go mate: bad value {} (expected milliseconds or infinite); no search",
+                                    sanitize(v)
+                                ));
+                                return;
+                            }
+                        },
+                    }
                     i += 2;
                     continue;
                 }
@@ -588,8 +619,17 @@ impl<G: UsiGame> Engine<G> {
 
         let Some((game, start_key, moves)) = self.game.clone() else {
             self.say("info string error: go without a valid position");
-            if mate.is_some() {
-                self.say("checkmate nomate");
+            if mate.is_some() && self.kingless {
+                // A tsume problem without the attacker's king: the rules core needs both
+                // kings, so this engine does not solve it; say so rather than `nomate`.
+                self.say(
+                    "info string error: go mate: positions without the side to move's king (tsume problems) are not supported",
+                );
+                self.say("checkmate notimplemented");
+            } else if mate.is_some() {
+                // Not `nomate`: nothing was searched, so nothing is known (a GUI shows
+                // `nomate` as "this problem has no mate").
+                self.say("checkmate timeout");
             } else {
                 self.say("bestmove resign");
             }

@@ -89,19 +89,98 @@ fn solver_says_nomate() {
     }
 }
 
+/// A bare king in the open against rook, bishop and gold in hand: checks everywhere, and
+/// no proof or disproof within seconds (the `go mate` test below stops it after 100 ms).
+const HARD: &str = "9/9/9/9/4k4/9/9/9/K8 b RBG 1";
+
 #[test]
-fn solver_times_out_on_a_huge_position() {
-    // Full board, no forced mate reachable in 1 ms.
-    let pos = Position::startpos(Variant::Shogi);
+fn solver_times_out_at_its_deadline() {
+    let pos = Position::from_sfen(Variant::Shogi, HARD).unwrap();
+    let t = Instant::now();
     let limits = MateLimits {
-        deadline: Some(Instant::now() + Duration::from_millis(1)),
-        max_nodes: 50,
+        deadline: Some(t + Duration::from_millis(20)),
+        max_nodes: usize::MAX,
         ..MateLimits::default()
     };
-    assert!(matches!(
-        search_mate(&pos, &limits).0,
-        MateResult::NoMate | MateResult::Timeout
-    ));
+    let (r, st) = search_mate(&pos, &limits);
+    let took = t.elapsed();
+    assert_eq!(r, MateResult::Timeout, "{st:?}");
+    // The deadline, not the node budget, ended it; generous bound for a loaded machine.
+    // The attacker has checks, so the search really ran (the start position has none
+    // and is answered `NoMate` before any deadline is looked at).
+    assert!(st.expansions > 1, "{st:?}");
+    assert!(took >= Duration::from_millis(20), "{took:?}");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
+#[test]
+fn tsume_without_the_attackers_king_is_refused_never_nomate() {
+    // A mate in 3 (cshogi, with a king added at 9i: no mate in 1, `mate_move(3)` = G*3b)
+    // as GUIs send tsume problems: no black king. The engine needs both kings; it must say so, and must not
+    // answer `nomate` ("this problem has no mate").
+    let mut h = Harness::start(Options::default());
+    h.ready();
+    h.send("position sfen 7k1/8l/5G3/9/9/9/9/9/9 b GN 1");
+    h.send("go mate 1000");
+    let lines = h.until(Duration::from_secs(30), |l| l.starts_with("checkmate"));
+    let all: Vec<&String> = lines.iter().map(|(_, l)| l).collect();
+    assert_eq!(
+        all.last().unwrap().as_str(),
+        "checkmate notimplemented",
+        "{all:?}"
+    );
+    assert!(
+        all.iter()
+            .any(|l| l.starts_with("info string error: go mate: positions without")),
+        "{all:?}"
+    );
+    // The same problem with the attacker's king added is solved.
+    h.send("position sfen 7k1/8l/5G3/9/9/9/9/9/K8 b GN 1");
+    h.send("go mate 10000");
+    let lines = h.until(Duration::from_secs(60), |l| l.starts_with("checkmate"));
+    let last = &lines.last().unwrap().1;
+    assert!(
+        last.starts_with("checkmate ") && last.split(' ').count() == 4,
+        "{last}"
+    );
+    // Another broken position is not a tsume problem: `timeout` (nothing searched).
+    h.send("position sfen 7k1/8l/5G3/9/9/9/9/9/K8 b GN");
+    h.send("position sfen 9/9/9/9/9/9/9/9/9 x - 1");
+    h.send("go mate 1000");
+    let lines = h.until(Duration::from_secs(30), |l| l.starts_with("checkmate"));
+    assert_eq!(lines.last().unwrap().1, "checkmate timeout");
+    h.quit();
+}
+
+#[test]
+fn go_mate_with_a_bad_value_answers_an_error_and_does_not_search() {
+    let mut h = Harness::start(Options::default());
+    h.ready();
+    h.send(&format!("position sfen {HARD}"));
+    for go in ["go mate abc", "go mate btime 100"] {
+        h.send(go);
+        // A search started here would run for seconds; `stop` would make it answer
+        // `checkmate timeout` before `readyok`.
+        h.send("stop");
+        h.send("isready");
+        let lines = h.until(Duration::from_secs(30), |l| l == "readyok");
+        let all: Vec<&String> = lines.iter().map(|(_, l)| l).collect();
+        assert!(
+            all.iter().all(|l| !l.starts_with("checkmate")),
+            "{go}: {all:?}"
+        );
+        assert!(
+            all.iter()
+                .any(|l| l.starts_with("info string error: go mate: bad value")),
+            "{go}: {all:?}"
+        );
+    }
+    // A number still works.
+    h.send(&format!("position sfen {}", TSUME[0].1));
+    h.send("go mate 10000");
+    let l = h.until(Duration::from_secs(60), |l| l.starts_with("checkmate"));
+    assert_ne!(l.last().unwrap().1, "checkmate nomate");
+    h.quit();
 }
 
 #[test]
@@ -135,7 +214,7 @@ fn go_mate_answers_checkmate_lines() {
         assert_eq!(l.last().unwrap().1, "checkmate nomate");
     }
     // A stopped mate search reports a timeout (this one runs for seconds).
-    h.send("position sfen 9/9/9/9/4k4/9/9/9/K8 b RBG 1");
+    h.send(&format!("position sfen {HARD}"));
     h.send("go mate infinite");
     std::thread::sleep(Duration::from_millis(100));
     h.send("stop");

@@ -1,4 +1,10 @@
 //! Time limits: `stop` latency, byoyomi never exceeded, ponderhit.
+//!
+//! These run beside the rest of the suite on a loaded 2-core machine, where a thread can
+//! wait 100 ms and more for a core; with 50-300 ms limits they once failed 6 runs of 8.
+//! The time controls are now large enough that the engine's `ByoyomiMargin` (250 ms)
+//! absorbs that, and every bound is the configured time itself (never exceeded) or, for
+//! `stop`, a latency far below any search's own length.
 
 mod common;
 
@@ -9,8 +15,11 @@ use shogi_usi::Options;
 
 const T: Duration = Duration::from_secs(60);
 
+/// `ByoyomiMargin` of the timed tests: what the engine keeps back for a loaded machine.
+const MARGIN: u64 = 250;
+
 #[test]
-fn stop_answers_within_50_ms() {
+fn stop_answers_promptly() {
     let mut h = Harness::start(Options::default());
     h.ready();
     let mut worst = Duration::ZERO;
@@ -40,20 +49,22 @@ fn stop_answers_within_50_ms() {
         worst = worst.max(latency);
     }
     eprintln!("worst stop latency {worst:?}");
-    assert!(worst < Duration::from_millis(50), "stop latency {worst:?}");
+    // Typically a few ms; 250 ms allows for a loaded machine and still fails an engine
+    // that finishes its iteration or batch first (the infinite search never ends).
+    assert!(worst < Duration::from_millis(250), "stop latency {worst:?}");
     h.quit();
 }
 
 #[test]
 fn byoyomi_is_never_exceeded() {
     let mut h = Harness::start(Options::default());
-    h.send("setoption name ByoyomiMargin value 50");
+    h.send(&format!("setoption name ByoyomiMargin value {MARGIN}"));
     h.ready();
     let mut moves: Vec<String> = Vec::new();
     let mut worst = Duration::ZERO;
-    for _ in 0..12 {
+    for _ in 0..8 {
         h.send(&format!("position startpos moves {}", moves.join(" ")));
-        let sent = h.send("go btime 0 wtime 0 byoyomi 150");
+        let sent = h.send("go btime 0 wtime 0 byoyomi 700");
         let lines = h.bestmove(T);
         let (t, last) = lines.last().unwrap();
         worst = worst.max(*t - sent);
@@ -63,20 +74,21 @@ fn byoyomi_is_never_exceeded() {
         }
         moves.push(mv);
     }
-    eprintln!("worst move time at byoyomi 150: {worst:?}");
-    assert!(worst < Duration::from_millis(150), "took {worst:?}");
-    // Main time plus byoyomi: the budget is a share of the main time plus the byoyomi.
-    let sent = h.send("go btime 2000 wtime 2000 byoyomi 100");
+    eprintln!("worst move time at byoyomi 700 (aims at 450): {worst:?}");
+    assert!(worst < Duration::from_millis(700), "took {worst:?}");
+    // Main time plus byoyomi: the budget is a share of the main time plus the byoyomi
+    // (20000 / 40 + 500 - margin = 750 ms): never more than that share plus the byoyomi.
+    let sent = h.send("go btime 20000 wtime 20000 byoyomi 500");
     let lines = h.bestmove(T);
     let took = lines.last().unwrap().0 - sent;
     assert!(
-        took < Duration::from_millis(2000 / 40 + 100),
+        took < Duration::from_millis(20000 / 40 + 500),
         "took {took:?}"
     );
-    // movetime.
-    let sent = h.send("go movetime 200");
+    // movetime (aims at 450 ms).
+    let sent = h.send("go movetime 700");
     let took = h.bestmove(T).last().unwrap().0 - sent;
-    assert!(took < Duration::from_millis(200), "took {took:?}");
+    assert!(took < Duration::from_millis(700), "took {took:?}");
     h.quit();
 }
 
@@ -84,11 +96,12 @@ fn byoyomi_is_never_exceeded() {
 fn ponderhit_switches_to_the_clock() {
     let mut h = Harness::start(Options::default());
     h.send("setoption name USI_Ponder value true");
-    // Room for ~16M nodes, well beyond what ~0.7 s of search fills.
+    // Room for ~16M nodes, well beyond what ~1.3 s of search fills (256 MB fill in ~0.65 s).
     h.send("setoption name USI_Hash value 1024");
+    h.send(&format!("setoption name ByoyomiMargin value {MARGIN}"));
     h.ready();
     h.send("position startpos moves 7g7f 3c3d");
-    h.send("go ponder btime 0 wtime 0 byoyomi 300");
+    h.send("go ponder btime 0 wtime 0 byoyomi 1000");
     std::thread::sleep(Duration::from_millis(500));
     assert!(h.drain().iter().all(|l| !l.starts_with("bestmove")));
     let sent = h.send("ponderhit");
@@ -105,12 +118,14 @@ fn ponderhit_switches_to_the_clock() {
         .and_then(|t| t.parse::<u32>().ok())
         .expect("an info line with hashfull");
     assert!(hashfull < 1000, "the tree filled (hashfull {hashfull})");
+    // The budget is 1000 - 250 = 750 ms from ponderhit: load can only delay the answer
+    // (up to the byoyomi itself), never bring it forward.
     assert!(
-        took < Duration::from_millis(300),
+        took < Duration::from_millis(1000),
         "took {took:?} after ponderhit"
     );
     assert!(
-        took >= Duration::from_millis(150),
+        took >= Duration::from_millis(700),
         "answered {took:?} after ponderhit, before its budget"
     );
     h.quit();

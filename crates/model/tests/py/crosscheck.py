@@ -1,6 +1,6 @@
 """Cross-check of shogi-model's weights file and forward pass, run by tests/crosscheck.rs.
 
-Usage: crosscheck.py DIR
+Usage: crosscheck.py DIR | crosscheck.py write DIR SEED (see `write`)
   DIR/weights.safetensors  the net's parameters as written by shogi_model::save_weights
   DIR/config.json          its ModelConfig
   DIR/io.safetensors       "input" [B, planes, H, W], Rust's "policy" [B, P], "value" [B, 3]
@@ -95,7 +95,44 @@ class Net(nn.Module):
         return p, v
 
 
+def write(d, seed):
+    """The other direction: a PyTorch net with random parameters and buffers saved as
+    DIR/py_weights.safetensors (its state_dict without num_batches_tracked, which the Rust
+    net does not have), and its eval-mode outputs on a random input in DIR/py_io.safetensors."""
+    from safetensors.torch import save_file
+
+    torch.manual_seed(seed)
+    cfg = json.load(open(f"{d}/config.json"))
+    net = Net(cfg)
+    with torch.no_grad():
+        for name, t in net.state_dict().items():
+            if name.endswith("num_batches_tracked"):
+                continue
+            r = torch.rand(t.shape)
+            if name.endswith("running_var"):
+                t.copy_(r + 0.5)
+            elif name.endswith("running_mean") or name.endswith("bias"):
+                t.copy_((r - 0.5) * 0.2)
+            else:
+                t.copy_((r - 0.5) * 0.6)
+    state = {
+        k: v.contiguous()
+        for k, v in net.state_dict().items()
+        if not k.endswith("num_batches_tracked")
+    }
+    save_file(state, f"{d}/py_weights.safetensors")
+    net.eval()
+    x = torch.randn(3, cfg["input_planes"], cfg["board_h"], cfg["board_w"])
+    with torch.no_grad():
+        p, v = net(x)
+    save_file({"input": x, "policy": p.contiguous(), "value": v.contiguous()},
+              f"{d}/py_io.safetensors")
+
+
 def main():
+    if sys.argv[1] == "write":
+        write(sys.argv[2], int(sys.argv[3]))
+        return
     d = sys.argv[1]
     cfg = json.load(open(f"{d}/config.json"))
     arrays = load_numpy(f"{d}/weights.safetensors")
