@@ -101,6 +101,9 @@ pub struct PlayerSettings {
     pub temperature_plies: u32,
     /// Leaves evaluated together per tree (search batch).
     pub search_batch: usize,
+    /// Nodes of the searching players' root mate search (0 = off); default
+    /// [`SearchConfig::for_play`]'s.
+    pub mate_nodes: usize,
     /// Device of the networks (`auto`, `cpu`, `cuda`, `cuda:N`).
     pub device: String,
     /// Largest network batch of the shared inference service.
@@ -119,6 +122,7 @@ impl Default for PlayerSettings {
             simulations: 64,
             temperature_plies: 4,
             search_batch: 8,
+            mate_nodes: SearchConfig::for_play().root_mate_nodes,
             device: "auto".into(),
             max_batch: 256,
             usi: UsiTimeControl::default(),
@@ -279,6 +283,7 @@ impl<G: ArenaGame> PreparedPlayer<G> {
                 let mut config = SearchConfig::for_play();
                 config.simulations = self.settings.simulations.max(1);
                 config.batch_size = self.settings.search_batch.max(1);
+                config.root_mate_nodes = self.settings.mate_nodes;
                 config.temperature = 1.0;
                 config.temperature_plies = self.settings.temperature_plies;
                 config.temperature_after = 0.0;

@@ -156,6 +156,14 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
         moves.into_iter().find(|mv| mv.to_string() == text)
     }
 
+    /// A forced mate (詰み) for the side to move proven by a mate search of at most
+    /// `max_nodes` nodes and `max_plies` plies, never past the game's ply cap: the line,
+    /// the attacker's move first and mate after the last. `None` when none was found in
+    /// that budget or the variant has no mate solver.
+    fn find_mate(&self, _max_nodes: usize, _max_plies: u32) -> Option<Vec<Self::Move>> {
+        None
+    }
+
     /// Material points of `c`, for adjudicating games stopped at a ply cap (`None`: the
     /// variant has no material count).
     fn material_points(&self, _c: Color) -> Option<u32> {

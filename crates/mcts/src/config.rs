@@ -105,6 +105,11 @@ pub struct SearchConfig {
     /// (mate in 1) are known without visiting them. Costs one clone + play per legal move
     /// and expansion. Default false.
     pub expand_check_terminal: bool,
+    /// Before simulating, a mate search (df-pn, [`shogi_game::Game::find_mate`]) of at
+    /// most this many nodes runs from the root; a forced mate it proves makes the mating
+    /// move a proven win, played at once (dlshogi's root mate search). 0 = off (also for
+    /// variants without a mate solver). Default 0.
+    pub root_mate_nodes: usize,
     /// Largest number of tree nodes; the search stops (after the current batch) when the
     /// arena reaches it. Default 10,000,000.
     pub max_nodes: usize,
@@ -151,6 +156,7 @@ impl Default for SearchConfig {
             tree_reuse: true,
             stop_when_proven: true,
             expand_check_terminal: false,
+            root_mate_nodes: 0,
             max_nodes: 10_000_000,
             root_selection: RootSelection::Puct,
             gumbel_considered: 16,
@@ -166,12 +172,14 @@ impl Default for SearchConfig {
 }
 
 impl SearchConfig {
-    /// Settings for strength play (arena, engine): no noise, temperature 0, and every
+    /// Settings for strength play (arena, gate, engine): no noise, temperature 0, every
     /// expanded child checked for a game end, so a mate in one is never missed because
-    /// the prior ranked it low (dlshogi checks mate at every node).
+    /// the prior ranked it low, and a 10,000-node mate search from the root, so a won
+    /// game is mated rather than drawn at the ply cap (dlshogi does both).
     pub fn for_play() -> Self {
         SearchConfig {
             expand_check_terminal: true,
+            root_mate_nodes: 10_000,
             dirichlet_weight: 0.0,
             temperature: 0.0,
             temperature_after: 0.0,

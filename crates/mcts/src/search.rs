@@ -19,6 +19,10 @@ use crate::noise;
 
 const NONE: u32 = u32::MAX;
 
+/// The longest mate (plies) the root mate search looks for: its node budget, not this,
+/// is what bounds its cost.
+const ROOT_MATE_MAX_PLIES: u32 = 31;
+
 /// A game-theoretic value proven by the search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Proven {
@@ -611,6 +615,7 @@ impl<G: Game> Search<G> {
         if s.phase == Phase::PrepareRoot {
             s.phase = Phase::Simulate;
             self.prepare_root(s.budget, s.is_full);
+            self.probe_root_mate(&s.game);
         }
         loop {
             let stop_reason = if self.nodes[0].state == State::Terminal {
@@ -679,6 +684,32 @@ impl<G: Game> Search<G> {
         if gumbel_mode {
             self.init_gumbel(budget as usize);
         }
+    }
+
+    /// The root mate search ([`SearchConfig::root_mate_nodes`]): a proven mate makes its
+    /// first move a proven win for the side to move, so the root is proven too.
+    fn probe_root_mate(&mut self, game: &G) {
+        let budget = self.config.root_mate_nodes;
+        let root = &self.nodes[0];
+        if budget == 0 || root.state != State::Expanded || root.proven.is_known() {
+            return;
+        }
+        let Some(line) = game.find_mate(budget, ROOT_MATE_MAX_PLIES) else {
+            return;
+        };
+        let winner = root.to_move;
+        let Some(child) = root
+            .children()
+            .find(|&i| self.nodes[i].mv == line.first().copied())
+        else {
+            return;
+        };
+        // After the mating move `line.len() - 1` plies remain to the mate.
+        self.nodes[child].proven = Proven::Win {
+            winner,
+            plies: line.len() as u32 - 1,
+        };
+        self.update_proofs(0);
     }
 
     /// Selects up to `batch_size` leaves into `self.pending`, backing up exact values
@@ -1209,6 +1240,7 @@ impl<G: Game> Search<G> {
         }
         // Proven wins override everything; otherwise PUCT uses temperature.
         let proven_win = matches!(proven, Proven::Win { winner, .. } if winner == c);
+        let mut policy_target = policy_target;
         if proven_win || (!gumbel_mode && !moves.is_empty()) || best_move.is_none() {
             let tau = self.config.temperature_at(game.ply());
             if !proven_win && tau > 1e-3 && total > 0 {
@@ -1230,6 +1262,12 @@ impl<G: Game> Search<G> {
             } else if let Some(i) = self.child_for_play(0) {
                 best_move = self.nodes[i].mv;
             }
+        }
+        // A proven win's target is its fastest win: the mate is known, not estimated.
+        if proven_win && let Some(i) = self.child_for_play(0) {
+            let first = range.start;
+            policy_target = vec![0.0; moves.len()];
+            policy_target[i - first] = 1.0;
         }
 
         // Principal variation.

@@ -2,6 +2,7 @@
 
 use shogi_game::{EndReason, Game, Outcome};
 
+use crate::mate::{MateLimits, MateResult, MateStats, search_mate};
 use crate::position::Position;
 use crate::types::{Color, Move, MoveList, Variant};
 
@@ -209,6 +210,24 @@ impl ShogiGame {
     }
 }
 
+impl ShogiGame {
+    /// The df-pn mate search from this position within `limits`, never past the ply cap
+    /// (under a cap a mate beyond it is a draw, not a mate).
+    pub fn search_mate(&self, limits: &MateLimits) -> (MateResult, MateStats) {
+        let cap = self.rules.max_plies;
+        let left = cap.saturating_sub(self.moves.len() as u32);
+        let limits = MateLimits {
+            max_plies: if cap > 0 {
+                limits.max_plies.min(left)
+            } else {
+                limits.max_plies
+            },
+            ..limits.clone()
+        };
+        search_mate(&self.pos, &limits)
+    }
+}
+
 impl Game for ShogiGame {
     type Move = Move;
 
@@ -282,6 +301,18 @@ impl Game for ShogiGame {
 
     fn in_check(&self) -> bool {
         self.pos.in_check()
+    }
+
+    fn find_mate(&self, max_nodes: usize, max_plies: u32) -> Option<Vec<Move>> {
+        let limits = MateLimits {
+            max_nodes,
+            max_plies,
+            ..MateLimits::default()
+        };
+        match self.search_mate(&limits).0 {
+            MateResult::Mate(line) => Some(line),
+            _ => None,
+        }
     }
 
     fn parse_move(&self, text: &str) -> Option<Move> {

@@ -4,7 +4,7 @@
 //! win where there is no mate. Every position is checked with the rules first: the
 //! expected move is legal and mates (or forces mate), and no shorter mate exists.
 
-use shogi_game::Color;
+use shogi_game::{Color, Game};
 use shogi_mcts::{Proven, Search, SearchConfig, SearchLimits, UniformEvaluator};
 use shogi_rules::{GameRules, Move, Position, ShogiGame, Variant};
 
@@ -34,6 +34,8 @@ fn config() -> SearchConfig {
         simulations: 4000,
         batch_size: 1,
         expand_check_terminal: true,
+        // These tests are about the tree's own proofs; the root mate search has its own.
+        root_mate_nodes: 0,
         ..SearchConfig::for_play()
     }
 }
@@ -216,7 +218,11 @@ fn gumbel_selfplay_search_with_terminal_check_plays_and_targets_every_mate_in_on
         let game = ShogiGame::new(p.clone(), GameRules::default());
         for seed in 0..6 {
             let r = Search::new(gumbel(true), seed)
-                .search(&game, &UniformEvaluator::default(), &SearchLimits::default())
+                .search(
+                    &game,
+                    &UniformEvaluator::default(),
+                    &SearchLimits::default(),
+                )
                 .unwrap();
             let best = r.best_move.expect("a move");
             assert!(is_mate_after(&p, best), "{name} seed {seed}: played {best}");
@@ -229,7 +235,11 @@ fn gumbel_selfplay_search_with_terminal_check_plays_and_targets_every_mate_in_on
                 .sum();
             assert!(target > 0.9, "{name} seed {seed}: mate target {target}");
             let r = Search::new(gumbel(false), seed)
-                .search(&game, &UniformEvaluator::default(), &SearchLimits::default())
+                .search(
+                    &game,
+                    &UniformEvaluator::default(),
+                    &SearchLimits::default(),
+                )
                 .unwrap();
             if r.best_move != Some(mate) {
                 misses_without_check += 1;
@@ -240,4 +250,124 @@ fn gumbel_selfplay_search_with_terminal_check_plays_and_targets_every_mate_in_on
         misses_without_check >= 9,
         "the control: without the check the Gumbel root should miss most mates, missed {misses_without_check} of 18"
     );
+}
+
+/// Self-play's search with the root mate search (`selfplay.mate_search_nodes`): each
+/// mate in 3 is proven before any simulation, its first move is played and is the whole
+/// policy target. The control: the same 32-simulation Gumbel search without it proves
+/// none of them (4 of ~80 root moves considered, uniform priors).
+#[test]
+fn root_mate_search_plays_mate_in_three_at_once_with_a_one_hot_target() {
+    use shogi_mcts::RootSelection;
+    let gumbel = |mate_nodes: usize| SearchConfig {
+        simulations: 32,
+        batch_size: 4,
+        root_selection: RootSelection::Gumbel,
+        gumbel_considered: 4,
+        expand_check_terminal: true,
+        root_mate_nodes: mate_nodes,
+        ..SearchConfig::default()
+    };
+    let mut proven_without = 0;
+    for (name, sfen, _) in MATE_IN_3 {
+        let p = pos(sfen);
+        let game = ShogiGame::new(p.clone(), GameRules::default());
+        for seed in 0..3 {
+            let r = Search::new(gumbel(3000), seed)
+                .search(
+                    &game,
+                    &UniformEvaluator::default(),
+                    &SearchLimits::default(),
+                )
+                .unwrap();
+            assert_eq!(
+                r.proven,
+                Proven::Win {
+                    winner: Color::Black,
+                    plies: 3
+                },
+                "{name} seed {seed}"
+            );
+            assert_eq!(
+                r.simulations, 0,
+                "{name}: a proven root needs no simulation"
+            );
+            let best = r.best_move.expect("a move");
+            let after = p.after(best);
+            assert!(after.in_check(), "{name}: {best} is no check");
+            for &reply in after.legal_moves().iter() {
+                assert!(
+                    after.after(reply).mate_in_one().is_some(),
+                    "{name}: played {best}; {reply} escapes"
+                );
+            }
+            let i = r.moves.iter().position(|&m| m == best).unwrap();
+            assert_eq!(
+                r.policy_target[i], 1.0,
+                "{name}: target {:?}",
+                r.policy_target
+            );
+            assert_eq!(r.policy_target.iter().sum::<f32>(), 1.0);
+            let r = Search::new(gumbel(0), seed)
+                .search(
+                    &game,
+                    &UniformEvaluator::default(),
+                    &SearchLimits::default(),
+                )
+                .unwrap();
+            if r.proven != Proven::Unknown {
+                proven_without += 1;
+            }
+        }
+    }
+    assert_eq!(
+        proven_without, 0,
+        "the control proved a mate in 3 without the mate search"
+    );
+}
+
+/// The root mate search never claims a mate that is not there, and a mate longer than
+/// the plies left before the ply cap is no mate (the game is drawn first).
+#[test]
+fn root_mate_search_no_false_mate_and_respects_the_ply_cap() {
+    let probing = SearchConfig {
+        simulations: 64,
+        root_mate_nodes: 20_000,
+        ..SearchConfig::for_play()
+    };
+    for sfen in [
+        "4k4/9/9/9/9/9/9/9/4K4 b G 1".to_string(),
+        Position::startpos(Variant::Shogi).to_sfen(),
+    ] {
+        let game = ShogiGame::new(pos(&sfen), GameRules::default());
+        assert_eq!(game.find_mate(20_000, 31), None, "{sfen}");
+        let r = Search::new(probing.clone(), 1)
+            .search(
+                &game,
+                &UniformEvaluator::default(),
+                &SearchLimits::default(),
+            )
+            .unwrap();
+        assert!(
+            !matches!(r.proven, Proven::Win { .. }),
+            "{sfen}: {:?}",
+            r.proven
+        );
+    }
+    for (name, sfen, _) in MATE_IN_3 {
+        let capped = |max_plies| {
+            let rules = GameRules {
+                max_plies,
+                ..GameRules::default()
+            };
+            ShogiGame::new(pos(sfen), rules).find_mate(20_000, 31)
+        };
+        assert_eq!(capped(2), None, "{name}: 3 plies do not fit in 2");
+        let line = capped(3).unwrap_or_else(|| panic!("{name}: no mate within 3 plies"));
+        assert_eq!(line.len(), 3, "{name}");
+        assert!(
+            shogi_rules::mate::is_mating_line(&pos(sfen), &line),
+            "{name}"
+        );
+    }
 }

@@ -240,6 +240,11 @@ pub struct SelfplaySection {
     /// Costs one move played per legal move and expansion, small next to the network.
     /// Default false.
     pub terminal_check: bool,
+    /// Nodes of the mate search (df-pn) run from every self-play root before its
+    /// simulations: a proven mate is played at once and its move is the policy target,
+    /// so won games end in mate instead of wandering to the ply cap (dlshogi's root mate
+    /// search). 0 = off; variants without a mate solver (tai shogi) ignore it. Default 0.
+    pub mate_search_nodes: usize,
     /// Playout cap randomization (KataGo): the share of moves (0..=1) searched with the
     /// full `simulations` and recorded as training samples; the others get
     /// `cheap_simulations` and no root noise, and only move the game on (they are not
@@ -287,6 +292,7 @@ impl Default for SelfplaySection {
             gumbel_considered: 16,
             tree_batch: 4,
             terminal_check: false,
+            mate_search_nodes: 0,
             full_search_prob: 1.0,
             cheap_simulations: 8,
             dirichlet_alpha: 0.15,
@@ -534,6 +540,7 @@ impl RunConfig {
             ("run.minutes", r.minutes),
             ("selfplay.dirichlet_alpha", s.dirichlet_alpha as f64),
             ("selfplay.dirichlet_weight", s.dirichlet_weight as f64),
+            ("selfplay.full_search_prob", s.full_search_prob as f64),
             ("selfplay.resign_threshold", s.resign_threshold as f64),
             (
                 "selfplay.resign_disabled_fraction",
@@ -854,6 +861,7 @@ mod tests {
             "run.minutes",
             "selfplay.dirichlet_alpha",
             "selfplay.dirichlet_weight",
+            "selfplay.full_search_prob",
             "selfplay.resign_threshold",
             "selfplay.resign_disabled_fraction",
             "learner.replay_ratio",

@@ -332,6 +332,7 @@ fn search_config(config: &RunConfig) -> SearchConfig {
         dirichlet_weight: s.dirichlet_weight,
         temperature_plies: s.temperature_plies,
         expand_check_terminal: s.terminal_check,
+        root_mate_nodes: s.mate_search_nodes,
         playout_cap: (s.full_search_prob < 1.0).then_some(PlayoutCap {
             full_search_prob: s.full_search_prob,
             cheap_simulations: s.cheap_simulations,
@@ -1011,15 +1012,20 @@ mod tests {
         let c = RunConfig::parse("", "x.toml", &[]).unwrap();
         let s = super::search_config(&c);
         assert!(!s.expand_check_terminal);
-        assert_eq!(s.playout_cap, None, "full_search_prob = 1 is every move in full");
+        assert_eq!(s.root_mate_nodes, 0);
+        assert_eq!(
+            s.playout_cap, None,
+            "full_search_prob = 1 is every move in full"
+        );
         let c = RunConfig::parse(
-            "[selfplay]\nterminal_check = true\nfull_search_prob = 0.25\ncheap_simulations = 6\n",
+            "[selfplay]\nterminal_check = true\nmate_search_nodes = 3000\nfull_search_prob = 0.25\ncheap_simulations = 6\n",
             "x.toml",
             &[],
         )
         .unwrap();
         let s = super::search_config(&c);
         assert!(s.expand_check_terminal);
+        assert_eq!(s.root_mate_nodes, 3000);
         let cap = s.playout_cap.expect("a playout cap");
         assert_eq!(cap.full_search_prob, 0.25);
         assert_eq!(cap.cheap_simulations, 6);

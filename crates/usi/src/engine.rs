@@ -17,8 +17,8 @@ use shogi_model::{
 use shogi_rules::{ShogiGame, Variant};
 
 use crate::game::UsiGame;
-use crate::mate::MateLimits;
 use crate::time::{Clock, budget};
+use shogi_rules::mate::MateLimits;
 
 /// Engine name sent in `id name`.
 pub const ENGINE_NAME: &str = concat!("shogi-zero ", env!("CARGO_PKG_VERSION"));
@@ -95,6 +95,9 @@ impl Options {
         SearchConfig {
             batch_size: self.batch_size.clamp(1, 1024) as usize,
             max_nodes: self.max_nodes(),
+            // The engine probes for mate itself first, with the clock's budget, and
+            // reports the line (`score mate`): the search need not probe again.
+            root_mate_nodes: 0,
             ..SearchConfig::for_play()
         }
     }

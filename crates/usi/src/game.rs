@@ -8,7 +8,7 @@ use shogi_rules::{GameRules, ImpasseRule, Position, ShogiGame, Variant};
 use shogi_tai::{TaiGame, TaiMove, TaiRules};
 
 use crate::engine::Options;
-use crate::mate::{MateLimits, MateResult, search_mate};
+use shogi_rules::mate::{MateLimits, MateResult, search_mate};
 
 /// A position parsed from a `position` command: the game, its start position's key and
 /// the moves played since (for tree reuse).
@@ -121,19 +121,7 @@ impl UsiGame for ShogiGame {
     }
 
     fn mate_probe(&self, limits: &MateLimits) -> Option<(Vec<Self::Move>, usize)> {
-        // Under `MaxMovesToDraw` a mate beyond the limit is a draw, not a mate.
-        let cap = self.rules().max_plies;
-        let limits = MateLimits {
-            max_plies: if cap > 0 {
-                limits
-                    .max_plies
-                    .min(cap.saturating_sub(self.moves().len() as u32))
-            } else {
-                limits.max_plies
-            },
-            ..limits.clone()
-        };
-        match search_mate(self.position(), &limits) {
+        match self.search_mate(limits) {
             (MateResult::Mate(line), stats) => Some((line, stats.nodes)),
             _ => None,
         }

@@ -6,9 +6,8 @@
 
 pub mod engine;
 pub mod game;
-pub mod mate;
 pub mod time;
 
 pub use engine::{Engine, Options, score_to_cp};
 pub use game::UsiGame;
-pub use mate::{MateLimits, MateResult, is_mating_line, search_mate};
+pub use shogi_rules::mate::{MateLimits, MateResult, is_mating_line, search_mate};

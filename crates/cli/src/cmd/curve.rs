@@ -90,7 +90,11 @@ pub fn run(args: &CurveArgs) -> Result<()> {
     let chosen = pick_checkpoints(&all, args.points as usize);
     let first_time = modified(&all[0].1)?;
     let players: Vec<PlayerSpec> = std::iter::once(args.opponent.clone())
-        .chain(chosen.iter().map(|(_, p)| PlayerSpec::Checkpoint(p.clone())))
+        .chain(
+            chosen
+                .iter()
+                .map(|(_, p)| PlayerSpec::Checkpoint(p.clone())),
+        )
         .collect();
     let variant = match_variant(None, &players.iter().collect::<Vec<_>>())?;
     if args.torch_threads > 0 {

@@ -41,6 +41,10 @@ pub struct MatchArgs {
     /// Opening plies played with temperature 1 by the searching players (0 after).
     #[arg(long, default_value_t = 4)]
     pub temperature_plies: u32,
+    /// Nodes of the searching players' mate search from every root (df-pn; a proven
+    /// mate is played at once); 0 = off.
+    #[arg(long, default_value_t = shogi_mcts::SearchConfig::for_play().root_mate_nodes, value_name = "NODES")]
+    pub mate_nodes: usize,
     /// File of start positions (one SFEN, `startpos` or `handicap:NAME` per line); without
     /// it: the start position plus random openings of `--opening-plies` plies.
     #[arg(long)]
@@ -215,6 +219,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         players: PlayerSettings {
             simulations: args.simulations.max(1),
             temperature_plies: args.temperature_plies,
+            mate_nodes: args.mate_nodes,
             device: args.device.clone(),
             usi: UsiTimeControl {
                 byoyomi_ms: args.byoyomi,

@@ -70,6 +70,10 @@ pub struct SelfplayArgs {
     /// the tree; `selfplay.terminal_check` in a run config).
     #[arg(long)]
     terminal_check: bool,
+    /// Nodes of the mate search run from every root before simulating (0 = off;
+    /// `selfplay.mate_search_nodes` in a run config).
+    #[arg(long, default_value_t = 0, value_name = "NODES")]
+    mate_search_nodes: usize,
     /// Draw a game at this many plies.
     #[arg(long, default_value_t = 320)]
     max_plies: u32,
@@ -136,6 +140,7 @@ where
             RootSelection::Puct
         },
         expand_check_terminal: args.terminal_check,
+        root_mate_nodes: args.mate_search_nodes,
         ..SearchConfig::default()
     };
     let play = PlayConfig {

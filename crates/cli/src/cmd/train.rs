@@ -134,7 +134,11 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         summary.positions as f64 / secs,
         summary.learner_step
     );
-    let gated: Vec<_> = summary.gate_reports.iter().filter(|r| r.games > 0).collect();
+    let gated: Vec<_> = summary
+        .gate_reports
+        .iter()
+        .filter(|r| r.games > 0)
+        .collect();
     let promoted_ungated = summary.gate_reports.len() - gated.len();
     if promoted_ungated > 0 {
         println!(

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use shogi_rules::{Move, Position};
+use crate::{Move, Position};
 
 const INF: u64 = 1 << 40;
 const NONE: u32 = u32::MAX;
@@ -311,7 +311,7 @@ pub fn is_mating_line(root: &Position, line: &[Move]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shogi_rules::Variant;
+    use crate::Variant;
 
     fn solve(sfen: &str) -> MateResult {
         let pos = Position::from_sfen(Variant::Shogi, sfen).unwrap();
