@@ -237,8 +237,11 @@ fn curve_measures_accepted_networks_against_one_opponent_and_reuses_points() {
     for line in csv.lines().skip(1) {
         let f: Vec<&str> = line.split(',').collect();
         assert_eq!(f[4], "random");
-        let (w, d, l): (u32, u32, u32) =
-            (f[6].parse().unwrap(), f[7].parse().unwrap(), f[8].parse().unwrap());
+        let (w, d, l): (u32, u32, u32) = (
+            f[6].parse().unwrap(),
+            f[7].parse().unwrap(),
+            f[8].parse().unwrap(),
+        );
         assert_eq!(w + d + l, 2, "{line}");
         assert!(out.join(f[0]).join("game-0001.usi").is_file());
     }
