@@ -18,6 +18,8 @@
 #   LADDER_PARALLEL   games at once (default 4)
 #   LADDER_MAX_PLIES  ply limit of every game (default 200 for minishogi, 320 for shogi)
 #   LADDER_DEVICE     the network's device (default auto)
+#   LADDER_GUMBEL     the network searches with a noise-free Gumbel root considering
+#                     this many moves (default 0: PUCT)
 #   SHOGI_ZERO_BIN    the binary (default ./target/release/shogi-zero, built if missing)
 # The table (also LADDER_OUT/ladder.txt and ladder.json) gives each player's Elo with a
 # 95% interval; a result of 0% or 100% is softened by one virtual draw per pairing so
@@ -73,7 +75,7 @@ play() {
   fi
   rm -rf "${out:?}/$name"
   "$bin" match --a "$a" --b "$b" --variant "$variant" --games "$games" \
-    --simulations "$sims" --parallel "$parallel" --max-plies "$plies" --device "$device" \
+    --simulations "$sims" --gumbel "${LADDER_GUMBEL:-0}" --parallel "$parallel" --max-plies "$plies" --device "$device" \
     --seed 1 --out "$out/$name" > "$out/$name.txt" 2>&1 || { cat "$out/$name.txt" >&2; exit 1; }
   grep -E '^(total|Elo)' "$out/$name.txt" | sed "s|^|  $name: |"
 }

@@ -21,17 +21,26 @@ if [ ! -x "$bin" ]; then
   . scripts/env.sh
   cargo build --release -p shogi-zero
 fi
+# The networks play with the search their run's self-play used (noise off): a Gumbel
+# root with its considered moves, or PUCT. EVAL_ROOT=puct forces PUCT.
+gumbel="$("${SHOGI_ZERO_PYTHON:-python3}" - "$run/config.toml" "${EVAL_ROOT:-run}" <<'PY'
+import sys, tomllib
+selfplay = tomllib.load(open(sys.argv[1], "rb")).get("selfplay", {})
+gumbel = selfplay.get("root", "gumbel") == "gumbel" and sys.argv[2] != "puct"
+print(selfplay.get("gumbel_considered", 16) if gumbel else 0)
+PY
+)"
 best="$(ls -d "$run"/accepted/step-* | sort | tail -n 1)"
 initial="$(ls -d "$run"/accepted/step-* | sort | head -n 1)"
-echo "best: $best   initial: $initial   games: $games   simulations: $sims"
+echo "best: $best   initial: $initial   games: $games   simulations: $sims   gumbel root: $gumbel moves (0 = PUCT)"
 mkdir -p "$run/proof"
 "$bin" match --a "checkpoint:$best" --b random --games "$games" --simulations "$sims" \
-  --parallel 8 --out "$run/proof/vs-random" | tee "$run/proof/vs-random.txt"
+  --gumbel "$gumbel" --parallel 8 --out "$run/proof/vs-random" | tee "$run/proof/vs-random.txt"
 "$bin" match --a "checkpoint:$best" --b "checkpoint:$initial" --games "$games" \
-  --simulations "$sims" --parallel 8 --out "$run/proof/vs-initial" | tee "$run/proof/vs-initial.txt"
+  --simulations "$sims" --gumbel "$gumbel" --parallel 8 --out "$run/proof/vs-initial" | tee "$run/proof/vs-initial.txt"
 if [ "${CURVE_POINTS:-0}" -ge 2 ]; then
   "$bin" curve "$run" --opponent random --points "$CURVE_POINTS" --games "${CURVE_GAMES:-20}" \
-    --simulations "$sims" --parallel 8
+    --simulations "$sims" --gumbel "$gumbel" --parallel 8
 fi
 echo "Elo history (ratings.json, plot ratings.png):"
 "${SHOGI_ZERO_PYTHON:-python3}" - "$run" <<'PY'
@@ -59,5 +68,5 @@ for name in ("vs-random", "vs-initial"):
 PY
 # The fixed scale (anchor alphabeta:depth=1 = 0 Elo): LADDER_GAMES per pairing, 0 to skip.
 if [ "${LADDER_GAMES:-40}" != 0 ]; then
-  SHOGI_ZERO_BIN="$bin" bash scripts/bench/ladder.sh "$run" "${LADDER_GAMES:-40}" "$sims"
+  SHOGI_ZERO_BIN="$bin" LADDER_GUMBEL="$gumbel" bash scripts/bench/ladder.sh "$run" "${LADDER_GAMES:-40}" "$sims"
 fi

@@ -53,6 +53,10 @@ pub struct Curve {
     pub simulations: u32,
     /// Seed of the openings (the same for every point).
     pub seed: u64,
+    /// Moves a noise-free Gumbel root considers (0: a PUCT root); see
+    /// [`crate::PlayerSettings::gumbel_considered`].
+    #[serde(default)]
+    pub gumbel: usize,
     /// The measured networks, in step order.
     pub points: Vec<CurvePoint>,
 }
@@ -65,6 +69,7 @@ impl Curve {
             && self.games == other.games
             && self.simulations == other.simulations
             && self.seed == other.seed
+            && self.gumbel == other.gumbel
     }
 
     /// Adds or replaces the point of `point.checkpoint`, keeping step order.
@@ -285,6 +290,7 @@ mod tests {
             games: 10,
             simulations: 32,
             seed: 1,
+            gumbel: 0,
             points: vec![],
         };
         curve.insert(point(200, 0.7));
@@ -309,6 +315,11 @@ mod tests {
             ..curve.clone()
         };
         assert!(!other.same_settings(&curve));
+        let gumbel = Curve {
+            gumbel: 8,
+            ..curve.clone()
+        };
+        assert!(!gumbel.same_settings(&curve), "another search");
     }
 
     #[test]

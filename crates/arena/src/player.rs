@@ -15,7 +15,8 @@ use shogi_features::{FEATURE_VERSION, NetLayout, POLICY_VERSION};
 use shogi_game::Game;
 use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, EvalOutput};
 use shogi_mcts::{
-    Evaluator, RolloutEvaluator, Search, SearchConfig, SearchLimits, UniformEvaluator,
+    Evaluator, RolloutEvaluator, RootSelection, Search, SearchConfig, SearchLimits,
+    UniformEvaluator,
 };
 
 /// Random playouts per position of the `rollout` player.
@@ -101,6 +102,11 @@ pub struct PlayerSettings {
     pub temperature_plies: u32,
     /// Leaves evaluated together per tree (search batch).
     pub search_batch: usize,
+    /// The searching players' root: `None` for PUCT (temperature for the opening plies,
+    /// then the most visited move), `Some(k)` for a noise-free Gumbel root considering
+    /// `k` moves (sequential halving; the search self-play uses, so a network is measured
+    /// with the search it was trained by).
+    pub gumbel_considered: Option<usize>,
     /// Nodes of the searching players' root mate search (0 = off); default
     /// [`SearchConfig::for_play`]'s.
     pub mate_nodes: usize,
@@ -122,6 +128,7 @@ impl Default for PlayerSettings {
             simulations: 64,
             temperature_plies: 4,
             search_batch: 8,
+            gumbel_considered: None,
             mate_nodes: SearchConfig::for_play().root_mate_nodes,
             device: "auto".into(),
             max_batch: 256,
@@ -284,6 +291,10 @@ impl<G: ArenaGame> PreparedPlayer<G> {
                 config.simulations = self.settings.simulations.max(1);
                 config.batch_size = self.settings.search_batch.max(1);
                 config.root_mate_nodes = self.settings.mate_nodes;
+                if let Some(k) = self.settings.gumbel_considered {
+                    config.root_selection = RootSelection::Gumbel;
+                    config.gumbel_considered = k.max(1);
+                }
                 config.temperature = 1.0;
                 config.temperature_plies = self.settings.temperature_plies;
                 config.temperature_after = 0.0;

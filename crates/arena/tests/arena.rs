@@ -70,6 +70,19 @@ fn a_searching_player_beats_the_random_mover() {
     }
 }
 
+/// The searching players with a noise-free Gumbel root (`--gumbel`, the search self-play
+/// trains with) instead of PUCT: whole games, and still far above the random mover.
+#[test]
+fn a_gumbel_root_searcher_beats_the_random_mover() {
+    let stop = AtomicBool::new(false);
+    let mut config = minishogi(20, 32);
+    config.players.gumbel_considered = Some(4);
+    let s = run_match(&PlayerSpec::Rollout, &PlayerSpec::Random, &config, &stop).unwrap();
+    assert_eq!(s.total.games(), 20);
+    assert_eq!(s.forfeits, 0);
+    assert!(s.score >= 0.9, "{}", s.table());
+}
+
 #[test]
 fn sprt_stops_a_lopsided_match_early() {
     let stop = AtomicBool::new(false);

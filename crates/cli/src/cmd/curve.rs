@@ -36,6 +36,10 @@ pub struct CurveArgs {
     /// MCTS simulations per move (the run's networks and any searching opponent).
     #[arg(long, default_value_t = 32)]
     pub simulations: u32,
+    /// The networks search with a noise-free Gumbel root considering this many moves
+    /// (the search self-play trains with) instead of PUCT; 0 = PUCT.
+    #[arg(long, default_value_t = 0, value_name = "MOVES")]
+    pub gumbel: usize,
     /// Random plies of the openings (the same openings for every network).
     #[arg(long, default_value_t = 6)]
     pub opening_plies: u32,
@@ -110,6 +114,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
         games: args.games,
         simulations: args.simulations.max(1),
         seed: args.seed,
+        gumbel: args.gumbel,
         points: Vec::new(),
     };
     if let Some(old) = Curve::load(&out)?
@@ -151,6 +156,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
             sprt: None,
             players: PlayerSettings {
                 simulations: curve.simulations,
+                gumbel_considered: (curve.gumbel > 0).then_some(curve.gumbel),
                 device: args.device.clone(),
                 ..PlayerSettings::default()
             },

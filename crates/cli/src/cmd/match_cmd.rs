@@ -45,6 +45,10 @@ pub struct MatchArgs {
     /// mate is played at once); 0 = off.
     #[arg(long, default_value_t = shogi_mcts::SearchConfig::for_play().root_mate_nodes, value_name = "NODES")]
     pub mate_nodes: usize,
+    /// Searching players use a noise-free Gumbel root considering this many moves (the
+    /// search self-play trains with) instead of PUCT; 0 = PUCT.
+    #[arg(long, default_value_t = 0, value_name = "MOVES")]
+    pub gumbel: usize,
     /// File of start positions (one SFEN, `startpos` or `handicap:NAME` per line); without
     /// it: the start position plus random openings of `--opening-plies` plies.
     #[arg(long)]
@@ -220,6 +224,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             simulations: args.simulations.max(1),
             temperature_plies: args.temperature_plies,
             mate_nodes: args.mate_nodes,
+            gumbel_considered: (args.gumbel > 0).then_some(args.gumbel),
             device: args.device.clone(),
             usi: UsiTimeControl {
                 byoyomi_ms: args.byoyomi,
