@@ -24,10 +24,18 @@ fi
 # The networks play with the search their run's self-play used (noise off): a Gumbel
 # root with its considered moves, or PUCT. EVAL_ROOT=puct forces PUCT.
 gumbel="$("${SHOGI_ZERO_PYTHON:-python3}" - "$run/config.toml" "${EVAL_ROOT:-run}" <<'PY'
-import sys, tomllib
-selfplay = tomllib.load(open(sys.argv[1], "rb")).get("selfplay", {})
+import re, sys
+# The resolved config writes every key as `key = value`; Python 3.10 has no tomllib.
+selfplay, section = {}, None
+for line in open(sys.argv[1]):
+    line = line.split("#")[0].strip()
+    if line.startswith("["):
+        section = line.strip("[]").strip()
+    elif section == "selfplay" and "=" in line:
+        key, value = (x.strip() for x in line.split("=", 1))
+        selfplay[key] = value.strip('"')
 gumbel = selfplay.get("root", "gumbel") == "gumbel" and sys.argv[2] != "puct"
-print(selfplay.get("gumbel_considered", 16) if gumbel else 0)
+print(int(selfplay.get("gumbel_considered", 16)) if gumbel else 0)
 PY
 )"
 best="$(ls -d "$run"/accepted/step-* | sort | tail -n 1)"
