@@ -172,7 +172,7 @@ fn gate_gates_pending_candidates_once() {
     assert!(run.join("accepted/step-00000050/gate.json").is_file());
     assert!(run.join("ratings.png").is_file());
     // A second gate on the same run is refused while one holds it.
-    let held = shogi_arena::RunDir::new(&run).lock_role("gate").unwrap();
+    let held = shogi_rundir::RunDir::new(&run).lock_role("gate").unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
         .arg("gate")
         .args(common)

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use shogi_arena::RunDir;
 use shogi_model::Expected;
+use shogi_rundir::RunDir;
 
 const BIN: &str = env!("CARGO_BIN_EXE_shogi-zero");
 

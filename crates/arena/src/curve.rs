@@ -11,8 +11,8 @@ use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ArenaError, io_err};
-use crate::rundir::write_atomic;
 use crate::stats::score_from_elo;
+use shogi_rundir::write_atomic;
 
 /// One network of the run measured against the opponent.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -160,23 +160,11 @@ pub fn pick_checkpoints(checkpoints: &[(u64, PathBuf)], points: usize) -> Vec<(u
 /// Draws score (percent, with the 95% interval from the Elo interval) against wall
 /// minutes, with the 50% line. Written through a temporary file and a rename.
 pub fn plot_curve(curve: &Curve, path: &Path) -> Result<(), ArenaError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(".curve-{}.tmp.png", std::process::id()));
-    // Text needs a system font; without one, draw the chart without labels.
-    let drawn = draw(curve, &tmp, true).or_else(|_| draw(curve, &tmp, false));
-    if let Err(reason) = drawn {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(ArenaError::Plot {
-            path: path.to_path_buf(),
-            reason,
-        });
-    }
-    std::fs::rename(&tmp, path).map_err(io_err("rename", path))
+    crate::plot::write_png(path, |root, text| draw(curve, root, text))
 }
 
-fn draw(curve: &Curve, path: &Path, text: bool) -> Result<(), String> {
+fn draw(curve: &Curve, root: &crate::plot::Canvas<'_>, text: bool) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| e.to_string();
-    let root = BitMapBackend::new(path, (900, 540)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let x1 = curve
         .points
@@ -184,7 +172,7 @@ fn draw(curve: &Curve, path: &Path, text: bool) -> Result<(), String> {
         .map(|p| p.minutes)
         .fold(1.0f64, f64::max);
     let pad = x1 * 0.05;
-    let mut builder = ChartBuilder::on(&root);
+    let mut builder = ChartBuilder::on(root);
     builder.margin(15);
     if text {
         builder
@@ -240,7 +228,6 @@ fn draw(curve: &Curve, path: &Path, text: bool) -> Result<(), String> {
             BLACK.mix(0.4),
         ))
         .map_err(|e| err(&e))?;
-    root.present().map_err(|e| err(&e))?;
     Ok(())
 }
 
@@ -250,7 +237,7 @@ mod tests {
 
     fn point(step: u64, score: f64) -> CurvePoint {
         CurvePoint {
-            checkpoint: crate::rundir::checkpoint_name(step),
+            checkpoint: shogi_rundir::checkpoint_name(step),
             step,
             samples_seen: step * 256,
             minutes: step as f64 / 10.0,

@@ -26,6 +26,9 @@ pub enum ArenaError {
     /// The network does not fit the variant.
     #[error(transparent)]
     Net(#[from] shogi_model::evaluator::NetEvaluatorError),
+    /// A checkpoint could not be served (not loadable, or not this game's shape).
+    #[error(transparent)]
+    Service(#[from] shogi_model::NetServiceError),
     /// Bad device string.
     #[error(transparent)]
     Device(#[from] shogi_model::DeviceError),
@@ -58,17 +61,6 @@ pub enum ArenaError {
         path: PathBuf,
         /// What failed.
         reason: String,
-    },
-    /// Another process already plays a one-per-run role on this run directory.
-    #[error(
-        "another {role} is working on this run ({} is locked): a run has one {role} at a time",
-        lock.display()
-    )]
-    Busy {
-        /// `learner` or `gate`.
-        role: &'static str,
-        /// The lock file.
-        lock: PathBuf,
     },
     /// The run has no accepted network to gate against.
     #[error("run {0} has no accepted network (accepted/ is empty)")]

@@ -168,7 +168,7 @@ impl ArenaGame for TaiGame {
         );
         std::fs::create_dir_all(dir).map_err(io_err("create", dir))?;
         let path = dir.join(format!("{stem}.txt"));
-        crate::rundir::write_atomic(&path, text.as_bytes()).map_err(io_err("write", &path))
+        shogi_rundir::write_atomic(&path, text.as_bytes()).map_err(io_err("write", &path))
     }
 
     fn usi_mover(_command: &str, _tc: &UsiTimeControl) -> Option<Box<dyn Mover<Self>>> {

@@ -15,8 +15,8 @@ use crate::matchplay::{MatchConfig, MatchSummary, run_game_match};
 use crate::openings::Openings;
 use crate::player::{PlayerSettings, PlayerSpec, checkpoint_variant, checkpoint_variant_name};
 use crate::ratings::{FixedRating, RatingEntry, append_rating, load_ratings, rating_of};
-use crate::rundir::{RunDir, step_of};
 use crate::stats::{SprtConfig, SprtDecision, SprtState};
+use shogi_rundir::{RunDir, step_of};
 
 /// Gate settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

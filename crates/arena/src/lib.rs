@@ -9,7 +9,6 @@
 //! * [`gate`]: the training loop's gate ([`gate_candidate`], [`gate_pending`]).
 //! * [`ratings`]: the run's rating history (CSV, JSON, PNG).
 //! * [`curve`]: a run's learning curve against one fixed opponent (CSV, JSON, PNG).
-//! * [`rundir`]: the run-directory contract.
 
 pub mod alphabeta;
 pub mod curve;
@@ -19,8 +18,8 @@ pub mod gate;
 pub mod matchplay;
 pub mod openings;
 pub mod player;
+mod plot;
 pub mod ratings;
-pub mod rundir;
 pub mod stats;
 pub mod usi_client;
 
@@ -33,6 +32,5 @@ pub use matchplay::{
 };
 pub use openings::Openings;
 pub use player::{PlayerSettings, PlayerSpec, PreparedPlayer};
-pub use rundir::{RoleLock, RunDir};
 pub use stats::{EloEstimate, SprtConfig, SprtDecision, SprtState, Wdl};
 pub use usi_client::{UsiEngine, UsiTimeControl, go_line, parse_usi_option, setoption_lines};

@@ -133,7 +133,7 @@ impl MatchSummary {
             source,
         })?;
         json.push(b'\n');
-        crate::rundir::write_atomic(path, &json).map_err(io_err("write", path))
+        shogi_rundir::write_atomic(path, &json).map_err(io_err("write", path))
     }
 
     /// The results table: W/D/L per colour, score, Elo with interval, LOS, SPRT.

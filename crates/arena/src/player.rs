@@ -11,28 +11,25 @@ use std::time::Duration;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use shogi_features::{FEATURE_VERSION, NetLayout, POLICY_VERSION};
+use shogi_features::NetLayout;
 use shogi_game::Game;
-use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, EvalOutput};
+use shogi_mcts::batch::BatchConfig;
 use shogi_mcts::{
     Evaluator, RolloutEvaluator, RootSelection, Search, SearchConfig, SearchLimits,
     UniformEvaluator,
 };
-
-/// Random playouts per position of the `rollout` player.
-const ROLLOUT_PLAYOUTS: u32 = 4;
-/// Plies per playout before it counts as a draw.
-const ROLLOUT_PLIES: u32 = 60;
-use shogi_model::{
-    Expected, Inference, InferenceOptions, NetBatchModel, NetInput, encode_input, parse_device,
-    read_manifest,
-};
+use shogi_model::{NetService, parse_device, read_manifest};
 use shogi_rules::{Move, ShogiGame, Variant};
 
 use crate::alphabeta::{AlphaBeta, AlphaBetaLimits};
 use crate::error::ArenaError;
 use crate::game::ArenaGame;
 use crate::usi_client::{UsiAnswer, UsiEngine, UsiTimeControl};
+
+/// Random playouts per position of the `rollout` player.
+const ROLLOUT_PLAYOUTS: u32 = 4;
+/// Plies per playout before it counts as a draw.
+const ROLLOUT_PLIES: u32 = 60;
 
 /// A player as given on the command line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -167,7 +164,7 @@ enum Shared<G: ArenaGame> {
     Net {
         evaluator: Arc<dyn Evaluator<G>>,
         // Kept alive for the evaluator; shut down on drop.
-        _service: BatchService<NetInput, EvalOutput>,
+        _service: NetService,
     },
     /// A network-free search (uniform priors; neutral or rollout values).
     Plain(Arc<dyn Evaluator<G>>),
@@ -206,37 +203,18 @@ impl<G: ArenaGame> PreparedPlayer<G> {
         let (name, shared) = match spec {
             PlayerSpec::Checkpoint(dir) => {
                 let device = parse_device(&settings.device)?;
-                let expected = Expected {
-                    architecture: None,
-                    variant: layout.variant.to_string(),
-                    feature_version: FEATURE_VERSION,
-                    policy_version: POLICY_VERSION,
-                };
-                let options = InferenceOptions {
+                let batch = BatchConfig {
                     max_batch: settings.max_batch,
-                    ..InferenceOptions::default()
+                    max_wait: Duration::from_millis(1),
                 };
-                let (inference, manifest) = Inference::from_checkpoint(
-                    dir, &expected, device, &options,
-                )
-                .map_err(|source| ArenaError::Checkpoint {
-                    path: dir.clone(),
-                    source,
-                })?;
-                let model = NetBatchModel::for_layout(inference, layout)?;
-                let service = BatchService::start(
-                    BatchConfig {
-                        max_batch: settings.max_batch,
-                        max_wait: Duration::from_millis(1),
-                    },
-                    model,
-                );
-                let evaluator: Arc<dyn Evaluator<G>> = Arc::new(BatchEvaluator::with_encoder(
-                    service.handle(),
-                    encode_input::<G>,
-                ));
+                let service = NetService::from_checkpoint(dir, layout, device, batch)?;
+                let name = service
+                    .manifest()
+                    .map(|m| m.name.clone())
+                    .unwrap_or_default();
+                let evaluator: Arc<dyn Evaluator<G>> = Arc::new(service.evaluator::<G>());
                 (
-                    manifest.name,
+                    name,
                     Shared::Net {
                         evaluator,
                         _service: service,

@@ -9,7 +9,7 @@ use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ArenaError, io_err};
-use crate::rundir::{RunDir, write_atomic};
+use shogi_rundir::{RunDir, write_atomic};
 
 /// One gated candidate.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -148,18 +148,7 @@ pub fn append_rating(run: &RunDir, entry: RatingEntry) -> Result<Vec<RatingEntry
 /// as filled green dots joined by a line, rejected ones as red circles, each with its
 /// 95% interval bar. Written through a temporary file and a rename.
 pub fn plot_ratings(entries: &[RatingEntry], path: &Path) -> Result<(), ArenaError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(".ratings-{}.tmp.png", std::process::id()));
-    // Text needs a system font; without one, draw the chart without labels.
-    let drawn = draw(entries, &tmp, true).or_else(|_| draw(entries, &tmp, false));
-    if let Err(reason) = drawn {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(ArenaError::Plot {
-            path: path.to_path_buf(),
-            reason,
-        });
-    }
-    std::fs::rename(&tmp, path).map_err(io_err("rename", path))
+    crate::plot::write_png(path, |root, text| draw(entries, root, text))
 }
 
 /// The chart's title: the relative scale, and the fixed one where there is one.
@@ -170,9 +159,8 @@ fn caption(entries: &[RatingEntry]) -> String {
     }
 }
 
-fn draw(entries: &[RatingEntry], path: &Path, text: bool) -> Result<(), String> {
+fn draw(entries: &[RatingEntry], root: &crate::plot::Canvas<'_>, text: bool) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| e.to_string();
-    let root = BitMapBackend::new(path, (900, 540)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let (mut x0, mut x1) = (0u64, 1u64);
     let (mut y0, mut y1) = (-50.0f64, 50.0f64);
@@ -193,7 +181,7 @@ fn draw(entries: &[RatingEntry], path: &Path, text: bool) -> Result<(), String> 
     let (x0, x1) = (x0.saturating_sub(pad), x1 + pad);
     let ypad = (y1 - y0) * 0.05;
     let (y0, y1) = (y0 - ypad, y1 + ypad);
-    let mut builder = ChartBuilder::on(&root);
+    let mut builder = ChartBuilder::on(root);
     builder.margin(15);
     if text {
         builder
@@ -271,7 +259,6 @@ fn draw(entries: &[RatingEntry], path: &Path, text: bool) -> Result<(), String> 
     chart
         .draw_series(LineSeries::new(vec![(x0, 0.0), (x1, 0.0)], BLACK.mix(0.4)))
         .map_err(|e| err(&e))?;
-    root.present().map_err(|e| err(&e))?;
     Ok(())
 }
 

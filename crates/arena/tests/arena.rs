@@ -4,14 +4,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use shogi_arena::rundir::checkpoint_name;
 use shogi_arena::{
-    ArenaError, GateConfig, GateReport, MatchConfig, Openings, PlayerSettings, PlayerSpec, RunDir,
+    ArenaError, GateConfig, GateReport, MatchConfig, Openings, PlayerSettings, PlayerSpec,
     SprtConfig, SprtDecision, UsiTimeControl, gate_candidate, gate_pending, run_match,
 };
 use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
 use shogi_model::{CheckpointMeta, Model, model_config_for, save_checkpoint, tch};
 use shogi_rules::Variant;
+use shogi_rundir::{RunDir, checkpoint_name};
 
 fn minishogi(games: u32, simulations: u32) -> MatchConfig {
     MatchConfig {

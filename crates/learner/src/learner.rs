@@ -165,16 +165,16 @@ impl Learner {
     }
 
     /// Writes a candidate `<run>/candidates/step-NNNNNNNN` and returns its directory. The
-    /// checkpoint is written into a dot-named temporary directory and renamed into place,
-    /// so readers (the gate, other machines) only ever see complete candidates.
+    /// checkpoint, with the optimiser's state, is published whole by one rename
+    /// ([`shogi_model::publish_checkpoint`]), so readers (the gate, other machines) only
+    /// ever see complete candidates; a re-export of the same step (a resumed run)
+    /// replaces it.
     pub fn export(&mut self) -> anyhow::Result<PathBuf> {
-        let candidates = self.config.run_dir.join("candidates");
-        let name = format!("step-{:08}", self.step);
-        let dir = candidates.join(&name);
-        let tmp = candidates.join(format!(".{name}.tmp-{}", std::process::id()));
-        if tmp.exists() {
-            std::fs::remove_dir_all(&tmp)?;
-        }
+        let dir = self
+            .config
+            .run_dir
+            .join("candidates")
+            .join(shogi_rundir::checkpoint_name(self.step));
         let meta = CheckpointMeta {
             architecture: self.architecture.clone(),
             variant: self.config.variant.clone(),
@@ -184,21 +184,18 @@ impl Learner {
             samples_seen: self.samples_seen,
             parent: self.config.parent.clone(),
         };
-        let mut manifest = shogi_model::save_checkpoint(&tmp, &self.trainer.model.vs, &meta)?;
-        // The manifest names the checkpoint after its final directory.
-        manifest.name = name;
-        let mut json = serde_json::to_vec_pretty(&manifest)?;
-        json.push(b'\n');
-        std::fs::write(tmp.join(shogi_model::MANIFEST_FILE), json)?;
-        // The optimiser's state (momentum, moments) travels with the weights, inside the
-        // same directory rename, so a resume continues it (see `restore_optimizer`).
-        self.trainer
-            .save_optimizer(tmp.join(shogi_model::OPTIMIZER_FILE))?;
-        if dir.exists() {
-            // A re-export of the same step (a resumed run): replace it whole.
-            std::fs::remove_dir_all(&dir)?;
-        }
-        std::fs::rename(&tmp, &dir)?;
+        let trainer = &self.trainer;
+        shogi_model::publish_checkpoint(&dir, &trainer.model.vs, &meta, |tmp| {
+            // The optimiser's state (momentum, moments) travels with the weights, inside
+            // the same rename, so a resume continues it (see `restore_optimizer`).
+            let path = tmp.join(shogi_model::OPTIMIZER_FILE);
+            trainer
+                .save_optimizer(&path)
+                .map_err(|e| shogi_model::CheckpointError::Safetensors {
+                    path,
+                    message: e.to_string(),
+                })
+        })?;
         Ok(dir)
     }
 

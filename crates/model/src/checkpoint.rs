@@ -6,7 +6,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
@@ -20,8 +19,9 @@ use crate::net::{Model, ModelConfig};
 pub const FORMAT_VERSION: u32 = 1;
 /// Weights file name inside a checkpoint directory.
 pub const WEIGHTS_FILE: &str = "weights.safetensors";
-/// Manifest file name inside a checkpoint directory.
-pub const MANIFEST_FILE: &str = "manifest.json";
+/// Manifest file name inside a checkpoint directory (the run-directory contract's: its
+/// presence marks a complete checkpoint).
+pub const MANIFEST_FILE: &str = shogi_rundir::MANIFEST_FILE;
 
 /// What the caller knows about the weights being saved.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,6 +84,9 @@ pub enum CheckpointError {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// Renaming a checkpoint directory into place failed (the message names the path).
+    #[error("publishing a checkpoint: {0}")]
+    Publish(#[from] std::io::Error),
     /// The manifest is not valid JSON for [`Manifest`].
     #[error("bad manifest {path}: {source}")]
     Manifest {
@@ -194,29 +197,6 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     s
 }
 
-/// Writes `bytes` to `path` atomically: `path.tmp.<pid>`, fsync, rename, fsync dir.
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
-    let file_name = path.file_name().map(|s| s.to_string_lossy().into_owned());
-    let tmp = path.with_file_name(format!(
-        ".{}.tmp.{}",
-        file_name.unwrap_or_default(),
-        std::process::id()
-    ));
-    {
-        let mut f = fs::File::create(&tmp).map_err(io("create", &tmp))?;
-        f.write_all(bytes).map_err(io("write", &tmp))?;
-        f.sync_all().map_err(io("fsync", &tmp))?;
-    }
-    fs::rename(&tmp, path).map_err(io("rename into", path))?;
-    if let Some(dir) = path.parent() {
-        // Best effort: persist the rename.
-        if let Ok(d) = fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
-    }
-    Ok(())
-}
-
 fn dtype_of(kind: Kind) -> Result<Dtype, CheckpointError> {
     Ok(match kind {
         Kind::Float => Dtype::F32,
@@ -278,7 +258,8 @@ pub(crate) fn weights_to_bytes(vs: &nn::VarStore) -> Result<Vec<u8>, CheckpointE
 /// the sha256 of what was written.
 pub fn save_weights(path: impl AsRef<Path>, vs: &nn::VarStore) -> Result<String, CheckpointError> {
     let bytes = weights_to_bytes(vs)?;
-    write_atomic(path.as_ref(), &bytes)?;
+    let path = path.as_ref();
+    shogi_rundir::write_atomic(path, &bytes).map_err(io("write", path))?;
     Ok(sha256_hex(&bytes))
 }
 
@@ -389,14 +370,47 @@ pub fn save_checkpoint(
     meta: &CheckpointMeta,
 ) -> Result<Manifest, CheckpointError> {
     let dir = dir.as_ref();
+    let name = dir
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    save_checkpoint_named(dir, name, vs, meta)
+}
+
+/// Publishes a whole checkpoint directory at `dir` at once: it is saved under the
+/// run directory's temporary name ([`shogi_rundir::publish`]), `extra` adds files beside
+/// the weights (the optimiser's state), and one rename puts it in place, replacing a
+/// checkpoint of the same name. A reader (the gate, self-play, another machine) sees
+/// the complete checkpoint or none; a killed writer leaves only a temporary. The
+/// manifest names the checkpoint after `dir`.
+pub fn publish_checkpoint(
+    dir: &Path,
+    vs: &nn::VarStore,
+    meta: &CheckpointMeta,
+    extra: impl FnOnce(&Path) -> Result<(), CheckpointError>,
+) -> Result<Manifest, CheckpointError> {
+    let name = dir
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    shogi_rundir::publish(dir, |tmp| {
+        let manifest = save_checkpoint_named(tmp, name, vs, meta)?;
+        extra(tmp)?;
+        Ok(manifest)
+    })
+}
+
+fn save_checkpoint_named(
+    dir: &Path,
+    name: String,
+    vs: &nn::VarStore,
+    meta: &CheckpointMeta,
+) -> Result<Manifest, CheckpointError> {
     fs::create_dir_all(dir).map_err(io("create directory", dir))?;
     let sha = save_weights(dir.join(WEIGHTS_FILE), vs)?;
     let manifest = Manifest {
         format_version: FORMAT_VERSION,
-        name: dir
-            .file_name()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default(),
+        name,
         meta: meta.clone(),
         weights_file: WEIGHTS_FILE.to_string(),
         weights_sha256: sha,
@@ -406,7 +420,8 @@ pub fn save_checkpoint(
         source: e,
     })?;
     json.push(b'\n');
-    write_atomic(&dir.join(MANIFEST_FILE), &json)?;
+    let path = dir.join(MANIFEST_FILE);
+    shogi_rundir::write_atomic(&path, &json).map_err(io("write", &path))?;
     Ok(manifest)
 }
 

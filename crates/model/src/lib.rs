@@ -10,6 +10,8 @@
 //!
 //! * [`NetEvaluator`] / [`NetBatchModel`]: the network as the search's evaluator for
 //!   shogi and minishogi (encoding from `shogi-features`, masked softmax over legal moves).
+//! * [`NetService`]: a checkpoint served in batches to many search threads (the one
+//!   place that chain is assembled).
 //!
 //! The tensor-level API takes raw `f32` plane buffers laid out
 //! `[batch, input_planes, board_h, board_w]`, row-major.
@@ -19,12 +21,13 @@ mod device;
 pub mod evaluator;
 mod inference;
 mod net;
+mod service;
 mod train;
 
 pub use checkpoint::{
     CheckpointError, CheckpointMeta, Expected, FORMAT_VERSION, MANIFEST_FILE, Manifest,
-    WEIGHTS_FILE, load_checkpoint, load_weights, read_manifest, save_checkpoint, save_weights,
-    sha256_hex,
+    WEIGHTS_FILE, load_checkpoint, load_weights, publish_checkpoint, read_manifest,
+    save_checkpoint, save_weights, sha256_hex,
 };
 pub use device::{DeviceError, check_device_syntax, parse_device};
 pub use evaluator::{
@@ -32,6 +35,7 @@ pub use evaluator::{
 };
 pub use inference::{Inference, InferenceOptions, set_num_threads};
 pub use net::{Model, ModelConfig, Net};
+pub use service::{NetService, NetServiceError};
 pub use train::{Losses, OPTIMIZER_FILE, OptimizerKind, TrainConfig, Trainer};
 
 /// Re-export so dependents use exactly the same tch.

@@ -2,7 +2,6 @@
 //! checks every move), and print it as a USI `position` line, CSA or KIF (standard shogi
 //! only: neither format defines minishogi), or write all three into a game directory.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use shogi_game::{EndReason, Game, Outcome};
@@ -213,26 +212,6 @@ pub fn to_kif_text(record: &GameRecord) -> Result<String, ExportError> {
     Ok(to_kif(&to_rules_record(record, "KIF")?)?)
 }
 
-fn write_atomic(path: &Path, text: &str) -> Result<(), ExportError> {
-    let io = |source| ExportError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut tmp_name = path.as_os_str().to_owned();
-    tmp_name.push(".tmp");
-    let tmp = PathBuf::from(tmp_name);
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(io)
-}
-
 /// Writes a finished game into `dir` (created if missing): `<name>.usi` (the
 /// `position sfen ... moves ...` line) always, and `<name>.csa` and `<name>.kif` for
 /// standard shogi (minishogi has no CSA/KIF). Each file is written to a temporary name
@@ -254,7 +233,10 @@ pub fn write_game_dir(
     }
     let mut written = Vec::new();
     for (path, text) in files {
-        write_atomic(&path, &text)?;
+        shogi_rundir::write_atomic(&path, text.as_bytes()).map_err(|source| ExportError::Io {
+            path: path.clone(),
+            source,
+        })?;
         written.push(path);
     }
     Ok(written)

@@ -18,12 +18,13 @@
 //! `root_value` the search's expected score for the side to move (0 loss .. 1 win);
 //! `target` the policy target (visit share, or the Gumbel improved policy).
 //!
-//! Files are written as `NAME.tmp` and renamed, so a reader never sees a partial chunk
-//! from a live writer; a chunk cut short some other way (a full disk, a copy) fails its
-//! length or trailer check and is reported, never half-read.
+//! Files are written as `.NAME.tmp-PID` and renamed (`shogi_rundir::write_atomic`), so
+//! a reader never sees a partial chunk from a live writer; a chunk cut short some other
+//! way (a full disk, a copy) fails its length or trailer check and is reported, never
+//! half-read.
 
-use std::fs::{self, File};
-use std::io::{self, BufWriter, Write};
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 
 use shogi_game::{Color, EndReason, Outcome};
@@ -229,22 +230,16 @@ pub fn encode_chunk(games: &[GameRecord]) -> Result<Vec<u8>, RecordError> {
     Ok(out)
 }
 
-/// Writes `games` to `path` atomically: `path.tmp`, fsync, rename.
+/// Writes `games` to `path` atomically ([`shogi_rundir::write_atomic`]: a dot-named
+/// temporary beside it, fsync, rename).
 ///
 /// Blocks on file I/O; any thread may call it.
 pub fn write_chunk(path: &Path, games: &[GameRecord]) -> Result<(), RecordError> {
     let bytes = encode_chunk(games)?;
-    let io_err = |source| RecordError::Io {
+    shogi_rundir::write_atomic(path, &bytes).map_err(|source| RecordError::Io {
         path: path.to_path_buf(),
         source,
-    };
-    let tmp = path.with_extension(format!("{CHUNK_EXTENSION}.tmp"));
-    let mut file = BufWriter::new(File::create(&tmp).map_err(io_err)?);
-    file.write_all(&bytes).map_err(io_err)?;
-    let file = file.into_inner().map_err(|e| io_err(e.into_error()))?;
-    file.sync_all().map_err(io_err)?;
-    fs::rename(&tmp, path).map_err(io_err)?;
-    Ok(())
+    })
 }
 
 /// A little-endian cursor that reports truncation instead of panicking.
@@ -405,8 +400,8 @@ pub fn read_chunk(path: &Path) -> Result<Vec<GameRecord>, RecordError> {
 }
 
 /// Reads every finished chunk (`*.szgr`) in `dir`, oldest name first. A chunk that
-/// cannot be read is skipped with a warning and returned in the second list; leftover
-/// `*.tmp` files of a killed writer are ignored.
+/// cannot be read is skipped with a warning and returned in the second list; the
+/// temporaries of a killed writer (`.NAME.tmp-PID`) are ignored.
 pub fn read_chunk_dir(dir: &Path) -> Result<(Vec<GameRecord>, Vec<RecordError>), RecordError> {
     let entries = fs::read_dir(dir).map_err(|source| RecordError::Io {
         path: dir.to_path_buf(),

@@ -75,7 +75,12 @@ fn game_dir_gets_usi_csa_and_kif() {
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
-    assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.ends_with(".tmp") && !shogi_rundir::is_temporary_name(n)),
+        "{names:?}"
+    );
 }
 
 #[test]

@@ -139,6 +139,11 @@ fn directory_reader_skips_damaged_chunks_and_temporaries() {
     assert!(last.ends_with("actor0-00000002.szgr"), "{last:?}");
     // A killed writer's temporary and a chunk cut short by a full disk.
     std::fs::write(dir.path().join("actor0-00000003.szgr.tmp"), b"SZGR partial").unwrap();
+    std::fs::write(
+        dir.path().join(".actor0-00000004.szgr.tmp-99"),
+        b"SZGR partial",
+    )
+    .unwrap();
     let good = std::fs::read(&last).unwrap();
     std::fs::write(
         dir.path().join("actor1-00000000.szgr"),

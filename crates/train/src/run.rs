@@ -9,19 +9,18 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use shogi_arena::rundir::{RunDir, checkpoint_name};
-use shogi_arena::{GateConfig, GateReport, RoleLock, gate_pending};
+use shogi_arena::{GateConfig, GateReport, gate_pending};
 use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
 use shogi_features::{NetGame, NetLayout};
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
-use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, BatchStats};
+use shogi_mcts::batch::{BatchConfig, BatchStats};
 use shogi_mcts::{PlayoutCap, RootSelection, SearchConfig};
 use shogi_model::{
-    CheckpointMeta, Expected, Inference, InferenceOptions, Losses, Model, ModelConfig,
-    NetBatchModel, OptimizerKind, TrainConfig, encode_input, load_checkpoint,
-    model_config_for_layout, parse_device, set_num_threads,
+    CheckpointMeta, Expected, Losses, Model, ModelConfig, NetService, OptimizerKind, TrainConfig,
+    load_checkpoint, model_config_for_layout, parse_device, set_num_threads,
 };
 use shogi_rules::{GameRules, ImpasseRule, Position, ShogiGame, Variant};
+use shogi_rundir::{RoleLock, RunDir, checkpoint_name};
 use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
 use shogi_selfplay::play::PlayConfig;
 use shogi_selfplay::play::RecordGame;
@@ -170,15 +169,6 @@ fn tai_rules(config: &RunConfig) -> TaiRules {
     config.game.tai.rules(config.game.max_plies)
 }
 
-fn expected(layout: NetLayout) -> Expected {
-    Expected {
-        architecture: None,
-        variant: layout.variant.to_string(),
-        feature_version: FEATURE_VERSION,
-        policy_version: POLICY_VERSION,
-    }
-}
-
 /// The network architecture a config asks for.
 pub fn model_config(config: &RunConfig) -> ModelConfig {
     let mut arch = model_config_for_layout(
@@ -221,7 +211,7 @@ pub fn prepare(
         remove_stale_temporaries(run)?;
     }
     if roles.learn || !snapshot.exists() {
-        shogi_arena::rundir::write_atomic(&snapshot, config.to_toml().as_bytes())
+        shogi_rundir::write_atomic(&snapshot, config.to_toml().as_bytes())
             .with_context(|| format!("writing {}", snapshot.display()))?;
     }
     if let Some((_, best)) = run.best()?
@@ -244,7 +234,12 @@ pub fn prepare(
             samples_seen: 0,
             parent: None,
         };
-        save_checkpoint_atomic(&run.accepted(), &checkpoint_name(0), &model, &meta)?;
+        shogi_model::publish_checkpoint(
+            &run.accepted().join(checkpoint_name(0)),
+            &model.vs,
+            &meta,
+            |_| Ok(()),
+        )?;
         run.write_best_pointer(&checkpoint_name(0))?;
         info!("initial network written to accepted/{}", checkpoint_name(0));
     }
@@ -255,29 +250,8 @@ fn tch_seed(seed: u64) {
     shogi_model::tch::manual_seed(seed as i64);
 }
 
-/// Saves into `<parent>/.<name>.tmp-PID` and renames it to `<parent>/<name>`.
-fn save_checkpoint_atomic(
-    parent: &Path,
-    name: &str,
-    model: &Model,
-    meta: &CheckpointMeta,
-) -> Result<PathBuf> {
-    let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
-    if tmp.exists() {
-        std::fs::remove_dir_all(&tmp)?;
-    }
-    let mut manifest = shogi_model::save_checkpoint(&tmp, &model.vs, meta)?;
-    manifest.name = name.to_string();
-    let mut json = serde_json::to_vec_pretty(&manifest)?;
-    json.push(b'\n');
-    std::fs::write(tmp.join(shogi_model::MANIFEST_FILE), json)?;
-    let dest = parent.join(name);
-    std::fs::rename(&tmp, &dest)?;
-    Ok(dest)
-}
-
-/// Temporaries (dot-named checkpoint directories, `*.tmp` files) are only ever left by a
-/// killed process; `train` owns its run directory, so it clears them on start.
+/// Temporaries ([`shogi_rundir::is_temporary_name`]) are only ever left by a killed
+/// process; `train` owns its run directory, so it clears them on start.
 fn remove_stale_temporaries(run: &RunDir) -> Result<()> {
     for dir in [
         run.candidates(),
@@ -285,21 +259,10 @@ fn remove_stale_temporaries(run: &RunDir) -> Result<()> {
         run.rejected(),
         run.replay(),
     ] {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let path = entry.path();
-            let stale = (name.starts_with('.') && name.contains(".tmp")) || name.ends_with(".tmp");
-            if stale {
-                warn!("removing {} left by an interrupted process", path.display());
-                if path.is_dir() {
-                    std::fs::remove_dir_all(&path)?;
-                } else {
-                    std::fs::remove_file(&path)?;
-                }
-            }
+        for path in shogi_rundir::remove_temporaries(&dir)
+            .with_context(|| format!("clearing temporaries in {}", dir.display()))?
+        {
+            warn!("removed {} left by an interrupted process", path.display());
         }
     }
     Ok(())
@@ -442,7 +405,7 @@ pub fn run(
     let (start_step, start_dir) = learner_start(&run)?;
     progress.learner_step.store(start_step, Ordering::Relaxed);
     let learner_model = if roles.learn {
-        let (model, manifest) = load_checkpoint(&start_dir, &expected(layout), device)
+        let (model, manifest) = load_checkpoint(&start_dir, &Expected::for_layout(&layout), device)
             .with_context(|| format!("loading {}", start_dir.display()))?;
         let arch = model_config(config);
         if !manifest.meta.architecture.diff(&arch).is_empty() {
@@ -657,9 +620,9 @@ where
         adjudicate_margin: s.adjudicate_margin,
         ..PlayConfig::default()
     };
-    let options = InferenceOptions {
+    let batch = BatchConfig {
         max_batch: s.max_batch,
-        ..InferenceOptions::default()
+        max_wait: Duration::from_millis(s.max_wait_ms),
     };
     // Several self-play processes may share replay/: each names its chunks with its own
     // tag, so no two writers ever pick the same file name.
@@ -669,19 +632,11 @@ where
     while !stop_work() {
         let generation = claim_generation(run.root())?;
         let (_, best) = run.best()?.context("no accepted network")?;
-        let (inference, manifest) =
-            Inference::from_checkpoint(&best, &expected(layout), device, &options)
-                .with_context(|| format!("loading {}", best.display()))?;
-        *progress.best_name.lock().unwrap() = manifest.name.clone();
-        let model = NetBatchModel::for_layout(inference, layout)?;
-        let service = BatchService::start(
-            BatchConfig {
-                max_batch: s.max_batch,
-                max_wait: Duration::from_millis(s.max_wait_ms),
-            },
-            model,
-        );
-        let evaluator = BatchEvaluator::with_encoder(service.handle(), encode_input::<G>);
+        let service = NetService::from_checkpoint(&best, layout, device, batch.clone())?;
+        if let Some(manifest) = service.manifest() {
+            *progress.best_name.lock().unwrap() = manifest.name.clone();
+        }
+        let evaluator = service.evaluator::<G>();
         let (threads, games_per_thread) = ActorConfig::spread(s.actors, s.actor_threads);
         let actors = ActorConfig {
             threads,
@@ -753,7 +708,7 @@ fn claim_generation(run_root: &Path) -> Result<u64> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
         Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
     };
-    shogi_arena::rundir::write_atomic(&path, format!("{}\n", current + 1).as_bytes())
+    shogi_rundir::write_atomic(&path, format!("{}\n", current + 1).as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
     Ok(current)
 }

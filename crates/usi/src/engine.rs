@@ -1,7 +1,7 @@
 //! The USI protocol loop.
 
 use std::io::{self, BufRead, Write};
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -485,25 +485,12 @@ impl<G: UsiGame> Engine<G> {
 
     fn load_net(&self) -> Result<Eval<G>, String> {
         let device = parse_device(&self.options.device).map_err(|e| e.to_string())?;
-        let mut dir = PathBuf::from(&self.options.model_path);
-        if dir.is_file() {
-            dir = dir.parent().map(PathBuf::from).unwrap_or_default();
-        }
-        // A run directory stands for its best network: follow its BEST pointer.
-        let best = dir.join("BEST");
-        if !dir.join(shogi_model::MANIFEST_FILE).exists() && best.is_file() {
-            let rel =
-                std::fs::read_to_string(&best).map_err(|e| format!("{}: {e}", best.display()))?;
-            dir = dir.join(rel.trim());
-        }
+        // A run directory stands for its best network (its BEST pointer).
+        let dir = shogi_rundir::network_dir(Path::new(&self.options.model_path))
+            .map_err(|e| e.to_string())?;
         set_num_threads(self.options.threads as usize);
         let layout = G::layout_for(&self.options);
-        let expected = Expected {
-            architecture: None,
-            variant: layout.variant.to_string(),
-            feature_version: shogi_features::FEATURE_VERSION,
-            policy_version: shogi_features::POLICY_VERSION,
-        };
+        let expected = Expected::for_layout(&layout);
         let options = InferenceOptions {
             max_batch: self.options.batch_size as usize,
             ..InferenceOptions::default()

@@ -10,11 +10,10 @@ use std::time::SystemTime;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use shogi_arena::curve::{Curve, CurvePoint, pick_checkpoints};
-use shogi_arena::{
-    MatchConfig, Openings, PlayerSettings, PlayerSpec, RunDir, run_game_match, run_match,
-};
+use shogi_arena::{MatchConfig, Openings, PlayerSettings, PlayerSpec, run_game_match, run_match};
 use shogi_model::{MANIFEST_FILE, read_manifest};
 use shogi_rules::Variant;
+use shogi_rundir::RunDir;
 use shogi_tai::TaiGame;
 
 use super::match_cmd::{PlyLimitArgs, match_variant};

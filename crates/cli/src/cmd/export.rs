@@ -124,52 +124,52 @@ fn export_hcpe3(chunks: &[PathBuf], out: &std::path::Path, limit: usize) -> Resu
         std::fs::create_dir_all(parent)
             .with_context(|| format!("creating {}", parent.display()))?;
     }
-    let tmp = out.with_extension("hcpe3.tmp");
-    let file =
-        std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-    let mut writer = std::io::BufWriter::new(file);
-    let (mut games, mut positions, mut skipped, mut unfit) = (0usize, 0usize, 0usize, 0usize);
-    'chunks: for chunk in chunks {
-        let Some(records) = read_or_skip(chunk, &mut skipped) else {
-            continue;
-        };
-        for (i, record) in records.iter().enumerate() {
-            if games >= limit {
-                break 'chunks;
-            }
-            match hcpe3::write_game(record, &mut writer) {
-                Ok(()) => {
-                    games += 1;
-                    positions += record.moves.len();
+    let (games, positions, skipped, unfit) = shogi_rundir::publish(out, |tmp| -> Result<_> {
+        let file =
+            std::fs::File::create(tmp).with_context(|| format!("creating {}", tmp.display()))?;
+        let mut writer = std::io::BufWriter::new(file);
+        let (mut games, mut positions, mut skipped, mut unfit) = (0usize, 0usize, 0usize, 0usize);
+        'chunks: for chunk in chunks {
+            let Some(records) = read_or_skip(chunk, &mut skipped) else {
+                continue;
+            };
+            for (i, record) in records.iter().enumerate() {
+                if games >= limit {
+                    break 'chunks;
                 }
-                Err(hcpe3::Hcpe3Error::Io(e)) => {
-                    return Err(e).with_context(|| format!("writing {}", tmp.display()));
-                }
-                // A game the format cannot hold (minishogi, a handicap start) is left out.
-                Err(e) => {
-                    if unfit == 0 {
-                        eprintln!("leaving out game {i} of {}: {e}", chunk.display());
+                match hcpe3::write_game(record, &mut writer) {
+                    Ok(()) => {
+                        games += 1;
+                        positions += record.moves.len();
                     }
-                    unfit += 1;
+                    Err(hcpe3::Hcpe3Error::Io(e)) => {
+                        return Err(e).with_context(|| format!("writing {}", tmp.display()));
+                    }
+                    // A game the format cannot hold (minishogi, a handicap start) is left out.
+                    Err(e) => {
+                        if unfit == 0 {
+                            eprintln!("leaving out game {i} of {}: {e}", chunk.display());
+                        }
+                        unfit += 1;
+                    }
                 }
             }
         }
-    }
-    if games == 0 && unfit > 0 {
-        drop(writer);
-        let _ = std::fs::remove_file(&tmp);
-        bail!("none of the {unfit} games has an hcpe3 form (standard shogi from a full set only)");
-    }
-    use std::io::Write;
-    writer
-        .flush()
-        .with_context(|| format!("writing {}", tmp.display()))?;
-    writer
-        .get_ref()
-        .sync_all()
-        .with_context(|| format!("syncing {}", tmp.display()))?;
-    drop(writer);
-    std::fs::rename(&tmp, out).with_context(|| format!("renaming to {}", out.display()))?;
+        if games == 0 && unfit > 0 {
+            bail!(
+                "none of the {unfit} games has an hcpe3 form (standard shogi from a full set only)"
+            );
+        }
+        use std::io::Write;
+        writer
+            .flush()
+            .with_context(|| format!("writing {}", tmp.display()))?;
+        writer
+            .get_ref()
+            .sync_all()
+            .with_context(|| format!("syncing {}", tmp.display()))?;
+        Ok((games, positions, skipped, unfit))
+    })?;
     println!(
         "exported {games} games ({positions} positions) to {}{}{}",
         out.display(),

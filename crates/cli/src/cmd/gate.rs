@@ -6,7 +6,8 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::Result;
 use clap::Args;
-use shogi_arena::{GateConfig, RunDir, gate_pending};
+use shogi_arena::{GateConfig, gate_pending};
+use shogi_rundir::RunDir;
 
 use super::match_cmd::{PlyLimitArgs, SprtArgs};
 

@@ -73,13 +73,8 @@ pub fn run(args: &LearnArgs) -> Result<()> {
         .with_context(|| format!("reading {}", replay.display()))?;
     let (model, parent) = match &args.checkpoint {
         Some(dir) => {
-            let expected = Expected {
-                architecture: None,
-                variant: name.to_string(),
-                feature_version: shogi_features::FEATURE_VERSION,
-                policy_version: shogi_features::POLICY_VERSION,
-            };
-            let (model, manifest) = shogi_model::load_checkpoint(dir, &expected, device)?;
+            let (model, manifest) =
+                shogi_model::load_checkpoint(dir, &Expected::for_layout(&layout), device)?;
             (model, Some(manifest.name))
         }
         None => (

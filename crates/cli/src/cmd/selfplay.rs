@@ -6,15 +6,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::Args;
-use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
 use shogi_features::{NetGame, NetLayout};
 use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, uniform_batch};
 use shogi_mcts::{RootSelection, SearchConfig};
 use shogi_model::{
-    Expected, Inference, InferenceOptions, Model, NetBatchModel, encode_input,
-    model_config_for_layout, parse_device, set_num_threads,
+    Inference, Model, NetService, model_config_for_layout, parse_device, set_num_threads,
 };
 use shogi_rules::{GameRules, Position, ShogiGame};
 use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
@@ -172,26 +170,16 @@ where
     } else {
         let device = parse_device(&args.device)?;
         set_num_threads(args.torch_threads);
-        let options = InferenceOptions {
-            max_batch: args.max_batch,
-            ..InferenceOptions::default()
-        };
-        let inference = match &args.checkpoint {
+        let service = match &args.checkpoint {
             Some(dir) => {
-                let expected = Expected {
-                    architecture: None,
-                    variant: layout.variant.to_string(),
-                    feature_version: FEATURE_VERSION,
-                    policy_version: POLICY_VERSION,
-                };
-                let (inference, manifest) =
-                    Inference::from_checkpoint(dir, &expected, device, &options)
-                        .with_context(|| format!("loading checkpoint {}", dir.display()))?;
-                eprintln!(
-                    "selfplay: checkpoint {} (step {})",
-                    manifest.name, manifest.meta.training_step
-                );
-                inference
+                let service = NetService::from_checkpoint(dir, layout, device, batch)?;
+                if let Some(manifest) = service.manifest() {
+                    eprintln!(
+                        "selfplay: checkpoint {} (step {})",
+                        manifest.name, manifest.meta.training_step
+                    );
+                }
+                service
             }
             None => {
                 let cfg = model_config_for_layout(&layout, args.blocks, args.channels);
@@ -199,12 +187,12 @@ where
                     "selfplay: fresh network {} blocks x {} channels",
                     cfg.blocks, cfg.channels
                 );
-                Inference::new(Model::new(&cfg, device), device, &options)
+                let options = NetService::inference_options(&batch);
+                let inference = Inference::new(Model::new(&cfg, device), device, &options);
+                NetService::from_inference(inference, layout, batch)?
             }
         };
-        let model = NetBatchModel::for_layout(inference, layout)?;
-        let service = BatchService::start(batch, model);
-        let evaluator = BatchEvaluator::with_encoder(service.handle(), encode_input::<G>);
+        let evaluator = service.evaluator::<G>();
         let summary = run_actors(
             &actors, &search, &play, start, &evaluator, out, "selfplay", &stop, &stats,
         )?;

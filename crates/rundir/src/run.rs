@@ -34,7 +34,37 @@ use std::fs::{self, File, TryLockError};
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::error::ArenaError;
+use crate::atomic::write_atomic;
+
+/// A complete checkpoint directory holds this manifest (written last, so its presence
+/// means the weights it describes are there).
+pub const MANIFEST_FILE: &str = "manifest.json";
+
+/// Errors taking a role's lock on a run directory.
+#[derive(Debug, thiserror::Error)]
+pub enum RunDirError {
+    /// Another process holds the role's lock.
+    #[error(
+        "another {role} is working on this run ({} is locked): a run has one {role} at a time",
+        lock.display()
+    )]
+    Busy {
+        /// `learner` or `gate`.
+        role: &'static str,
+        /// The lock file.
+        lock: PathBuf,
+    },
+    /// Filesystem failure.
+    #[error("{op} {}: {source}", path.display())]
+    Io {
+        /// What was being done.
+        op: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+}
 
 /// Prefix of checkpoint directory names: `step-` followed by the zero-padded step.
 pub const STEP_PREFIX: &str = "step-";
@@ -59,6 +89,21 @@ pub fn checkpoint_name(step: u64) -> String {
 /// The step encoded in a checkpoint directory name, if it is one.
 pub fn step_of(name: &str) -> Option<u64> {
     name.strip_prefix(STEP_PREFIX)?.parse().ok()
+}
+
+/// The checkpoint a user means by `path`: a checkpoint directory (or a file inside
+/// one) is itself; a run directory stands for the network its `BEST` names. Anything
+/// else is returned as given, for the loader to report what it lacks.
+pub fn network_dir(path: &Path) -> io::Result<PathBuf> {
+    let dir = if path.is_file() {
+        path.parent().unwrap_or(Path::new(".")).to_path_buf()
+    } else {
+        path.to_path_buf()
+    };
+    if dir.join(MANIFEST_FILE).is_file() {
+        return Ok(dir);
+    }
+    Ok(RunDir::new(&dir).best_pointed()?.unwrap_or(dir))
 }
 
 impl RunDir {
@@ -91,22 +136,22 @@ impl RunDir {
     /// Takes the run's lock for `role` (`learner` or `gate`, one process each), held
     /// until the returned guard drops. Fails at once, naming the role and the lock file,
     /// when another process holds it.
-    pub fn lock_role(&self, role: &'static str) -> Result<RoleLock, ArenaError> {
+    pub fn lock_role(&self, role: &'static str) -> Result<RoleLock, RunDirError> {
         let path = self.root.join(format!("{role}.lock"));
         let file = File::options()
             .create(true)
             .truncate(false)
             .write(true)
             .open(&path)
-            .map_err(|source| ArenaError::Io {
+            .map_err(|source| RunDirError::Io {
                 op: "opening lock file",
                 path: path.clone(),
                 source,
             })?;
         match file.try_lock() {
             Ok(()) => Ok(RoleLock { _file: file }),
-            Err(TryLockError::WouldBlock) => Err(ArenaError::Busy { role, lock: path }),
-            Err(TryLockError::Error(source)) => Err(ArenaError::Io {
+            Err(TryLockError::WouldBlock) => Err(RunDirError::Busy { role, lock: path }),
+            Err(TryLockError::Error(source)) => Err(RunDirError::Io {
                 op: "locking",
                 path,
                 source,
@@ -162,6 +207,34 @@ impl RunDir {
         self.root.join("BEST")
     }
 
+    /// The checkpoint `BEST` names, if the file is there: `None` when it is absent, an
+    /// error when it cannot be read or does not name a path inside the run.
+    pub fn best_pointed(&self) -> io::Result<Option<PathBuf>> {
+        let pointer = self.best_pointer();
+        let text = match fs::read_to_string(&pointer) {
+            Ok(text) => text,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let rel = Path::new(text.trim());
+        let inside = !rel.as_os_str().is_empty()
+            && rel
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !inside {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{} should name a checkpoint inside the run (like accepted/step-00000100), \
+                     not {:?}",
+                    pointer.display(),
+                    text.trim()
+                ),
+            ));
+        }
+        Ok(Some(self.root.join(rel)))
+    }
+
     /// Complete checkpoints in `dir` (a `manifest.json` present, not a dot-named
     /// temporary), sorted by step.
     pub fn checkpoints_in(dir: &Path) -> io::Result<Vec<(u64, PathBuf)>> {
@@ -178,7 +251,7 @@ impl RunDir {
                 continue;
             };
             let path = entry.path();
-            if path.join("manifest.json").is_file() {
+            if path.join(MANIFEST_FILE).is_file() {
                 found.push((step, path));
             }
         }
@@ -244,24 +317,6 @@ impl RunDir {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory and a rename,
-/// so readers see either the old or the new content.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    {
-        use std::io::Write;
-        let mut file = fs::File::create(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-    }
-    fs::rename(&tmp, path)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,6 +360,27 @@ mod tests {
     }
 
     #[test]
+    fn a_run_stands_for_the_network_best_names() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::new(tmp.path().join("run"));
+        run.create().unwrap();
+        let first = fake_checkpoint(&run.accepted(), 0);
+        // No BEST yet: the path is returned as given.
+        assert_eq!(network_dir(run.root()).unwrap(), run.root());
+        run.write_best_pointer(&checkpoint_name(0)).unwrap();
+        assert_eq!(network_dir(run.root()).unwrap(), first);
+        // A checkpoint, or a file in one, is itself.
+        assert_eq!(network_dir(&first).unwrap(), first);
+        assert_eq!(network_dir(&first.join(MANIFEST_FILE)).unwrap(), first);
+        // A BEST that points outside the run is refused with its content named.
+        for bad in ["../elsewhere", "/etc", ""] {
+            fs::write(run.best_pointer(), bad).unwrap();
+            let err = network_dir(run.root()).unwrap_err().to_string();
+            assert!(err.contains("BEST should name a checkpoint"), "{err}");
+        }
+    }
+
+    #[test]
     fn a_role_lock_excludes_a_second_holder_until_dropped() {
         let tmp = tempfile::tempdir().unwrap();
         let run = RunDir::new(tmp.path());
@@ -312,7 +388,7 @@ mod tests {
         // Another role is independent.
         let gate = run.lock_role("gate").unwrap();
         match run.lock_role("learner") {
-            Err(ArenaError::Busy { role, lock }) => {
+            Err(RunDirError::Busy { role, lock }) => {
                 assert_eq!(role, "learner");
                 assert_eq!(lock, tmp.path().join("learner.lock"));
             }

@@ -1,0 +1,121 @@
+//! The one place a network becomes the batched service that many search threads share:
+//! checkpoint -> [`Inference`] -> [`NetBatchModel`] -> [`BatchService`] (a thread that
+//! merges the threads' requests into batches) -> one [`BatchEvaluator`] per caller.
+//! Self-play in a run, `shogi-zero selfplay` and the arena's checkpoint players all
+//! start their network here.
+
+use std::path::{Path, PathBuf};
+
+use shogi_features::{FEATURE_VERSION, NetGame, NetLayout, POLICY_VERSION};
+use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, BatchStats, EvalOutput};
+use tch::Device;
+
+use crate::checkpoint::{CheckpointError, Expected, Manifest};
+use crate::evaluator::{NetBatchModel, NetEvaluatorError, NetInput, encode_input};
+use crate::inference::{Inference, InferenceOptions};
+
+impl Expected {
+    /// What a network for `layout` must be: its variant, this build's feature and policy
+    /// versions, any architecture (the manifest's is used).
+    pub fn for_layout(layout: &NetLayout) -> Expected {
+        Expected {
+            architecture: None,
+            variant: layout.variant.to_string(),
+            feature_version: FEATURE_VERSION,
+            policy_version: POLICY_VERSION,
+        }
+    }
+}
+
+/// Why a checkpoint cannot be served.
+#[derive(Debug, thiserror::Error)]
+pub enum NetServiceError {
+    /// The checkpoint cannot be loaded (missing, damaged, another variant or version).
+    #[error("loading checkpoint {}: {source}", path.display())]
+    Checkpoint {
+        /// The checkpoint directory.
+        path: PathBuf,
+        /// Why.
+        source: CheckpointError,
+    },
+    /// The network's shape does not fit the game.
+    #[error(transparent)]
+    Shape(#[from] NetEvaluatorError),
+}
+
+/// A network served on its own thread to any number of searching threads.
+#[derive(Debug)]
+pub struct NetService {
+    service: BatchService<NetInput, EvalOutput>,
+    // Boxed: a manifest is large beside the service handle.
+    manifest: Option<Box<Manifest>>,
+}
+
+impl NetService {
+    /// Loads checkpoint `dir` as a network for `layout` ([`Expected::for_layout`]) on
+    /// `device` and starts serving it in batches of up to `batch.max_batch`.
+    pub fn from_checkpoint(
+        dir: &Path,
+        layout: NetLayout,
+        device: Device,
+        batch: BatchConfig,
+    ) -> Result<NetService, NetServiceError> {
+        let options = inference_options(&batch);
+        let (inference, manifest) =
+            Inference::from_checkpoint(dir, &Expected::for_layout(&layout), device, &options)
+                .map_err(|source| NetServiceError::Checkpoint {
+                    path: dir.to_path_buf(),
+                    source,
+                })?;
+        let mut service = NetService::from_inference(inference, layout, batch)?;
+        service.manifest = Some(Box::new(manifest));
+        Ok(service)
+    }
+
+    /// Serves a network already in memory (a fresh one, say), after checking its shape
+    /// fits `layout`. Build its [`Inference`] with [`NetService::inference_options`].
+    pub fn from_inference(
+        inference: Inference,
+        layout: NetLayout,
+        batch: BatchConfig,
+    ) -> Result<NetService, NetEvaluatorError> {
+        let model = NetBatchModel::for_layout(inference, layout)?;
+        Ok(NetService {
+            service: BatchService::start(batch, model),
+            manifest: None,
+        })
+    }
+
+    /// The inference settings that go with `batch` (its largest batch).
+    pub fn inference_options(batch: &BatchConfig) -> InferenceOptions {
+        inference_options(batch)
+    }
+
+    /// The loaded checkpoint's manifest (`None` for a network served from memory).
+    pub fn manifest(&self) -> Option<&Manifest> {
+        self.manifest.as_deref()
+    }
+
+    /// An evaluator for game `G` (the game's layout must be the service's): positions
+    /// are encoded on the calling thread, evaluated in the service's batches.
+    pub fn evaluator<G: NetGame>(&self) -> BatchEvaluator<G, NetInput> {
+        BatchEvaluator::with_encoder(self.service.handle(), encode_input::<G>)
+    }
+
+    /// The service's counters so far.
+    pub fn stats(&self) -> BatchStats {
+        self.service.stats()
+    }
+
+    /// Stops the service thread (after the requests in flight) and returns its counters.
+    pub fn shutdown(self) -> BatchStats {
+        self.service.shutdown()
+    }
+}
+
+fn inference_options(batch: &BatchConfig) -> InferenceOptions {
+    InferenceOptions {
+        max_batch: batch.max_batch,
+        ..InferenceOptions::default()
+    }
+}
