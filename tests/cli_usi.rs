@@ -103,3 +103,49 @@ fn cshogi_client_plays_minishogi_through_uci_variant() {
     assert_eq!(s["games"].as_array().unwrap().len(), 4);
     assert!(s["moves"].as_u64().unwrap() >= 10, "{s}");
 }
+
+/// A third-party tournament runner (shogiarena, pinned in scripts/requirements.txt and
+/// installed by the bootstrap) starts the engine with its default rules, which hand the
+/// ply limit to the engine through `MaxMovesToDraw`/`Draw_Ply`, and plays every game
+/// to its end without an error game. See `scripts/usi/shogiarena.sh`.
+#[test]
+fn shogiarena_runner_plays_games_to_the_end_with_its_default_rules() {
+    let root = repo_root();
+    let python = python();
+    let runner = root.join(".venv/bin/shogiarena");
+    assert!(
+        runner.exists(),
+        "{} missing: run `bash scripts/bootstrap.sh` (make test does)",
+        runner.display()
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let net = untrained_checkpoint(tmp.path(), Variant::Shogi);
+    let out = Command::new("bash")
+        .arg(root.join("scripts/usi/shogiarena.sh"))
+        .arg("2")
+        .arg(&net)
+        .env("SHOGIARENA", &runner)
+        .env("SHOGI_ZERO_BIN", BIN)
+        .env("SHOGI_ZERO_PYTHON", &python)
+        .env("SIMULATIONS", "4")
+        .env("BYOYOMI_MS", "200")
+        .env("OUT", tmp.path().join("arena"))
+        .output()
+        .expect("run scripts/usi/shogiarena.sh");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("shogiarena: clean, 2/2 games, 0 errors"),
+        "{stdout}"
+    );
+    // Each game reports how it ended (a result and a move count), not an abort.
+    let finished = stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with('g') && l.contains(" after "))
+        .count();
+    assert_eq!(finished, 2, "{stdout}");
+}
