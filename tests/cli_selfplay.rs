@@ -107,10 +107,11 @@ fn tai_shogi_selfplay_writes_games_that_replay() {
         assert_eq!(g.variant, "tai");
         assert_eq!(g.moves.len(), 12);
         let mut searched = 0;
-        let end = shogi_selfplay::convert::replay_tai_each(g, |_, m| {
-            searched += usize::from(!m.searched.is_empty());
-        })
-        .unwrap();
+        let end =
+            <shogi_tai::TaiGame as shogi_selfplay::play::RecordGame>::replay_each(g, |_, m| {
+                searched += usize::from(!m.searched.is_empty());
+            })
+            .unwrap();
         assert_eq!(searched, 12, "every move was searched");
         // At the cap, a lead of 2 material points wins (--adjudicate 2).
         use shogi_game::{Color, EndReason, Game};

@@ -4,10 +4,10 @@
 use std::fmt::Debug;
 use std::path::Path;
 
-use shogi_features::{NetGame, NetLayout};
-use shogi_game::{Color, Game};
+use shogi_features::NetGame;
+use shogi_game::{Color, Game, GameKind};
 use shogi_rules::{GameRules, ImpasseRule, Position, ShogiGame, Variant};
-use shogi_selfplay::convert::write_game_dir;
+use shogi_selfplay::convert::{ExportError, write_game_dir};
 use shogi_selfplay::play::RecordGame;
 use shogi_selfplay::record::GameRecord;
 use shogi_tai::{TaiGame, TaiMove, TaiRules};
@@ -15,7 +15,7 @@ use shogi_tai::{TaiGame, TaiMove, TaiRules};
 use crate::alphabeta::AlphaBetaLimits;
 use crate::error::{ArenaError, io_err};
 use crate::matchplay::MatchConfig;
-use crate::openings::{opening_positions, tai_opening_positions};
+use crate::openings::opening_positions;
 use crate::player::{AlphaBetaMover, Mover, UsiMover};
 use crate::usi_client::UsiTimeControl;
 
@@ -24,11 +24,17 @@ pub trait ArenaGame: NetGame + RecordGame {
     /// A start position.
     type Start: Clone + Send + Sync + Debug;
 
-    /// The network layout a match of `config` plays.
-    fn layout_for(config: &MatchConfig) -> NetLayout;
-
     /// The match's start positions (`n` distinct ones, or the configured list).
-    fn openings(config: &MatchConfig, n: usize) -> Result<Vec<Self::Start>, ArenaError>;
+    fn openings(config: &MatchConfig, n: usize) -> Result<Vec<Self::Start>, ArenaError> {
+        opening_positions::<Self>(&config.openings, config.game, n, config.seed)
+    }
+
+    /// One opening line of `game` (`startpos`, an SFEN with or without `sfen `, or
+    /// whatever else the game names positions by), checked.
+    fn parse_start(game: GameKind, line: &str) -> Result<Self::Start, String>;
+
+    /// The position this game stands in, as a start position.
+    fn current_start(&self) -> Self::Start;
 
     /// A game from `start` under the match's ply cap.
     fn from_start(start: &Self::Start, max_plies: u32) -> Self;
@@ -44,8 +50,9 @@ pub trait ArenaGame: NetGame + RecordGame {
         false
     }
 
-    /// Writes one finished game into `dir` as `stem.*`.
-    fn write_game(record: &GameRecord, dir: &Path, stem: &str) -> Result<(), ArenaError>;
+    /// Checks one finished game by replaying it and writes it into `dir` as `stem.*`;
+    /// returns how many files were written.
+    fn write_game(record: &GameRecord, dir: &Path, stem: &str) -> Result<usize, ArenaError>;
 
     /// A mover driving an external USI engine, where the arena's USI client speaks the
     /// variant (shogi and minishogi).
@@ -72,12 +79,26 @@ fn shogi_rules_for(variant: Variant, max_plies: u32) -> GameRules {
 impl ArenaGame for ShogiGame {
     type Start = Position;
 
-    fn layout_for(config: &MatchConfig) -> NetLayout {
-        NetLayout::shogi(config.variant)
+    /// `startpos`, an SFEN (optionally after `sfen `), or a handicap (`handicap:NAME`,
+    /// standard shogi only).
+    fn parse_start(game: GameKind, line: &str) -> Result<Position, String> {
+        let variant =
+            Variant::of(game).ok_or_else(|| format!("{game} is not played by shogi rules"))?;
+        if line == "startpos" {
+            Ok(Position::startpos(variant))
+        } else if let Some(name) = line.strip_prefix("handicap:") {
+            if variant != Variant::Shogi {
+                return Err("handicaps are standard shogi only".into());
+            }
+            Position::handicap(name).map_err(|e| e.to_string())
+        } else {
+            let sfen = line.strip_prefix("sfen ").unwrap_or(line);
+            Position::from_sfen(variant, sfen).map_err(|e| e.to_string())
+        }
     }
 
-    fn openings(config: &MatchConfig, n: usize) -> Result<Vec<Position>, ArenaError> {
-        opening_positions(&config.openings, config.variant, n, config.seed)
+    fn current_start(&self) -> Position {
+        self.position().clone()
     }
 
     fn from_start(start: &Position, max_plies: u32) -> Self {
@@ -96,9 +117,9 @@ impl ArenaGame for ShogiGame {
         ShogiGame::can_declare_win(self)
     }
 
-    fn write_game(record: &GameRecord, dir: &Path, stem: &str) -> Result<(), ArenaError> {
-        write_game_dir(record, dir, stem)?;
-        Ok(())
+    /// `stem.usi` always, `.csa` and `.kif` for standard shogi (replayed on the way).
+    fn write_game(record: &GameRecord, dir: &Path, stem: &str) -> Result<usize, ArenaError> {
+        Ok(write_game_dir(record, dir, stem)?.len())
     }
 
     fn usi_mover(command: &str, tc: &UsiTimeControl) -> Option<Box<dyn Mover<Self>>> {
@@ -113,12 +134,21 @@ impl ArenaGame for ShogiGame {
 impl ArenaGame for TaiGame {
     type Start = shogi_tai::Position;
 
-    fn layout_for(_config: &MatchConfig) -> NetLayout {
-        NetLayout::tai()
+    /// `startpos` or a tai SFEN (optionally after `sfen `).
+    fn parse_start(game: GameKind, line: &str) -> Result<shogi_tai::Position, String> {
+        if game != GameKind::Tai {
+            return Err(format!("{game} is not tai shogi"));
+        }
+        if line == "startpos" {
+            Ok(shogi_tai::Position::startpos())
+        } else {
+            let sfen = line.strip_prefix("sfen ").unwrap_or(line);
+            shogi_tai::Position::from_sfen(sfen).map_err(|e| e.to_string())
+        }
     }
 
-    fn openings(config: &MatchConfig, n: usize) -> Result<Vec<shogi_tai::Position>, ArenaError> {
-        tai_opening_positions(&config.openings, n, config.seed)
+    fn current_start(&self) -> shogi_tai::Position {
+        self.position().clone()
     }
 
     fn from_start(start: &shogi_tai::Position, max_plies: u32) -> Self {
@@ -149,7 +179,8 @@ impl ArenaGame for TaiGame {
 
     /// `stem.txt`: the start SFEN, the moves in path notation, and the result (no tai
     /// shogi record format is shared by other tools).
-    fn write_game(record: &GameRecord, dir: &Path, stem: &str) -> Result<(), ArenaError> {
+    fn write_game(record: &GameRecord, dir: &Path, stem: &str) -> Result<usize, ArenaError> {
+        TaiGame::replay_each(record, |_, _| {}).map_err(ExportError::from)?;
         let moves: Vec<String> = record
             .moves
             .iter()
@@ -168,7 +199,8 @@ impl ArenaGame for TaiGame {
         );
         std::fs::create_dir_all(dir).map_err(io_err("create", dir))?;
         let path = dir.join(format!("{stem}.txt"));
-        shogi_rundir::write_atomic(&path, text.as_bytes()).map_err(io_err("write", &path))
+        shogi_rundir::write_atomic(&path, text.as_bytes()).map_err(io_err("write", &path))?;
+        Ok(1)
     }
 
     fn usi_mover(_command: &str, _tc: &UsiTimeControl) -> Option<Box<dyn Mover<Self>>> {

@@ -7,13 +7,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
-use shogi_rules::{ShogiGame, Variant};
-use shogi_tai::TaiGame;
+use shogi_game::GameKind;
 
 use crate::error::{ArenaError, io_err};
-use crate::matchplay::{MatchConfig, MatchSummary, run_game_match};
+use crate::matchplay::{MatchConfig, MatchSummary, run_match};
 use crate::openings::Openings;
-use crate::player::{PlayerSettings, PlayerSpec, checkpoint_variant, checkpoint_variant_name};
+use crate::player::{PlayerSettings, PlayerSpec, checkpoint_game};
 use crate::ratings::{FixedRating, RatingEntry, append_rating, load_ratings, rating_of};
 use crate::stats::{SprtConfig, SprtDecision, SprtState};
 use shogi_rundir::{RunDir, step_of};
@@ -176,18 +175,18 @@ pub fn gate_candidate(
         .best()
         .map_err(io_err("list", &run.accepted()))?
         .ok_or_else(|| ArenaError::NoBest(run.root().to_path_buf()))?;
-    let variant_name = checkpoint_variant_name(candidate)?;
-    let best_variant = checkpoint_variant_name(&best)?;
-    if variant_name != best_variant {
+    let game = checkpoint_game(candidate)?;
+    let best_game = checkpoint_game(&best)?;
+    if game != best_game {
         return Err(ArenaError::Config(format!(
             "candidate {} is for {} but the best {} is for {}",
             candidate.display(),
-            variant_name,
+            game,
             best.display(),
-            best_variant
+            best_game
         )));
     }
-    let tai = variant_name == "tai";
+    let tai = game == GameKind::Tai;
     // Checked before the gate match, so a bad spec costs no games.
     let fixed_opponent = match &config.fixed_opponent {
         Some(text) if !text.trim().is_empty() => {
@@ -204,12 +203,6 @@ pub fn gate_candidate(
         }
         _ => None,
     };
-    // Tai shogi's match ignores the shogi variant field.
-    let variant = if tai {
-        Variant::Shogi
-    } else {
-        checkpoint_variant(candidate)?
-    };
     let cand_name = name_of(candidate);
     let best_name = name_of(&best);
     let step = step_from(candidate)?;
@@ -223,7 +216,7 @@ pub fn gate_candidate(
     }
     let match_config = MatchConfig {
         games: config.games.max(1),
-        variant,
+        game,
         max_plies: config.max_plies,
         adjudicate_margin: config.adjudicate_margin,
         openings: Openings::Random {
@@ -243,11 +236,7 @@ pub fn gate_candidate(
         PlayerSpec::Checkpoint(candidate.to_path_buf()),
         PlayerSpec::Checkpoint(best.clone()),
     );
-    let summary = if tai {
-        run_game_match::<TaiGame>(&a, &b, &match_config, stop)?
-    } else {
-        run_game_match::<ShogiGame>(&a, &b, &match_config, stop)?
-    };
+    let summary = run_match(&a, &b, &match_config, stop)?;
     if summary.interrupted {
         return Err(ArenaError::Interrupted {
             games: summary.total.games(),
@@ -269,11 +258,7 @@ pub fn gate_candidate(
                 ..match_config.clone()
             };
             let a = PlayerSpec::Checkpoint(candidate.to_path_buf());
-            let s = if tai {
-                run_game_match::<TaiGame>(&a, opponent, &fixed_config, stop)?
-            } else {
-                run_game_match::<ShogiGame>(&a, opponent, &fixed_config, stop)?
-            };
+            let s = run_match(&a, opponent, &fixed_config, stop)?;
             if s.interrupted {
                 return Err(ArenaError::Interrupted {
                     games: s.total.games(),
@@ -308,7 +293,7 @@ pub fn gate_candidate(
         best: best_name.clone(),
         step,
         best_step,
-        variant: variant_name.clone(),
+        variant: game.name().to_string(),
         games: summary.total.games(),
         planned: summary.planned,
         wins: summary.total.wins,

@@ -27,9 +27,7 @@ pub use alphabeta::{AlphaBeta, AlphaBetaLimits, AlphaBetaResult};
 pub use error::ArenaError;
 pub use game::ArenaGame;
 pub use gate::{GateConfig, GateReport, gate_candidate, gate_pending};
-pub use matchplay::{
-    GameResult, MatchConfig, MatchSummary, adjudicate, play_match, run_game_match, run_match,
-};
+pub use matchplay::{GameResult, MatchConfig, MatchSummary, adjudicate, play_match, run_match};
 pub use openings::Openings;
 pub use player::{PlayerSettings, PlayerSpec, PreparedPlayer};
 pub use stats::{EloEstimate, SprtConfig, SprtDecision, SprtState, Wdl};

@@ -8,8 +8,10 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
+use shogi_features::{NetLayout, with_game_type};
+use shogi_game::GameKind;
 use shogi_game::{Color, EndReason, Game, Outcome, adjudicate_points};
-use shogi_rules::{Position, Variant};
+use shogi_rules::Position;
 use shogi_selfplay::record::{GameRecord, MoveRecord};
 
 use crate::error::{ArenaError, io_err};
@@ -24,9 +26,8 @@ use crate::usi_client::UsiAnswer;
 pub struct MatchConfig {
     /// Games to play (an odd count plays one opening once).
     pub games: u32,
-    /// Rules variant for shogi and minishogi (a tai shogi match, `run_match::<TaiGame>`,
-    /// ignores it).
-    pub variant: Variant,
+    /// The game played ([`run_match`] plays it with its game type).
+    pub game: GameKind,
     /// Draw after this many plies (0 = no cap).
     pub max_plies: u32,
     /// Adjudicate a game that reaches `max_plies`: the side ahead by at least this many
@@ -52,7 +53,7 @@ impl Default for MatchConfig {
     fn default() -> Self {
         MatchConfig {
             games: 20,
-            variant: Variant::Shogi,
+            game: GameKind::Shogi,
             max_plies: 320,
             adjudicate_margin: 0,
             openings: Openings::Random { plies: 6 },
@@ -286,14 +287,8 @@ fn record_of<G: ArenaGame>(
     max_plies: u32,
     outcome: Outcome,
 ) -> GameRecord {
-    let (variant, start_sfen, max_plies, impasse) = G::from_start(start, max_plies).record_header();
     GameRecord {
-        variant,
-        start_sfen,
-        max_plies,
-        impasse,
         outcome,
-        resignation_disabled: false,
         moves: moves
             .iter()
             .map(|&mv| MoveRecord {
@@ -303,6 +298,7 @@ fn record_of<G: ArenaGame>(
                 searched: Vec::new(),
             })
             .collect(),
+        ..G::from_start(start, max_plies).record_start()
     }
 }
 
@@ -452,7 +448,7 @@ pub fn play_match<G: ArenaGame>(
     Ok(MatchSummary {
         a: a.spec.to_string(),
         b: b.spec.to_string(),
-        variant: G::layout_for(config).variant.to_string(),
+        variant: config.game.name().to_string(),
         planned,
         score: total.score(),
         elo: total.elo(),
@@ -468,26 +464,25 @@ pub fn play_match<G: ArenaGame>(
     })
 }
 
-/// Prepares both players (one batched inference service per network) and plays a shogi
-/// or minishogi match (`config.variant`). A checkpoint must be for that variant.
+/// Prepares both players (one batched inference service per network) and plays a match
+/// of `config.game` with that game's type. A checkpoint must be for that game.
 pub fn run_match(
     a: &PlayerSpec,
     b: &PlayerSpec,
     config: &MatchConfig,
     stop: &AtomicBool,
 ) -> Result<MatchSummary, ArenaError> {
-    run_game_match::<shogi_rules::ShogiGame>(a, b, config, stop)
+    with_game_type!(config.game, G => run_game_match::<G>(a, b, config, stop))
 }
 
-/// [`run_match`] for any [`ArenaGame`]: `ShogiGame` for shogi and minishogi, `TaiGame`
-/// for tai shogi. A checkpoint must be for the match's variant.
-pub fn run_game_match<G: ArenaGame>(
+/// [`run_match`] with `G`, the type of `config.game`.
+fn run_game_match<G: ArenaGame>(
     a: &PlayerSpec,
     b: &PlayerSpec,
     config: &MatchConfig,
     stop: &AtomicBool,
 ) -> Result<MatchSummary, ArenaError> {
-    let layout = G::layout_for(config);
+    let layout = NetLayout::of(config.game);
     let pa = PreparedPlayer::<G>::prepare(a, layout, &config.players)?;
     let mut b_settings = config.players.clone();
     b_settings.usi.options = config.players.usi_options_b.clone();

@@ -5,10 +5,11 @@ use std::path::Path;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use shogi_game::Game;
-use shogi_rules::{GameRules, Position, ShogiGame, Variant};
+use shogi_features::with_game_type;
+use shogi_game::{Game, GameKind};
 
 use crate::error::{ArenaError, io_err};
+use crate::game::ArenaGame;
 
 /// Where a match's start positions come from.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,10 +24,11 @@ pub enum Openings {
     List(Vec<String>),
 }
 
-/// Reads an opening file: one position per line, as an SFEN (optionally after
-/// `sfen `), `startpos`, or a handicap name (`handicap:NAME`, standard shogi). Blank lines
-/// and lines starting with `#` are skipped.
-pub fn read_openings_file(path: &Path, variant: Variant) -> Result<Vec<String>, ArenaError> {
+/// Reads an opening file of `game`: one position per line, checked
+/// ([`ArenaGame::parse_start`]: `startpos`, an SFEN with or without `sfen `, for
+/// standard shogi also `handicap:NAME`). Blank lines and lines starting with `#` are
+/// skipped. Returns the positions as SFEN.
+pub fn read_openings_file(path: &Path, game: GameKind) -> Result<Vec<String>, ArenaError> {
     let text = std::fs::read_to_string(path).map_err(io_err("read", path))?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -34,12 +36,12 @@ pub fn read_openings_file(path: &Path, variant: Variant) -> Result<Vec<String>, 
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        out.push(
-            parse_opening(line, variant).map_err(|reason| ArenaError::Opening {
-                line: i + 1,
-                reason,
-            })?,
-        );
+        let sfen =
+            with_game_type!(game, G => G::parse_start(game, line).map(|s| G::start_text(&s)));
+        out.push(sfen.map_err(|reason| ArenaError::Opening {
+            line: i + 1,
+            reason,
+        })?);
     }
     if out.is_empty() {
         return Err(ArenaError::Opening {
@@ -50,38 +52,26 @@ pub fn read_openings_file(path: &Path, variant: Variant) -> Result<Vec<String>, 
     Ok(out)
 }
 
-/// One opening line to an SFEN (checked).
-pub fn parse_opening(line: &str, variant: Variant) -> Result<String, String> {
-    let pos = if line == "startpos" {
-        Position::startpos(variant)
-    } else if let Some(name) = line.strip_prefix("handicap:") {
-        if variant != Variant::Shogi {
-            return Err("handicaps are standard shogi only".into());
-        }
-        Position::handicap(name).map_err(|e| e.to_string())?
-    } else {
-        let sfen = line.strip_prefix("sfen ").unwrap_or(line);
-        Position::from_sfen(variant, sfen).map_err(|e| e.to_string())?
-    };
-    Ok(pos.to_sfen())
-}
-
-/// `count` start positions for a match: see [`Openings`].
-pub fn opening_positions(
+/// `count` start positions of `game` for a match: see [`Openings`].
+pub fn opening_positions<G: ArenaGame>(
     openings: &Openings,
-    variant: Variant,
+    game: GameKind,
     count: usize,
     seed: u64,
-) -> Result<Vec<Position>, ArenaError> {
+) -> Result<Vec<G::Start>, ArenaError> {
     match openings {
-        Openings::List(list) => listed_openings(list, count, |s| {
-            Position::from_sfen(variant, s).map_err(|e| e.to_string())
-        }),
+        Openings::List(list) => listed_openings(list, count, |s| G::parse_start(game, s)),
         Openings::Random { plies } => {
-            let start = ShogiGame::new(Position::startpos(variant), GameRules::default());
-            Ok(random_openings(&start, *plies, count, seed, |g| {
-                g.position().clone()
-            }))
+            let startpos = G::parse_start(game, "startpos")
+                .map_err(|reason| ArenaError::Opening { line: 0, reason })?;
+            let start = G::from_start(&startpos, 0);
+            Ok(random_openings(
+                &start,
+                *plies,
+                count,
+                seed,
+                G::current_start,
+            ))
         }
     }
 }
@@ -148,65 +138,17 @@ fn random_openings<G: Game, S: Clone>(
     out
 }
 
-/// Reads a tai shogi opening file: one tai SFEN per line (optionally after `sfen `) or
-/// `startpos`; blank lines and `#` comments are skipped.
-pub fn read_tai_openings_file(path: &Path) -> Result<Vec<String>, ArenaError> {
-    let text = std::fs::read_to_string(path).map_err(io_err("read", path))?;
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let pos = if line == "startpos" {
-            shogi_tai::Position::startpos()
-        } else {
-            let sfen = line.strip_prefix("sfen ").unwrap_or(line);
-            shogi_tai::Position::from_sfen(sfen).map_err(|e| ArenaError::Opening {
-                line: i + 1,
-                reason: e.to_string(),
-            })?
-        };
-        out.push(pos.to_sfen());
-    }
-    if out.is_empty() {
-        return Err(ArenaError::Opening {
-            line: 0,
-            reason: format!("{} holds no positions", path.display()),
-        });
-    }
-    Ok(out)
-}
-
-/// `count` tai shogi start positions: the setup plus distinct random-ply openings, or
-/// the listed SFENs (see [`Openings`]).
-pub fn tai_opening_positions(
-    openings: &Openings,
-    count: usize,
-    seed: u64,
-) -> Result<Vec<shogi_tai::Position>, ArenaError> {
-    use shogi_tai::{TaiGame, TaiRules};
-    match openings {
-        Openings::List(list) => listed_openings(list, count, |s| {
-            shogi_tai::Position::from_sfen(s).map_err(|e| e.to_string())
-        }),
-        Openings::Random { plies } => {
-            let start = TaiGame::startpos(TaiRules::default());
-            Ok(random_openings(&start, *plies, count, seed, |g| {
-                g.position().clone()
-            }))
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use shogi_rules::{Position, ShogiGame, Variant};
+    use shogi_tai::TaiGame;
+
     use super::*;
 
     #[test]
     fn random_openings_are_distinct_and_start_with_startpos() {
-        let ops =
-            opening_positions(&Openings::Random { plies: 4 }, Variant::Minishogi, 10, 1).unwrap();
+        let random = Openings::Random { plies: 4 };
+        let ops = opening_positions::<ShogiGame>(&random, GameKind::Minishogi, 10, 1).unwrap();
         assert_eq!(ops.len(), 10);
         assert_eq!(
             ops[0].to_sfen(),
@@ -218,13 +160,15 @@ mod tests {
             assert_eq!(p.move_number(), 5, "{}", p.to_sfen());
         }
         // Zero plies: every opening is the start position.
-        let ops = opening_positions(&Openings::Random { plies: 0 }, Variant::Shogi, 3, 1).unwrap();
+        let none = Openings::Random { plies: 0 };
+        let ops = opening_positions::<ShogiGame>(&none, GameKind::Shogi, 3, 1).unwrap();
         assert!(ops.iter().all(|p| p.key() == ops[0].key()));
     }
 
     #[test]
     fn tai_openings_are_distinct() {
-        let ops = tai_opening_positions(&Openings::Random { plies: 2 }, 6, 3).unwrap();
+        let random = Openings::Random { plies: 2 };
+        let ops = opening_positions::<TaiGame>(&random, GameKind::Tai, 6, 3).unwrap();
         assert_eq!(ops.len(), 6);
         assert_eq!(ops[0], shogi_tai::Position::startpos());
         let sfens: HashSet<String> = ops.iter().map(|p| p.to_sfen()).collect();
@@ -233,16 +177,20 @@ mod tests {
 
     #[test]
     fn opening_lines_parse() {
-        let v = Variant::Shogi;
+        let parse = |line: &str, game| {
+            <ShogiGame as ArenaGame>::parse_start(game, line).map(|p| p.to_sfen())
+        };
+        let v = GameKind::Shogi;
         assert_eq!(
-            parse_opening("startpos", v).unwrap(),
-            Position::startpos(v).to_sfen()
+            parse("startpos", v).unwrap(),
+            Position::startpos(Variant::Shogi).to_sfen()
         );
-        let h = parse_opening("handicap:bishop", v).unwrap();
+        let h = parse("handicap:bishop", v).unwrap();
         assert!(h.starts_with("lnsgkgsnl/1r7/"), "{h}");
         let s = "lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2";
-        assert_eq!(parse_opening(&format!("sfen {s}"), v).unwrap(), s);
-        assert!(parse_opening("nonsense", v).is_err());
-        assert!(parse_opening("handicap:bishop", Variant::Minishogi).is_err());
+        assert_eq!(parse(&format!("sfen {s}"), v).unwrap(), s);
+        assert!(parse("nonsense", v).is_err());
+        assert!(parse("handicap:bishop", GameKind::Minishogi).is_err());
+        assert!(parse("startpos", GameKind::Tai).is_err());
     }
 }

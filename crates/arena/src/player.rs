@@ -12,14 +12,14 @@ use std::time::Duration;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use shogi_features::NetLayout;
-use shogi_game::Game;
+use shogi_game::{Game, GameKind};
 use shogi_mcts::batch::BatchConfig;
 use shogi_mcts::{
     Evaluator, RolloutEvaluator, RootSelection, Search, SearchConfig, SearchLimits,
     UniformEvaluator,
 };
 use shogi_model::{NetService, parse_device, read_manifest};
-use shogi_rules::{Move, ShogiGame, Variant};
+use shogi_rules::{Move, ShogiGame};
 
 use crate::alphabeta::{AlphaBeta, AlphaBetaLimits};
 use crate::error::ArenaError;
@@ -135,29 +135,17 @@ impl Default for PlayerSettings {
     }
 }
 
-/// The variant name a checkpoint was trained for (from its manifest).
-pub fn checkpoint_variant_name(dir: &Path) -> Result<String, ArenaError> {
+/// The game a checkpoint was trained for (from its manifest).
+pub fn checkpoint_game(dir: &Path) -> Result<GameKind, ArenaError> {
     let manifest = read_manifest(dir).map_err(|source| ArenaError::Checkpoint {
         path: dir.to_path_buf(),
         source,
     })?;
-    Ok(manifest.meta.variant)
-}
-
-/// The shogi-family variant a checkpoint was trained for (from its manifest); an error
-/// for a tai shogi checkpoint.
-pub fn checkpoint_variant(dir: &Path) -> Result<Variant, ArenaError> {
-    let manifest = read_manifest(dir).map_err(|source| ArenaError::Checkpoint {
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    shogi_selfplay::convert::variant_from_name(&manifest.meta.variant).ok_or_else(|| {
-        ArenaError::Config(format!(
-            "checkpoint {} is for unknown variant {:?}",
-            dir.display(),
-            manifest.meta.variant
-        ))
-    })
+    manifest
+        .meta
+        .variant
+        .parse()
+        .map_err(|e| ArenaError::Config(format!("checkpoint {}: {e}", dir.display())))
 }
 
 enum Shared<G: ArenaGame> {

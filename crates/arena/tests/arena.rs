@@ -9,6 +9,7 @@ use shogi_arena::{
     SprtConfig, SprtDecision, UsiTimeControl, gate_candidate, gate_pending, run_match,
 };
 use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
+use shogi_game::GameKind;
 use shogi_model::{CheckpointMeta, Model, model_config_for, save_checkpoint, tch};
 use shogi_rules::Variant;
 use shogi_rundir::{RunDir, checkpoint_name};
@@ -16,7 +17,7 @@ use shogi_rundir::{RunDir, checkpoint_name};
 fn minishogi(games: u32, simulations: u32) -> MatchConfig {
     MatchConfig {
         games,
-        variant: Variant::Minishogi,
+        game: GameKind::Minishogi,
         max_plies: 120,
         adjudicate_margin: 0,
         openings: Openings::Random { plies: 4 },
@@ -215,7 +216,7 @@ fn usi_match(a: PlayerSpec, games: u32) -> shogi_arena::MatchSummary {
     let tmp = tempfile::tempdir().unwrap();
     let config = MatchConfig {
         games,
-        variant: Variant::Shogi,
+        game: GameKind::Shogi,
         max_plies: 40,
         adjudicate_margin: 0,
         openings: Openings::Random { plies: 2 },
@@ -311,7 +312,7 @@ fn options_reach_the_engine_between_usiok_and_isready_and_fixed_nodes_go_as_writ
     let stop = AtomicBool::new(false);
     let config = MatchConfig {
         games: 2,
-        variant: Variant::Shogi,
+        game: GameKind::Shogi,
         max_plies: 6,
         adjudicate_margin: 0,
         openings: Openings::Random { plies: 2 },
@@ -566,15 +567,10 @@ fn tai_shogi_matches_play_through_the_same_arena() {
         max_plies: 16,
         games_dir: Some(dir.path().to_path_buf()),
         openings: Openings::Random { plies: 2 },
+        game: GameKind::Tai,
         ..minishogi(4, 8)
     };
-    let s = shogi_arena::run_game_match::<TaiGame>(
-        &PlayerSpec::Uniform,
-        &PlayerSpec::Random,
-        &config,
-        &stop,
-    )
-    .unwrap();
+    let s = run_match(&PlayerSpec::Uniform, &PlayerSpec::Random, &config, &stop).unwrap();
     assert_eq!(s.variant, "tai");
     assert_eq!(s.total.games(), 4);
     assert_eq!(s.forfeits, 0, "{}", s.table());
@@ -595,7 +591,7 @@ fn tai_shogi_matches_play_through_the_same_arena() {
         assert!(dir.path().join(format!("game-{:04}.txt", g.index)).exists());
     }
     // The arena's USI client speaks shogi and minishogi only.
-    let err = shogi_arena::run_game_match::<TaiGame>(
+    let err = run_match(
         &PlayerSpec::Usi("true".into()),
         &PlayerSpec::Random,
         &config,

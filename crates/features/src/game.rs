@@ -1,7 +1,7 @@
 //! [`NetGame`]: what the network side needs from a game, so the evaluator and
 //! self-play serve every variant (shogi, minishogi, tai shogi) through one seam.
 
-use shogi_game::Game;
+use shogi_game::{Game, GameKind};
 use shogi_rules::{ShogiGame, Variant};
 use shogi_tai::TaiGame;
 
@@ -34,21 +34,24 @@ impl NetLayout {
     /// The layout of a tai shogi network.
     pub fn tai() -> NetLayout {
         NetLayout {
-            variant: "tai",
+            variant: GameKind::Tai.name(),
             input_planes: shogi_tai::net::input_planes(),
             board: shogi_tai::SIZE,
             policy_planes: shogi_tai::net::POLICY_PLANES,
         }
     }
 
-    /// The layout of a variant by name.
-    pub fn by_name(name: &str) -> Option<NetLayout> {
-        match name {
-            "tai" => Some(NetLayout::tai()),
-            "shogi" => Some(NetLayout::shogi(Variant::Shogi)),
-            "minishogi" => Some(NetLayout::shogi(Variant::Minishogi)),
-            _ => None,
+    /// The layout of a game's network.
+    pub fn of(kind: GameKind) -> NetLayout {
+        match Variant::of(kind) {
+            Some(variant) => NetLayout::shogi(variant),
+            None => NetLayout::tai(),
         }
+    }
+
+    /// The layout of a game by name.
+    pub fn by_name(name: &str) -> Option<NetLayout> {
+        name.parse().ok().map(NetLayout::of)
     }
 
     /// Floats in one position's input.

@@ -2,6 +2,7 @@
 //! input planes ([`encode`]) and the bijection between legal moves and policy indices
 //! ([`policy_index`], [`move_from_policy_index`]). [`NetGame`] puts these behind one
 //! trait for every variant; tai shogi's layout lives in `shogi_tai::net`.
+//! [`with_game_type!`] is the one fork from a [`shogi_game::GameKind`] to its game type.
 //!
 //! Everything is seen from the side to move: when White (後手) is to move the board is
 //! turned 180 degrees and the colours swap, so "forward" is always towards row 0 and
@@ -13,6 +14,8 @@
 //! Versions: bump [`FEATURE_VERSION`] or [`POLICY_VERSION`] whenever a layout changes;
 //! checkpoints record them and refuse to load under another layout.
 
+#[doc(hidden)]
+pub mod dispatch;
 mod game;
 mod planes;
 mod policy;

@@ -7,6 +7,10 @@
 use std::fmt::{Debug, Display};
 use std::hash::Hash;
 
+mod kind;
+
+pub use kind::{GameKind, UnknownGame};
+
 /// The two players. Black (先手, sente) moves first in an even game; in handicap games
 /// (駒落ち) White (後手, gote) is the handicap giver and moves first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -3,12 +3,13 @@
 //! augmentation.
 
 use rand::Rng;
+use shogi_features::with_game_type;
 use shogi_features::{NetGame, NetLayout};
 use shogi_game::Color;
-use shogi_rules::Move;
-use shogi_selfplay::convert::{ReplayError, replay_each, replay_tai_each, variant_from_name};
+use shogi_selfplay::ReplayError;
+use shogi_selfplay::convert::variant_from_name;
+use shogi_selfplay::play::RecordGame;
 use shogi_selfplay::record::{GameRecord, MoveRecord};
-use shogi_tai::TaiMove;
 
 /// One training position, stored sparsely: a tai shogi position has 129,375 input
 /// floats and 191,250 policy entries, almost all zero. [`Sample::write_planes`] and
@@ -48,12 +49,11 @@ fn outcome_wdl(winner: Option<Color>, side: Color) -> [f32; 3] {
 }
 
 /// The sample of one recorded position, if it was a full search with targets.
-fn sample_at<G: NetGame>(
+fn sample_at<G: NetGame + RecordGame>(
     game: &G,
     m: &MoveRecord,
     winner: Option<Color>,
     q: f32,
-    decode: impl Fn(u32) -> Option<G::Move>,
 ) -> Option<Sample> {
     if !m.full_search || m.searched.is_empty() {
         return None;
@@ -69,7 +69,7 @@ fn sample_at<G: NetGame>(
         .collect();
     let mut policy: Vec<(u32, f32)> = Vec::with_capacity(m.searched.len());
     for s in &m.searched {
-        let Some(idx) = decode(s.mv).and_then(|mv| game.move_index(mv)) else {
+        let Some(idx) = G::move_from_code(s.mv).and_then(|mv| game.move_index(mv)) else {
             continue;
         };
         let t = s.target.max(0.0);
@@ -110,17 +110,10 @@ pub fn samples_from_record(
     let q = config.q_blend.clamp(0.0, 1.0);
     let winner = record.outcome.winner;
     let mut out = Vec::new();
-    if record.variant == "tai" {
-        replay_tai_each(record, |game, m| {
-            out.extend(sample_at(game, m, winner, q, TaiMove::from_code));
-        })?;
-    } else {
-        replay_each(record, |game, m| {
-            out.extend(sample_at(game, m, winner, q, |code| {
-                u16::try_from(code).ok().and_then(Move::from_u16)
-            }));
-        })?;
-    }
+    with_game_type!(record.game()?, G => G::replay_each(record, |game, m| {
+        out.extend(sample_at(game, m, winner, q));
+    })
+    .map(drop))?;
     Ok(out)
 }
 

@@ -9,6 +9,7 @@ use std::mem::MaybeUninit;
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Not};
 
 pub use shogi_game::Color;
+use shogi_game::GameKind;
 
 /// Which game is played.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -30,11 +31,26 @@ impl Variant {
         }
     }
 
-    /// Short name (`shogi`, `minishogi`).
+    /// Short name (`shogi`, `minishogi`): the [`GameKind`]'s.
     pub const fn name(self) -> &'static str {
+        self.kind().name()
+    }
+
+    /// The game this variant is.
+    pub const fn kind(self) -> GameKind {
         match self {
-            Variant::Shogi => "shogi",
-            Variant::Minishogi => "minishogi",
+            Variant::Shogi => GameKind::Shogi,
+            Variant::Minishogi => GameKind::Minishogi,
+        }
+    }
+
+    /// The shogi-rules variant of `kind`: `None` for a game these rules do not play
+    /// (tai shogi).
+    pub const fn of(kind: GameKind) -> Option<Variant> {
+        match kind {
+            GameKind::Shogi => Some(Variant::Shogi),
+            GameKind::Minishogi => Some(Variant::Minishogi),
+            GameKind::Tai => None,
         }
     }
 }

@@ -4,125 +4,22 @@
 
 use std::path::{Path, PathBuf};
 
-use shogi_game::{EndReason, Game, Outcome};
+use shogi_game::{EndReason, Outcome};
 use shogi_rules::record::{Record, to_csa, to_kif};
-use shogi_rules::{GameRules, ImpasseRule, Move, Position, ShogiGame, Variant};
-use shogi_tai::{TaiGame, TaiMove, TaiRules};
+use shogi_rules::{ShogiGame, Variant};
 
-use crate::record::{GameRecord, MoveRecord};
-
-/// Why a record cannot be replayed.
-#[derive(Debug, thiserror::Error)]
-pub enum ReplayError {
-    /// The variant name is not one these rules play.
-    #[error("unknown variant {0:?}")]
-    Variant(String),
-    /// The start SFEN does not parse.
-    #[error("bad start position: {0}")]
-    Sfen(#[from] shogi_rules::SfenError),
-    /// The tai shogi start SFEN does not parse.
-    #[error("bad tai shogi start position: {0}")]
-    TaiSfen(#[from] shogi_tai::SfenError),
-    /// A move code is malformed or illegal where it stands.
-    #[error("move {ply} (code {code:#06x}) is not legal in {sfen}")]
-    Move {
-        /// 1-based ply.
-        ply: usize,
-        /// The code.
-        code: u32,
-        /// The position it was played in.
-        sfen: String,
-    },
-}
+use crate::play::RecordGame;
+use crate::record::{GameRecord, ReplayError};
 
 /// The rules variant a record's name stands for.
 pub fn variant_from_name(name: &str) -> Option<Variant> {
-    match name {
-        "shogi" => Some(Variant::Shogi),
-        "minishogi" => Some(Variant::Minishogi),
-        _ => None,
-    }
+    name.parse().ok().and_then(Variant::of)
 }
 
-/// The record's move code of a shogi move.
-pub fn move_code(mv: Move) -> u32 {
-    u32::from(mv.to_u16())
-}
-
-/// Replays a record through the rules, checking every move; returns the final game.
+/// Replays a shogi or minishogi record through the rules, checking every move
+/// ([`RecordGame::replay_each`]); returns the final game.
 pub fn replay(record: &GameRecord) -> Result<ShogiGame, ReplayError> {
-    replay_each(record, |_, _| {})
-}
-
-/// Replays a record like [`replay`], calling `visit` with the game and the move's record
-/// just before each move is played (the position the search saw).
-pub fn replay_each(
-    record: &GameRecord,
-    mut visit: impl FnMut(&ShogiGame, &MoveRecord),
-) -> Result<ShogiGame, ReplayError> {
-    let variant = variant_from_name(&record.variant)
-        .ok_or_else(|| ReplayError::Variant(record.variant.clone()))?;
-    let start = Position::from_sfen(variant, &record.start_sfen)?;
-    let impasse = match record.impasse {
-        1 => ImpasseRule::Declaration27,
-        2 => ImpasseRule::Points24,
-        _ => ImpasseRule::None,
-    };
-    let mut game = ShogiGame::new(
-        start,
-        GameRules {
-            max_plies: record.max_plies,
-            impasse,
-        },
-    );
-    for (i, m) in record.moves.iter().enumerate() {
-        let illegal = |game: &ShogiGame| ReplayError::Move {
-            ply: i + 1,
-            code: m.mv,
-            sfen: game.position().to_sfen(),
-        };
-        visit(&game, m);
-        let mv = u16::try_from(m.mv)
-            .ok()
-            .and_then(Move::from_u16)
-            .ok_or_else(|| illegal(&game))?;
-        game.try_play(mv).map_err(|_| illegal(&game))?;
-    }
-    Ok(game)
-}
-
-/// Replays a tai shogi record under its recorded rule options and ply cap, checking
-/// every move; `visit` sees the game before each move.
-pub fn replay_tai_each(
-    record: &GameRecord,
-    mut visit: impl FnMut(&TaiGame, &MoveRecord),
-) -> Result<TaiGame, ReplayError> {
-    if record.variant != "tai" {
-        return Err(ReplayError::Variant(record.variant.clone()));
-    }
-    let start = shogi_tai::Position::from_sfen(&record.start_sfen)?;
-    let rules = TaiRules::from_options_code(record.impasse, record.max_plies)
-        .ok_or_else(|| ReplayError::Variant(format!("tai (rule code {})", record.impasse)))?;
-    let mut game = TaiGame::new(start, rules);
-    let mut legal = Vec::new();
-    for (i, m) in record.moves.iter().enumerate() {
-        visit(&game, m);
-        legal.clear();
-        if game.outcome().is_none() {
-            game.legal_moves(&mut legal);
-        }
-        match TaiMove::from_code(m.mv) {
-            Some(mv) if legal.contains(&mv) => game.play(mv),
-            _ => {
-                return Err(ReplayError::Move {
-                    ply: i + 1,
-                    code: m.mv,
-                    sfen: game.position().to_sfen(),
-                });
-            }
-        }
-    }
-    Ok(game)
+    ShogiGame::replay_each(record, |_, _| {})
 }
 
 /// `position sfen <start> moves <m1> ...`, the line a USI engine or GUI reads. Moves are

@@ -13,6 +13,6 @@ pub mod play;
 pub mod record;
 
 pub use record::{
-    ChunkWriter, FORMAT_VERSION, GameRecord, MoveRecord, RecordError, SearchedMove, read_chunk,
-    read_chunk_dir, write_chunk,
+    ChunkWriter, FORMAT_VERSION, GameRecord, MoveRecord, RecordError, ReplayError, SearchedMove,
+    read_chunk, read_chunk_dir, write_chunk,
 };

@@ -5,47 +5,109 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
-use shogi_game::{Color, EndReason, Game, Outcome, adjudicate};
+use shogi_game::{Color, EndReason, Game, GameKind, Outcome, adjudicate};
 use shogi_mcts::{
     Evaluator, Progress, Search, SearchConfig, SearchError, SearchLimits, SearchResult, Wdl,
 };
-use shogi_rules::{ImpasseRule, ShogiGame};
-use shogi_tai::{TaiGame, TaiMove};
+use shogi_rules::{GameRules, ImpasseRule, Move, Position, ShogiGame, Variant};
+use shogi_tai::{TaiGame, TaiMove, TaiRules};
 
-use crate::convert::move_code;
-use crate::record::{GameRecord, MoveRecord, SearchedMove};
+use crate::record::{GameRecord, MoveRecord, ReplayError, SearchedMove};
 
-/// What a self-play record needs from a game: its header fields and a 32-bit code per
-/// move. Implemented for shogi/minishogi and tai shogi.
+/// What a self-play record needs from a game: its header, a 32-bit code per move, and
+/// the way back from a record to the game. Implemented for shogi/minishogi and tai shogi.
 pub trait RecordGame: Game {
-    /// Variant name, start position text, ply cap and rule code of the game (the impasse
-    /// rule for shogi, [`TaiRules::options_code`](shogi_tai::TaiRules::options_code) for
-    /// tai shogi).
-    fn record_header(&self) -> (String, String, u32, u8);
+    /// A record of this game's start: variant name, start position, ply cap and rule
+    /// code (the impasse rule for shogi,
+    /// [`TaiRules::options_code`](shogi_tai::TaiRules::options_code) for tai shogi), with
+    /// no moves yet and a placeholder outcome (a draw at the ply cap) for the caller to
+    /// fill in.
+    fn record_start(&self) -> GameRecord;
 
     /// The move's record code.
     fn move_code(mv: Self::Move) -> u32;
+
+    /// The move a record code stands for, if the code is well formed (legality is the
+    /// position's to judge).
+    fn move_from_code(code: u32) -> Option<Self::Move>;
+
+    /// Replays `record` under its recorded rules and ply cap, checking every move;
+    /// `visit` sees the game and the move's record just before each move is played (the
+    /// position the search saw). Returns the final game.
+    fn replay_each(
+        record: &GameRecord,
+        visit: impl FnMut(&Self, &MoveRecord),
+    ) -> Result<Self, ReplayError>;
+}
+
+/// A record with this header, no moves and a placeholder outcome.
+fn record_header(variant: &str, start_sfen: String, max_plies: u32, rule_code: u8) -> GameRecord {
+    GameRecord {
+        variant: variant.to_string(),
+        start_sfen,
+        max_plies,
+        impasse: rule_code,
+        outcome: Outcome::draw(EndReason::MaxPlies),
+        resignation_disabled: false,
+        moves: Vec::new(),
+    }
 }
 
 impl RecordGame for ShogiGame {
-    fn record_header(&self) -> (String, String, u32, u8) {
-        (
-            self.position().variant().name().to_string(),
+    fn record_start(&self) -> GameRecord {
+        record_header(
+            self.position().variant().name(),
             self.position().to_sfen(),
             self.rules().max_plies,
             impasse_code(self.rules().impasse),
         )
     }
 
-    fn move_code(mv: Self::Move) -> u32 {
-        move_code(mv)
+    fn move_code(mv: Move) -> u32 {
+        u32::from(mv.to_u16())
+    }
+
+    fn move_from_code(code: u32) -> Option<Move> {
+        u16::try_from(code).ok().and_then(Move::from_u16)
+    }
+
+    fn replay_each(
+        record: &GameRecord,
+        mut visit: impl FnMut(&ShogiGame, &MoveRecord),
+    ) -> Result<ShogiGame, ReplayError> {
+        let variant = Variant::of(record.game()?)
+            .ok_or_else(|| ReplayError::Variant(record.variant.clone()))?;
+        let start = Position::from_sfen(variant, &record.start_sfen)?;
+        let impasse = match record.impasse {
+            1 => ImpasseRule::Declaration27,
+            2 => ImpasseRule::Points24,
+            _ => ImpasseRule::None,
+        };
+        let mut game = ShogiGame::new(
+            start,
+            GameRules {
+                max_plies: record.max_plies,
+                impasse,
+            },
+        );
+        for (i, m) in record.moves.iter().enumerate() {
+            let illegal = |game: &ShogiGame| ReplayError::Move {
+                ply: i + 1,
+                code: m.mv,
+                sfen: game.position().to_sfen(),
+            };
+            visit(&game, m);
+            let mv = Self::move_from_code(m.mv).ok_or_else(|| illegal(&game))?;
+            game.try_play(mv).map_err(|_| illegal(&game))?;
+        }
+        Ok(game)
     }
 }
 
 impl RecordGame for TaiGame {
-    fn record_header(&self) -> (String, String, u32, u8) {
-        (
-            "tai".to_string(),
+    fn record_start(&self) -> GameRecord {
+        record_header(
+            GameKind::Tai.name(),
             self.position().to_sfen(),
             self.rules().max_plies,
             self.rules().options_code(),
@@ -54,6 +116,42 @@ impl RecordGame for TaiGame {
 
     fn move_code(mv: TaiMove) -> u32 {
         mv.to_code()
+    }
+
+    fn move_from_code(code: u32) -> Option<TaiMove> {
+        TaiMove::from_code(code)
+    }
+
+    fn replay_each(
+        record: &GameRecord,
+        mut visit: impl FnMut(&TaiGame, &MoveRecord),
+    ) -> Result<TaiGame, ReplayError> {
+        if record.game()? != GameKind::Tai {
+            return Err(ReplayError::Variant(record.variant.clone()));
+        }
+        let start = shogi_tai::Position::from_sfen(&record.start_sfen)?;
+        let rules = TaiRules::from_options_code(record.impasse, record.max_plies)
+            .ok_or_else(|| ReplayError::Variant(format!("tai (rule code {})", record.impasse)))?;
+        let mut game = TaiGame::new(start, rules);
+        let mut legal = Vec::new();
+        for (i, m) in record.moves.iter().enumerate() {
+            visit(&game, m);
+            legal.clear();
+            if game.outcome().is_none() {
+                game.legal_moves(&mut legal);
+            }
+            match Self::move_from_code(m.mv) {
+                Some(mv) if legal.contains(&mv) => game.play(mv),
+                _ => {
+                    return Err(ReplayError::Move {
+                        ply: i + 1,
+                        code: m.mv,
+                        sfen: game.position().to_sfen(),
+                    });
+                }
+            }
+        }
+        Ok(game)
     }
 }
 
@@ -184,15 +282,9 @@ impl<G: RecordGame> SelfPlayGame<G> {
         );
         let resign_enabled = play.resign_threshold > 0.0
             && !rng.random_bool(play.resign_disabled_fraction.clamp(0.0, 1.0).into());
-        let (variant, start_sfen, max_plies, impasse) = game.record_header();
         let mut record = GameRecord {
-            variant,
-            start_sfen,
-            max_plies,
-            impasse,
-            outcome: Outcome::draw(EndReason::MaxPlies),
             resignation_disabled: !resign_enabled,
-            moves: Vec::new(),
+            ..game.record_start()
         };
         // Random opening plies: uniform over legal moves, not searched.
         let mut legal = Vec::new();

@@ -27,7 +27,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use shogi_game::{Color, EndReason, Outcome};
+use shogi_game::{Color, EndReason, GameKind, Outcome};
 
 /// Version written in every chunk header; readers refuse any other.
 pub const FORMAT_VERSION: u16 = 1;
@@ -64,7 +64,7 @@ pub struct MoveRecord {
 /// A whole self-play game.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameRecord {
-    /// Variant name (`shogi`, `minishogi`).
+    /// Variant name (`shogi`, `minishogi`, `tai`: a [`GameKind`]'s name).
     pub variant: String,
     /// The start position as SFEN.
     pub start_sfen: String,
@@ -79,6 +79,39 @@ pub struct GameRecord {
     pub resignation_disabled: bool,
     /// The moves in order.
     pub moves: Vec<MoveRecord>,
+}
+
+/// Why a record cannot be replayed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// The variant name is not a game's, or not the replaying game's.
+    #[error("unknown variant {0:?}")]
+    Variant(String),
+    /// The start SFEN does not parse.
+    #[error("bad start position: {0}")]
+    Sfen(#[from] shogi_rules::SfenError),
+    /// The tai shogi start SFEN does not parse.
+    #[error("bad tai shogi start position: {0}")]
+    TaiSfen(#[from] shogi_tai::SfenError),
+    /// A move code is malformed or illegal where it stands.
+    #[error("move {ply} (code {code:#06x}) is not legal in {sfen}")]
+    Move {
+        /// 1-based ply.
+        ply: usize,
+        /// The code.
+        code: u32,
+        /// The position it was played in.
+        sfen: String,
+    },
+}
+
+impl GameRecord {
+    /// The game this record is of (its variant name).
+    pub fn game(&self) -> Result<GameKind, ReplayError> {
+        self.variant
+            .parse()
+            .map_err(|_| ReplayError::Variant(self.variant.clone()))
+    }
 }
 
 /// What can go wrong reading or writing records.

@@ -6,7 +6,8 @@ use std::path::Path;
 use proptest::prelude::*;
 use shogi_game::{Color, EndReason, Game, Outcome};
 use shogi_rules::{ShogiGame, Variant};
-use shogi_selfplay::convert::{move_code, replay, to_usi_position};
+use shogi_selfplay::convert::{replay, to_usi_position};
+use shogi_selfplay::play::RecordGame;
 use shogi_selfplay::record::{decode_chunk, encode_chunk};
 use shogi_selfplay::*;
 
@@ -28,13 +29,13 @@ fn sample_game(variant: Variant, plies: usize, seed: u32) -> GameRecord {
             .take(5)
             .enumerate()
             .map(|(i, &mv)| SearchedMove {
-                mv: move_code(mv),
+                mv: ShogiGame::move_code(mv),
                 visits: i as u32 * 3,
                 target: 0.2,
             })
             .collect();
         moves.push(MoveRecord {
-            mv: move_code(pick),
+            mv: ShogiGame::move_code(pick),
             root_value: 0.25 + ply as f32 / 1000.0,
             full_search: ply % 3 != 0,
             searched,

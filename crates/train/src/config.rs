@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use shogi_game::GameKind;
 
 /// A config that could not be read, parsed or validated. Every message names the file
 /// and the key (`section.key`) that was wrong.
@@ -580,7 +581,11 @@ impl RunConfig {
         at_least("run.torch_threads", r.torch_threads as u64, 1)?;
         at_least("run.status_every_secs", r.status_every_secs, 1)?;
         let g = &self.game;
-        one_of("game.variant", &g.variant, &["shogi", "minishogi", "tai"])?;
+        one_of(
+            "game.variant",
+            &g.variant,
+            &GameKind::ALL.map(GameKind::name),
+        )?;
         one_of(
             "game.impasse",
             &g.impasse,

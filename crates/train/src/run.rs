@@ -12,6 +12,7 @@ use anyhow::{Context, Result, bail};
 use shogi_arena::{GateConfig, GateReport, gate_pending};
 use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
 use shogi_features::{NetGame, NetLayout};
+use shogi_game::GameKind;
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
 use shogi_mcts::batch::{BatchConfig, BatchStats};
 use shogi_mcts::{PlayoutCap, RootSelection, SearchConfig};
@@ -445,7 +446,7 @@ pub fn run(
     let result: Result<()> = std::thread::scope(|scope| {
         let selfplay = roles.selfplay.then(|| {
             scope.spawn(|| {
-                if layout.variant == "tai" {
+                if layout.variant == GameKind::Tai.name() {
                     let rules = tai_rules(config);
                     selfplay_loop(config, &run, &progress, &stop_work, move |_| {
                         TaiGame::startpos(rules)

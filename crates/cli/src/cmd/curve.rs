@@ -10,13 +10,11 @@ use std::time::SystemTime;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use shogi_arena::curve::{Curve, CurvePoint, pick_checkpoints};
-use shogi_arena::{MatchConfig, Openings, PlayerSettings, PlayerSpec, run_game_match, run_match};
+use shogi_arena::{MatchConfig, Openings, PlayerSettings, PlayerSpec, run_match};
 use shogi_model::{MANIFEST_FILE, read_manifest};
-use shogi_rules::Variant;
 use shogi_rundir::RunDir;
-use shogi_tai::TaiGame;
 
-use super::match_cmd::{PlyLimitArgs, match_variant};
+use super::match_cmd::{PlyLimitArgs, match_game};
 
 /// Arguments of `shogi-zero curve`.
 #[derive(Debug, Args)]
@@ -99,7 +97,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
                 .map(|(_, p)| PlayerSpec::Checkpoint(p.clone())),
         )
         .collect();
-    let variant = match_variant(None, &players.iter().collect::<Vec<_>>())?;
+    let game = match_game(None, &players.iter().collect::<Vec<_>>())?;
     if args.torch_threads > 0 {
         shogi_model::set_num_threads(args.torch_threads);
     }
@@ -145,7 +143,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
             / 60.0;
         let config = MatchConfig {
             games: args.games,
-            variant: variant.unwrap_or(Variant::Shogi),
+            game,
             max_plies: args.limit.max_plies,
             adjudicate_margin: args.limit.adjudicate,
             openings: Openings::Random {
@@ -163,10 +161,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
             games_dir: Some(out.join(&name)),
         };
         let network = PlayerSpec::Checkpoint(dir.clone());
-        let summary = match variant {
-            Some(_) => run_match(&network, &args.opponent, &config, &stop)?,
-            None => run_game_match::<TaiGame>(&network, &args.opponent, &config, &stop)?,
-        };
+        let summary = run_match(&network, &args.opponent, &config, &stop)?;
         let t = &summary.total;
         println!(
             "{name} ({minutes:.1} min, {} samples): {}-{}-{} score {:.1}% Elo {:+.0} [{:+.0}, {:+.0}]",

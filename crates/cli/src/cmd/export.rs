@@ -7,10 +7,9 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use shogi_arena::ArenaGame;
-use shogi_selfplay::convert::{replay_tai_each, write_game_dir};
+use shogi_features::with_game_type;
 use shogi_selfplay::hcpe3;
 use shogi_selfplay::record::{GameRecord, read_chunk, read_chunk_dir};
-use shogi_tai::TaiGame;
 
 /// Arguments of `shogi-zero export`.
 #[derive(Debug, Args)]
@@ -86,18 +85,16 @@ pub fn run(args: &ExportArgs) -> Result<()> {
                 break 'chunks;
             }
             let name = format!("{stem}-g{i:03}");
-            if record.variant == "tai" {
-                // Checked by replaying, then written as `.txt` (SFEN, moves, result).
-                replay_tai_each(record, |_, _| {})
-                    .with_context(|| format!("game {i} of {}", chunk.display()))?;
-                <TaiGame as ArenaGame>::write_game(record, &args.out, &name)
-                    .with_context(|| format!("game {i} of {}", chunk.display()))?;
-                files += 1;
-            } else {
-                let written = write_game_dir(record, &args.out, &name)
-                    .with_context(|| format!("game {i} of {}", chunk.display()))?;
-                files += written.len();
-            }
+            // Checked by replaying, then written in the game's formats.
+            let written = record
+                .game()
+                .map_err(anyhow::Error::from)
+                .and_then(|game| {
+                    with_game_type!(game, G => G::write_game(record, &args.out, &name))
+                        .map_err(anyhow::Error::from)
+                })
+                .with_context(|| format!("game {i} of {}", chunk.display()))?;
+            files += written;
             games += 1;
         }
     }

@@ -8,7 +8,7 @@ use shogi_features::NetLayout;
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
 use shogi_model::{Expected, Model, TrainConfig, model_config_for_layout, parse_device};
 
-use super::VariantArg;
+use shogi_game::GameKind;
 
 /// Arguments of `learn`.
 #[derive(Debug, Args)]
@@ -26,7 +26,7 @@ pub struct LearnArgs {
     pub checkpoint: Option<PathBuf>,
     /// Variant.
     #[arg(long, value_enum, default_value = "minishogi")]
-    pub variant: VariantArg,
+    pub variant: GameKind,
     /// Optimiser steps.
     #[arg(long, default_value_t = 1000)]
     pub steps: u64,
@@ -61,10 +61,7 @@ pub fn run(args: &LearnArgs) -> Result<()> {
     let (Some(replay), Some(run_dir)) = (&args.replay, &args.run) else {
         anyhow::bail!("--replay DIR and --run DIR (or --follow RUN_DIR) are required");
     };
-    let layout = match args.variant {
-        VariantArg::Tai => NetLayout::tai(),
-        other => NetLayout::shogi(other.shogi("learn")?),
-    };
+    let layout = NetLayout::of(args.variant);
     let name = layout.variant;
     let device = parse_device(&args.device)?;
     let mut window = ReplayWindow::new(replay, args.window, SampleConfig::default());

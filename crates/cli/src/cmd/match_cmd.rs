@@ -7,16 +7,14 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use shogi_arena::openings::{read_openings_file, read_tai_openings_file};
-use shogi_arena::player::checkpoint_variant_name;
+use shogi_arena::openings::read_openings_file;
+use shogi_arena::player::checkpoint_game;
 use shogi_arena::{
     MatchConfig, Openings, PlayerSettings, PlayerSpec, SprtConfig, UsiTimeControl,
-    parse_usi_option, run_game_match, run_match,
+    parse_usi_option, run_match,
 };
-use shogi_rules::Variant;
-use shogi_tai::TaiGame;
 
-use super::VariantArg;
+use shogi_game::GameKind;
 
 /// Arguments of `shogi-zero match`.
 #[derive(Debug, Args)]
@@ -34,7 +32,7 @@ pub struct MatchArgs {
     pub games: u32,
     /// Variant; default: the checkpoints' (from their manifests), else shogi.
     #[arg(long, value_enum)]
-    pub variant: Option<VariantArg>,
+    pub variant: Option<GameKind>,
     /// MCTS simulations per move of checkpoint/uniform/rollout players.
     #[arg(long, default_value_t = 64)]
     pub simulations: u32,
@@ -157,33 +155,20 @@ fn parse_sprt(text: &str, alpha: f64, beta: f64) -> Result<SprtConfig> {
     Ok(sprt)
 }
 
-/// A match's variant: `forced` (a `--variant` flag), else the checkpoints' among
-/// `players` (from their manifests; they must agree), else shogi. `None` stands for tai
-/// shogi.
-pub fn match_variant(
-    forced: Option<VariantArg>,
-    players: &[&PlayerSpec],
-) -> Result<Option<Variant>> {
-    let mut from_checkpoints: Option<String> = None;
+/// A match's game: `forced` (a `--variant` flag), else the checkpoints' among `players`
+/// (from their manifests; they must agree), else shogi.
+pub fn match_game(forced: Option<GameKind>, players: &[&PlayerSpec]) -> Result<GameKind> {
+    let mut from_checkpoints: Option<GameKind> = None;
     for spec in players {
         if let PlayerSpec::Checkpoint(dir) = spec {
-            let v = checkpoint_variant_name(dir)?;
-            if from_checkpoints.as_ref().is_some_and(|w| *w != v) {
+            let game = checkpoint_game(dir)?;
+            if from_checkpoints.is_some_and(|other| other != game) {
                 bail!("the two checkpoints are for different variants");
             }
-            from_checkpoints = Some(v);
+            from_checkpoints = Some(game);
         }
     }
-    Ok(match (forced, from_checkpoints) {
-        (Some(VariantArg::Tai), _) => None,
-        (Some(v), _) => Some(v.shogi("match")?),
-        (None, Some(name)) if name == "tai" => None,
-        (None, Some(name)) => Some(
-            shogi_selfplay::convert::variant_from_name(&name)
-                .with_context(|| format!("the checkpoints are for unknown variant {name:?}"))?,
-        ),
-        (None, None) => Some(Variant::Shogi),
-    })
+    Ok(forced.or(from_checkpoints).unwrap_or(GameKind::Shogi))
 }
 
 /// Parses `--a-option`/`--b-option` values; options for a player that is not a USI
@@ -200,21 +185,20 @@ fn usi_options(texts: &[String], spec: &PlayerSpec, flag: &str) -> Result<Vec<(S
 
 /// Runs the subcommand.
 pub fn run(args: &MatchArgs) -> Result<()> {
-    let chosen = match_variant(args.variant, &[&args.a, &args.b])?;
+    let game = match_game(args.variant, &[&args.a, &args.b])?;
     if args.torch_threads > 0 {
         shogi_model::set_num_threads(args.torch_threads);
     }
-    let openings = match (&args.openings, chosen) {
-        (Some(file), Some(variant)) => Openings::List(read_openings_file(file, variant)?),
-        (Some(file), None) => Openings::List(read_tai_openings_file(file)?),
-        (None, _) => Openings::Random {
+    let openings = match &args.openings {
+        Some(file) => Openings::List(read_openings_file(file, game)?),
+        None => Openings::Random {
             plies: args.opening_plies,
         },
     };
     let config = MatchConfig {
         games: args.games,
         // A tai shogi match ignores the shogi variant.
-        variant: chosen.unwrap_or(Variant::Shogi),
+        game,
         max_plies: args.limit.max_plies,
         adjudicate_margin: args.limit.adjudicate,
         openings,
@@ -244,17 +228,10 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     };
     eprintln!(
         "match: {} vs {}, {} {} games, {} at once",
-        args.a,
-        args.b,
-        args.games,
-        chosen.map_or("tai", |v| v.name()),
-        config.parallel
+        args.a, args.b, args.games, game, config.parallel
     );
     let stop = AtomicBool::new(false);
-    let summary = match chosen {
-        Some(_) => run_match(&args.a, &args.b, &config, &stop)?,
-        None => run_game_match::<TaiGame>(&args.a, &args.b, &config, &stop)?,
-    };
+    let summary = run_match(&args.a, &args.b, &config, &stop)?;
     print!("{}", summary.table());
     println!(
         "{} games in {:.1} s",

@@ -11,28 +11,11 @@ pub mod selfplay;
 pub mod train;
 pub mod usi;
 
-use clap::ValueEnum;
+use shogi_game::GameKind;
 use shogi_rules::Variant;
 
-/// Variants the rules core plays.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum VariantArg {
-    /// Standard shogi, 9x9.
-    Shogi,
-    /// Minishogi, 5x5.
-    Minishogi,
-    /// Tai shogi, 25x25.
-    Tai,
-}
-
-impl VariantArg {
-    /// The shogi-family variant (commands handle tai shogi before asking), or an error
-    /// naming the command.
-    pub fn shogi(self, command: &str) -> anyhow::Result<Variant> {
-        match self {
-            VariantArg::Shogi => Ok(Variant::Shogi),
-            VariantArg::Minishogi => Ok(Variant::Minishogi),
-            VariantArg::Tai => anyhow::bail!("`{command}` has no tai shogi mode"),
-        }
-    }
+/// The shogi-rules variant of `game`, for a command without a tai shogi mode (an error
+/// naming the command).
+pub fn shogi_variant(game: GameKind, command: &str) -> anyhow::Result<Variant> {
+    Variant::of(game).ok_or_else(|| anyhow::anyhow!("`{command}` has no tai shogi mode"))
 }

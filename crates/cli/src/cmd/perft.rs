@@ -9,13 +9,13 @@ use shogi_game::Game;
 use shogi_rules::{Position, perft};
 use shogi_tai::{TaiGame, TaiRules};
 
-use super::VariantArg;
+use shogi_game::GameKind;
 
 #[derive(Debug, Args)]
 pub struct PerftArgs {
     /// Which game's rules to use.
     #[arg(long, value_enum, default_value = "shogi")]
-    variant: VariantArg,
+    variant: GameKind,
     /// Start from this SFEN instead of the variant's start position.
     #[arg(long)]
     sfen: Option<String>,
@@ -31,10 +31,10 @@ pub struct PerftArgs {
 }
 
 pub fn run(args: &PerftArgs) -> Result<()> {
-    if args.variant == VariantArg::Tai {
+    if args.variant == GameKind::Tai {
         return run_tai(args);
     }
-    let variant = args.variant.shogi("perft")?;
+    let variant = super::shogi_variant(args.variant, "perft")?;
     let pos = match &args.sfen {
         Some(sfen) => Position::from_sfen(variant, sfen)
             .with_context(|| format!("--sfen {sfen:?} is not a valid position"))?,

@@ -19,13 +19,13 @@ use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
 use shogi_selfplay::play::{PlayConfig, RecordGame};
 use shogi_tai::{TaiGame, TaiRules};
 
-use super::VariantArg;
+use shogi_game::GameKind;
 
 #[derive(Debug, Args)]
 pub struct SelfplayArgs {
     /// Which game to play.
     #[arg(long, value_enum, default_value = "minishogi")]
-    variant: VariantArg,
+    variant: GameKind,
     /// Replay directory to write chunks into (created if missing).
     #[arg(long, required_unless_present = "follow")]
     out: Option<PathBuf>,
@@ -104,7 +104,7 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
     if args.actors == 0 || args.threads == 0 || args.max_batch == 0 || args.simulations == 0 {
         bail!("--actors, --threads, --max-batch and --simulations must be at least 1");
     }
-    if args.variant == VariantArg::Tai {
+    if args.variant == GameKind::Tai {
         let rules = TaiRules {
             max_plies: args.max_plies,
             ..TaiRules::default()
@@ -113,7 +113,7 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
             TaiGame::startpos(rules)
         });
     }
-    let variant = args.variant.shogi("selfplay")?;
+    let variant = super::shogi_variant(args.variant, "selfplay")?;
     let rules = GameRules {
         max_plies: args.max_plies,
         ..GameRules::default()

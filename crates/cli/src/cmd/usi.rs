@@ -6,11 +6,10 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use clap::Args;
-use shogi_rules::ShogiGame;
-use shogi_tai::TaiGame;
+use shogi_features::with_game_type;
+use shogi_game::GameKind;
+use shogi_rules::Variant;
 use shogi_usi::{Engine, Options};
-
-use super::VariantArg;
 
 /// Arguments: start-up values of the engine's USI options (a GUI's `setoption` still
 /// overrides them).
@@ -25,7 +24,7 @@ pub struct UsiArgs {
     device: Option<String>,
     /// Variant (option `UCI_Variant`).
     #[arg(long, value_enum)]
-    variant: Option<VariantArg>,
+    variant: Option<GameKind>,
     /// Per-move simulation limit, 0 = none (option `Simulations`).
     #[arg(long)]
     simulations: Option<u64>,
@@ -47,9 +46,9 @@ pub fn run(args: &UsiArgs) -> Result<()> {
         shogi_model::parse_device(d)?;
         options.device = d.clone();
     }
-    let tai = args.variant == Some(VariantArg::Tai);
-    if let Some(v) = args.variant.filter(|_| !tai) {
-        options.variant = v.shogi("usi")?;
+    let game = args.variant.unwrap_or(GameKind::Shogi);
+    if let Some(variant) = args.variant.and_then(Variant::of) {
+        options.variant = variant;
     }
     if let Some(s) = args.simulations {
         options.simulations = s;
@@ -57,13 +56,7 @@ pub fn run(args: &UsiArgs) -> Result<()> {
     if let Some(m) = args.byoyomi_margin {
         options.byoyomi_margin = m;
     }
-    if tai {
-        // Tai shogi: bracketed SFEN positions, moves as squares in path order.
-        let mut engine = Engine::<TaiGame>::new(stdout(), options);
-        engine.run(BufReader::new(stdin().lock()))?;
-    } else {
-        let mut engine = Engine::<ShogiGame>::new(stdout(), options);
-        engine.run(BufReader::new(stdin().lock()))?;
-    }
+    // Tai shogi reads bracketed SFEN positions and moves as squares in path order.
+    with_game_type!(game, G => Engine::<G>::new(stdout(), options).run(BufReader::new(stdin().lock())))?;
     Ok(())
 }
