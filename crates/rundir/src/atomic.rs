@@ -104,20 +104,31 @@ fn remove_any(path: &Path) -> io::Result<()> {
     }
 }
 
+/// The entries directly inside `dir` with a UTF-8 name, as (name, path); a missing
+/// `dir` has none.
+pub(crate) fn entries_of(dir: &Path) -> io::Result<Vec<(String, PathBuf)>> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry?;
+        if let Ok(name) = entry.file_name().into_string() {
+            out.push((name, entry.path()));
+        }
+    }
+    Ok(out)
+}
+
 /// Removes every temporary ([`is_temporary_name`]) directly inside `dir` and returns
 /// their paths. Only for an owner that knows no writer is working in `dir`: a temporary
 /// is otherwise a write in progress. A missing `dir` has none.
 pub fn remove_temporaries(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let mut removed = Vec::new();
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(removed),
-        Err(e) => return Err(e),
-    };
-    for entry in entries {
-        let entry = entry?;
-        if entry.file_name().to_str().is_some_and(is_temporary_name) {
-            let path = entry.path();
+    for (name, path) in entries_of(dir)? {
+        if is_temporary_name(&name) {
             remove_any(&path)?;
             removed.push(path);
         }

@@ -34,7 +34,7 @@ use std::fs::{self, File, TryLockError};
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::atomic::write_atomic;
+use crate::atomic::{entries_of, write_atomic};
 
 /// A complete checkpoint directory holds this manifest (written last, so its presence
 /// means the weights it describes are there).
@@ -239,19 +239,10 @@ impl RunDir {
     /// temporary), sorted by step.
     pub fn checkpoints_in(dir: &Path) -> io::Result<Vec<(u64, PathBuf)>> {
         let mut found = Vec::new();
-        let entries = match fs::read_dir(dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(found),
-            Err(e) => return Err(e),
-        };
-        for entry in entries {
-            let entry = entry?;
-            let name = entry.file_name();
-            let Some(step) = name.to_str().and_then(step_of) else {
-                continue;
-            };
-            let path = entry.path();
-            if path.join(MANIFEST_FILE).is_file() {
+        for (name, path) in entries_of(dir)? {
+            if let Some(step) = step_of(&name)
+                && path.join(MANIFEST_FILE).is_file()
+            {
                 found.push((step, path));
             }
         }
