@@ -19,8 +19,10 @@ pub mod dispatch;
 mod game;
 mod planes;
 mod policy;
+mod spec;
 
 pub use game::{NetGame, NetLayout};
+pub use spec::{FromSpec, GameSpec};
 
 pub use planes::{MOVE_NUMBER_SCALE, encode, hand_kinds, input_planes, piece_kinds};
 pub use policy::{

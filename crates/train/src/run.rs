@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use shogi_arena::{GateConfig, GateReport, gate_pending};
 use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
-use shogi_features::{NetGame, NetLayout};
+use shogi_features::{FromSpec, GameSpec, NetGame, NetLayout, with_game_type};
 use shogi_game::GameKind;
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
 use shogi_mcts::batch::{BatchConfig, BatchStats};
@@ -20,12 +20,11 @@ use shogi_model::{
     CheckpointMeta, Expected, Losses, Model, ModelConfig, NetService, OptimizerKind, TrainConfig,
     load_checkpoint, model_config_for_layout, parse_device, set_num_threads,
 };
-use shogi_rules::{GameRules, ImpasseRule, Position, ShogiGame, Variant};
+use shogi_rules::ImpasseRule;
 use shogi_rundir::{RoleLock, RunDir, checkpoint_name};
 use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
 use shogi_selfplay::play::PlayConfig;
 use shogi_selfplay::play::RecordGame;
-use shogi_tai::{TaiGame, TaiRules};
 use tracing::{info, warn};
 
 use crate::config::RunConfig;
@@ -154,20 +153,24 @@ struct Progress {
     best_name: Mutex<String>,
 }
 
-/// The network layout of the config's variant (validated: `shogi`, `minishogi`, `tai`).
+/// The network layout of the config's game.
 fn layout_of(config: &RunConfig) -> NetLayout {
-    NetLayout::by_name(&config.game.variant).unwrap_or_else(|| NetLayout::shogi(Variant::Minishogi))
+    NetLayout::of(game_spec(config).kind)
 }
 
-fn shogi_variant(config: &RunConfig) -> Variant {
-    match config.game.variant.as_str() {
-        "shogi" => Variant::Shogi,
-        _ => Variant::Minishogi,
+/// The game and rules the config asks for (validated names; see `RunConfig::validate`).
+fn game_spec(config: &RunConfig) -> GameSpec {
+    let g = &config.game;
+    GameSpec {
+        kind: g.variant.parse().unwrap_or(GameKind::Minishogi),
+        max_plies: g.max_plies,
+        impasse: match g.impasse.as_str() {
+            "declaration27" => ImpasseRule::Declaration27,
+            "points24" => ImpasseRule::Points24,
+            _ => ImpasseRule::None,
+        },
+        tai: g.tai.rules(g.max_plies),
     }
-}
-
-fn tai_rules(config: &RunConfig) -> TaiRules {
-    config.game.tai.rules(config.game.max_plies)
 }
 
 /// The network architecture a config asks for.
@@ -305,17 +308,6 @@ fn search_config(config: &RunConfig) -> SearchConfig {
     }
 }
 
-fn game_rules(config: &RunConfig) -> GameRules {
-    GameRules {
-        max_plies: config.game.max_plies,
-        impasse: match config.game.impasse.as_str() {
-            "declaration27" => ImpasseRule::Declaration27,
-            "points24" => ImpasseRule::Points24,
-            _ => ImpasseRule::None,
-        },
-    }
-}
-
 fn schedule(config: &RunConfig) -> LrSchedule {
     let l = &config.learner;
     match l.schedule.as_str() {
@@ -446,17 +438,14 @@ pub fn run(
     let result: Result<()> = std::thread::scope(|scope| {
         let selfplay = roles.selfplay.then(|| {
             scope.spawn(|| {
-                if layout.variant == GameKind::Tai.name() {
-                    let rules = tai_rules(config);
-                    selfplay_loop(config, &run, &progress, &stop_work, move |_| {
-                        TaiGame::startpos(rules)
-                    })
-                } else {
-                    let (variant, rules) = (shogi_variant(config), game_rules(config));
-                    selfplay_loop(config, &run, &progress, &stop_work, move |_| {
-                        ShogiGame::new(Position::startpos(variant), rules)
-                    })
-                }
+                let spec = game_spec(config);
+                with_game_type!(spec.kind, G => selfplay_loop(
+                    config,
+                    &run,
+                    &progress,
+                    &stop_work,
+                    move |_| G::from_spec(&spec),
+                ))
             })
         });
         let learner = learner_model.map(|(model, manifest)| {

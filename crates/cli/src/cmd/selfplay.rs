@@ -8,18 +8,15 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 use clap::Args;
-use shogi_features::{NetGame, NetLayout};
+use shogi_features::{FromSpec, GameSpec, NetGame, NetLayout, with_game_type};
+use shogi_game::GameKind;
 use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, uniform_batch};
 use shogi_mcts::{RootSelection, SearchConfig};
 use shogi_model::{
     Inference, Model, NetService, model_config_for_layout, parse_device, set_num_threads,
 };
-use shogi_rules::{GameRules, Position, ShogiGame};
 use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
 use shogi_selfplay::play::{PlayConfig, RecordGame};
-use shogi_tai::{TaiGame, TaiRules};
-
-use shogi_game::GameKind;
 
 #[derive(Debug, Args)]
 pub struct SelfplayArgs {
@@ -104,23 +101,12 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
     if args.actors == 0 || args.threads == 0 || args.max_batch == 0 || args.simulations == 0 {
         bail!("--actors, --threads, --max-batch and --simulations must be at least 1");
     }
-    if args.variant == GameKind::Tai {
-        let rules = TaiRules {
-            max_plies: args.max_plies,
-            ..TaiRules::default()
-        };
-        return play(args, out, NetLayout::tai(), move |_seed: u64| {
-            TaiGame::startpos(rules)
-        });
-    }
-    let variant = super::shogi_variant(args.variant, "selfplay")?;
-    let rules = GameRules {
-        max_plies: args.max_plies,
-        ..GameRules::default()
-    };
-    play(args, out, NetLayout::shogi(variant), move |_seed: u64| {
-        ShogiGame::new(Position::startpos(variant), rules)
-    })
+    // The engines' default rules (no impasse rule; tai shogi's seed defaults) and the
+    // requested ply cap.
+    let spec = GameSpec::new(args.variant, args.max_plies);
+    with_game_type!(spec.kind, G => play(args, out, NetLayout::of(spec.kind), move |_seed: u64| {
+        G::from_spec(&spec)
+    }))
 }
 
 /// Plays `args.games` games of any variant from `start` into `out`.
