@@ -8,6 +8,11 @@ use std::str::FromStr;
 /// part of the position); tai shogi has its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
 pub enum GameKind {
     /// Standard shogi (本将棋), 9x9.
     Shogi,

@@ -1,9 +1,9 @@
 //! Search configuration: every knob with its unit and default.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// How the root (and interior nodes) choose which child to simulate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum RootSelection {
     /// AlphaZero PUCT everywhere, Dirichlet noise at the root, move chosen from visit

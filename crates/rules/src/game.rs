@@ -6,8 +6,11 @@ use crate::mate::{MateLimits, MateResult, MateStats, search_mate};
 use crate::position::Position;
 use crate::types::{Color, Move, MoveList, Variant};
 
-/// Impasse (入玉) handling.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+/// Impasse (入玉) handling. Reads from a run config as `none`, `declaration27`, `points24`.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum ImpasseRule {
     /// No impasse rule: entering kings play on until mate, repetition or the ply cap.
     #[default]

@@ -1,7 +1,11 @@
 //! The rule options: the seed's reading by default, the contested readings switchable.
+//! Each option reads from a run config as its snake_case name (`undefended_royals`, `q3`).
+
+use serde::{Deserialize, Serialize};
 
 /// What the emperor (自在天王) may capture.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum EmperorCaptures {
     /// The seed: any non-royal piece anywhere, and a royal only if the opponent could not
     /// recapture on its square («только если эта фигура не защищена»).
@@ -14,7 +18,8 @@ pub enum EmperorCaptures {
 }
 
 /// When a piece that can promote does so.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum PromotionTrigger {
     /// The seed: at the end of its first capturing move («должны продвигаться в конце
     /// своего первого захватного хода»).
@@ -26,7 +31,8 @@ pub enum PromotionTrigger {
 }
 
 /// How the lion dog (狛犬) moves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum LionDog {
     /// The seed: three lion steps along one line, capturing on each, jumping what it does
     /// not capture, with igui and pass (`KavKafavK`).
@@ -38,7 +44,8 @@ pub enum LionDog {
 }
 
 /// What repeating a position does. The seed quotes two rules and prefers neither.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Repetition {
     /// The same position with the same side to move for the fourth time is a draw
     /// (千日手, as in shogi and the JCSA's fallback: «Если ни одно из них не применимо,

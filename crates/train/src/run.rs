@@ -12,22 +12,20 @@ use anyhow::{Context, Result, bail};
 use shogi_arena::{GateConfig, GateReport, gate_pending};
 use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
 use shogi_features::{FromSpec, GameSpec, NetGame, NetLayout, with_game_type};
-use shogi_game::GameKind;
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
 use shogi_mcts::batch::{BatchConfig, BatchStats};
-use shogi_mcts::{PlayoutCap, RootSelection, SearchConfig};
+use shogi_mcts::{PlayoutCap, SearchConfig};
 use shogi_model::{
     CheckpointMeta, Expected, Losses, Model, ModelConfig, NetService, OptimizerKind, TrainConfig,
     load_checkpoint, model_config_for_layout, parse_device, set_num_threads,
 };
-use shogi_rules::ImpasseRule;
 use shogi_rundir::{RoleLock, RunDir, checkpoint_name};
 use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
 use shogi_selfplay::play::PlayConfig;
 use shogi_selfplay::play::RecordGame;
 use tracing::{info, warn};
 
-use crate::config::RunConfig;
+use crate::config::{OptimizerName, RunConfig, ScheduleName};
 
 /// Why the run loop stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,17 +156,13 @@ fn layout_of(config: &RunConfig) -> NetLayout {
     NetLayout::of(game_spec(config).kind)
 }
 
-/// The game and rules the config asks for (validated names; see `RunConfig::validate`).
+/// The game and rules the config asks for.
 fn game_spec(config: &RunConfig) -> GameSpec {
     let g = &config.game;
     GameSpec {
-        kind: g.variant.parse().unwrap_or(GameKind::Minishogi),
+        kind: g.variant,
         max_plies: g.max_plies,
-        impasse: match g.impasse.as_str() {
-            "declaration27" => ImpasseRule::Declaration27,
-            "points24" => ImpasseRule::Points24,
-            _ => ImpasseRule::None,
-        },
+        impasse: g.impasse,
         tai: g.tai.rules(g.max_plies),
     }
 }
@@ -289,11 +283,7 @@ fn search_config(config: &RunConfig) -> SearchConfig {
     SearchConfig {
         simulations: s.simulations,
         batch_size: s.tree_batch,
-        root_selection: if s.root == "gumbel" {
-            RootSelection::Gumbel
-        } else {
-            RootSelection::Puct
-        },
+        root_selection: s.root,
         gumbel_considered: s.gumbel_considered,
         dirichlet_alpha: s.dirichlet_alpha,
         dirichlet_weight: s.dirichlet_weight,
@@ -310,35 +300,34 @@ fn search_config(config: &RunConfig) -> SearchConfig {
 
 fn schedule(config: &RunConfig) -> LrSchedule {
     let l = &config.learner;
-    match l.schedule.as_str() {
-        "steps" => LrSchedule::Steps {
+    match l.schedule {
+        ScheduleName::Steps => LrSchedule::Steps {
             initial: l.lr,
             factor: l.lr_factor,
             boundaries: l.lr_boundaries.clone(),
         },
-        "cosine" => LrSchedule::Cosine {
+        ScheduleName::Cosine => LrSchedule::Cosine {
             peak: l.lr,
             min: l.lr_min,
             warmup: l.lr_warmup,
             total: l.lr_total,
         },
-        _ => LrSchedule::Constant(l.lr),
+        ScheduleName::Constant => LrSchedule::Constant(l.lr),
     }
 }
 
 fn train_config(config: &RunConfig) -> TrainConfig {
     let l = &config.learner;
     TrainConfig {
-        optimizer: if l.optimizer == "adamw" {
-            OptimizerKind::AdamW {
+        optimizer: match l.optimizer {
+            OptimizerName::Adamw => OptimizerKind::AdamW {
                 beta1: 0.9,
                 beta2: 0.999,
-            }
-        } else {
-            OptimizerKind::Sgd {
+            },
+            OptimizerName::Sgd => OptimizerKind::Sgd {
                 momentum: l.momentum,
                 nesterov: true,
-            }
+            },
         },
         lr: l.lr,
         weight_decay: l.weight_decay,
