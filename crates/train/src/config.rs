@@ -790,6 +790,49 @@ mod tests {
     }
 
     #[test]
+    fn named_values_read_into_their_enums_and_unknown_ones_name_the_key() {
+        let c = RunConfig::parse(
+            "[game]\nvariant = \"shogi\"\nimpasse = \"points24\"\n[selfplay]\nroot = \"puct\"\n\
+             [learner]\noptimizer = \"adamw\"\nschedule = \"cosine\"\n",
+            "x.toml",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(c.game.variant, GameKind::Shogi);
+        assert_eq!(c.game.impasse, ImpasseRule::Points24);
+        assert_eq!(c.selfplay.root, RootSelection::Puct);
+        assert_eq!(c.learner.optimizer, OptimizerName::Adamw);
+        assert_eq!(c.learner.schedule, ScheduleName::Cosine);
+        // The snapshot spells them as the config does.
+        let toml = c.to_toml();
+        for line in [
+            "variant = \"shogi\"",
+            "impasse = \"points24\"",
+            "root = \"puct\"",
+            "optimizer = \"adamw\"",
+            "schedule = \"cosine\"",
+        ] {
+            assert!(toml.contains(line), "{line} in\n{toml}");
+        }
+        for (set, key) in [
+            ("game.variant=\"chess\"", "game.variant"),
+            ("game.impasse=\"points27\"", "game.impasse"),
+            ("selfplay.root=\"alphazero\"", "selfplay.root"),
+            ("learner.optimizer=\"adam\"", "learner.optimizer"),
+            ("learner.schedule=\"linear\"", "learner.schedule"),
+            ("game.tai.lion_dog=\"q4\"", "game.tai.lion_dog"),
+        ] {
+            let err = RunConfig::parse("", "x.toml", &[set.into()])
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(key) && err.contains("unknown variant"),
+                "{set}: {err}"
+            );
+        }
+    }
+
+    #[test]
     fn tai_rule_options_parse_and_are_checked() {
         let text = "[game]\nvariant = \"tai\"\n[game.tai]\nemperor = \"never\"\nlion_dog = \"q3\"\n[gate]\nenabled = false\n";
         let c = RunConfig::parse(text, "x.toml", &[]).unwrap();
