@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
+use shogi_features::GameSpec;
 use shogi_game::GameKind;
 
 use crate::error::{ArenaError, io_err};
@@ -216,8 +217,7 @@ pub fn gate_candidate(
     }
     let match_config = MatchConfig {
         games: config.games.max(1),
-        game,
-        max_plies: config.max_plies,
+        game: GameSpec::standard(game, config.max_plies),
         adjudicate_margin: config.adjudicate_margin,
         openings: Openings::Random {
             plies: config.opening_plies,

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
-use shogi_features::{NetLayout, with_game_type};
+use shogi_features::{GameSpec, NetLayout, with_game_type};
 use shogi_game::GameKind;
 use shogi_game::{Color, EndReason, Game, Outcome, adjudicate_points};
 use shogi_rules::Position;
@@ -16,8 +16,8 @@ use shogi_selfplay::record::{GameRecord, MoveRecord};
 
 use crate::error::{ArenaError, io_err};
 use crate::game::ArenaGame;
-use crate::openings::Openings;
-use crate::player::{Mover, PlayerSettings, PlayerSpec, PreparedPlayer};
+use crate::openings::{Openings, opening_positions};
+use crate::player::{GamePlayers, Mover, PlayerSettings, PlayerSpec, PreparedPlayer};
 use crate::stats::{EloEstimate, SprtConfig, SprtDecision, SprtState, Wdl};
 use crate::usi_client::UsiAnswer;
 
@@ -26,11 +26,11 @@ use crate::usi_client::UsiAnswer;
 pub struct MatchConfig {
     /// Games to play (an odd count plays one opening once).
     pub games: u32,
-    /// The game played ([`run_match`] plays it with its game type).
-    pub game: GameKind,
-    /// Draw after this many plies (0 = no cap).
-    pub max_plies: u32,
-    /// Adjudicate a game that reaches `max_plies`: the side ahead by at least this many
+    /// The game played and its rules: the kind ([`run_match`] plays it with its game
+    /// type), the ply cap (a draw there; 0 = no cap), the impasse rule and tai shogi's
+    /// rule options.
+    pub game: GameSpec,
+    /// Adjudicate a game that reaches the ply cap: the side ahead by at least this many
     /// material points ([`Game::material_points`]: rook and bishop 5, other pieces 1, board
     /// plus hand; tai shogi: mobility values) wins; 0 = off (the game is a draw, as the
     /// rules say).
@@ -53,8 +53,7 @@ impl Default for MatchConfig {
     fn default() -> Self {
         MatchConfig {
             games: 20,
-            game: GameKind::Shogi,
-            max_plies: 320,
+            game: GameSpec::standard(GameKind::Shogi, 320),
             adjudicate_margin: 0,
             openings: Openings::Random { plies: 6 },
             parallel: 4,
@@ -208,16 +207,16 @@ pub fn adjudicate(position: &Position, outcome: Outcome, margin: u32) -> Outcome
 type Played<G> = (G, Vec<<G as Game>::Move>, Outcome, Option<String>);
 
 /// Plays one game; `None` if `stop` was raised first.
-fn play_game<G: ArenaGame>(
+fn play_game<G: GamePlayers>(
+    spec: &GameSpec,
     start: &G::Start,
-    max_plies: u32,
     black: &mut dyn Mover<G>,
     white: &mut dyn Mover<G>,
     seed: u64,
     adjudicate_margin: u32,
     stop: &AtomicBool,
 ) -> Option<Played<G>> {
-    let mut game = G::from_start(start, max_plies);
+    let mut game = G::from_start(spec, start);
     let mut moves = Vec::new();
     let mut forfeit = None;
     let mut end = None;
@@ -252,7 +251,7 @@ fn play_game<G: ArenaGame>(
         };
         match mover.choose(&game) {
             UsiAnswer::Move(mv) => {
-                if let Err(e) = game.try_play_move(mv) {
+                if let Err(e) = game.play_checked(mv) {
                     forfeit = Some(format!("{side:?} forfeits: illegal move {mv}: {e}"));
                     end = Some(Outcome::win(side.flip(), EndReason::Forfeit));
                     continue;
@@ -282,9 +281,9 @@ fn play_game<G: ArenaGame>(
 }
 
 fn record_of<G: ArenaGame>(
+    spec: &GameSpec,
     start: &G::Start,
     moves: &[G::Move],
-    max_plies: u32,
     outcome: Outcome,
 ) -> GameRecord {
     GameRecord {
@@ -298,7 +297,7 @@ fn record_of<G: ArenaGame>(
                 searched: Vec::new(),
             })
             .collect(),
-        ..G::from_start(start, max_plies).record_start()
+        ..G::from_start(spec, start).record_start()
     }
 }
 
@@ -318,7 +317,7 @@ fn tally(games: &[GameResult]) -> (Wdl, Wdl, Wdl) {
 
 /// Plays a match between prepared players `a` and `b`. Returns the summary; if `stop`
 /// is raised the games in progress are abandoned and the summary says `interrupted`.
-pub fn play_match<G: ArenaGame>(
+pub fn play_match<G: GamePlayers>(
     a: &PreparedPlayer<G>,
     b: &PreparedPlayer<G>,
     config: &MatchConfig,
@@ -330,7 +329,8 @@ pub fn play_match<G: ArenaGame>(
     }
     let planned = config.games;
     let n_openings = planned.div_ceil(2).max(1) as usize;
-    let openings = G::openings(config, n_openings)?;
+    let openings =
+        opening_positions::<G>(&config.openings, config.game.kind, n_openings, config.seed)?;
     if let Some(dir) = &config.games_dir {
         std::fs::create_dir_all(dir).map_err(io_err("create", dir))?;
     }
@@ -370,8 +370,8 @@ pub fn play_match<G: ArenaGame>(
                         (&mut *mb, &mut *ma)
                     };
                     let Some((_game, moves, outcome, forfeit)) = play_game(
+                        &config.game,
                         start,
-                        config.max_plies,
                         black,
                         white,
                         seed,
@@ -408,7 +408,7 @@ pub fn play_match<G: ArenaGame>(
                     };
                     if let Some(dir) = &config.games_dir
                         && let Err(e) = G::write_game(
-                            &record_of::<G>(start, &moves, config.max_plies, outcome),
+                            &record_of::<G>(&config.game, start, &moves, outcome),
                             dir,
                             &format!("game-{index:04}"),
                         )
@@ -448,7 +448,7 @@ pub fn play_match<G: ArenaGame>(
     Ok(MatchSummary {
         a: a.spec.to_string(),
         b: b.spec.to_string(),
-        variant: config.game.name().to_string(),
+        variant: config.game.kind.name().to_string(),
         planned,
         score: total.score(),
         elo: total.elo(),
@@ -472,17 +472,17 @@ pub fn run_match(
     config: &MatchConfig,
     stop: &AtomicBool,
 ) -> Result<MatchSummary, ArenaError> {
-    with_game_type!(config.game, G => run_game_match::<G>(a, b, config, stop))
+    with_game_type!(config.game.kind, G => run_game_match::<G>(a, b, config, stop))
 }
 
 /// [`run_match`] with `G`, the type of `config.game`.
-fn run_game_match<G: ArenaGame>(
+fn run_game_match<G: GamePlayers>(
     a: &PlayerSpec,
     b: &PlayerSpec,
     config: &MatchConfig,
     stop: &AtomicBool,
 ) -> Result<MatchSummary, ArenaError> {
-    let layout = NetLayout::of(config.game);
+    let layout = NetLayout::of(config.game.kind);
     let pa = PreparedPlayer::<G>::prepare(a, layout, &config.players)?;
     let mut b_settings = config.players.clone();
     b_settings.usi.options = config.players.usi_options_b.clone();

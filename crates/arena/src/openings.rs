@@ -5,7 +5,7 @@ use std::path::Path;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use shogi_features::with_game_type;
+use shogi_features::{GameSpec, with_game_type};
 use shogi_game::{Game, GameKind};
 
 use crate::error::{ArenaError, io_err};
@@ -64,7 +64,7 @@ pub fn opening_positions<G: ArenaGame>(
         Openings::Random { plies } => {
             let startpos = G::parse_start(game, "startpos")
                 .map_err(|reason| ArenaError::Opening { line: 0, reason })?;
-            let start = G::from_start(&startpos, 0);
+            let start = G::from_start(&GameSpec::standard(game, 0), &startpos);
             Ok(random_openings(
                 &start,
                 *plies,

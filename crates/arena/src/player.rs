@@ -20,6 +20,7 @@ use shogi_mcts::{
 };
 use shogi_model::{NetService, parse_device, read_manifest};
 use shogi_rules::{Move, ShogiGame};
+use shogi_tai::TaiGame;
 
 use crate::alphabeta::{AlphaBeta, AlphaBetaLimits};
 use crate::error::ArenaError;
@@ -148,6 +149,35 @@ pub fn checkpoint_game(dir: &Path) -> Result<GameKind, ArenaError> {
         .map_err(|e| ArenaError::Config(format!("checkpoint {}: {e}", dir.display())))
 }
 
+/// The players a game has beyond the generic ones (networks, network-free searches,
+/// the random mover): an external USI engine and the classical alpha-beta baseline,
+/// where the game has them (shogi and minishogi).
+pub trait GamePlayers: ArenaGame {
+    /// A mover driving the external USI engine `command`, where the arena's USI client
+    /// speaks the game.
+    fn usi_mover(_command: &str, _tc: &UsiTimeControl) -> Option<Box<dyn Mover<Self>>> {
+        None
+    }
+
+    /// A mover playing the classical alpha-beta baseline, where the game has one.
+    fn alphabeta_mover(_limits: &AlphaBetaLimits) -> Option<Box<dyn Mover<Self>>> {
+        None
+    }
+}
+
+impl GamePlayers for ShogiGame {
+    fn usi_mover(command: &str, tc: &UsiTimeControl) -> Option<Box<dyn Mover<Self>>> {
+        Some(Box::new(UsiMover::new(command, tc)))
+    }
+
+    fn alphabeta_mover(limits: &AlphaBetaLimits) -> Option<Box<dyn Mover<Self>>> {
+        Some(Box::new(AlphaBetaMover::new(limits)))
+    }
+}
+
+/// No USI client or classical baseline speaks tai shogi.
+impl GamePlayers for TaiGame {}
+
 enum Shared<G: ArenaGame> {
     Net {
         evaluator: Arc<dyn Evaluator<G>>,
@@ -180,7 +210,7 @@ impl<G: ArenaGame> fmt::Debug for PreparedPlayer<G> {
     }
 }
 
-impl<G: ArenaGame> PreparedPlayer<G> {
+impl<G: GamePlayers> PreparedPlayer<G> {
     /// Loads what `spec` needs for a network of `layout` (a checkpoint's network into a
     /// batch service). An external USI engine is refused where the variant has no USI.
     pub fn prepare(

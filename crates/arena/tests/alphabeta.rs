@@ -8,6 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use shogi_arena::{
     AlphaBeta, AlphaBetaLimits, MatchConfig, Openings, PlayerSettings, PlayerSpec, run_match,
 };
+use shogi_features::GameSpec;
 use shogi_game::{Game, GameKind};
 use shogi_rules::{GameRules, Move, Position, ShogiGame, Variant};
 
@@ -227,8 +228,7 @@ fn player_specs_parse_and_print() {
 fn minishogi(games: u32) -> MatchConfig {
     MatchConfig {
         games,
-        game: GameKind::Minishogi,
-        max_plies: 120,
+        game: GameSpec::standard(GameKind::Minishogi, 120),
         adjudicate_margin: 0,
         openings: Openings::Random { plies: 2 },
         parallel: 2,

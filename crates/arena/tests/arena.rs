@@ -8,6 +8,7 @@ use shogi_arena::{
     ArenaError, GateConfig, GateReport, MatchConfig, Openings, PlayerSettings, PlayerSpec,
     SprtConfig, SprtDecision, UsiTimeControl, gate_candidate, gate_pending, run_match,
 };
+use shogi_features::GameSpec;
 use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
 use shogi_game::GameKind;
 use shogi_model::{CheckpointMeta, Model, model_config_for, save_checkpoint, tch};
@@ -17,8 +18,7 @@ use shogi_rundir::{RunDir, checkpoint_name};
 fn minishogi(games: u32, simulations: u32) -> MatchConfig {
     MatchConfig {
         games,
-        game: GameKind::Minishogi,
-        max_plies: 120,
+        game: GameSpec::standard(GameKind::Minishogi, 120),
         adjudicate_margin: 0,
         openings: Openings::Random { plies: 4 },
         parallel: 2,
@@ -144,7 +144,7 @@ fn adjudication_gives_a_game_stopped_at_the_ply_limit_to_the_side_ahead_in_mater
     // material on its final position, and the result counts in the score.
     let stop = AtomicBool::new(false);
     let mut config = minishogi(40, 1);
-    config.max_plies = 12;
+    config.game.max_plies = 12;
     config.adjudicate_margin = 1;
     let s = run_match(&PlayerSpec::Random, &PlayerSpec::Random, &config, &stop).unwrap();
     let mut adjudicated = 0;
@@ -216,8 +216,7 @@ fn usi_match(a: PlayerSpec, games: u32) -> shogi_arena::MatchSummary {
     let tmp = tempfile::tempdir().unwrap();
     let config = MatchConfig {
         games,
-        game: GameKind::Shogi,
-        max_plies: 40,
+        game: GameSpec::standard(GameKind::Shogi, 40),
         adjudicate_margin: 0,
         openings: Openings::Random { plies: 2 },
         parallel: 2,
@@ -312,8 +311,7 @@ fn options_reach_the_engine_between_usiok_and_isready_and_fixed_nodes_go_as_writ
     let stop = AtomicBool::new(false);
     let config = MatchConfig {
         games: 2,
-        game: GameKind::Shogi,
-        max_plies: 6,
+        game: GameSpec::standard(GameKind::Shogi, 6),
         adjudicate_margin: 0,
         openings: Openings::Random { plies: 2 },
         parallel: 1,
@@ -564,10 +562,9 @@ fn tai_shogi_matches_play_through_the_same_arena() {
     let stop = AtomicBool::new(false);
     let dir = tempfile::tempdir().unwrap();
     let config = MatchConfig {
-        max_plies: 16,
         games_dir: Some(dir.path().to_path_buf()),
         openings: Openings::Random { plies: 2 },
-        game: GameKind::Tai,
+        game: GameSpec::standard(GameKind::Tai, 16),
         ..minishogi(4, 8)
     };
     let s = run_match(&PlayerSpec::Uniform, &PlayerSpec::Random, &config, &stop).unwrap();

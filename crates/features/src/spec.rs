@@ -31,6 +31,23 @@ impl GameSpec {
     }
 }
 
+impl GameSpec {
+    /// `kind` as tournaments play it, with a ply cap of `max_plies`: standard shogi with
+    /// the 27-point impasse declaration (入玉宣言, the CSA/USI rule), minishogi without an
+    /// impasse rule, tai shogi with its default rule options.
+    pub fn standard(kind: GameKind, max_plies: u32) -> GameSpec {
+        let impasse = if kind == GameKind::Shogi {
+            ImpasseRule::Declaration27
+        } else {
+            ImpasseRule::None
+        };
+        GameSpec {
+            impasse,
+            ..GameSpec::new(kind, max_plies)
+        }
+    }
+}
+
 /// A game type that starts from a [`GameSpec`] of its kind.
 pub trait FromSpec: Game {
     /// The start position under the spec's rules. Reached through
@@ -90,5 +107,48 @@ mod tests {
         assert_eq!(game.rules().impasse, ImpasseRule::Points24);
         let tai = TaiGame::from_spec(&GameSpec::new(GameKind::Tai, 99));
         assert_eq!(tai.rules().max_plies, 99);
+    }
+
+    #[test]
+    fn standard_rules_declare_impasse_in_standard_shogi_only() {
+        let impasse = |kind| GameSpec::standard(kind, 10).impasse;
+        assert_eq!(impasse(GameKind::Shogi), ImpasseRule::Declaration27);
+        assert_eq!(impasse(GameKind::Minishogi), ImpasseRule::None);
+        assert_eq!(impasse(GameKind::Tai), ImpasseRule::None);
+        assert_eq!(GameSpec::standard(GameKind::Tai, 10).max_plies, 10);
+    }
+
+    /// Checked play (`Game::play_checked`) plays a legal move and refuses another one
+    /// (here a legal move of the position before) without touching the game, for every
+    /// game; a finished tai game (whose legal moves do not stop at the end) takes none.
+    #[test]
+    fn checked_play_refuses_illegal_moves_for_every_game() {
+        fn check<G: Game>(mut game: G) {
+            let mut legal = Vec::new();
+            game.legal_moves(&mut legal);
+            let first = legal[0];
+            game.play_checked(first).unwrap();
+            let (ply, key) = (game.ply(), game.key());
+            let mut now = Vec::new();
+            game.legal_moves(&mut now);
+            if let Some(&stale) = legal.iter().find(|mv| !now.contains(mv)) {
+                assert!(game.play_checked(stale).is_err(), "{stale} played");
+                assert_eq!((game.ply(), game.key()), (ply, key));
+            }
+        }
+        for kind in GameKind::ALL {
+            let spec = GameSpec::new(kind, 4);
+            crate::with_game_type!(kind, G => check(G::from_spec(&spec)));
+        }
+        let mut tai = TaiGame::from_spec(&GameSpec::new(GameKind::Tai, 1));
+        let mut legal = Vec::new();
+        tai.legal_moves(&mut legal);
+        tai.play_checked(legal[0]).unwrap();
+        assert!(tai.outcome().is_some());
+        let mut after = Vec::new();
+        tai.legal_moves(&mut after);
+        if let Some(&mv) = after.first() {
+            assert!(tai.play_checked(mv).unwrap_err().contains("over"));
+        }
     }
 }

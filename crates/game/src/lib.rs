@@ -139,6 +139,22 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
     /// (it may panic in debug builds) but never memory-unsafe.
     fn play(&mut self, mv: Self::Move);
 
+    /// Plays `mv` if it is legal here (and the game is not over); otherwise leaves the
+    /// game as it was and says why. The default checks against [`Game::legal_moves`]; a
+    /// game with a faster legality test overrides it.
+    fn play_checked(&mut self, mv: Self::Move) -> Result<(), String> {
+        if self.outcome().is_some() {
+            return Err(format!("{mv}: the game is over"));
+        }
+        let mut legal = Vec::new();
+        self.legal_moves(&mut legal);
+        if !legal.contains(&mv) {
+            return Err(format!("{mv} is not legal here"));
+        }
+        self.play(mv);
+        Ok(())
+    }
+
     /// `Some` once the game is over, by the rules as configured for this game (mate,
     /// repetition, impasse declaration when enabled, max plies). Resignation is decided
     /// by players, not here.

@@ -258,6 +258,11 @@ impl Game for ShogiGame {
         self.record(mv);
     }
 
+    /// The position's own legality test (no move generation).
+    fn play_checked(&mut self, mv: Move) -> Result<(), String> {
+        self.try_play(mv).map_err(|e| e.to_string())
+    }
+
     fn outcome(&self) -> Option<Outcome> {
         if let Some(c) = self.declared {
             return Some(Outcome::win(c, EndReason::ImpasseDeclaration));

@@ -31,13 +31,31 @@ pub trait RecordGame: Game {
     /// position's to judge).
     fn move_from_code(code: u32) -> Option<Self::Move>;
 
+    /// The game at `record`'s start under its recorded rules and ply cap, before any
+    /// move; an error if the record is of another game or its start does not parse.
+    fn replay_start(record: &GameRecord) -> Result<Self, ReplayError>;
+
     /// Replays `record` under its recorded rules and ply cap, checking every move;
     /// `visit` sees the game and the move's record just before each move is played (the
     /// position the search saw). Returns the final game.
     fn replay_each(
         record: &GameRecord,
-        visit: impl FnMut(&Self, &MoveRecord),
-    ) -> Result<Self, ReplayError>;
+        mut visit: impl FnMut(&Self, &MoveRecord),
+    ) -> Result<Self, ReplayError> {
+        let mut game = Self::replay_start(record)?;
+        for (i, m) in record.moves.iter().enumerate() {
+            visit(&game, m);
+            let played = Self::move_from_code(m.mv).map(|mv| game.play_checked(mv));
+            if !matches!(played, Some(Ok(()))) {
+                return Err(ReplayError::Move {
+                    ply: i + 1,
+                    code: m.mv,
+                    sfen: game.record_start().start_sfen,
+                });
+            }
+        }
+        Ok(game)
+    }
 }
 
 /// A record with this header, no moves and a placeholder outcome.
@@ -71,10 +89,7 @@ impl RecordGame for ShogiGame {
         u16::try_from(code).ok().and_then(Move::from_u16)
     }
 
-    fn replay_each(
-        record: &GameRecord,
-        mut visit: impl FnMut(&ShogiGame, &MoveRecord),
-    ) -> Result<ShogiGame, ReplayError> {
+    fn replay_start(record: &GameRecord) -> Result<ShogiGame, ReplayError> {
         let variant = Variant::of(record.game()?)
             .ok_or_else(|| ReplayError::Variant(record.variant.clone()))?;
         let start = Position::from_sfen(variant, &record.start_sfen)?;
@@ -83,24 +98,13 @@ impl RecordGame for ShogiGame {
             2 => ImpasseRule::Points24,
             _ => ImpasseRule::None,
         };
-        let mut game = ShogiGame::new(
+        Ok(ShogiGame::new(
             start,
             GameRules {
                 max_plies: record.max_plies,
                 impasse,
             },
-        );
-        for (i, m) in record.moves.iter().enumerate() {
-            let illegal = |game: &ShogiGame| ReplayError::Move {
-                ply: i + 1,
-                code: m.mv,
-                sfen: game.position().to_sfen(),
-            };
-            visit(&game, m);
-            let mv = Self::move_from_code(m.mv).ok_or_else(|| illegal(&game))?;
-            game.try_play(mv).map_err(|_| illegal(&game))?;
-        }
-        Ok(game)
+        ))
     }
 }
 
@@ -122,36 +126,14 @@ impl RecordGame for TaiGame {
         TaiMove::from_code(code)
     }
 
-    fn replay_each(
-        record: &GameRecord,
-        mut visit: impl FnMut(&TaiGame, &MoveRecord),
-    ) -> Result<TaiGame, ReplayError> {
+    fn replay_start(record: &GameRecord) -> Result<TaiGame, ReplayError> {
         if record.game()? != GameKind::Tai {
             return Err(ReplayError::Variant(record.variant.clone()));
         }
         let start = shogi_tai::Position::from_sfen(&record.start_sfen)?;
         let rules = TaiRules::from_options_code(record.impasse, record.max_plies)
             .ok_or_else(|| ReplayError::Variant(format!("tai (rule code {})", record.impasse)))?;
-        let mut game = TaiGame::new(start, rules);
-        let mut legal = Vec::new();
-        for (i, m) in record.moves.iter().enumerate() {
-            visit(&game, m);
-            legal.clear();
-            if game.outcome().is_none() {
-                game.legal_moves(&mut legal);
-            }
-            match Self::move_from_code(m.mv) {
-                Some(mv) if legal.contains(&mv) => game.play(mv),
-                _ => {
-                    return Err(ReplayError::Move {
-                        ply: i + 1,
-                        code: m.mv,
-                        sfen: game.position().to_sfen(),
-                    });
-                }
-            }
-        }
-        Ok(game)
+        Ok(TaiGame::new(start, rules))
     }
 }
 

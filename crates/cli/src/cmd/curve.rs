@@ -11,6 +11,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use shogi_arena::curve::{Curve, CurvePoint, pick_checkpoints};
 use shogi_arena::{MatchConfig, Openings, PlayerSettings, PlayerSpec, run_match};
+use shogi_features::GameSpec;
 use shogi_model::{MANIFEST_FILE, read_manifest};
 use shogi_rundir::RunDir;
 
@@ -143,8 +144,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
             / 60.0;
         let config = MatchConfig {
             games: args.games,
-            game,
-            max_plies: args.limit.max_plies,
+            game: GameSpec::standard(game, args.limit.max_plies),
             adjudicate_margin: args.limit.adjudicate,
             openings: Openings::Random {
                 plies: args.opening_plies,

@@ -13,6 +13,7 @@ use shogi_arena::{
     MatchConfig, Openings, PlayerSettings, PlayerSpec, SprtConfig, UsiTimeControl,
     parse_usi_option, run_match,
 };
+use shogi_features::GameSpec;
 
 use shogi_game::GameKind;
 
@@ -197,9 +198,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     };
     let config = MatchConfig {
         games: args.games,
-        // A tai shogi match ignores the shogi variant.
-        game,
-        max_plies: args.limit.max_plies,
+        game: GameSpec::standard(game, args.limit.max_plies),
         adjudicate_margin: args.limit.adjudicate,
         openings,
         parallel: args.parallel.max(1),
