@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use shogi_features::NetLayout;
 use shogi_game::{Color, Game};
 use shogi_mcts::{
     Evaluator, Proven, Search, SearchConfig, SearchLimits, StopReason, UniformEvaluator,
@@ -14,101 +15,25 @@ use shogi_mcts::{
 use shogi_model::{
     Expected, Inference, InferenceOptions, NetEvaluator, parse_device, set_num_threads,
 };
-use shogi_rules::{ShogiGame, Variant};
+use shogi_rules::ShogiGame;
 
 use crate::game::UsiGame;
-use crate::time::{Clock, budget};
+use crate::options::{Options, SetOptionError};
+use crate::protocol::{
+    Command, GoRequest, join_moves, sanitize, score_to_cp, side_to_move_has_no_king,
+};
+use crate::time::budget;
 use shogi_rules::mate::MateLimits;
 
 /// Engine name sent in `id name`.
 pub const ENGINE_NAME: &str = concat!("shogi-zero ", env!("CARGO_PKG_VERSION"));
 /// Sent in `id author`.
 pub const ENGINE_AUTHOR: &str = "the shogi-zero authors";
-/// Bytes of tree memory assumed per search node when `USI_Hash` is turned into a node
-/// limit.
-pub const BYTES_PER_NODE: usize = 64;
 /// Simulations per move when `go` gives no clock, no `nodes` and the `Simulations`
 /// option is 0.
 pub const DEFAULT_SIMULATIONS: u32 = 800;
 /// How often `info` lines are sent during a search.
 pub const INFO_INTERVAL: Duration = Duration::from_millis(250);
-
-/// The engine's options (the USI `option`s; see `docs/USI.md`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Options {
-    /// `USI_Hash`: MB for the search tree (turned into a node limit).
-    pub hash_mb: u64,
-    /// `USI_Ponder`.
-    pub ponder: bool,
-    /// `Threads`: libtorch intra-op threads for the network (the tree search itself is
-    /// one thread).
-    pub threads: u64,
-    /// `MultiPV`.
-    pub multipv: u64,
-    /// `ModelPath`: a checkpoint directory (or a file inside it); empty = uniform
-    /// evaluator (uniform priors, draw value).
-    pub model_path: String,
-    /// `Device`: auto, cpu, cuda, cuda:N.
-    pub device: String,
-    /// `BatchSize`: leaves per network call.
-    pub batch_size: u64,
-    /// `Simulations`: per-move simulation limit (0 = none).
-    pub simulations: u64,
-    /// `ByoyomiMargin` in ms.
-    pub byoyomi_margin: u64,
-    /// `ResignValue`: resign when the expected score stays below this many percent for
-    /// two searches in a row, or the loss is proven (0 = never resign).
-    pub resign_percent: u64,
-    /// `UCI_Variant`.
-    pub variant: Variant,
-    /// `MaxMovesToDraw` (YaneuraOu's name; `Draw_Ply` is an alias): the game is drawn
-    /// once this many plies were played, counted from move 1 of the SFEN's move number,
-    /// and the search scores positions at the limit as draws. 0 = no limit.
-    pub max_moves_to_draw: u64,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            hash_mb: 256,
-            ponder: false,
-            threads: 1,
-            multipv: 1,
-            model_path: String::new(),
-            device: "auto".into(),
-            batch_size: 16,
-            simulations: 0,
-            byoyomi_margin: 100,
-            resign_percent: 2,
-            variant: Variant::Shogi,
-            max_moves_to_draw: 0,
-        }
-    }
-}
-
-impl Options {
-    fn max_nodes(&self) -> usize {
-        ((self.hash_mb.clamp(1, 1 << 20) as usize) << 20) / BYTES_PER_NODE
-    }
-
-    fn search_config(&self) -> SearchConfig {
-        SearchConfig {
-            batch_size: self.batch_size.clamp(1, 1024) as usize,
-            max_nodes: self.max_nodes(),
-            // The engine probes for mate itself first, with the clock's budget, and
-            // reports the line (`score mate`): the search need not probe again.
-            root_mate_nodes: 0,
-            ..SearchConfig::for_play()
-        }
-    }
-}
-
-/// `score cp` from an expected score `s` (win 1, draw 0.5, loss 0) for the side to move:
-/// `cp = 600 * ln(s / (1 - s))`, with `s` clamped to `[0.0001, 0.9999]` (so |cp| <= 5526).
-pub fn score_to_cp(s: f32) -> i32 {
-    let s = f64::from(s).clamp(1e-4, 1.0 - 1e-4);
-    (600.0 * (s / (1.0 - s)).ln()).round() as i32
-}
 
 type Out = Arc<Mutex<Box<dyn Write + Send>>>;
 type Eval<G> = Arc<dyn Evaluator<G>>;
@@ -184,35 +109,12 @@ pub struct Engine<G: UsiGame = ShogiGame> {
     hopeless: u32,
 }
 
-/// Whether `position` arguments are an SFEN whose side to move has no king on the board
-/// (`K` for black, `k` for white): how GUIs send tsume problems.
-fn side_to_move_has_no_king(args: &[&str]) -> bool {
-    match args {
-        ["sfen", board, side, ..] => match *side {
-            "b" => !board.contains('K'),
-            "w" => !board.contains('k'),
-            _ => false,
-        },
-        _ => false,
-    }
-}
-
-/// Control characters replaced, cut at 80 characters: safe to echo in `info string`.
-pub(crate) fn sanitize(s: &str) -> String {
-    let mut t: String = s
-        .chars()
-        .map(|c| if c.is_control() { '?' } else { c })
-        .take(80)
-        .collect();
-    if s.chars().count() > 80 {
-        t.push_str("...");
-    }
-    t
-}
-
 impl<G: UsiGame> Engine<G> {
     /// An engine that writes its replies to `out`, starting from `options`.
-    pub fn new(out: impl Write + Send + 'static, options: Options) -> Engine<G> {
+    pub fn new(out: impl Write + Send + 'static, mut options: Options) -> Engine<G> {
+        if !G::KINDS.contains(&options.game) {
+            options.game = G::KINDS[0];
+        }
         let search_config = options.search_config();
         Engine {
             out: Arc::new(Mutex::new(Box::new(out))),
@@ -254,43 +156,40 @@ impl<G: UsiGame> Engine<G> {
 
     /// Handles one command line; returns `false` on `quit`.
     pub fn handle(&mut self, line: &str) -> bool {
-        let tokens: Vec<&str> = line.split_whitespace().collect();
-        let Some(&cmd) = tokens.first() else {
-            return true;
-        };
-        let args = &tokens[1..];
-        match cmd {
-            "usi" => self.cmd_usi(),
-            "isready" => {
+        match Command::parse(line) {
+            Command::Empty => {}
+            Command::Usi => self.cmd_usi(),
+            Command::IsReady => {
                 if self.worker.is_none() {
                     self.ensure_evaluator();
                 }
                 self.say("readyok");
             }
-            "setoption" => {
+            Command::SetOption(setting) => {
                 self.finish_worker(true);
-                self.cmd_setoption(args);
+                match setting {
+                    Ok((name, value)) => self.cmd_setoption(&name, &value),
+                    Err(e) => self.say(&format!("info string {e}")),
+                }
             }
-            "usinewgame" => {
-                self.finish_worker(true);
-                self.new_game();
-            }
-            "position" => {
-                self.finish_worker(true);
-                self.cmd_position(args);
-            }
-            "go" => {
-                self.finish_worker(true);
-                self.cmd_go(args);
-            }
-            "stop" => self.finish_worker(true),
-            "ponderhit" => self.ponderhit(),
-            "gameover" => {
+            Command::UsiNewGame | Command::GameOver => {
                 self.finish_worker(true);
                 self.new_game();
             }
-            "quit" => return false,
-            _ => self.say(&format!("info string unknown command: {}", sanitize(cmd))),
+            Command::Position { head, moves } => {
+                self.finish_worker(true);
+                self.cmd_position(&head, &moves);
+            }
+            Command::Go(go) => {
+                self.finish_worker(true);
+                self.cmd_go(go);
+            }
+            Command::Stop => self.finish_worker(true),
+            Command::PonderHit => self.ponderhit(),
+            Command::Quit => return false,
+            Command::Unknown(cmd) => {
+                self.say(&format!("info string unknown command: {}", sanitize(cmd)))
+            }
         }
         true
     }
@@ -304,133 +203,29 @@ impl<G: UsiGame> Engine<G> {
     }
 
     fn cmd_usi(&self) {
-        // Defaults are the current values, so flags given to `shogi-zero usi` (e.g.
-        // --model) survive a GUI that sends every option back at start-up.
-        let o = &self.options;
-        let model = if o.model_path.is_empty() {
-            "<empty>"
-        } else {
-            o.model_path.as_str()
-        };
-        let lines = [
-            format!("id name {ENGINE_NAME}"),
-            format!("id author {ENGINE_AUTHOR}"),
-            format!(
-                "option name USI_Hash type spin default {} min 1 max 65536",
-                o.hash_mb
-            ),
-            format!("option name USI_Ponder type check default {}", o.ponder),
-            format!(
-                "option name Threads type spin default {} min 1 max 256",
-                o.threads
-            ),
-            format!(
-                "option name MultiPV type spin default {} min 1 max 32",
-                o.multipv
-            ),
-            format!("option name ModelPath type filename default {model}"),
-            format!("option name Device type string default {}", o.device),
-            format!(
-                "option name BatchSize type spin default {} min 1 max 1024",
-                o.batch_size
-            ),
-            format!(
-                "option name Simulations type spin default {} min 0 max 1000000000",
-                o.simulations
-            ),
-            format!(
-                "option name ByoyomiMargin type spin default {} min 0 max 60000",
-                o.byoyomi_margin
-            ),
-            format!(
-                "option name ResignValue type spin default {} min 0 max 50",
-                o.resign_percent
-            ),
-            format!("option name UCI_Variant type combo {}", G::variant_combo(o)),
-            format!(
-                "option name MaxMovesToDraw type spin default {} min 0 max 100000",
-                o.max_moves_to_draw
-            ),
-            format!(
-                "option name Draw_Ply type spin default {} min 0 max 100000",
-                o.max_moves_to_draw
-            ),
-            "usiok".to_string(),
-        ];
-        for l in lines {
-            self.say(&l);
+        self.say(&format!("id name {ENGINE_NAME}"));
+        self.say(&format!("id author {ENGINE_AUTHOR}"));
+        for line in self.options.usi_lines(G::KINDS) {
+            self.say(&line);
         }
+        self.say("usiok");
     }
 
-    fn cmd_setoption(&mut self, args: &[&str]) {
-        // setoption name <id> [value <x>]
-        if args.first() != Some(&"name") || args.len() < 2 {
-            self.say("info string setoption: expected 'setoption name <id> [value <x>]'");
-            return;
-        }
-        let vpos = args.iter().position(|&t| t == "value");
-        let name = args[1..vpos.unwrap_or(args.len())].join(" ");
-        let value = vpos.map(|i| args[i + 1..].join(" ")).unwrap_or_default();
-        let value = if value == "<empty>" {
-            String::new()
-        } else {
-            value
-        };
-        let spin = |min: u64, max: u64| -> Option<u64> {
-            value.parse::<u64>().ok().map(|v| v.clamp(min, max))
-        };
-        let o = &mut self.options;
-        let ok = match name.to_ascii_lowercase().as_str() {
-            "usi_hash" => spin(1, 65536).map(|v| o.hash_mb = v).is_some(),
-            "usi_ponder" => match value.as_str() {
-                "true" => {
-                    o.ponder = true;
-                    true
-                }
-                "false" => {
-                    o.ponder = false;
-                    true
-                }
-                _ => false,
-            },
-            "threads" => spin(1, 256).map(|v| o.threads = v).is_some(),
-            "multipv" => spin(1, 32).map(|v| o.multipv = v).is_some(),
-            "modelpath" => {
-                o.model_path = value.clone();
-                true
-            }
-            "device" => {
-                if value.is_empty() || parse_device(&value).is_ok() {
-                    o.device = if value.is_empty() {
-                        "auto".into()
-                    } else {
-                        value.clone()
-                    };
-                    true
-                } else {
-                    false
-                }
-            }
-            "batchsize" => spin(1, 1024).map(|v| o.batch_size = v).is_some(),
-            "simulations" | "nodes" => spin(0, 1_000_000_000).map(|v| o.simulations = v).is_some(),
-            "byoyomimargin" => spin(0, 60_000).map(|v| o.byoyomi_margin = v).is_some(),
-            "resignvalue" => spin(0, 50).map(|v| o.resign_percent = v).is_some(),
-            "uci_variant" => G::set_variant(o, &value.to_ascii_lowercase()),
-            "maxmovestodraw" | "draw_ply" => {
-                spin(0, 100_000).map(|v| o.max_moves_to_draw = v).is_some()
-            }
-            _ => {
-                self.say(&format!("info string unknown option: {}", sanitize(&name)));
+    fn cmd_setoption(&mut self, name: &str, value: &str) {
+        match self.options.set(name, value, G::KINDS) {
+            Ok(()) => {}
+            Err(SetOptionError::Unknown) => {
+                self.say(&format!("info string unknown option: {}", sanitize(name)));
                 return;
             }
-        };
-        if !ok {
-            self.say(&format!(
-                "info string bad value for option {}: {}",
-                sanitize(&name),
-                sanitize(&value)
-            ));
-            return;
+            Err(SetOptionError::BadValue) => {
+                self.say(&format!(
+                    "info string bad value for option {}: {}",
+                    sanitize(name),
+                    sanitize(value)
+                ));
+                return;
+            }
         }
         let cfg = self.options.search_config();
         if cfg.batch_size != self.search_config.batch_size
@@ -443,7 +238,7 @@ impl<G: UsiGame> Engine<G> {
         if self
             .game
             .as_ref()
-            .is_some_and(|(g, _, _)| !g.fits(&self.options))
+            .is_some_and(|(g, _, _)| g.variant_name() != self.options.game.name())
         {
             self.game = None;
             self.new_game();
@@ -454,7 +249,7 @@ impl<G: UsiGame> Engine<G> {
         let key = (
             self.options.model_path.clone(),
             self.options.device.clone(),
-            G::layout_for(&self.options).variant,
+            NetLayout::of(self.options.game).variant,
         );
         if self.evaluator.is_some() && self.loaded_key.as_ref() == Some(&key) {
             return;
@@ -489,7 +284,7 @@ impl<G: UsiGame> Engine<G> {
         let dir = shogi_rundir::network_dir(Path::new(&self.options.model_path))
             .map_err(|e| e.to_string())?;
         set_num_threads(self.options.threads as usize);
-        let layout = G::layout_for(&self.options);
+        let layout = NetLayout::of(self.options.game);
         let expected = Expected::for_layout(&layout);
         let options = InferenceOptions {
             max_batch: self.options.batch_size as usize,
@@ -501,112 +296,35 @@ impl<G: UsiGame> Engine<G> {
         Ok(Arc::new(net))
     }
 
-    fn cmd_position(&mut self, args: &[&str]) {
+    fn cmd_position(&mut self, head: &[&str], moves: &[&str]) {
         // Keep no broken position: any error leaves no position at all.
         self.game = None;
         self.kingless = false;
-        match self.parse_position(args) {
+        match G::parse_position(&self.options.spec(), head, moves) {
             Ok(g) => self.game = Some(g),
             Err(e) => {
                 self.say(&format!("info string error: position: {e}"));
-                self.kingless = side_to_move_has_no_king(args);
+                self.kingless = side_to_move_has_no_king(head);
             }
         }
     }
 
-    fn parse_position(&self, args: &[&str]) -> Result<(G, u64, Vec<G::Move>), String> {
-        let moves_at = args.iter().position(|&t| t == "moves");
-        let head = &args[..moves_at.unwrap_or(args.len())];
-        let moves = moves_at.map_or(&[][..], |i| &args[i + 1..]);
-        G::parse_position(&self.options, head, moves)
-    }
-
-    fn cmd_go(&mut self, args: &[&str]) {
-        let mut clock = Clock::default();
-        let mut infinite = false;
-        let mut ponder = false;
-        let mut nodes: Option<u64> = None;
-        let mut mate: Option<Option<u64>> = None;
-        let mut i = 0;
-        let num = |s: Option<&&str>| -> Option<u64> {
-            let s = s?;
-            // Huge numbers saturate; negative clocks count as 0.
-            if let Ok(v) = s.parse::<u64>() {
-                Some(v)
-            } else if let Ok(v) = s.parse::<i128>() {
-                Some(if v < 0 { 0 } else { u64::MAX })
-            } else if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
-                Some(u64::MAX)
-            } else {
-                None
-            }
-        };
-        while i < args.len() {
-            let key = args[i];
-            let takes_value = matches!(
-                key,
-                "btime" | "wtime" | "binc" | "winc" | "byoyomi" | "movetime" | "nodes" | "depth"
-            );
-            if takes_value {
-                let v = num(args.get(i + 1));
-                if v.is_none() {
-                    self.say(&format!("info string go: bad value for {key}"));
-                }
-                match key {
-                    "btime" => clock.btime = v,
-                    "wtime" => clock.wtime = v,
-                    "binc" => clock.binc = v,
-                    "winc" => clock.winc = v,
-                    "byoyomi" => clock.byoyomi = v,
-                    "movetime" => clock.movetime = v,
-                    "nodes" => nodes = v,
-                    _ => self.say(
-                        "info string go depth is not supported (ignored); MCTS has no fixed depth",
-                    ),
-                }
-                i += 2;
-                continue;
-            }
-            match key {
-                "infinite" => infinite = true,
-                "ponder" => ponder = true,
-                "mate" => {
-                    // `go mate` alone (or followed by another keyword) is `infinite`; a
-                    // value that is neither a number nor `infinite` is refused, no search.
-                    match args.get(i + 1).copied() {
-                        None => mate = Some(None),
-                        Some("infinite") => mate = Some(None),
-                        Some(v) => match num(Some(&v)) {
-                            Some(ms) => mate = Some(Some(ms)),
-                            None => {
-                                self.say(&format!(
-                                    "info string error: go mate: bad value {} (expected milliseconds or infinite); no search",
-                                    sanitize(v)
-                                ));
-                                return;
-                            }
-                        },
-                    }
-                    i += 2;
-                    continue;
-                }
-                "searchmoves" => {
-                    self.say("info string go searchmoves is not supported (ignored)");
-                    // Skip the move list.
-                    i += 1;
-                    while i < args.len() && !is_go_keyword(args[i]) {
-                        i += 1;
-                    }
-                    continue;
-                }
-                other => self.say(&format!(
-                    "info string go: unknown token {}",
-                    sanitize(other)
-                )),
-            }
-            i += 1;
+    fn cmd_go(&mut self, go: GoRequest) {
+        for note in &go.notes {
+            self.say(&format!("info string {note}"));
         }
-
+        if let Some(e) = &go.refused {
+            self.say(&format!("info string error: {e}"));
+            return;
+        }
+        let GoRequest {
+            clock,
+            infinite,
+            ponder,
+            nodes,
+            mate,
+            ..
+        } = go;
         let Some((game, start_key, moves)) = self.game.clone() else {
             self.say("info string error: go without a valid position");
             if mate.is_some() && self.kingless {
@@ -737,24 +455,6 @@ impl<G: UsiGame> Engine<G> {
     }
 }
 
-fn is_go_keyword(t: &str) -> bool {
-    matches!(
-        t,
-        "btime"
-            | "wtime"
-            | "binc"
-            | "winc"
-            | "byoyomi"
-            | "movetime"
-            | "nodes"
-            | "depth"
-            | "infinite"
-            | "ponder"
-            | "mate"
-            | "searchmoves"
-    )
-}
-
 fn stopped(shared: &Shared) -> bool {
     shared.stop.load(Ordering::SeqCst)
 }
@@ -830,15 +530,6 @@ fn run_job<G: UsiGame>(
             (search, hopeless)
         }
     }
-}
-
-/// Moves separated by spaces, as USI writes a line of moves.
-pub(crate) fn join_moves<M: std::fmt::Display>(moves: &[M]) -> String {
-    moves
-        .iter()
-        .map(|m| m.to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -2,35 +2,28 @@
 //! standard shogi and minishogi (`ShogiGame`, switched by `UCI_Variant`) and tai shogi
 //! (`TaiGame`: bracketed SFEN positions and moves as squares in path order).
 
-use shogi_features::{NetGame, NetLayout};
-use shogi_game::Game;
-use shogi_rules::{GameRules, ImpasseRule, Position, ShogiGame, Variant};
+use shogi_features::{GameSpec, NetGame};
+use shogi_game::{Game, GameKind};
+use shogi_rules::{GameRules, Position, ShogiGame, Variant};
 use shogi_tai::{TaiGame, TaiMove, TaiRules};
 
-use crate::engine::Options;
+use crate::protocol::{join_moves, sanitize};
 use shogi_rules::mate::{MateLimits, MateResult, search_mate};
 
 /// A position parsed from a `position` command: the game, its start position's key and
 /// the moves played since (for tree reuse).
 pub type Parsed<G> = (G, u64, Vec<<G as Game>::Move>);
 
-/// A game the USI engine plays.
+/// A game the USI engine plays. It knows nothing of the engine: positions are parsed
+/// under a [`GameSpec`] (the game `UCI_Variant` names, `MaxMovesToDraw` as its ply cap).
 pub trait UsiGame: NetGame {
-    /// The `UCI_Variant` option line's tail (`default ... var ...`).
-    fn variant_combo(options: &Options) -> String;
+    /// The games this type plays: the values `UCI_Variant` takes, the first the default.
+    const KINDS: &'static [GameKind];
 
-    /// Applies a `UCI_Variant` value; false if this engine does not play it.
-    fn set_variant(options: &mut Options, value: &str) -> bool;
-
-    /// The network layout under `options`.
-    fn layout_for(options: &Options) -> NetLayout;
-
-    /// Whether a parsed game still fits `options` (after `UCI_Variant` changed).
-    fn fits(&self, options: &Options) -> bool;
-
-    /// Parses `position` arguments: `head` is `startpos` or `sfen ...`, then the moves.
+    /// Parses `position` arguments under `spec` (whose ply cap counts from move 1):
+    /// `head` is `startpos` or `sfen ...`, then the moves.
     fn parse_position(
-        options: &Options,
+        spec: &GameSpec,
         head: &[&str],
         moves: &[&str],
     ) -> Result<Parsed<Self>, String>;
@@ -56,46 +49,26 @@ pub trait UsiGame: NetGame {
 }
 
 impl UsiGame for ShogiGame {
-    fn variant_combo(options: &Options) -> String {
-        format!("default {} var shogi var minishogi", options.variant.name())
-    }
-
-    fn set_variant(options: &mut Options, value: &str) -> bool {
-        match value {
-            "shogi" => options.variant = Variant::Shogi,
-            "minishogi" => options.variant = Variant::Minishogi,
-            _ => return false,
-        }
-        true
-    }
-
-    fn layout_for(options: &Options) -> NetLayout {
-        NetLayout::shogi(options.variant)
-    }
-
-    fn fits(&self, options: &Options) -> bool {
-        self.position().variant() == options.variant
-    }
+    const KINDS: &'static [GameKind] = &[GameKind::Shogi, GameKind::Minishogi];
 
     fn parse_position(
-        options: &Options,
+        spec: &GameSpec,
         head: &[&str],
         moves: &[&str],
     ) -> Result<Parsed<Self>, String> {
-        let variant = options.variant;
+        let variant = Variant::of(spec.kind).ok_or("not a shogi variant")?;
         let pos = match head.first() {
             Some(&"startpos") if head.len() == 1 => Position::startpos(variant),
             Some(&"sfen") => Position::from_sfen(variant, &head[1..].join(" "))
-                .map_err(|e| crate::engine::sanitize(&e.to_string()))?,
+                .map_err(|e| sanitize(&e.to_string()))?,
             _ => return Err("expected 'startpos' or 'sfen <sfen>'".into()),
         };
         let rules = GameRules {
-            max_plies: ply_cap(options, pos.move_number(), moves.len()),
-            impasse: ImpasseRule::Declaration27,
+            max_plies: ply_cap(spec.max_plies, pos.move_number(), moves.len()),
+            impasse: spec.impasse,
         };
         let mut game = ShogiGame::new(pos, rules);
         for (k, text) in moves.iter().enumerate() {
-            let sanitize = crate::engine::sanitize;
             let mv = game.position().parse_usi_move(text).map_err(|e| {
                 format!(
                     "move {} ({}): {}",
@@ -129,7 +102,7 @@ impl UsiGame for ShogiGame {
 
     fn mate_answer(&self, limits: &MateLimits) -> String {
         match search_mate(self.position(), limits).0 {
-            MateResult::Mate(line) => format!("checkmate {}", crate::engine::join_moves(&line)),
+            MateResult::Mate(line) => format!("checkmate {}", join_moves(&line)),
             MateResult::NoMate => "checkmate nomate".into(),
             MateResult::Timeout => "checkmate timeout".into(),
         }
@@ -137,30 +110,15 @@ impl UsiGame for ShogiGame {
 }
 
 impl UsiGame for TaiGame {
-    fn variant_combo(_options: &Options) -> String {
-        "default tai var tai".into()
-    }
-
-    fn set_variant(_options: &mut Options, value: &str) -> bool {
-        value == "tai"
-    }
-
-    fn layout_for(_options: &Options) -> NetLayout {
-        NetLayout::tai()
-    }
-
-    fn fits(&self, _options: &Options) -> bool {
-        true
-    }
+    const KINDS: &'static [GameKind] = &[GameKind::Tai];
 
     /// `startpos` or `sfen <tai SFEN>`, then moves as squares in path order
-    /// (`13m12l`, `13m12l13m`); the rules are the seed's defaults with no ply cap.
+    /// (`13m12l`, `13m12l13m`); the rules are the spec's tai rule options.
     fn parse_position(
-        options: &Options,
+        spec: &GameSpec,
         head: &[&str],
         moves: &[&str],
     ) -> Result<Parsed<Self>, String> {
-        let sanitize = crate::engine::sanitize;
         let pos = match head.first() {
             Some(&"startpos") if head.len() == 1 => shogi_tai::Position::startpos(),
             Some(&"sfen") => shogi_tai::Position::from_sfen(&head[1..].join(" "))
@@ -168,8 +126,8 @@ impl UsiGame for TaiGame {
             _ => return Err("expected 'startpos' or 'sfen <sfen>'".into()),
         };
         let rules = TaiRules {
-            max_plies: ply_cap(options, pos.move_number(), moves.len()),
-            ..TaiRules::default()
+            max_plies: ply_cap(spec.max_plies, pos.move_number(), moves.len()),
+            ..spec.tai
         };
         let mut game = TaiGame::new(pos, rules);
         let key = game.key();
@@ -196,15 +154,15 @@ impl UsiGame for TaiGame {
     }
 }
 
-/// The game's ply cap (counted from the `position` command's start) for the
-/// `MaxMovesToDraw` option, counted from move 1 of a game whose start has SFEN move number
+/// The game's ply cap (counted from the `position` command's start) for a limit of
+/// `max_moves` plies counted from move 1 of a game whose start has SFEN move number
 /// `move_number`. 0 = none. A position already at or past the limit keeps one more ply
 /// so that the engine still has a move to answer with (every reply scores a draw).
-fn ply_cap(options: &Options, move_number: u32, played: usize) -> u32 {
-    if options.max_moves_to_draw == 0 {
+fn ply_cap(max_moves: u32, move_number: u32, played: usize) -> u32 {
+    if max_moves == 0 {
         return 0;
     }
-    let before = u64::from(move_number.max(1) - 1);
-    let cap = options.max_moves_to_draw.saturating_sub(before);
-    cap.max(played as u64 + 1).min(u64::from(u32::MAX)) as u32
+    let before = move_number.max(1) - 1;
+    let cap = max_moves.saturating_sub(before);
+    cap.max(u32::try_from(played).unwrap_or(u32::MAX).saturating_add(1))
 }

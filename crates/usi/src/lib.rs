@@ -6,8 +6,12 @@
 
 pub mod engine;
 pub mod game;
+pub mod options;
+pub mod protocol;
 pub mod time;
 
-pub use engine::{Engine, Options, score_to_cp};
+pub use engine::Engine;
 pub use game::UsiGame;
+pub use options::{Options, SetOptionError};
+pub use protocol::{Command, GoRequest, score_to_cp};
 pub use shogi_rules::mate::{MateLimits, MateResult, is_mating_line, search_mate};

@@ -8,7 +8,6 @@ use anyhow::{Result, bail};
 use clap::Args;
 use shogi_features::with_game_type;
 use shogi_game::GameKind;
-use shogi_rules::Variant;
 use shogi_usi::{Engine, Options};
 
 /// Arguments: start-up values of the engine's USI options (a GUI's `setoption` still
@@ -47,9 +46,7 @@ pub fn run(args: &UsiArgs) -> Result<()> {
         options.device = d.clone();
     }
     let game = args.variant.unwrap_or(GameKind::Shogi);
-    if let Some(variant) = args.variant.and_then(Variant::of) {
-        options.variant = variant;
-    }
+    options.game = game;
     if let Some(s) = args.simulations {
         options.simulations = s;
     }

@@ -1,0 +1,241 @@
+//! The engine's USI options: their values, the `option` lines `usi` declares them with,
+//! and `setoption` applied to them (clamped, validated, named in the error).
+
+use shogi_features::GameSpec;
+use shogi_game::GameKind;
+use shogi_mcts::SearchConfig;
+use shogi_model::parse_device;
+
+/// Bytes of tree memory assumed per search node when `USI_Hash` is turned into a node
+/// limit.
+pub const BYTES_PER_NODE: usize = 64;
+
+/// The engine's options (the USI `option`s; see `docs/USI.md`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// `USI_Hash`: MB for the search tree (turned into a node limit).
+    pub hash_mb: u64,
+    /// `USI_Ponder`.
+    pub ponder: bool,
+    /// `Threads`: libtorch intra-op threads for the network (the tree search itself is
+    /// one thread).
+    pub threads: u64,
+    /// `MultiPV`.
+    pub multipv: u64,
+    /// `ModelPath`: a checkpoint directory (or a file inside it); empty = uniform
+    /// evaluator (uniform priors, draw value).
+    pub model_path: String,
+    /// `Device`: auto, cpu, cuda, cuda:N.
+    pub device: String,
+    /// `BatchSize`: leaves per network call.
+    pub batch_size: u64,
+    /// `Simulations`: per-move simulation limit (0 = none).
+    pub simulations: u64,
+    /// `ByoyomiMargin` in ms.
+    pub byoyomi_margin: u64,
+    /// `ResignValue`: resign when the expected score stays below this many percent for
+    /// two searches in a row, or the loss is proven (0 = never resign).
+    pub resign_percent: u64,
+    /// `UCI_Variant`: the game played (one the engine's game type plays).
+    pub game: GameKind,
+    /// `MaxMovesToDraw` (YaneuraOu's name; `Draw_Ply` is an alias): the game is drawn
+    /// once this many plies were played, counted from move 1 of the SFEN's move number,
+    /// and the search scores positions at the limit as draws. 0 = no limit.
+    pub max_moves_to_draw: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            hash_mb: 256,
+            ponder: false,
+            threads: 1,
+            multipv: 1,
+            model_path: String::new(),
+            device: "auto".into(),
+            batch_size: 16,
+            simulations: 0,
+            byoyomi_margin: 100,
+            resign_percent: 2,
+            game: GameKind::Shogi,
+            max_moves_to_draw: 0,
+        }
+    }
+}
+
+/// Why a `setoption` changed nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SetOptionError {
+    /// No option has this name.
+    Unknown,
+    /// The value is not one the option takes.
+    BadValue,
+}
+
+impl Options {
+    /// The search tree's node limit `USI_Hash` allows.
+    pub fn max_nodes(&self) -> usize {
+        ((self.hash_mb.clamp(1, 1 << 20) as usize) << 20) / BYTES_PER_NODE
+    }
+
+    /// The search the options ask for.
+    pub fn search_config(&self) -> SearchConfig {
+        SearchConfig {
+            batch_size: self.batch_size.clamp(1, 1024) as usize,
+            max_nodes: self.max_nodes(),
+            // The engine probes for mate itself first, with the clock's budget, and
+            // reports the line (`score mate`): the search need not probe again.
+            root_mate_nodes: 0,
+            ..SearchConfig::for_play()
+        }
+    }
+
+    /// The game and rules positions are played under: `UCI_Variant`'s game as
+    /// tournaments play it, with `MaxMovesToDraw` as its ply cap (counted from move 1).
+    pub fn spec(&self) -> GameSpec {
+        let cap = self.max_moves_to_draw.min(u64::from(u32::MAX)) as u32;
+        GameSpec::standard(self.game, cap)
+    }
+
+    /// The `option` lines `usi` declares, the current values as defaults (so flags given
+    /// on the command line survive a GUI that sends every option back at start-up);
+    /// `UCI_Variant` offers `games`.
+    pub fn usi_lines(&self, games: &[GameKind]) -> Vec<String> {
+        let model = if self.model_path.is_empty() {
+            "<empty>"
+        } else {
+            self.model_path.as_str()
+        };
+        let variants: String = games.iter().map(|g| format!(" var {g}")).collect();
+        vec![
+            format!(
+                "option name USI_Hash type spin default {} min 1 max 65536",
+                self.hash_mb
+            ),
+            format!("option name USI_Ponder type check default {}", self.ponder),
+            format!(
+                "option name Threads type spin default {} min 1 max 256",
+                self.threads
+            ),
+            format!(
+                "option name MultiPV type spin default {} min 1 max 32",
+                self.multipv
+            ),
+            format!("option name ModelPath type filename default {model}"),
+            format!("option name Device type string default {}", self.device),
+            format!(
+                "option name BatchSize type spin default {} min 1 max 1024",
+                self.batch_size
+            ),
+            format!(
+                "option name Simulations type spin default {} min 0 max 1000000000",
+                self.simulations
+            ),
+            format!(
+                "option name ByoyomiMargin type spin default {} min 0 max 60000",
+                self.byoyomi_margin
+            ),
+            format!(
+                "option name ResignValue type spin default {} min 0 max 50",
+                self.resign_percent
+            ),
+            format!(
+                "option name UCI_Variant type combo default {}{variants}",
+                self.game
+            ),
+            format!(
+                "option name MaxMovesToDraw type spin default {} min 0 max 100000",
+                self.max_moves_to_draw
+            ),
+            format!(
+                "option name Draw_Ply type spin default {} min 0 max 100000",
+                self.max_moves_to_draw
+            ),
+        ]
+    }
+
+    /// Applies `setoption name <name> value <value>` (names case-insensitive; spins
+    /// clamped to their range); `UCI_Variant` takes one of `games`.
+    pub fn set(
+        &mut self,
+        name: &str,
+        value: &str,
+        games: &[GameKind],
+    ) -> Result<(), SetOptionError> {
+        let spin = |min: u64, max: u64| -> Result<u64, SetOptionError> {
+            value
+                .parse::<u64>()
+                .map(|v| v.clamp(min, max))
+                .map_err(|_| SetOptionError::BadValue)
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "usi_hash" => self.hash_mb = spin(1, 65536)?,
+            "usi_ponder" => {
+                self.ponder = match value {
+                    "true" => true,
+                    "false" => false,
+                    _ => return Err(SetOptionError::BadValue),
+                }
+            }
+            "threads" => self.threads = spin(1, 256)?,
+            "multipv" => self.multipv = spin(1, 32)?,
+            "modelpath" => self.model_path = value.to_string(),
+            "device" => {
+                if value.is_empty() {
+                    self.device = "auto".into();
+                } else if parse_device(value).is_ok() {
+                    self.device = value.to_string();
+                } else {
+                    return Err(SetOptionError::BadValue);
+                }
+            }
+            "batchsize" => self.batch_size = spin(1, 1024)?,
+            "simulations" | "nodes" => self.simulations = spin(0, 1_000_000_000)?,
+            "byoyomimargin" => self.byoyomi_margin = spin(0, 60_000)?,
+            "resignvalue" => self.resign_percent = spin(0, 50)?,
+            "uci_variant" => {
+                self.game = value
+                    .to_ascii_lowercase()
+                    .parse::<GameKind>()
+                    .ok()
+                    .filter(|g| games.contains(g))
+                    .ok_or(SetOptionError::BadValue)?;
+            }
+            "maxmovestodraw" | "draw_ply" => self.max_moves_to_draw = spin(0, 100_000)?,
+            _ => return Err(SetOptionError::Unknown),
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn setoption_validates_clamps_and_names_the_game() {
+        let shogi = [GameKind::Shogi, GameKind::Minishogi];
+        let mut o = Options::default();
+        o.set("USI_Hash", "999999", &shogi).unwrap();
+        assert_eq!(o.hash_mb, 65536);
+        assert_eq!(
+            o.set("USI_Hash", "x", &shogi),
+            Err(SetOptionError::BadValue)
+        );
+        assert_eq!(o.set("Nope", "1", &shogi), Err(SetOptionError::Unknown));
+        o.set("UCI_Variant", "MiniShogi", &shogi).unwrap();
+        assert_eq!(o.game, GameKind::Minishogi);
+        assert_eq!(
+            o.set("UCI_Variant", "tai", &shogi),
+            Err(SetOptionError::BadValue)
+        );
+        assert_eq!(o.game, GameKind::Minishogi);
+        o.set("Draw_Ply", "256", &shogi).unwrap();
+        assert_eq!(o.spec().max_plies, 256);
+        assert_eq!(o.spec().kind, GameKind::Minishogi);
+        let lines = o.usi_lines(&shogi);
+        assert!(lines.contains(
+            &"option name UCI_Variant type combo default minishogi var shogi var minishogi".into()
+        ));
+    }
+}
