@@ -8,12 +8,11 @@ use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
 use shogi_features::GameSpec;
-use shogi_game::GameKind;
 
 use crate::error::{ArenaError, io_err};
 use crate::matchplay::{MatchConfig, MatchSummary, run_match};
 use crate::openings::Openings;
-use crate::player::{PlayerSettings, PlayerSpec, checkpoint_game};
+use crate::player::{PlayerSettings, PlayerSpec, check_player, checkpoint_game};
 use crate::ratings::{FixedRating, RatingEntry, append_rating, load_ratings, rating_of};
 use crate::stats::{SprtConfig, SprtDecision, SprtState};
 use shogi_rundir::{RunDir, step_of};
@@ -187,7 +186,6 @@ pub fn gate_candidate(
             best_game
         )));
     }
-    let tai = game == GameKind::Tai;
     // Checked before the gate match, so a bad spec costs no games.
     let fixed_opponent = match &config.fixed_opponent {
         Some(text) if !text.trim().is_empty() => {
@@ -195,11 +193,8 @@ pub fn gate_candidate(
                 .trim()
                 .parse()
                 .map_err(|e| ArenaError::Config(format!("gate fixed opponent: {e}")))?;
-            if tai && matches!(spec, PlayerSpec::AlphaBeta(_) | PlayerSpec::Usi(_)) {
-                return Err(ArenaError::Config(format!(
-                    "gate fixed opponent {spec}: tai shogi has no alphabeta or USI player"
-                )));
-            }
+            check_player(game, &spec)
+                .map_err(|e| ArenaError::Config(format!("gate fixed opponent {spec}: {e}")))?;
             Some(spec)
         }
         _ => None,

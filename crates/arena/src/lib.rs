@@ -29,6 +29,6 @@ pub use game::ArenaGame;
 pub use gate::{GateConfig, GateReport, gate_candidate, gate_pending};
 pub use matchplay::{GameResult, MatchConfig, MatchSummary, adjudicate, play_match, run_match};
 pub use openings::Openings;
-pub use player::{GamePlayers, PlayerSettings, PlayerSpec, PreparedPlayer};
+pub use player::{GamePlayers, PlayerSettings, PlayerSpec, PreparedPlayer, check_player};
 pub use stats::{EloEstimate, SprtConfig, SprtDecision, SprtState, Wdl};
 pub use usi_client::{UsiEngine, UsiTimeControl, go_line, parse_usi_option, setoption_lines};

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use shogi_features::NetLayout;
+use shogi_features::{NetLayout, with_game_type};
 use shogi_game::{Game, GameKind};
 use shogi_mcts::batch::BatchConfig;
 use shogi_mcts::{
@@ -178,6 +178,32 @@ impl GamePlayers for ShogiGame {
 /// No USI client or classical baseline speaks tai shogi.
 impl GamePlayers for TaiGame {}
 
+/// Refuses `spec` where the game (`G`, named `game`) does not offer it: the external USI
+/// engine and the alpha-beta baseline exist for shogi and minishogi only.
+fn check_player_for<G: GamePlayers>(spec: &PlayerSpec, game: &str) -> Result<(), ArenaError> {
+    let refused = match spec {
+        PlayerSpec::AlphaBeta(limits) => G::alphabeta_mover(limits)
+            .is_none()
+            .then_some("the alphabeta baseline plays"),
+        PlayerSpec::Usi(command) => G::usi_mover(command, &UsiTimeControl::default())
+            .is_none()
+            .then_some("the arena's USI client speaks"),
+        _ => None,
+    };
+    match refused {
+        Some(what) => Err(ArenaError::Config(format!(
+            "{what} shogi and minishogi only, not {game}"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Whether `game` can be played by `spec`, checked before anything is loaded (a gate
+/// checks its fixed opponent so that a bad one costs no games).
+pub fn check_player(game: GameKind, spec: &PlayerSpec) -> Result<(), ArenaError> {
+    with_game_type!(game, G => check_player_for::<G>(spec, game.name()))
+}
+
 enum Shared<G: ArenaGame> {
     Net {
         evaluator: Arc<dyn Evaluator<G>>,
@@ -253,21 +279,11 @@ impl<G: GamePlayers> PreparedPlayer<G> {
             ),
             PlayerSpec::Random => ("random".to_string(), Shared::Random),
             PlayerSpec::AlphaBeta(limits) => {
-                if G::alphabeta_mover(limits).is_none() {
-                    return Err(ArenaError::Config(format!(
-                        "the alphabeta baseline plays shogi and minishogi only, not {}",
-                        layout.variant
-                    )));
-                }
+                check_player_for::<G>(spec, layout.variant)?;
                 (format!("alphabeta:{limits}"), Shared::AlphaBeta(*limits))
             }
             PlayerSpec::Usi(command) => {
-                if G::usi_mover(command, &settings.usi).is_none() {
-                    return Err(ArenaError::Config(format!(
-                        "the arena's USI client speaks shogi and minishogi only, not {}",
-                        layout.variant
-                    )));
-                }
+                check_player_for::<G>(spec, layout.variant)?;
                 (command.clone(), Shared::Usi(command.clone()))
             }
         };

@@ -596,6 +596,18 @@ fn tai_shogi_matches_play_through_the_same_arena() {
     )
     .unwrap_err();
     assert!(err.to_string().contains("USI client speaks shogi"), "{err}");
+    // The same check, before anything is loaded (the gate's fixed opponent).
+    let alphabeta: PlayerSpec = "alphabeta:depth=1".parse().unwrap();
+    let err = shogi_arena::check_player(GameKind::Tai, &alphabeta).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("baseline plays shogi and minishogi only, not tai")
+    );
+    for game in [GameKind::Shogi, GameKind::Minishogi] {
+        shogi_arena::check_player(game, &alphabeta).unwrap();
+        shogi_arena::check_player(game, &PlayerSpec::Usi("true".into())).unwrap();
+    }
+    shogi_arena::check_player(GameKind::Tai, &PlayerSpec::Random).unwrap();
 }
 
 #[test]

@@ -184,6 +184,29 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
         None
     }
 
+    /// Leaf count of the legal-move tree `depth` plies deep (perft). A game that ends
+    /// inside the tree is a leaf of its own and is not expanded. With `bulk` the last
+    /// ply is counted from the move list instead of making each move (the same count,
+    /// faster). A game with a faster counter overrides it.
+    fn perft(&self, depth: u32, bulk: bool) -> u64 {
+        if depth == 0 || self.outcome().is_some() {
+            return 1;
+        }
+        let mut moves = Vec::new();
+        self.legal_moves(&mut moves);
+        if depth == 1 && bulk {
+            return moves.len() as u64;
+        }
+        moves
+            .into_iter()
+            .map(|mv| {
+                let mut next = self.clone();
+                next.play(mv);
+                next.perft(depth - 1, bulk)
+            })
+            .sum()
+    }
+
     /// Material points of `c`, for adjudicating games stopped at a ply cap (`None`: the
     /// variant has no material count).
     fn material_points(&self, _c: Color) -> Option<u32> {

@@ -258,6 +258,12 @@ impl Game for ShogiGame {
         self.record(mv);
     }
 
+    /// The position's perft: counts the tree of positions, as perft tables do (the
+    /// game's end rules, repetition and the ply cap, do not cut it).
+    fn perft(&self, depth: u32, bulk: bool) -> u64 {
+        crate::perft::perft(&self.pos, depth, bulk)
+    }
+
     /// The position's own legality test (no move generation).
     fn play_checked(&mut self, mv: Move) -> Result<(), String> {
         self.try_play(mv).map_err(|e| e.to_string())

@@ -382,24 +382,3 @@ impl Game for TaiGame {
         moves.contains(&mv).then_some(mv)
     }
 }
-
-/// Leaf count of the legal move tree `depth` plies deep (games that end count as leaves
-/// of their own and are not expanded).
-pub fn perft(game: &TaiGame, depth: u32) -> u64 {
-    if depth == 0 || game.outcome().is_some() {
-        return 1;
-    }
-    let mut moves = Vec::new();
-    game.legal_moves(&mut moves);
-    if depth == 1 {
-        return moves.len() as u64;
-    }
-    moves
-        .into_iter()
-        .map(|mv| {
-            let mut next = game.clone();
-            next.play(mv);
-            perft(&next, depth - 1)
-        })
-        .sum()
-}

@@ -68,7 +68,7 @@ pub mod pieces;
 pub mod position;
 pub mod rules;
 
-pub use game::{TaiGame, perft, promoted_piece};
+pub use game::{TaiGame, promoted_piece};
 pub use movegen::TaiMove;
 pub use pieces::{Catalogue, KindInfo, PIECES_PER_SIDE, PieceKind, SETUP_KINDS};
 pub use position::{Piece, Position, SIZE, SQUARES, SfenError, Square};

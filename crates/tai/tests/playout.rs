@@ -4,7 +4,7 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use shogi_game::{Color, Game};
-use shogi_tai::{Position, TaiGame, TaiMove, TaiRules, perft};
+use shogi_tai::{Position, TaiGame, TaiMove, TaiRules};
 
 fn check_invariants(game: &TaiGame) {
     let pos = game.position();
@@ -91,8 +91,8 @@ fn random_games_keep_their_invariants() {
 #[test]
 fn perft_from_the_setup() {
     let game = TaiGame::startpos(TaiRules::default());
-    assert_eq!(perft(&game, 1), PERFT_1);
-    assert_eq!(perft(&game, 2), PERFT_2);
+    assert_eq!(game.perft(1, true), PERFT_1);
+    assert_eq!(game.perft(2, true), PERFT_2);
 }
 
 const PERFT_1: u64 = 479;
@@ -104,5 +104,5 @@ const PERFT_3: u64 = 111_369_418;
 #[ignore = "3 s in release, longer in debug"]
 fn perft_3_from_the_setup() {
     let game = TaiGame::startpos(TaiRules::default());
-    assert_eq!(perft(&game, 3), PERFT_3);
+    assert_eq!(game.perft(3, true), PERFT_3);
 }

@@ -3,12 +3,10 @@
 use std::io::Write;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::{Result, anyhow};
 use clap::Args;
-use shogi_game::Game;
-use shogi_rules::{Position, perft};
-use shogi_tai::{TaiGame, TaiRules};
-
+use shogi_arena::ArenaGame;
+use shogi_features::{GameSpec, with_game_type};
 use shogi_game::GameKind;
 
 #[derive(Debug, Args)]
@@ -31,41 +29,28 @@ pub struct PerftArgs {
 }
 
 pub fn run(args: &PerftArgs) -> Result<()> {
-    if args.variant == GameKind::Tai {
-        return run_tai(args);
-    }
-    let variant = super::shogi_variant(args.variant, "perft")?;
-    let pos = match &args.sfen {
-        Some(sfen) => Position::from_sfen(variant, sfen)
-            .with_context(|| format!("--sfen {sfen:?} is not a valid position"))?,
-        None => Position::startpos(variant),
-    };
-    let mut out = std::io::stdout().lock();
-    let start = Instant::now();
-    let nodes = if args.divide {
-        let mut total = 0;
-        for (mv, count) in perft::divide(&pos, args.depth) {
-            writeln!(out, "{mv}: {count}")?;
-            total += count;
-        }
-        total
-    } else {
-        perft::perft(&pos, args.depth, !args.no_bulk)
-    };
-    report(&mut out, nodes, start)
+    with_game_type!(args.variant, G => run_game::<G>(args))
 }
 
-/// Tai shogi's perft: games that end inside the tree count as leaves; `--no-bulk` does
-/// not apply (every node is made).
-fn run_tai(args: &PerftArgs) -> Result<()> {
-    let pos = match &args.sfen {
-        Some(sfen) => shogi_tai::Position::from_sfen(sfen)
-            .with_context(|| format!("--sfen {sfen:?} is not a valid tai shogi position"))?,
-        None => shogi_tai::Position::startpos(),
-    };
-    let game = TaiGame::new(pos, TaiRules::default());
+/// Perft of the game `G` (`args.variant`'s type): shogi and minishogi count positions
+/// with the rules crate's counter, tai shogi counts games that end inside the tree as
+/// leaves (see `Game::perft`).
+fn run_game<G: ArenaGame>(args: &PerftArgs) -> Result<()> {
+    let line = args
+        .sfen
+        .as_ref()
+        .map_or_else(|| "startpos".to_string(), |sfen| format!("sfen {sfen}"));
+    let start = G::parse_start(args.variant, &line).map_err(|e| match &args.sfen {
+        Some(sfen) => anyhow!(
+            "--sfen {sfen:?} is not a valid {} position: {e}",
+            args.variant
+        ),
+        None => anyhow!("{e}"),
+    })?;
+    let game = G::from_start(&GameSpec::new(args.variant, 0), &start);
+    let bulk = !args.no_bulk;
     let mut out = std::io::stdout().lock();
-    let start = Instant::now();
+    let began = Instant::now();
     let nodes = if args.divide {
         let mut moves = Vec::new();
         game.legal_moves(&mut moves);
@@ -73,15 +58,15 @@ fn run_tai(args: &PerftArgs) -> Result<()> {
         for mv in moves {
             let mut next = game.clone();
             next.play(mv);
-            let count = shogi_tai::perft(&next, args.depth - 1);
+            let count = next.perft(args.depth - 1, bulk);
             writeln!(out, "{mv}: {count}")?;
             total += count;
         }
         total
     } else {
-        shogi_tai::perft(&game, args.depth)
+        game.perft(args.depth, bulk)
     };
-    report(&mut out, nodes, start)
+    report(&mut out, nodes, began)
 }
 
 /// The `nodes` and `time` lines every perft ends with.
