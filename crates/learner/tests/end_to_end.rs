@@ -1,14 +1,14 @@
 //! End to end on synthetic self-play data: train a tiny net, loss decreases, candidates
 //! are written and load back, TensorBoard scalars read back with tbparse.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
-use shogi_mcts::{SearchConfig, UniformEvaluator};
 use shogi_model::{Expected, Model, TrainConfig, model_config_for, tch::Device};
-use shogi_rules::{GameRules, Position, ShogiGame, Variant};
-use shogi_selfplay::play::{PlayConfig, play_game};
+use shogi_rules::Variant;
 use shogi_selfplay::write_chunk;
 
 fn python() -> PathBuf {
@@ -28,30 +28,8 @@ fn python() -> PathBuf {
 fn trains_exports_and_logs() {
     let replay = tempfile::tempdir().unwrap();
     let run = tempfile::tempdir().unwrap();
-    let search = SearchConfig {
-        simulations: 16,
-        batch_size: 4,
-        ..SearchConfig::default()
-    };
     let games: Vec<_> = (0..4)
-        .map(|seed| {
-            let start = ShogiGame::new(
-                Position::startpos(Variant::Minishogi),
-                GameRules {
-                    max_plies: 60,
-                    ..GameRules::default()
-                },
-            );
-            play_game(
-                start,
-                &search,
-                &PlayConfig::default(),
-                &UniformEvaluator::default(),
-                seed,
-            )
-            .unwrap()
-            .record
-        })
+        .map(|seed| common::minishogi_game(seed, 60, 16))
         .collect();
     write_chunk(&replay.path().join("c-000.szgr"), &games).unwrap();
     let mut window = ReplayWindow::new(replay.path(), 100_000, SampleConfig::default());

@@ -1,35 +1,17 @@
 //! Sample construction from records: policy targets, value targets, mirroring.
 
+mod common;
+
 use shogi_game::Game;
 use shogi_learner::{SampleConfig, samples_from_record};
 use shogi_mcts::{SearchConfig, UniformEvaluator};
-use shogi_rules::{GameRules, Move, Position, ShogiGame, Variant};
+use shogi_rules::{GameRules, Move, Position, ShogiGame};
 use shogi_selfplay::convert::variant_from_name;
 use shogi_selfplay::play::{PlayConfig, play_game};
 use shogi_selfplay::record::GameRecord;
 
 fn game(seed: u64) -> GameRecord {
-    let start = ShogiGame::new(
-        Position::startpos(Variant::Minishogi),
-        GameRules {
-            max_plies: 60,
-            ..GameRules::default()
-        },
-    );
-    let search = SearchConfig {
-        simulations: 16,
-        batch_size: 4,
-        ..SearchConfig::default()
-    };
-    play_game(
-        start,
-        &search,
-        &PlayConfig::default(),
-        &UniformEvaluator::default(),
-        seed,
-    )
-    .unwrap()
-    .record
+    common::minishogi_game(seed, 60, 16)
 }
 
 fn mirror_sfen(sfen: &str) -> String {

@@ -1,34 +1,13 @@
 //! The replay window loads chunks, skips damaged ones, keeps the newest positions.
 
+mod common;
+
 use rand::SeedableRng;
 use shogi_learner::{ReplayWindow, SampleConfig};
-use shogi_mcts::{SearchConfig, UniformEvaluator};
-use shogi_rules::{GameRules, Position, ShogiGame, Variant};
-use shogi_selfplay::play::{PlayConfig, play_game};
 use shogi_selfplay::write_chunk;
 
 fn game(seed: u64) -> shogi_selfplay::GameRecord {
-    let start = ShogiGame::new(
-        Position::startpos(Variant::Minishogi),
-        GameRules {
-            max_plies: 40,
-            ..GameRules::default()
-        },
-    );
-    let search = SearchConfig {
-        simulations: 8,
-        batch_size: 4,
-        ..SearchConfig::default()
-    };
-    play_game(
-        start,
-        &search,
-        &PlayConfig::default(),
-        &UniformEvaluator::default(),
-        seed,
-    )
-    .unwrap()
-    .record
+    common::minishogi_game(seed, 40, 8)
 }
 
 #[test]

@@ -118,19 +118,20 @@ impl<I: Send + 'static, O: Send + 'static> BatchHandle<I, O> {
     /// Submits `inputs` (one request, kept together in one batch when it fits) and blocks
     /// until the outputs come back or the service is gone. Any thread may call it.
     pub fn submit(&self, inputs: Vec<I>) -> Result<Vec<O>, EvalError> {
-        if inputs.is_empty() {
-            return Ok(Vec::new());
-        }
-        let (rtx, rrx) = bounded(1);
-        self.tx
-            .send(Job { inputs, reply: rtx })
-            .map_err(|_| EvalError::ServiceShutDown)?;
-        rrx.recv().map_err(|_| EvalError::ServiceShutDown)?
+        self.submit_within(inputs, None)
     }
 
     /// Like [`submit`](Self::submit) but gives up after `timeout` with
     /// [`EvalError::Timeout`]; the service then discards the answer when it comes.
     pub fn submit_timeout(&self, inputs: Vec<I>, timeout: Duration) -> Result<Vec<O>, EvalError> {
+        self.submit_within(inputs, Some(timeout))
+    }
+
+    fn submit_within(
+        &self,
+        inputs: Vec<I>,
+        timeout: Option<Duration>,
+    ) -> Result<Vec<O>, EvalError> {
         if inputs.is_empty() {
             return Ok(Vec::new());
         }
@@ -138,6 +139,9 @@ impl<I: Send + 'static, O: Send + 'static> BatchHandle<I, O> {
         self.tx
             .send(Job { inputs, reply: rtx })
             .map_err(|_| EvalError::ServiceShutDown)?;
+        let Some(timeout) = timeout else {
+            return rrx.recv().map_err(|_| EvalError::ServiceShutDown)?;
+        };
         match rrx.recv_timeout(timeout) {
             Ok(r) => r,
             Err(crossbeam_channel::RecvTimeoutError::Timeout) => Err(EvalError::Timeout),

@@ -46,12 +46,8 @@ pub struct CurveArgs {
     /// Games played at once.
     #[arg(long, default_value_t = 4)]
     pub parallel: usize,
-    /// Device of the networks: auto, cpu, cuda, cuda:N.
-    #[arg(long, default_value = "auto")]
-    pub device: String,
-    /// libtorch CPU threads (0 = libtorch's default).
-    #[arg(long, default_value_t = 1)]
-    pub torch_threads: usize,
+    #[command(flatten)]
+    pub net: super::DeviceArgs,
     /// Seed of the openings and searches (the same for every network).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -99,9 +95,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
         )
         .collect();
     let game = match_game(None, &players.iter().collect::<Vec<_>>())?;
-    if args.torch_threads > 0 {
-        shogi_model::set_num_threads(args.torch_threads);
-    }
+    args.net.apply_threads();
     let out = args.out.clone().unwrap_or_else(|| {
         run.root()
             .join("proof")
@@ -154,7 +148,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
             players: PlayerSettings {
                 simulations: curve.simulations,
                 gumbel_considered: (curve.gumbel > 0).then_some(curve.gumbel),
-                device: args.device.clone(),
+                device: args.net.device.clone(),
                 ..PlayerSettings::default()
             },
             seed: args.seed,

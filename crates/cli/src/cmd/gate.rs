@@ -37,12 +37,8 @@ pub struct GateArgs {
     /// Games played at once.
     #[arg(long, default_value_t = 8)]
     pub parallel: usize,
-    /// Device: auto, cpu, cuda, cuda:N.
-    #[arg(long, default_value = "auto")]
-    pub device: String,
-    /// libtorch CPU threads (0 = libtorch's default).
-    #[arg(long, default_value_t = 1)]
-    pub torch_threads: usize,
+    #[command(flatten)]
+    pub net: super::DeviceArgs,
     /// Random plies of the openings (the first is the start position).
     #[arg(long, default_value_t = 4)]
     pub opening_plies: u32,
@@ -75,8 +71,8 @@ pub fn run(args: &GateArgs) -> Result<()> {
         max_plies: args.limit.max_plies,
         adjudicate_margin: args.limit.adjudicate,
         parallel_games: args.parallel.max(1),
-        device: args.device.clone(),
-        torch_threads: args.torch_threads,
+        device: args.net.device.clone(),
+        torch_threads: args.net.torch_threads,
         opening_plies: args.opening_plies,
         seed: args.seed,
         fixed_opponent: args.fixed_opponent.clone(),

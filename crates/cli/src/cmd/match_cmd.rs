@@ -89,12 +89,8 @@ pub struct MatchArgs {
     /// Player B's USI engine options (as `--a-option`).
     #[arg(long = "b-option", value_name = "NAME=VALUE")]
     pub b_options: Vec<String>,
-    /// Device of the networks: auto, cpu, cuda, cuda:N.
-    #[arg(long, default_value = "auto")]
-    pub device: String,
-    /// libtorch CPU threads (0 = libtorch's default).
-    #[arg(long, default_value_t = 1)]
-    pub torch_threads: usize,
+    #[command(flatten)]
+    pub net: super::DeviceArgs,
     /// Seed of the openings and searches.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -187,9 +183,7 @@ fn usi_options(texts: &[String], spec: &PlayerSpec, flag: &str) -> Result<Vec<(S
 /// Runs the subcommand.
 pub fn run(args: &MatchArgs) -> Result<()> {
     let game = match_game(args.variant, &[&args.a, &args.b])?;
-    if args.torch_threads > 0 {
-        shogi_model::set_num_threads(args.torch_threads);
-    }
+    args.net.apply_threads();
     let openings = match &args.openings {
         Some(file) => Openings::List(read_openings_file(file, game)?),
         None => Openings::Random {
@@ -208,7 +202,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             temperature_plies: args.temperature_plies,
             mate_nodes: args.mate_nodes,
             gumbel_considered: (args.gumbel > 0).then_some(args.gumbel),
-            device: args.device.clone(),
+            device: args.net.device.clone(),
             usi: UsiTimeControl {
                 byoyomi_ms: args.byoyomi,
                 increment_ms: args.increment,

@@ -10,3 +10,24 @@ pub mod perft;
 pub mod selfplay;
 pub mod train;
 pub mod usi;
+
+/// Where networks run: `--device` and `--torch-threads`, shared by every command that
+/// loads one.
+#[derive(Debug, clap::Args)]
+pub struct DeviceArgs {
+    /// Device of the networks: auto, cpu, cuda, cuda:N.
+    #[arg(long, default_value = "auto")]
+    pub device: String,
+    /// libtorch CPU threads (0 = libtorch's default).
+    #[arg(long, default_value_t = 1)]
+    pub torch_threads: usize,
+}
+
+impl DeviceArgs {
+    /// Sets libtorch's CPU threads when asked for a number.
+    pub fn apply_threads(&self) {
+        if self.torch_threads > 0 {
+            shogi_model::set_num_threads(self.torch_threads);
+        }
+    }
+}

@@ -12,9 +12,7 @@ use shogi_features::{FromSpec, GameSpec, NetGame, NetLayout, with_game_type};
 use shogi_game::GameKind;
 use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, uniform_batch};
 use shogi_mcts::{RootSelection, SearchConfig};
-use shogi_model::{
-    Inference, Model, NetService, model_config_for_layout, parse_device, set_num_threads,
-};
+use shogi_model::{Inference, Model, NetService, model_config_for_layout, parse_device};
 use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
 use shogi_selfplay::play::{PlayConfig, RecordGame};
 
@@ -76,12 +74,8 @@ pub struct SelfplayArgs {
     /// (shogi: rook and bishop 5, others 1; tai: mobility values); 0 = a draw.
     #[arg(long, default_value_t = 0, value_name = "POINTS")]
     adjudicate: u32,
-    /// Device: auto, cpu, cuda, cuda:N.
-    #[arg(long, default_value = "auto")]
-    device: String,
-    /// libtorch CPU threads.
-    #[arg(long, default_value_t = 1)]
-    torch_threads: usize,
+    #[command(flatten)]
+    net: super::DeviceArgs,
     /// Base seed (game i uses seed + i).
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -154,8 +148,8 @@ where
         )?;
         (summary, service.shutdown())
     } else {
-        let device = parse_device(&args.device)?;
-        set_num_threads(args.torch_threads);
+        let device = parse_device(&args.net.device)?;
+        args.net.apply_threads();
         let service = match &args.checkpoint {
             Some(dir) => {
                 let service = NetService::from_checkpoint(dir, layout, device, batch)?;
