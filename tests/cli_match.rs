@@ -1,5 +1,6 @@
 //! `shogi-zero match` and `shogi-zero gate` end to end.
 
+use shogi_testkit::repo_root;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -19,10 +20,6 @@ fn shogi_zero(args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 fn summary(dir: &Path) -> serde_json::Value {

@@ -1,6 +1,7 @@
 //! `shogi-zero train` end to end on the smoke config: the full loop, resume after an
 //! interruption, kill -9 at random instants, and config errors a user can act on.
 
+use shogi_testkit::repo_root;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -9,10 +10,6 @@ use shogi_model::Expected;
 use shogi_rundir::RunDir;
 
 const BIN: &str = env!("CARGO_BIN_EXE_shogi-zero");
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn smoke_config() -> PathBuf {
     repo_root().join("configs/smoke.toml")

@@ -3,6 +3,7 @@
 //! with legality judged by cshogi (shogi) and pyffish (minishogi). See
 //! `scripts/usi/client_games.py`.
 
+use shogi_testkit::{python, repo_root};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -11,20 +12,6 @@ use shogi_model::{CheckpointMeta, Model, model_config_for, save_checkpoint, tch}
 use shogi_rules::Variant;
 
 const BIN: &str = env!("CARGO_BIN_EXE_shogi-zero");
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn python() -> PathBuf {
-    let venv = repo_root().join(".venv/bin/python");
-    assert!(
-        venv.exists(),
-        "{} missing: run `bash scripts/bootstrap.sh` (make test does)",
-        venv.display()
-    );
-    venv
-}
 
 /// Runs the client and returns its JSON summary.
 fn client_games(args: &[&str]) -> serde_json::Value {

@@ -190,24 +190,11 @@ fn a_raised_stop_flag_interrupts_a_match() {
     assert_eq!(s.total.games(), 0);
 }
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn double(mode: &str) -> PlayerSpec {
-    let root = repo_root();
     // The venv's interpreter, never a system `python3`: with a missing or broken one the
     // crash and mute doubles would "forfeit" without the script having run.
-    let python = std::env::var_os("SHOGI_ZERO_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join(".venv/bin/python"));
-    assert!(
-        python.exists(),
-        "no python at {}: run scripts/bootstrap.sh (or set SHOGI_ZERO_PYTHON)",
-        python.display()
-    );
-    let python = python.display().to_string();
-    let script = root.join("scripts/usi_doubles/engine.py");
+    let python = shogi_testkit::python().display().to_string();
+    let script = shogi_testkit::repo_root().join("scripts/usi_doubles/engine.py");
     PlayerSpec::Usi(format!("{python} {} {mode}", script.display()))
 }
 
@@ -419,6 +406,18 @@ fn usi_option_text_is_checked() {
     }
 }
 
+/// A run directory with an initial network accepted and two pending candidates (steps
+/// 100 and 200); the temporary directory lives as long as the first value.
+fn run_with_two_candidates() -> (tempfile::TempDir, RunDir, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = RunDir::new(tmp.path().join("run"));
+    run.create().unwrap();
+    tiny_net(&run.accepted(), 0, 1);
+    let c1 = tiny_net(&run.candidates(), 100, 2);
+    let c2 = tiny_net(&run.candidates(), 200, 3);
+    (tmp, run, c1, c2)
+}
+
 fn tiny_net(dir: &Path, step: u64, seed: i64) -> PathBuf {
     tch::manual_seed(seed);
     let cfg = model_config_for(Variant::Minishogi, 1, 8);
@@ -452,12 +451,7 @@ fn gate_config(threshold: f64) -> GateConfig {
 
 #[test]
 fn the_gate_promotes_rejects_and_rates() {
-    let tmp = tempfile::tempdir().unwrap();
-    let run = RunDir::new(tmp.path().join("run"));
-    run.create().unwrap();
-    tiny_net(&run.accepted(), 0, 1);
-    let c1 = tiny_net(&run.candidates(), 100, 2);
-    let c2 = tiny_net(&run.candidates(), 200, 3);
+    let (_tmp, run, c1, c2) = run_with_two_candidates();
     let stop = AtomicBool::new(false);
 
     // A raised stop flag: an error, and the candidate stays pending.
@@ -612,12 +606,7 @@ fn tai_shogi_matches_play_through_the_same_arena() {
 
 #[test]
 fn an_accepted_network_is_also_rated_against_the_fixed_opponent() {
-    let tmp = tempfile::tempdir().unwrap();
-    let run = RunDir::new(tmp.path().join("run"));
-    run.create().unwrap();
-    tiny_net(&run.accepted(), 0, 1);
-    let c1 = tiny_net(&run.candidates(), 100, 2);
-    let c2 = tiny_net(&run.candidates(), 200, 3);
+    let (_tmp, run, c1, c2) = run_with_two_candidates();
     let stop = AtomicBool::new(false);
     let config = GateConfig {
         fixed_opponent: Some("alphabeta:depth=1".into()),

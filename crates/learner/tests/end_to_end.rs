@@ -3,26 +3,13 @@
 
 mod common;
 
-use std::path::PathBuf;
+use shogi_testkit::python;
 use std::process::Command;
 
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
 use shogi_model::{Expected, Model, TrainConfig, model_config_for, tch::Device};
 use shogi_rules::Variant;
 use shogi_selfplay::write_chunk;
-
-fn python() -> PathBuf {
-    if let Ok(p) = std::env::var("SHOGI_ZERO_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python");
-    assert!(
-        p.exists(),
-        "no venv python at {}: run scripts/bootstrap.sh",
-        p.display()
-    );
-    p
-}
 
 #[test]
 fn trains_exports_and_logs() {

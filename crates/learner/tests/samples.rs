@@ -5,9 +5,9 @@ mod common;
 use shogi_game::Game;
 use shogi_learner::{SampleConfig, samples_from_record};
 use shogi_mcts::{SearchConfig, UniformEvaluator};
-use shogi_rules::{GameRules, Move, Position, ShogiGame};
+use shogi_rules::{Move, Position, ShogiGame};
 use shogi_selfplay::convert::variant_from_name;
-use shogi_selfplay::play::{PlayConfig, play_game};
+use shogi_selfplay::play::{PlayConfig, RecordGame, play_game};
 use shogi_selfplay::record::GameRecord;
 
 fn game(seed: u64) -> GameRecord {
@@ -43,13 +43,7 @@ fn policy_and_value_targets() {
     let samples = samples_from_record(&record, &SampleConfig::default()).unwrap();
     let variant = variant_from_name(&record.variant).unwrap();
     // Replay alongside to check each sample against its position.
-    let mut g = ShogiGame::new(
-        Position::from_sfen(variant, &record.start_sfen).unwrap(),
-        GameRules {
-            max_plies: record.max_plies,
-            ..GameRules::default()
-        },
-    );
+    let mut g = ShogiGame::replay_start(&record).unwrap();
     let mut k = 0;
     for m in &record.moves {
         if m.full_search && !m.searched.is_empty() {
@@ -108,13 +102,7 @@ fn mirrored_sample_equals_mirrored_position() {
     let variant = variant_from_name(&record.variant).unwrap();
     let samples = samples_from_record(&record, &SampleConfig::default()).unwrap();
     // Walk the game; for each sampled position encode the mirrored position directly.
-    let mut g = ShogiGame::new(
-        Position::from_sfen(variant, &record.start_sfen).unwrap(),
-        GameRules {
-            max_plies: record.max_plies,
-            ..GameRules::default()
-        },
-    );
+    let mut g = ShogiGame::replay_start(&record).unwrap();
     let mut k = 0;
     for m in &record.moves {
         if m.full_search && !m.searched.is_empty() {

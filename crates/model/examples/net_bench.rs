@@ -21,8 +21,7 @@ use std::time::Instant;
 
 use shogi_model::tch::{self, Device};
 use shogi_model::{
-    Inference, InferenceOptions, Model, OptimizerKind, TrainConfig, Trainer, model_config_for,
-    parse_device,
+    Inference, InferenceOptions, Model, TrainConfig, Trainer, model_config_for, parse_device,
 };
 use shogi_rules::Variant;
 
@@ -182,16 +181,8 @@ fn main() {
                     }
                     let mut trainer = Trainer::new(
                         Model::new(&cfg, args.device),
-                        TrainConfig {
-                            optimizer: OptimizerKind::Sgd {
-                                momentum: 0.9,
-                                nesterov: true,
-                            },
-                            lr: 0.02,
-                            weight_decay: 1e-4,
-                            grad_clip: Some(10.0),
-                            value_weight: 1.0,
-                        },
+                        // The learner's defaults: SGD with Nesterov momentum 0.9, lr 0.02.
+                        TrainConfig::default(),
                     )
                     .expect("optimizer");
                     timed(args.secs, || {

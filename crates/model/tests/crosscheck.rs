@@ -4,32 +4,13 @@
 //! reproduces Rust's forward pass. The other way round, a checkpoint written by PyTorch
 //! (`crosscheck.py write`) loads into the Rust net, which reproduces PyTorch's outputs.
 
-use std::path::{Path, PathBuf};
+use shogi_testkit::python;
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
 use shogi_model::tch::{self, Device, Kind, Tensor};
 use shogi_model::{Model, ModelConfig, save_weights};
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-fn python() -> PathBuf {
-    let p = std::env::var_os("SHOGI_ZERO_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join(".venv/bin/python"));
-    assert!(
-        p.exists(),
-        "python interpreter {} not found: run scripts/bootstrap.sh (creates .venv with torch, \
-         numpy, safetensors) and `source scripts/env.sh`",
-        p.display()
-    );
-    p
-}
 
 fn crosscheck(cfg: &ModelConfig, seed: i64) {
     tch::manual_seed(seed);

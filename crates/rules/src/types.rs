@@ -169,16 +169,17 @@ impl PieceKind {
         PieceKind::Horse,
         PieceKind::Dragon,
     ];
-    /// The kinds that can be held in hand, in index order.
-    pub const HAND: [PieceKind; 7] = [
-        PieceKind::Pawn,
-        PieceKind::Lance,
-        PieceKind::Knight,
-        PieceKind::Silver,
-        PieceKind::Bishop,
-        PieceKind::Rook,
-        PieceKind::Gold,
-    ];
+    /// The kinds that can be held in hand, in index order: the first seven (pawn to
+    /// gold).
+    pub const HAND: [PieceKind; 7] = {
+        let mut hand = [PieceKind::Pawn; 7];
+        let mut i = 0;
+        while i < hand.len() {
+            hand[i] = PieceKind::ALL[i];
+            i += 1;
+        }
+        hand
+    };
 
     /// Kind from its index (below 14).
     #[inline]

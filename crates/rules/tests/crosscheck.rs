@@ -373,7 +373,14 @@ fn crosscheck(variant: Variant, script: &str, args: &[String], min_positions: us
     }
 }
 
-fn shogi(count: u64, seed: u64, perfts: u64) {
+/// `count` random positions of `variant` from the oracle `script` (seeded), `perfts` of
+/// them also perft-checked to `perft_depth`.
+fn against_oracle(
+    variant: Variant,
+    script: &str,
+    perft_depth: u32,
+    (count, seed, perfts): (u64, u64, u64),
+) {
     let args: Vec<String> = vec![
         "--count".into(),
         count.to_string(),
@@ -382,32 +389,26 @@ fn shogi(count: u64, seed: u64, perfts: u64) {
         "--perft".into(),
         perfts.to_string(),
         "--perft-depth".into(),
-        "3".into(),
+        perft_depth.to_string(),
     ];
-    crosscheck(
+    crosscheck(variant, script, &args, (count as usize) * 9 / 10);
+}
+
+fn shogi(count: u64, seed: u64, perfts: u64) {
+    against_oracle(
         Variant::Shogi,
         "cshogi_positions.py",
-        &args,
-        (count as usize) * 9 / 10,
+        3,
+        (count, seed, perfts),
     );
 }
 
 fn minishogi(count: u64, seed: u64, perfts: u64) {
-    let args: Vec<String> = vec![
-        "--count".into(),
-        count.to_string(),
-        "--seed".into(),
-        seed.to_string(),
-        "--perft".into(),
-        perfts.to_string(),
-        "--perft-depth".into(),
-        "2".into(),
-    ];
-    crosscheck(
+    against_oracle(
         Variant::Minishogi,
         "pyffish_minishogi.py",
-        &args,
-        (count as usize) * 9 / 10,
+        2,
+        (count, seed, perfts),
     );
 }
 

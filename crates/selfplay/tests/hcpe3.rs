@@ -2,7 +2,7 @@
 //! start position's HuffmanCodedPos equals cshogi's own encoding byte for byte, and every
 //! move16, evaluation, result and visit count decodes to what the record holds.
 
-use std::path::{Path, PathBuf};
+use shogi_testkit::{python, repo_root};
 use std::process::Command;
 
 use rand::{Rng, SeedableRng};
@@ -14,25 +14,6 @@ use shogi_rules::{GameRules, Move, Position, ShogiGame, Variant};
 use shogi_selfplay::hcpe3::{self, eval_from_score};
 use shogi_selfplay::play::{PlayConfig, play_game};
 use shogi_selfplay::record::GameRecord;
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-fn python() -> PathBuf {
-    let p = std::env::var_os("SHOGI_ZERO_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join(".venv/bin/python"));
-    assert!(
-        p.exists(),
-        "python {} not found: run scripts/bootstrap.sh",
-        p.display()
-    );
-    p
-}
 
 /// A position after `plies` uniformly random legal plies from the start (captures,
 /// promotions and pieces in hand appear after a few dozen).
