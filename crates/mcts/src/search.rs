@@ -503,8 +503,14 @@ impl<G: Game> Search<G> {
         if self.session.is_some() {
             self.abort();
         }
+        // A kept subtree's root must also agree with `game` on whether the game is over:
+        // the same position can be judged by other rules now (a repetition that ended a
+        // line inside the last search need not end the game that was played into it).
         let reuse = matches!(&self.root_game, Some(g) if g.key() == game.key() && g.ply() == game.ply())
-            && !self.nodes.is_empty();
+            && self
+                .nodes
+                .first()
+                .is_some_and(|root| (root.state == State::Terminal) == game.outcome().is_some());
         if !reuse {
             self.clear();
             self.nodes.push(Node::new(None, NONE, 1.0));

@@ -53,6 +53,9 @@ pub struct ShogiGame {
     moves: Vec<Move>,
     rules: GameRules,
     declared: Option<Color>,
+    /// Plies after which a second occurrence already ends the game by the repetition
+    /// rule (see [`ShogiGame::set_twofold_after`]); `None`: the fourfold rule throughout.
+    twofold_after: Option<u32>,
 }
 
 impl ShogiGame {
@@ -66,7 +69,21 @@ impl ShogiGame {
             moves: Vec::new(),
             rules,
             declared: None,
+            twofold_after: None,
         }
+    }
+
+    /// Scores repetitions as a search should where a position's second occurrence
+    /// already ends the game (tournament runners such as shogiarena draw there by
+    /// default; lc0 calls it two-fold draws): every position more than `ply` plies into
+    /// the game ends at its second occurrence with the repetition rule's verdict, a
+    /// draw or, after checks with every move since the first occurrence, a loss for the
+    /// checker (連続王手の千日手). Positions up to `ply` (the game as played so far)
+    /// keep the fourfold rule, so a search's root is never over by it. A side that
+    /// values its position above a draw then avoids repeating, and a side below seeks
+    /// it.
+    pub fn set_twofold_after(&mut self, ply: u32) {
+        self.twofold_after = Some(ply);
     }
 
     /// A game from the variant's start position with default rules.
@@ -158,12 +175,17 @@ impl ShogiGame {
     }
 
     /// Repetition (千日手) verdict for the current position, if it occurs for the fourth
-    /// time: a draw, or a loss for the side that gave check with every one of its moves
-    /// since the position first occurred (連続王手の千日手).
+    /// time (the second, past [`ShogiGame::set_twofold_after`]'s ply): a draw, or a
+    /// loss for the side that gave check with every one of its moves since the position
+    /// first occurred (連続王手の千日手).
     pub fn repetition(&self) -> Option<Outcome> {
         let cur = *self.keys.last()?;
         let count = self.keys.iter().filter(|&&k| k == cur).count();
-        if count < 4 {
+        let needed = match self.twofold_after {
+            Some(ply) if self.moves.len() as u32 > ply => 2,
+            _ => 4,
+        };
+        if count < needed {
             return None;
         }
         let first = self.keys.iter().position(|&k| k == cur)?;

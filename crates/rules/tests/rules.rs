@@ -244,6 +244,44 @@ fn plain_repetition_draws() {
     assert_eq!(o.winner, None);
 }
 
+/// Past `set_twofold_after(ply)` a second occurrence ends the game with the repetition
+/// rule's verdict; at or before that ply the fourfold rule holds (the game as played).
+#[test]
+fn twofold_repetitions_after_the_search_root() {
+    let cycle = ["5i5h", "5a5b", "5h5i", "5b5a"];
+    // From the start: the first return to the start position is its second occurrence.
+    let mut g = ShogiGame::new(pos("4k4/9/9/9/9/9/9/9/4K4 b - 1"), GameRules::default());
+    g.set_twofold_after(0);
+    drive(&mut g, &cycle);
+    let o = g.outcome().unwrap();
+    assert_eq!((o.reason, o.winner), (EndReason::Repetition, None));
+    // A repetition inside the game as played (up to the root at ply 4) does not end it;
+    // the next one, past the root, does, although the position occurs only twice since.
+    let mut g = ShogiGame::new(pos("4k4/9/9/9/9/9/9/9/4K4 b - 1"), GameRules::default());
+    drive(&mut g, &cycle);
+    g.set_twofold_after(4);
+    assert!(g.outcome().is_none());
+    drive(&mut g, &cycle[..1]);
+    assert_eq!(
+        g.outcome().unwrap().reason,
+        EndReason::Repetition,
+        "5h: second time"
+    );
+    // Perpetual check at the second occurrence is the checker's loss.
+    let mut g = ShogiGame::new(pos("8k/R8/9/9/9/9/9/9/4K4 b - 1"), GameRules::default());
+    g.set_twofold_after(0);
+    drive(&mut g, &["9b9a", "1a1b", "9a9b", "1b1a"]);
+    let o = g.outcome().unwrap();
+    assert_eq!(
+        (o.reason, o.winner),
+        (EndReason::PerpetualCheck, Some(Color::White))
+    );
+    // Without it, the same cycle is only the second of four.
+    let mut g = ShogiGame::new(pos("8k/R8/9/9/9/9/9/9/4K4 b - 1"), GameRules::default());
+    drive(&mut g, &["9b9a", "1a1b", "9a9b", "1b1a"]);
+    assert!(g.outcome().is_none());
+}
+
 #[test]
 fn max_plies_draw() {
     let rules = GameRules {

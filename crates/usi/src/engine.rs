@@ -301,7 +301,12 @@ impl<G: UsiGame> Engine<G> {
         self.game = None;
         self.kingless = false;
         match G::parse_position(&self.options.spec(), head, moves) {
-            Ok(g) => self.game = Some(g),
+            Ok(mut g) => {
+                if self.options.twofold_draws {
+                    g.0.twofold_in_search();
+                }
+                self.game = Some(g);
+            }
             Err(e) => {
                 self.say(&format!("info string error: position: {e}"));
                 self.kingless = side_to_move_has_no_king(head);

@@ -28,6 +28,12 @@ pub trait UsiGame: NetGame {
         moves: &[&str],
     ) -> Result<Parsed<Self>, String>;
 
+    /// From this position on, the search scores a position's second occurrence with the
+    /// repetition rule's verdict (option `TwoFoldDraws`; see
+    /// [`ShogiGame::set_twofold_after`]). A game whose repetition rule is its own (tai
+    /// shogi) keeps it.
+    fn twofold_in_search(&mut self) {}
+
     /// The move number the clock's budget uses.
     fn move_number(&self) -> u32;
 
@@ -83,6 +89,11 @@ impl UsiGame for ShogiGame {
         let key = game.start_position().key();
         let played = game.moves().to_vec();
         Ok((game, key, played))
+    }
+
+    fn twofold_in_search(&mut self) {
+        let ply = self.ply();
+        self.set_twofold_after(ply);
     }
 
     fn move_number(&self) -> u32 {

@@ -42,6 +42,12 @@ pub struct Options {
     /// once this many plies were played, counted from move 1 of the SFEN's move number,
     /// and the search scores positions at the limit as draws. 0 = no limit.
     pub max_moves_to_draw: u64,
+    /// `TwoFoldDraws` (lc0's name): the search scores a position's second occurrence as
+    /// the repetition rule's verdict (a draw, or the perpetual checker's loss), as
+    /// tournament runners that draw at the second occurrence (shogiarena's default)
+    /// adjudicate it; so a side that is ahead avoids repeating and a side behind seeks it.
+    /// Off: repetitions end the game at the fourth occurrence only (千日手).
+    pub twofold_draws: bool,
 }
 
 impl Default for Options {
@@ -59,7 +65,17 @@ impl Default for Options {
             resign_percent: 2,
             game: GameKind::Shogi,
             max_moves_to_draw: 0,
+            twofold_draws: true,
         }
+    }
+}
+
+/// A `check` option's value.
+fn check(value: &str) -> Result<bool, SetOptionError> {
+    match value {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(SetOptionError::BadValue),
     }
 }
 
@@ -151,6 +167,10 @@ impl Options {
                 "option name Draw_Ply type spin default {} min 0 max 100000",
                 self.max_moves_to_draw
             ),
+            format!(
+                "option name TwoFoldDraws type check default {}",
+                self.twofold_draws
+            ),
         ]
     }
 
@@ -170,13 +190,8 @@ impl Options {
         };
         match name.to_ascii_lowercase().as_str() {
             "usi_hash" => self.hash_mb = spin(1, 65536)?,
-            "usi_ponder" => {
-                self.ponder = match value {
-                    "true" => true,
-                    "false" => false,
-                    _ => return Err(SetOptionError::BadValue),
-                }
-            }
+            "usi_ponder" => self.ponder = check(value)?,
+            "twofolddraws" => self.twofold_draws = check(value)?,
             "threads" => self.threads = spin(1, 256)?,
             "multipv" => self.multipv = spin(1, 32)?,
             "modelpath" => self.model_path = value.to_string(),
@@ -230,6 +245,12 @@ mod tests {
             Err(SetOptionError::BadValue)
         );
         assert_eq!(o.game, GameKind::Minishogi);
+        o.set("TwoFoldDraws", "false", &shogi).unwrap();
+        assert!(!o.twofold_draws);
+        assert_eq!(
+            o.set("TwoFoldDraws", "no", &shogi),
+            Err(SetOptionError::BadValue)
+        );
         o.set("Draw_Ply", "256", &shogi).unwrap();
         assert_eq!(o.spec().max_plies, 256);
         assert_eq!(o.spec().kind, GameKind::Minishogi);

@@ -27,6 +27,7 @@ option name ResignValue type spin default 2 min 0 max 50
 option name UCI_Variant type combo default shogi var shogi var minishogi
 option name MaxMovesToDraw type spin default 0 min 0 max 100000
 option name Draw_Ply type spin default 0 min 0 max 100000
+option name TwoFoldDraws type check default true
 usiok",
         env!("CARGO_PKG_VERSION")
     );

@@ -76,6 +76,7 @@ const FRAGMENTS: &[&str] = &[
     "ResignValue",
     "MaxMovesToDraw",
     "Draw_Ply",
+    "TwoFoldDraws",
     "ByoyomiMargin",
     "USI_Ponder",
     "true",
