@@ -34,8 +34,10 @@ pub mod config;
 pub mod eval;
 pub mod gumbel;
 pub mod noise;
+mod result;
 pub mod search;
 pub mod toy;
+mod tree;
 
 pub use config::{GumbelInterior, PlayoutCap, RootSelection, SearchConfig};
 pub use eval::{

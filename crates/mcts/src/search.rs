@@ -1,12 +1,11 @@
 //! Batched PUCT / Gumbel AlphaZero search over any [`Game`].
 //!
-//! The tree is an arena (`Vec` of nodes, `u32` indices); the children of a node are
-//! contiguous. Values are stored from Black's absolute point of view (sum of Black's
-//! expected score, sum of draw probability) so nothing assumes that turns alternate.
+//! The driver (one call, or resumable steps that hand leaves to an outside evaluator),
+//! PUCT and Gumbel selection, backup and proofs. The tree's storage is in `tree`, the
+//! limits and results in `result`.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -16,235 +15,18 @@ use crate::config::{GumbelInterior, RootSelection, SearchConfig};
 use crate::eval::{EvalError, EvalRequest, Evaluator, Wdl};
 use crate::gumbel;
 use crate::noise;
+pub use crate::result::{SearchError, SearchLimits, SearchResult, StopReason};
+pub use crate::tree::Proven;
 
-const NONE: u32 = u32::MAX;
+mod gumbel_root;
+mod report;
+
+use crate::tree::{NONE, Node, State};
+use gumbel_root::GumbelRootBox;
 
 /// The longest mate (plies) the root mate search looks for: its node budget, not this,
 /// is what bounds its cost.
 const ROOT_MATE_MAX_PLIES: u32 = 31;
-
-/// A game-theoretic value proven by the search.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Proven {
-    /// Not proven.
-    Unknown,
-    /// `winner` wins with best play in `plies` plies from this node.
-    Win {
-        /// The winner.
-        winner: Color,
-        /// Plies until the game ends.
-        plies: u32,
-    },
-    /// A draw with best play, in `plies` plies.
-    Draw {
-        /// Plies until the game ends.
-        plies: u32,
-    },
-}
-
-impl Proven {
-    fn from_outcome(o: &Outcome) -> Proven {
-        match o.winner {
-            Some(w) => Proven::Win {
-                winner: w,
-                plies: 0,
-            },
-            None => Proven::Draw { plies: 0 },
-        }
-    }
-    fn is_known(&self) -> bool {
-        !matches!(self, Proven::Unknown)
-    }
-    /// Exact (black score, draw) of a proven value.
-    fn black_value(&self) -> (f32, f32) {
-        match self {
-            Proven::Win {
-                winner: Color::Black,
-                ..
-            } => (1.0, 0.0),
-            Proven::Win {
-                winner: Color::White,
-                ..
-            } => (0.0, 0.0),
-            _ => (0.5, 1.0),
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum State {
-    Unexpanded,
-    InFlight,
-    Expanded,
-    Terminal,
-}
-
-#[derive(Clone, Debug)]
-struct Node<M> {
-    mv: Option<M>,
-    parent: u32,
-    first_child: u32,
-    num_children: u32,
-    prior: f32,
-    visits: u32,
-    in_flight: u32,
-    black_score: f64,
-    draw: f64,
-    /// Raw evaluator value (Black's expected score) of this node, when evaluated.
-    nn_black: f32,
-    to_move: Color,
-    state: State,
-    proven: Proven,
-}
-
-impl<M> Node<M> {
-    fn new(mv: Option<M>, parent: u32, prior: f32) -> Self {
-        Node {
-            mv,
-            parent,
-            first_child: NONE,
-            num_children: 0,
-            prior,
-            visits: 0,
-            in_flight: 0,
-            black_score: 0.0,
-            draw: 0.0,
-            nn_black: 0.5,
-            to_move: Color::Black,
-            state: State::Unexpanded,
-            proven: Proven::Unknown,
-        }
-    }
-    fn children(&self) -> std::ops::Range<usize> {
-        if self.first_child == NONE {
-            0..0
-        } else {
-            self.first_child as usize..(self.first_child + self.num_children) as usize
-        }
-    }
-    /// Sum of scores for `c` over real visits.
-    #[inline]
-    fn score_for(&self, c: Color) -> f64 {
-        match c {
-            Color::Black => self.black_score,
-            Color::White => self.visits as f64 - self.black_score,
-        }
-    }
-    /// Mean score for `c` (exact when proven), `None` when unvisited.
-    fn q_for(&self, c: Color) -> Option<f32> {
-        if self.proven.is_known() {
-            let (b, _) = self.proven.black_value();
-            return Some(if c == Color::Black { b } else { 1.0 - b });
-        }
-        (self.visits > 0).then(|| (self.score_for(c) / self.visits as f64) as f32)
-    }
-}
-
-/// Limits for one `search` call, on top of the config.
-#[derive(Clone, Debug, Default)]
-pub struct SearchLimits {
-    /// Full simulation budget; `None` = `SearchConfig::simulations`. With playout cap
-    /// randomization a cheap search uses `PlayoutCap::cheap_simulations` instead.
-    pub simulations: Option<u32>,
-    /// Node limit; `None` = `SearchConfig::max_nodes`.
-    pub max_nodes: Option<usize>,
-    /// Stop when this instant passes (checked between batches).
-    pub deadline: Option<Instant>,
-    /// Stop when this flag becomes true (checked between batches and between gathered
-    /// leaves, so the search returns within one evaluator batch).
-    pub stop: Option<Arc<AtomicBool>>,
-}
-
-impl SearchLimits {
-    /// Only a simulation budget.
-    pub fn simulations(n: u32) -> Self {
-        SearchLimits {
-            simulations: Some(n),
-            ..Default::default()
-        }
-    }
-}
-
-/// Why a search returned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StopReason {
-    /// The simulation budget was spent.
-    Simulations,
-    /// The node limit was reached.
-    Nodes,
-    /// The deadline passed.
-    Deadline,
-    /// The stop flag was raised.
-    Stopped,
-    /// The root's value was proven (`SearchConfig::stop_when_proven`).
-    Proven,
-    /// The root position is already over (no move to choose).
-    Terminal,
-}
-
-/// Search failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SearchError {
-    /// The evaluator failed; the tree was discarded.
-    #[error("evaluation failed: {0}")]
-    Eval(#[from] EvalError),
-}
-
-/// What one `search` call found. Vectors indexed like `moves` (the root's legal moves in
-/// the order `Game::legal_moves` produced them).
-#[derive(Clone, Debug)]
-pub struct SearchResult<M> {
-    /// The move to play (after temperature / Gumbel selection); `None` if the root is over.
-    pub best_move: Option<M>,
-    /// Root legal moves.
-    pub moves: Vec<M>,
-    /// Visit counts of root children (including visits reused from an earlier search).
-    pub visits: Vec<u32>,
-    /// Root priors as used by the search (after Dirichlet noise).
-    pub priors: Vec<f32>,
-    /// Mean value (expected score for the root's side to move) of each root child;
-    /// `None` when unvisited.
-    pub q: Vec<Option<f32>>,
-    /// Policy training target: visit distribution (PUCT) or Gumbel improved policy.
-    pub policy_target: Vec<f32>,
-    /// Root value (side to move's view): the exact value when proven, else the mean over
-    /// all root visits.
-    pub root_wdl: Wdl,
-    /// The evaluator's raw value of the root (side to move's view).
-    pub root_raw_wdl: Wdl,
-    /// Proven root value, if any.
-    pub proven: Proven,
-    /// Principal variation (most visited / proven-best children).
-    pub pv: Vec<M>,
-    /// Deepest leaf reached this search (plies below the root).
-    pub max_depth: u32,
-    /// Mean leaf depth this search.
-    pub avg_depth: f32,
-    /// Simulations (leaf playouts below the root) run by this call.
-    pub simulations: u32,
-    /// Visits of the root after the search (reused + this call + its own evaluation).
-    pub root_visits: u32,
-    /// Nodes in the tree.
-    pub nodes: usize,
-    /// Evaluator batches this call.
-    pub batches: u32,
-    /// Selections that hit a leaf already waiting for evaluation.
-    pub collisions: u32,
-    /// Whether this was a full search (always true without playout cap randomization);
-    /// only full searches should be recorded as policy targets.
-    pub is_full_search: bool,
-    /// Why the search returned.
-    pub stop_reason: StopReason,
-    /// Wall time of the call.
-    pub elapsed: Duration,
-}
-
-impl<M> SearchResult<M> {
-    /// Root expected score W + 0.5 D for the side to move.
-    pub fn root_value(&self) -> f32 {
-        self.root_wdl.expected_score()
-    }
-}
 
 #[derive(Debug)]
 struct Pending<G: Game> {
@@ -269,14 +51,6 @@ enum Selected<G: Game> {
         path_start: usize,
         path_len: usize,
     },
-}
-
-struct GumbelRoot {
-    g: Vec<f32>,
-    logits: Vec<f32>,
-    considered: Vec<bool>,
-    started: Vec<u32>,
-    sequence: Vec<u32>,
 }
 
 /// An MCTS searcher with a persistent tree (reused across moves via [`Search::advance`]).
@@ -328,14 +102,6 @@ struct Session<G: Game> {
     collisions: u32,
     depth_sum: u64,
     max_depth: u32,
-}
-
-// A wrapper so `Search` can derive Debug without printing the Gumbel state.
-struct GumbelRootBox(GumbelRoot);
-impl std::fmt::Debug for GumbelRootBox {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("GumbelRoot")
-    }
 }
 
 impl<G: Game> Search<G> {
@@ -773,65 +539,6 @@ impl<G: Game> Search<G> {
         }
     }
 
-    fn init_gumbel(&mut self, budget: usize) {
-        let range = self.nodes[0].children();
-        let k = range.len();
-        let logits: Vec<f32> = range
-            .clone()
-            .map(|i| gumbel::logit(self.nodes[i].prior))
-            .collect();
-        let g = if self.config.gumbel_noise {
-            noise::gumbel_samples(k, &mut self.rng)
-        } else {
-            vec![0.0; k]
-        };
-        let m = self.config.gumbel_considered.clamp(1, k.max(1));
-        let mut order: Vec<usize> = (0..k).collect();
-        order.sort_by(|&a, &b| {
-            (g[b] + logits[b])
-                .total_cmp(&(g[a] + logits[a]))
-                .then(a.cmp(&b))
-        });
-        let mut considered = vec![false; k];
-        for &i in order.iter().take(m) {
-            considered[i] = true;
-        }
-        let sequence = gumbel::considered_visit_sequence(m, budget.min(1 << 16));
-        self.gstate = Some(GumbelRootBox(GumbelRoot {
-            g,
-            logits,
-            considered,
-            started: vec![0; k],
-            sequence,
-        }));
-    }
-
-    /// sigma(completed Q) for the children of `node`, from the chooser's view, plus the
-    /// priors in child order.
-    fn completed_sigma(&self, node: usize) -> (Vec<f32>, Vec<f32>) {
-        let n = &self.nodes[node];
-        let c = n.to_move;
-        let range = n.children();
-        let priors: Vec<f32> = range.clone().map(|i| self.nodes[i].prior).collect();
-        let q: Vec<Option<f32>> = range.clone().map(|i| self.nodes[i].q_for(c)).collect();
-        let visits: Vec<u32> = range.map(|i| self.nodes[i].visits).collect();
-        let v_pi = if c == Color::Black {
-            n.nn_black
-        } else {
-            1.0 - n.nn_black
-        };
-        let cq = gumbel::completed_q(&priors, &q, &visits, v_pi);
-        let max_n = visits.iter().copied().max().unwrap_or(0);
-        let s = gumbel::sigma(
-            &cq,
-            max_n,
-            self.config.gumbel_c_visit,
-            self.config.gumbel_c_scale,
-            self.config.gumbel_rescale_q,
-        );
-        (s, priors)
-    }
-
     fn select_child(&mut self, node: usize, is_root: bool) -> usize {
         let gumbel_mode = self.config.root_selection == RootSelection::Gumbel;
         if gumbel_mode && is_root && self.gstate.is_some() {
@@ -1132,191 +839,6 @@ impl<G: Game> Search<G> {
             node = self.nodes[node as usize].parent;
         }
     }
-
-    fn child_for_play(&self, node: usize) -> Option<usize> {
-        let n = &self.nodes[node];
-        let range = n.children();
-        if range.is_empty() {
-            return None;
-        }
-        let c = n.to_move;
-        // A proven win: the fastest winning child.
-        if let Proven::Win { winner, .. } = n.proven
-            && winner == c
-        {
-            return range
-                .filter(
-                    |&i| matches!(self.nodes[i].proven, Proven::Win { winner: w, .. } if w == c),
-                )
-                .min_by_key(|&i| match self.nodes[i].proven {
-                    Proven::Win { plies, .. } => plies,
-                    _ => u32::MAX,
-                });
-        }
-        // Most visited, ties to the first.
-        let mut best = range.start;
-        for i in range {
-            if self.nodes[i].visits > self.nodes[best].visits {
-                best = i;
-            }
-        }
-        Some(best)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn make_result(
-        &mut self,
-        game: &G,
-        sims: u32,
-        batches: u32,
-        collisions: u32,
-        depth_sum: u64,
-        max_depth: u32,
-        is_full: bool,
-        stop_reason: StopReason,
-        start: Instant,
-    ) -> SearchResult<G::Move> {
-        let root = &self.nodes[0];
-        let c = root.to_move;
-        let range = root.children();
-        let moves: Vec<G::Move> = range.clone().map(|i| self.nodes[i].mv.unwrap()).collect();
-        let visits: Vec<u32> = range.clone().map(|i| self.nodes[i].visits).collect();
-        let priors: Vec<f32> = range.clone().map(|i| self.nodes[i].prior).collect();
-        let q: Vec<Option<f32>> = range.clone().map(|i| self.nodes[i].q_for(c)).collect();
-        let root_wdl = if let Proven::Win { winner, .. } = root.proven {
-            if winner == c { Wdl::WIN } else { Wdl::LOSS }
-        } else if let Proven::Draw { .. } = root.proven {
-            Wdl::DRAW
-        } else if root.visits > 0 {
-            let nv = root.visits as f64;
-            let score = (root.score_for(c) / nv) as f32;
-            let draw = (root.draw / nv) as f32;
-            let win = (score - 0.5 * draw).clamp(0.0, 1.0);
-            Wdl::new(win, draw, (1.0 - win - draw).max(0.0))
-        } else {
-            Wdl::DRAW
-        };
-        let raw = if c == Color::Black {
-            root.nn_black
-        } else {
-            1.0 - root.nn_black
-        };
-        let root_raw_wdl = Wdl::from_score(raw);
-        let proven = root.proven;
-        let gumbel_mode = self.config.root_selection == RootSelection::Gumbel && !moves.is_empty();
-
-        let total: u32 = visits.iter().sum();
-        let mut best_move = None;
-        let policy_target;
-        if gumbel_mode {
-            let (s, pri) = self.completed_sigma(0);
-            let x: Vec<f32> = pri
-                .iter()
-                .zip(&s)
-                .map(|(&p, &s)| gumbel::logit(p) + s)
-                .collect();
-            policy_target = gumbel::softmax(&x);
-            if let Some(gs) = self.gstate.as_ref().map(|g| &g.0) {
-                let maxv = (0..moves.len())
-                    .filter(|&i| gs.considered[i])
-                    .map(|i| gs.started[i])
-                    .max()
-                    .unwrap_or(0);
-                let mut best = usize::MAX;
-                let mut bv = f32::NEG_INFINITY;
-                for (i, &si) in s.iter().enumerate() {
-                    if gs.considered[i] && gs.started[i] == maxv {
-                        let v = gs.g[i] + gs.logits[i] + si;
-                        if best == usize::MAX || v > bv {
-                            best = i;
-                            bv = v;
-                        }
-                    }
-                }
-                if best != usize::MAX {
-                    best_move = Some(moves[best]);
-                }
-            }
-        } else {
-            policy_target = if total > 0 {
-                visits.iter().map(|&v| v as f32 / total as f32).collect()
-            } else {
-                priors.clone()
-            };
-        }
-        // Proven wins override everything; otherwise PUCT uses temperature.
-        let proven_win = matches!(proven, Proven::Win { winner, .. } if winner == c);
-        let mut policy_target = policy_target;
-        if proven_win || (!gumbel_mode && !moves.is_empty()) || best_move.is_none() {
-            let tau = self.config.temperature_at(game.ply());
-            if !proven_win && tau > 1e-3 && total > 0 {
-                let w: Vec<f64> = visits
-                    .iter()
-                    .map(|&v| (v as f64).powf(1.0 / tau as f64))
-                    .collect();
-                let s: f64 = w.iter().sum();
-                let mut r = self.rng.random::<f64>() * s;
-                let mut pick = w.len() - 1;
-                for (i, x) in w.iter().enumerate() {
-                    if r < *x {
-                        pick = i;
-                        break;
-                    }
-                    r -= x;
-                }
-                best_move = moves.get(pick).copied();
-            } else if let Some(i) = self.child_for_play(0) {
-                best_move = self.nodes[i].mv;
-            }
-        }
-        // A proven win's target is its fastest win: the mate is known, not estimated.
-        if proven_win && let Some(i) = self.child_for_play(0) {
-            let first = range.start;
-            policy_target = vec![0.0; moves.len()];
-            policy_target[i - first] = 1.0;
-        }
-
-        // Principal variation.
-        let mut pv = Vec::new();
-        let mut node = 0usize;
-        while let Some(ch) = self.child_for_play(node) {
-            if self.nodes[ch].visits == 0 && !self.nodes[ch].proven.is_known() {
-                break;
-            }
-            pv.push(self.nodes[ch].mv.unwrap());
-            node = ch;
-            if pv.len() > 256 {
-                break;
-            }
-        }
-
-        SearchResult {
-            best_move,
-            moves,
-            visits,
-            priors,
-            q,
-            policy_target,
-            root_wdl,
-            root_raw_wdl,
-            proven,
-            pv,
-            max_depth,
-            avg_depth: if sims > 0 {
-                depth_sum as f32 / sims as f32
-            } else {
-                0.0
-            },
-            simulations: sims,
-            root_visits: self.nodes[0].visits,
-            nodes: self.nodes.len(),
-            batches,
-            collisions,
-            is_full_search: is_full,
-            stop_reason,
-            elapsed: start.elapsed(),
-        }
-    }
 }
 
 fn normalise(mut p: Vec<f32>, n: usize) -> Vec<f32> {
@@ -1334,47 +856,6 @@ fn normalise(mut p: Vec<f32>, n: usize) -> Vec<f32> {
         p.iter_mut().for_each(|x| *x = 1.0 / n.max(1) as f32);
     }
     p
-}
-
-impl<G: Game> Search<G> {
-    /// Checks tree invariants (for tests): no simulation left in flight, every expanded
-    /// node's visits = 1 (own evaluation) + children's visits (more when exact values of a
-    /// proven node were backed up), children point back to their parent.
-    #[doc(hidden)]
-    pub fn check_invariants(&self) -> Result<(), String> {
-        for (i, n) in self.nodes.iter().enumerate() {
-            if n.in_flight != 0 || n.state == State::InFlight {
-                return Err(format!("node {i} still in flight"));
-            }
-            if n.state == State::Expanded {
-                let sum: u32 = n.children().map(|c| self.nodes[c].visits).sum();
-                for c in n.children() {
-                    if self.nodes[c].parent as usize != i {
-                        return Err(format!(
-                            "child {c} of {i} has parent {}",
-                            self.nodes[c].parent
-                        ));
-                    }
-                }
-                let ok = if n.proven.is_known() {
-                    n.visits > sum
-                } else {
-                    n.visits == sum + 1
-                };
-                if !ok {
-                    return Err(format!(
-                        "node {i}: visits {} children {sum} proven {:?}",
-                        n.visits, n.proven
-                    ));
-                }
-            }
-            let s = n.black_score;
-            if !(-1e-6..=n.visits as f64 + 1e-6).contains(&s) {
-                return Err(format!("node {i}: score {s} visits {}", n.visits));
-            }
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,85 @@
+//! The Gumbel root (Danihelka et al. 2022): Gumbel-top-k sampling of the considered
+//! moves and sequential halving of the simulation budget among them, with the completed
+//! Q-values that both the root's selection and its improved policy use (`crate::gumbel`
+//! holds the formulas).
+
+use shogi_game::Game;
+
+use super::*;
+
+pub(super) struct GumbelRoot {
+    pub(super) g: Vec<f32>,
+    pub(super) logits: Vec<f32>,
+    pub(super) considered: Vec<bool>,
+    pub(super) started: Vec<u32>,
+    pub(super) sequence: Vec<u32>,
+}
+
+// A wrapper so `Search` can derive Debug without printing the Gumbel state.
+pub(super) struct GumbelRootBox(pub(super) GumbelRoot);
+impl std::fmt::Debug for GumbelRootBox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("GumbelRoot")
+    }
+}
+
+impl<G: Game> Search<G> {
+    pub(super) fn init_gumbel(&mut self, budget: usize) {
+        let range = self.nodes[0].children();
+        let k = range.len();
+        let logits: Vec<f32> = range
+            .clone()
+            .map(|i| gumbel::logit(self.nodes[i].prior))
+            .collect();
+        let g = if self.config.gumbel_noise {
+            noise::gumbel_samples(k, &mut self.rng)
+        } else {
+            vec![0.0; k]
+        };
+        let m = self.config.gumbel_considered.clamp(1, k.max(1));
+        let mut order: Vec<usize> = (0..k).collect();
+        order.sort_by(|&a, &b| {
+            (g[b] + logits[b])
+                .total_cmp(&(g[a] + logits[a]))
+                .then(a.cmp(&b))
+        });
+        let mut considered = vec![false; k];
+        for &i in order.iter().take(m) {
+            considered[i] = true;
+        }
+        let sequence = gumbel::considered_visit_sequence(m, budget.min(1 << 16));
+        self.gstate = Some(GumbelRootBox(GumbelRoot {
+            g,
+            logits,
+            considered,
+            started: vec![0; k],
+            sequence,
+        }));
+    }
+
+    /// sigma(completed Q) for the children of `node`, from the chooser's view, plus the
+    /// priors in child order.
+    pub(super) fn completed_sigma(&self, node: usize) -> (Vec<f32>, Vec<f32>) {
+        let n = &self.nodes[node];
+        let c = n.to_move;
+        let range = n.children();
+        let priors: Vec<f32> = range.clone().map(|i| self.nodes[i].prior).collect();
+        let q: Vec<Option<f32>> = range.clone().map(|i| self.nodes[i].q_for(c)).collect();
+        let visits: Vec<u32> = range.map(|i| self.nodes[i].visits).collect();
+        let v_pi = if c == Color::Black {
+            n.nn_black
+        } else {
+            1.0 - n.nn_black
+        };
+        let cq = gumbel::completed_q(&priors, &q, &visits, v_pi);
+        let max_n = visits.iter().copied().max().unwrap_or(0);
+        let s = gumbel::sigma(
+            &cq,
+            max_n,
+            self.config.gumbel_c_visit,
+            self.config.gumbel_c_scale,
+            self.config.gumbel_rescale_q,
+        );
+        (s, priors)
+    }
+}

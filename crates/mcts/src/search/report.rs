@@ -1,0 +1,237 @@
+//! The answer of a search: the move to play, the root's statistics and policy target,
+//! the principal variation ([`Search::make_result`]); and the tree's invariants, checked
+//! by tests.
+
+use std::time::Instant;
+
+use shogi_game::{Color, Game};
+
+use super::*;
+
+impl<G: Game> Search<G> {
+    pub(super) fn child_for_play(&self, node: usize) -> Option<usize> {
+        let n = &self.nodes[node];
+        let range = n.children();
+        if range.is_empty() {
+            return None;
+        }
+        let c = n.to_move;
+        // A proven win: the fastest winning child.
+        if let Proven::Win { winner, .. } = n.proven
+            && winner == c
+        {
+            return range
+                .filter(
+                    |&i| matches!(self.nodes[i].proven, Proven::Win { winner: w, .. } if w == c),
+                )
+                .min_by_key(|&i| match self.nodes[i].proven {
+                    Proven::Win { plies, .. } => plies,
+                    _ => u32::MAX,
+                });
+        }
+        // Most visited, ties to the first.
+        let mut best = range.start;
+        for i in range {
+            if self.nodes[i].visits > self.nodes[best].visits {
+                best = i;
+            }
+        }
+        Some(best)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn make_result(
+        &mut self,
+        game: &G,
+        sims: u32,
+        batches: u32,
+        collisions: u32,
+        depth_sum: u64,
+        max_depth: u32,
+        is_full: bool,
+        stop_reason: StopReason,
+        start: Instant,
+    ) -> SearchResult<G::Move> {
+        let root = &self.nodes[0];
+        let c = root.to_move;
+        let range = root.children();
+        let moves: Vec<G::Move> = range.clone().map(|i| self.nodes[i].mv.unwrap()).collect();
+        let visits: Vec<u32> = range.clone().map(|i| self.nodes[i].visits).collect();
+        let priors: Vec<f32> = range.clone().map(|i| self.nodes[i].prior).collect();
+        let q: Vec<Option<f32>> = range.clone().map(|i| self.nodes[i].q_for(c)).collect();
+        let root_wdl = if let Proven::Win { winner, .. } = root.proven {
+            if winner == c { Wdl::WIN } else { Wdl::LOSS }
+        } else if let Proven::Draw { .. } = root.proven {
+            Wdl::DRAW
+        } else if root.visits > 0 {
+            let nv = root.visits as f64;
+            let score = (root.score_for(c) / nv) as f32;
+            let draw = (root.draw / nv) as f32;
+            let win = (score - 0.5 * draw).clamp(0.0, 1.0);
+            Wdl::new(win, draw, (1.0 - win - draw).max(0.0))
+        } else {
+            Wdl::DRAW
+        };
+        let raw = if c == Color::Black {
+            root.nn_black
+        } else {
+            1.0 - root.nn_black
+        };
+        let root_raw_wdl = Wdl::from_score(raw);
+        let proven = root.proven;
+        let gumbel_mode = self.config.root_selection == RootSelection::Gumbel && !moves.is_empty();
+
+        let total: u32 = visits.iter().sum();
+        let mut best_move = None;
+        let policy_target;
+        if gumbel_mode {
+            let (s, pri) = self.completed_sigma(0);
+            let x: Vec<f32> = pri
+                .iter()
+                .zip(&s)
+                .map(|(&p, &s)| gumbel::logit(p) + s)
+                .collect();
+            policy_target = gumbel::softmax(&x);
+            if let Some(gs) = self.gstate.as_ref().map(|g| &g.0) {
+                let maxv = (0..moves.len())
+                    .filter(|&i| gs.considered[i])
+                    .map(|i| gs.started[i])
+                    .max()
+                    .unwrap_or(0);
+                let mut best = usize::MAX;
+                let mut bv = f32::NEG_INFINITY;
+                for (i, &si) in s.iter().enumerate() {
+                    if gs.considered[i] && gs.started[i] == maxv {
+                        let v = gs.g[i] + gs.logits[i] + si;
+                        if best == usize::MAX || v > bv {
+                            best = i;
+                            bv = v;
+                        }
+                    }
+                }
+                if best != usize::MAX {
+                    best_move = Some(moves[best]);
+                }
+            }
+        } else {
+            policy_target = if total > 0 {
+                visits.iter().map(|&v| v as f32 / total as f32).collect()
+            } else {
+                priors.clone()
+            };
+        }
+        // Proven wins override everything; otherwise PUCT uses temperature.
+        let proven_win = matches!(proven, Proven::Win { winner, .. } if winner == c);
+        let mut policy_target = policy_target;
+        if proven_win || (!gumbel_mode && !moves.is_empty()) || best_move.is_none() {
+            let tau = self.config.temperature_at(game.ply());
+            if !proven_win && tau > 1e-3 && total > 0 {
+                let w: Vec<f64> = visits
+                    .iter()
+                    .map(|&v| (v as f64).powf(1.0 / tau as f64))
+                    .collect();
+                let s: f64 = w.iter().sum();
+                let mut r = self.rng.random::<f64>() * s;
+                let mut pick = w.len() - 1;
+                for (i, x) in w.iter().enumerate() {
+                    if r < *x {
+                        pick = i;
+                        break;
+                    }
+                    r -= x;
+                }
+                best_move = moves.get(pick).copied();
+            } else if let Some(i) = self.child_for_play(0) {
+                best_move = self.nodes[i].mv;
+            }
+        }
+        // A proven win's target is its fastest win: the mate is known, not estimated.
+        if proven_win && let Some(i) = self.child_for_play(0) {
+            let first = range.start;
+            policy_target = vec![0.0; moves.len()];
+            policy_target[i - first] = 1.0;
+        }
+
+        // Principal variation.
+        let mut pv = Vec::new();
+        let mut node = 0usize;
+        while let Some(ch) = self.child_for_play(node) {
+            if self.nodes[ch].visits == 0 && !self.nodes[ch].proven.is_known() {
+                break;
+            }
+            pv.push(self.nodes[ch].mv.unwrap());
+            node = ch;
+            if pv.len() > 256 {
+                break;
+            }
+        }
+
+        SearchResult {
+            best_move,
+            moves,
+            visits,
+            priors,
+            q,
+            policy_target,
+            root_wdl,
+            root_raw_wdl,
+            proven,
+            pv,
+            max_depth,
+            avg_depth: if sims > 0 {
+                depth_sum as f32 / sims as f32
+            } else {
+                0.0
+            },
+            simulations: sims,
+            root_visits: self.nodes[0].visits,
+            nodes: self.nodes.len(),
+            batches,
+            collisions,
+            is_full_search: is_full,
+            stop_reason,
+            elapsed: start.elapsed(),
+        }
+    }
+}
+
+impl<G: Game> Search<G> {
+    /// Checks tree invariants (for tests): no simulation left in flight, every expanded
+    /// node's visits = 1 (own evaluation) + children's visits (more when exact values of a
+    /// proven node were backed up), children point back to their parent.
+    #[doc(hidden)]
+    pub fn check_invariants(&self) -> Result<(), String> {
+        for (i, n) in self.nodes.iter().enumerate() {
+            if n.in_flight != 0 || n.state == State::InFlight {
+                return Err(format!("node {i} still in flight"));
+            }
+            if n.state == State::Expanded {
+                let sum: u32 = n.children().map(|c| self.nodes[c].visits).sum();
+                for c in n.children() {
+                    if self.nodes[c].parent as usize != i {
+                        return Err(format!(
+                            "child {c} of {i} has parent {}",
+                            self.nodes[c].parent
+                        ));
+                    }
+                }
+                let ok = if n.proven.is_known() {
+                    n.visits > sum
+                } else {
+                    n.visits == sum + 1
+                };
+                if !ok {
+                    return Err(format!(
+                        "node {i}: visits {} children {sum} proven {:?}",
+                        n.visits, n.proven
+                    ));
+                }
+            }
+            let s = n.black_score;
+            if !(-1e-6..=n.visits as f64 + 1e-6).contains(&s) {
+                return Err(format!("node {i}: score {s} visits {}", n.visits));
+            }
+        }
+        Ok(())
+    }
+}
