@@ -5,7 +5,7 @@ mod common;
 use shogi_game::Game;
 use shogi_learner::{SampleConfig, samples_from_record};
 use shogi_mcts::{SearchConfig, UniformEvaluator};
-use shogi_rules::{Move, Position, ShogiGame};
+use shogi_rules::{Position, ShogiGame};
 use shogi_selfplay::convert::variant_from_name;
 use shogi_selfplay::play::{PlayConfig, RecordGame, play_game};
 use shogi_selfplay::record::GameRecord;
@@ -43,11 +43,11 @@ fn policy_and_value_targets() {
     let samples = samples_from_record(&record, &SampleConfig::default()).unwrap();
     let variant = variant_from_name(&record.variant).unwrap();
     // Replay alongside to check each sample against its position.
-    let mut g = ShogiGame::replay_start(&record).unwrap();
+    let mut next = samples.iter();
     let mut k = 0;
-    for m in &record.moves {
+    ShogiGame::replay_each(&record, |g, m| {
         if m.full_search && !m.searched.is_empty() {
-            let s = &samples[k];
+            let s = next.next().expect("a sample for every full search");
             k += 1;
             let pos = g.position();
             let side = pos.side_to_move();
@@ -73,9 +73,9 @@ fn policy_and_value_targets() {
             shogi_features::encode(pos, g.repetitions(), g.ply(), &mut planes);
             assert_eq!(s.dense_planes(), planes);
         }
-        g.try_play(Move::from_u16(m.mv as u16).unwrap()).unwrap();
-    }
-    assert_eq!(k, samples.len());
+    })
+    .unwrap();
+    assert!(next.next().is_none(), "samples without a full search");
     assert!(k > 0);
 }
 
@@ -102,12 +102,10 @@ fn mirrored_sample_equals_mirrored_position() {
     let variant = variant_from_name(&record.variant).unwrap();
     let samples = samples_from_record(&record, &SampleConfig::default()).unwrap();
     // Walk the game; for each sampled position encode the mirrored position directly.
-    let mut g = ShogiGame::replay_start(&record).unwrap();
-    let mut k = 0;
-    for m in &record.moves {
+    let mut next = samples.iter();
+    ShogiGame::replay_each(&record, |g, m| {
         if m.full_search && !m.searched.is_empty() {
-            let s = &samples[k];
-            k += 1;
+            let s = next.next().expect("a sample for every full search");
             let mirrored = s.mirrored();
             let mpos = Position::from_sfen(variant, &mirror_sfen(&g.position().to_sfen())).unwrap();
             let mut planes = vec![0.0; s.layout.input_size()];
@@ -117,8 +115,8 @@ fn mirrored_sample_equals_mirrored_position() {
             let sum: f32 = mirrored.policy.iter().map(|&(_, p)| p).sum();
             assert!((sum - 1.0).abs() < 1e-4);
         }
-        g.try_play(Move::from_u16(m.mv as u16).unwrap()).unwrap();
-    }
+    })
+    .unwrap();
 }
 
 #[test]

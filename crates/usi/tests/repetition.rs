@@ -41,15 +41,19 @@ fn black_is_ahead(game: &ShogiGame, moves: &[Move]) -> (Vec<f32>, Wdl) {
     )
 }
 
-fn search(game: &ShogiGame) -> SearchResult<Move> {
+/// The engine's search (terminal checks on, no root mate search) for `simulations`.
+fn searcher(simulations: u32) -> Search<ShogiGame> {
     let config = SearchConfig {
-        simulations: 400,
+        simulations,
         root_mate_nodes: 0,
         ..SearchConfig::for_play()
     };
-    let mut search = Search::new(config, 1);
+    Search::new(config, 1)
+}
+
+fn search(game: &ShogiGame) -> SearchResult<Move> {
     let evaluator = FnEvaluator::new(black_is_ahead);
-    search
+    searcher(400)
         .search(game, &evaluator, &SearchLimits::default())
         .unwrap()
 }
@@ -99,12 +103,7 @@ fn without_twofold_draws_a_second_occurrence_is_an_ordinary_position() {
 /// not become the root, or the engine would have no move.
 #[test]
 fn a_repetition_played_on_the_board_is_searched_afresh() {
-    let config = SearchConfig {
-        simulations: 200,
-        root_mate_nodes: 0,
-        ..SearchConfig::for_play()
-    };
-    let mut search = Search::new(config, 1);
+    let mut search = searcher(200);
     let evaluator = FnEvaluator::new(black_is_ahead);
     let white = game_after(&CYCLE[..3], true);
     let r = search
