@@ -52,6 +52,12 @@ pub struct GateConfig {
     pub fixed_opponent: Option<String>,
     /// Games against the fixed opponent (paired). Default 20.
     pub fixed_games: u32,
+    /// The run's game and rule options (its impasse rule, tai shogi's options) as its
+    /// config declares them; the gate plays them with its own `max_plies`. `None`: the
+    /// checkpoints' game as tournaments play it ([`GameSpec::standard`]). Not part of the
+    /// serialized settings: it comes from the run's config.
+    #[serde(skip)]
+    pub rules: Option<GameSpec>,
 }
 
 impl Default for GateConfig {
@@ -70,6 +76,7 @@ impl Default for GateConfig {
             seed: 0,
             fixed_opponent: None,
             fixed_games: 20,
+            rules: None,
         }
     }
 }
@@ -186,6 +193,20 @@ pub fn gate_candidate(
             best_game
         )));
     }
+    let spec = match config.rules {
+        Some(rules) if rules.kind != game => {
+            return Err(ArenaError::Config(format!(
+                "the run plays {} but candidate {} is for {game}",
+                rules.kind,
+                candidate.display()
+            )));
+        }
+        Some(rules) => GameSpec {
+            max_plies: config.max_plies,
+            ..rules
+        },
+        None => GameSpec::standard(game, config.max_plies),
+    };
     // Checked before the gate match, so a bad spec costs no games.
     let fixed_opponent = match &config.fixed_opponent {
         Some(text) if !text.trim().is_empty() => {
@@ -212,7 +233,7 @@ pub fn gate_candidate(
     }
     let match_config = MatchConfig {
         games: config.games.max(1),
-        game: GameSpec::standard(game, config.max_plies),
+        game: spec,
         adjudicate_margin: config.adjudicate_margin,
         openings: Openings::Random {
             plies: config.opening_plies,

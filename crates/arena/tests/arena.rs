@@ -621,6 +621,14 @@ fn an_accepted_network_is_also_rated_against_the_fixed_opponent() {
     let err = gate_candidate(&run, &c1, &bad, &stop).unwrap_err();
     assert!(err.to_string().contains("not a number"), "{err}");
     assert!(c1.join("manifest.json").is_file());
+    // So is a run whose config declares another game than its checkpoints'.
+    let other = GateConfig {
+        rules: Some(GameSpec::standard(GameKind::Shogi, 0)),
+        ..config.clone()
+    };
+    let err = gate_candidate(&run, &c1, &other, &stop).unwrap_err();
+    assert!(err.to_string().contains("the run plays shogi"), "{err}");
+    assert!(c1.join("manifest.json").is_file());
 
     let r1 = gate_candidate(&run, &c1, &config, &stop).unwrap();
     assert!(r1.accepted);

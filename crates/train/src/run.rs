@@ -157,7 +157,7 @@ fn layout_of(config: &RunConfig) -> NetLayout {
 }
 
 /// The game and rules the config asks for.
-fn game_spec(config: &RunConfig) -> GameSpec {
+pub fn game_spec(config: &RunConfig) -> GameSpec {
     let g = &config.game;
     GameSpec {
         kind: g.variant,
@@ -352,6 +352,7 @@ pub fn gate_config(config: &RunConfig) -> GateConfig {
         seed: config.run.seed,
         fixed_opponent: Some(g.fixed_opponent.trim().to_string()).filter(|s| !s.is_empty()),
         fixed_games: g.fixed_games,
+        rules: Some(game_spec(config)),
         sprt: g.sprt.then_some(shogi_arena::SprtConfig {
             elo0: g.sprt_elo0,
             elo1: g.sprt_elo1,

@@ -63,6 +63,17 @@ pub fn run(args: &GateArgs) -> Result<()> {
         anyhow::bail!("--run RUN_DIR (or --follow RUN_DIR) is required");
     };
     let run = RunDir::new(run_dir);
+    // The run's game and rule options, from its config snapshot (a directory without
+    // one gates the checkpoints' game as tournaments play it).
+    let snapshot = run.config_file();
+    let rules = if snapshot.is_file() {
+        Some(shogi_train::game_spec(&shogi_train::RunConfig::load(
+            &snapshot,
+            &[],
+        )?))
+    } else {
+        None
+    };
     let config = GateConfig {
         games: args.games,
         threshold: args.threshold,
@@ -77,6 +88,7 @@ pub fn run(args: &GateArgs) -> Result<()> {
         seed: args.seed,
         fixed_opponent: args.fixed_opponent.clone(),
         fixed_games: args.fixed_games,
+        rules,
     };
     if !run.root().is_dir() {
         anyhow::bail!("{} is not a run directory", run.root().display());
