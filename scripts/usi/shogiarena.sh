@@ -10,7 +10,9 @@
 # SHOGIARENA (default .venv/bin/shogiarena; `pip install shogiarena`), SHOGI_ZERO_BIN
 # (default ./target/release/shogi-zero), SIMULATIONS (default 16), BYOYOMI_MS (default
 # 300), A_OPTIONS / B_OPTIONS (USI options the runner sets on engine a / b, as
-# "NAME=VALUE ...", e.g. "TwoFoldDraws=false"), OUT (default a temporary directory).
+# "NAME=VALUE ...", e.g. "TwoFoldDraws=false"), OPENINGS (a file of start positions,
+# one SFEN or `startpos moves ...` line each, every one played with both colours;
+# default: the start position), OUT (default a temporary directory).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 games="${1:-2}"
@@ -40,9 +42,14 @@ engine_a=(name=a path="$out/engine-a.sh")
 engine_b=(name=b path="$out/engine-b.sh")
 for o in ${A_OPTIONS:-}; do engine_a+=("options.$o"); done
 for o in ${B_OPTIONS:-}; do engine_b+=("options.$o"); done
+rules=(time_control.time_ms=0 time_control.byoyomi_ms="${BYOYOMI_MS:-300}")
+if [ -n "${OPENINGS:-}" ]; then
+  rules+=(initial_positions.type=file initial_positions.source="$(realpath "$OPENINGS")"
+    initial_positions.selection_policy=without_replacement)
+fi
 "$arena" --output-dir "$out/arena" run sprt --games "$games" \
   --engine "${engine_a[@]}" --engine "${engine_b[@]}" \
-  --rules time_control.time_ms=0 time_control.byoyomi_ms="${BYOYOMI_MS:-300}" \
+  --rules "${rules[@]}" \
   > "$out/shogiarena.log" 2>&1 || { tail -n 40 "$out/shogiarena.log" >&2; exit 1; }
 status="$(ls "$out"/arena/tournament/runs/*/*/completion_status.json | head -n 1)"
 results="$(dirname "$status")/results/tournament_results.json"

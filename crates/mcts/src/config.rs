@@ -135,6 +135,12 @@ pub struct SearchConfig {
     /// ahead ([`shogi_game::adjudicate`]), as self-play with adjudication records it; 0 =
     /// the rules' draw. Default 0.
     pub adjudicate_margin: u32,
+    /// What a draw (a finished one inside the tree: repetition, the ply cap, a proven
+    /// draw) is worth to the side to move at the root, as an expected score. 0.5 is
+    /// neutral; lower makes that side play on rather than draw (contempt, for a player
+    /// expecting to be the stronger), and the opponent's draws are worth the
+    /// complement. Network values are not changed. Default 0.5.
+    pub draw_value: f32,
 }
 
 impl Default for SearchConfig {
@@ -167,6 +173,7 @@ impl Default for SearchConfig {
             gumbel_interior: GumbelInterior::Deterministic,
             playout_cap: None,
             adjudicate_margin: 0,
+            draw_value: 0.5,
         }
     }
 }

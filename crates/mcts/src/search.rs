@@ -69,6 +69,9 @@ pub struct Search<G: Game> {
     session: Option<Session<G>>,
     /// Leaves gathered by the last `step`, waiting for [`Search::provide`].
     pending: Vec<Pending<G>>,
+    /// What a draw is worth to Black in this search: `SearchConfig::draw_value` seen
+    /// from the root's side to move.
+    draw_black: f32,
 }
 
 /// What a resumable search needs next (see [`Search::begin`]).
@@ -118,6 +121,7 @@ impl<G: Game> Search<G> {
             gstate: None,
             session: None,
             pending: Vec::new(),
+            draw_black: 0.5,
         }
     }
 
@@ -272,11 +276,18 @@ impl<G: Game> Search<G> {
         // A kept subtree's root must also agree with `game` on whether the game is over:
         // the same position can be judged by other rules now (a repetition that ended a
         // line inside the last search need not end the game that was played into it).
+        let draw_black = match game.side_to_move() {
+            Color::Black => self.config.draw_value,
+            Color::White => 1.0 - self.config.draw_value,
+        };
+        // The kept values counted draws at `draw_black`, so it must not have changed.
         let reuse = matches!(&self.root_game, Some(g) if g.key() == game.key() && g.ply() == game.ply())
+            && draw_black == self.draw_black
             && self
                 .nodes
                 .first()
                 .is_some_and(|root| (root.state == State::Terminal) == game.outcome().is_some());
+        self.draw_black = draw_black;
         if !reuse {
             self.clear();
             self.nodes.push(Node::new(None, NONE, 1.0));
@@ -605,7 +616,7 @@ impl<G: Game> Search<G> {
         let parent_n = n.visits as f32 + vl * n.in_flight as f32;
         let cs = ((1.0 + parent_n + cfg.c_base) / cfg.c_base).ln() + cfg.c_init;
         let sqrt_n = parent_n.max(1.0).sqrt();
-        let parent_q = n.q_for(c).unwrap_or(0.5);
+        let parent_q = n.q_for(c, self.draw_black).unwrap_or(0.5);
         let range = n.children();
         let visited_prior: f32 = range
             .clone()
@@ -624,7 +635,7 @@ impl<G: Game> Search<G> {
             let ch = &self.nodes[i];
             let n_eff = ch.visits as f32 + vl * ch.in_flight as f32;
             let q = if ch.proven.is_known() {
-                ch.q_for(c).unwrap_or(0.5)
+                ch.q_for(c, self.draw_black).unwrap_or(0.5)
             } else if n_eff > 0.0 {
                 (ch.score_for(c) as f32) / n_eff
             } else {
@@ -653,7 +664,7 @@ impl<G: Game> Search<G> {
             // A proven node is an exact leaf, except the root: simulations still go to
             // its children so the root's visit counts keep adding up.
             if n.proven.is_known() && !(node == 0 && n.state == State::Expanded) {
-                let (black, draw) = n.proven.black_value();
+                let (black, draw) = n.proven.black_value(self.draw_black);
                 return Selected::Exact {
                     path_start,
                     path_len,
@@ -698,7 +709,7 @@ impl<G: Game> Search<G> {
             let n = &mut self.nodes[node];
             n.state = State::Terminal;
             n.proven = Proven::from_outcome(&o);
-            let (black, draw) = n.proven.black_value();
+            let (black, draw) = n.proven.black_value(self.draw_black);
             n.nn_black = black;
             let parent = n.parent;
             self.update_proofs(parent);
@@ -753,7 +764,7 @@ impl<G: Game> Search<G> {
                         c.state = State::Terminal;
                         c.to_move = g.side_to_move();
                         c.proven = Proven::from_outcome(&o);
-                        c.nn_black = c.proven.black_value().0;
+                        c.nn_black = c.proven.black_value(self.draw_black).0;
                         any_terminal = true;
                     }
                 }

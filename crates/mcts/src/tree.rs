@@ -40,8 +40,9 @@ impl Proven {
     pub(crate) fn is_known(&self) -> bool {
         !matches!(self, Proven::Unknown)
     }
-    /// Exact (black score, draw) of a proven value.
-    pub(crate) fn black_value(&self) -> (f32, f32) {
+    /// Exact (black score, draw) of a proven value; a draw is worth `draw_black` to
+    /// Black (0.5 unless the search has contempt).
+    pub(crate) fn black_value(&self, draw_black: f32) -> (f32, f32) {
         match self {
             Proven::Win {
                 winner: Color::Black,
@@ -51,7 +52,7 @@ impl Proven {
                 winner: Color::White,
                 ..
             } => (0.0, 0.0),
-            _ => (0.5, 1.0),
+            _ => (draw_black, 1.0),
         }
     }
 }
@@ -116,9 +117,9 @@ impl<M> Node<M> {
         }
     }
     /// Mean score for `c` (exact when proven), `None` when unvisited.
-    pub(crate) fn q_for(&self, c: Color) -> Option<f32> {
+    pub(crate) fn q_for(&self, c: Color, draw_black: f32) -> Option<f32> {
         if self.proven.is_known() {
-            let (b, _) = self.proven.black_value();
+            let (b, _) = self.proven.black_value(draw_black);
             return Some(if c == Color::Black { b } else { 1.0 - b });
         }
         (self.visits > 0).then(|| (self.score_for(c) / self.visits as f64) as f32)

@@ -228,9 +228,7 @@ impl<G: UsiGame> Engine<G> {
             }
         }
         let cfg = self.options.search_config();
-        if cfg.batch_size != self.search_config.batch_size
-            || cfg.max_nodes != self.search_config.max_nodes
-        {
+        if cfg != self.search_config {
             self.search_config = cfg.clone();
             self.search = Some(Search::new(cfg, 0));
             self.tree_root = None;

@@ -48,6 +48,11 @@ pub struct Options {
     /// adjudicate it; so a side that is ahead avoids repeating and a side behind seeks it.
     /// Off: repetitions end the game at the fourth occurrence only (千日手).
     pub twofold_draws: bool,
+    /// `Contempt`, in percent of expected score: a draw is worth 0.5 - Contempt/100 to
+    /// the engine (and the complement to its opponent) inside its search, so with a
+    /// positive value it plays on rather than repeat or draw unless its evaluation is
+    /// that much below even; negative seeks draws. Network values are unchanged.
+    pub contempt: i64,
 }
 
 impl Default for Options {
@@ -66,6 +71,7 @@ impl Default for Options {
             game: GameKind::Shogi,
             max_moves_to_draw: 0,
             twofold_draws: true,
+            contempt: 0,
         }
     }
 }
@@ -102,6 +108,7 @@ impl Options {
             // The engine probes for mate itself first, with the clock's budget, and
             // reports the line (`score mate`): the search need not probe again.
             root_mate_nodes: 0,
+            draw_value: 0.5 - self.contempt.clamp(-50, 50) as f32 / 100.0,
             ..SearchConfig::for_play()
         }
     }
@@ -171,6 +178,10 @@ impl Options {
                 "option name TwoFoldDraws type check default {}",
                 self.twofold_draws
             ),
+            format!(
+                "option name Contempt type spin default {} min -50 max 50",
+                self.contempt
+            ),
         ]
     }
 
@@ -192,6 +203,12 @@ impl Options {
             "usi_hash" => self.hash_mb = spin(1, 65536)?,
             "usi_ponder" => self.ponder = check(value)?,
             "twofolddraws" => self.twofold_draws = check(value)?,
+            "contempt" => {
+                self.contempt = value
+                    .parse::<i64>()
+                    .map(|v| v.clamp(-50, 50))
+                    .map_err(|_| SetOptionError::BadValue)?
+            }
             "threads" => self.threads = spin(1, 256)?,
             "multipv" => self.multipv = spin(1, 32)?,
             "modelpath" => self.model_path = value.to_string(),
@@ -249,6 +266,15 @@ mod tests {
         assert!(!o.twofold_draws);
         assert_eq!(
             o.set("TwoFoldDraws", "no", &shogi),
+            Err(SetOptionError::BadValue)
+        );
+        o.set("Contempt", "80", &shogi).unwrap();
+        assert_eq!(o.contempt, 50);
+        assert_eq!(o.search_config().draw_value, 0.0);
+        o.set("Contempt", "-10", &shogi).unwrap();
+        assert!((o.search_config().draw_value - 0.6).abs() < 1e-6);
+        assert_eq!(
+            o.set("Contempt", "x", &shogi),
             Err(SetOptionError::BadValue)
         );
         o.set("Draw_Ply", "256", &shogi).unwrap();

@@ -28,6 +28,7 @@ option name UCI_Variant type combo default shogi var shogi var minishogi
 option name MaxMovesToDraw type spin default 0 min 0 max 100000
 option name Draw_Ply type spin default 0 min 0 max 100000
 option name TwoFoldDraws type check default true
+option name Contempt type spin default 0 min -50 max 50
 usiok",
         env!("CARGO_PKG_VERSION")
     );

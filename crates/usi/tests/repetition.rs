@@ -119,3 +119,73 @@ fn a_repetition_played_on_the_board_is_searched_afresh() {
     assert!(r.best_move.is_some(), "{:?}", r.stop_reason);
     assert!(r.simulations > 0);
 }
+
+/// `Contempt` (`SearchConfig::draw_value`): with every position even, a draw is what the
+/// root's side makes of it: below 0.5 it plays on, above it repeats.
+#[test]
+fn contempt_decides_an_even_position_for_or_against_the_repetition() {
+    let even = shogi_mcts::UniformEvaluator::default();
+    for (moves, repeat) in [(&CYCLE[..], "5i5h"), (&CYCLE[..3], "5b5a")] {
+        let game = game_after(moves, true);
+        for (draw_value, wanted) in [(0.3, false), (0.7, true)] {
+            let mut search = searcher(400);
+            search.config_mut().draw_value = draw_value;
+            let r = search
+                .search(&game, &even, &SearchLimits::default())
+                .unwrap();
+            let i = r
+                .moves
+                .iter()
+                .position(|m| m.to_string() == repeat)
+                .unwrap();
+            assert_eq!(
+                r.q[i],
+                Some(draw_value),
+                "{repeat} at draw value {draw_value}"
+            );
+            let best = r.best_move.unwrap().to_string();
+            assert_eq!(
+                best == repeat,
+                wanted,
+                "{repeat}: best {best} at {draw_value}"
+            );
+        }
+    }
+}
+
+/// At a few dozen simulations a strong prior gives the repeating move the most visits;
+/// its value is known exactly (a draw), so the searched moves worth more are played.
+#[test]
+fn a_known_draw_is_not_played_for_its_visits_when_a_searched_move_is_worth_more() {
+    let game = game_after(&CYCLE, true);
+    let mut legal = Vec::new();
+    game.legal_moves(&mut legal);
+    let repeat = legal.iter().position(|m| m.to_string() == "5i5h").unwrap();
+    // 70% of the prior on the repeating move, Black ahead as before.
+    let skewed = FnEvaluator::new(move |g: &ShogiGame, moves: &[Move]| {
+        let (mut priors, wdl) = black_is_ahead(g, moves);
+        if g.ply() == 4 {
+            priors = vec![0.3 / (moves.len() - 1) as f32; moves.len()];
+            priors[repeat] = 0.7;
+        }
+        (priors, wdl)
+    });
+    let r = searcher(32)
+        .search(&game, &skewed, &SearchLimits::default())
+        .unwrap();
+    let most = (0..r.moves.len())
+        .max_by_key(|&i| (r.visits[i], usize::MAX - i))
+        .unwrap();
+    assert_eq!(
+        most, repeat,
+        "the prior makes the draw the most visited: {:?}",
+        r.visits
+    );
+    assert_ne!(
+        r.best_move.unwrap().to_string(),
+        "5i5h",
+        "{:?} {:?}",
+        r.visits,
+        r.q
+    );
+}

@@ -77,6 +77,7 @@ const FRAGMENTS: &[&str] = &[
     "MaxMovesToDraw",
     "Draw_Ply",
     "TwoFoldDraws",
+    "Contempt",
     "ByoyomiMargin",
     "USI_Ponder",
     "true",

@@ -64,7 +64,10 @@ impl<G: Game> Search<G> {
         let c = n.to_move;
         let range = n.children();
         let priors: Vec<f32> = range.clone().map(|i| self.nodes[i].prior).collect();
-        let q: Vec<Option<f32>> = range.clone().map(|i| self.nodes[i].q_for(c)).collect();
+        let q: Vec<Option<f32>> = range
+            .clone()
+            .map(|i| self.nodes[i].q_for(c, self.draw_black))
+            .collect();
         let visits: Vec<u32> = range.map(|i| self.nodes[i].visits).collect();
         let v_pi = if c == Color::Black {
             n.nn_black

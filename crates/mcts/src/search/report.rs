@@ -29,11 +29,28 @@ impl<G: Game> Search<G> {
                     _ => u32::MAX,
                 });
         }
-        // Most visited, ties to the first.
-        let mut best = range.start;
-        for i in range {
-            if self.nodes[i].visits > self.nodes[best].visits {
-                best = i;
+        // Most visited, ties to the first. Visits rank moves whose value is estimated; a
+        // proven draw or loss has an exact value, so it is not played over a searched
+        // move whose mean value is higher (at a few dozen simulations a strong prior can
+        // give a known draw the most visits).
+        let most_visited = |candidates: &mut dyn Iterator<Item = usize>| {
+            candidates.fold(None, |best: Option<usize>, i| match best {
+                Some(b) if self.nodes[i].visits <= self.nodes[b].visits => Some(b),
+                _ => Some(i),
+            })
+        };
+        let best = most_visited(&mut range.clone())?;
+        let node = &self.nodes[best];
+        if node.proven.is_known() {
+            let exact = node.q_for(c, self.draw_black).unwrap_or(0.5);
+            let better = most_visited(&mut range.filter(|&i| {
+                let ch = &self.nodes[i];
+                !ch.proven.is_known()
+                    && ch.visits > 0
+                    && ch.q_for(c, self.draw_black).is_some_and(|q| q > exact)
+            }));
+            if better.is_some() {
+                return better;
             }
         }
         Some(best)
@@ -58,7 +75,10 @@ impl<G: Game> Search<G> {
         let moves: Vec<G::Move> = range.clone().map(|i| self.nodes[i].mv.unwrap()).collect();
         let visits: Vec<u32> = range.clone().map(|i| self.nodes[i].visits).collect();
         let priors: Vec<f32> = range.clone().map(|i| self.nodes[i].prior).collect();
-        let q: Vec<Option<f32>> = range.clone().map(|i| self.nodes[i].q_for(c)).collect();
+        let q: Vec<Option<f32>> = range
+            .clone()
+            .map(|i| self.nodes[i].q_for(c, self.draw_black))
+            .collect();
         let root_wdl = if let Proven::Win { winner, .. } = root.proven {
             if winner == c { Wdl::WIN } else { Wdl::LOSS }
         } else if let Proven::Draw { .. } = root.proven {
