@@ -3,9 +3,10 @@
 //! Q-values that both the root's selection and its improved policy use (`crate::gumbel`
 //! holds the formulas).
 
-use shogi_game::Game;
+use shogi_game::{Color, Game};
 
-use super::*;
+use super::Search;
+use crate::{gumbel, noise};
 
 pub(super) struct GumbelRoot {
     pub(super) g: Vec<f32>,

@@ -4,9 +4,15 @@
 
 use std::time::Instant;
 
+use rand::Rng;
 use shogi_game::{Color, Game};
 
-use super::*;
+use super::Search;
+use crate::config::RootSelection;
+use crate::eval::Wdl;
+use crate::gumbel;
+use crate::result::{SearchResult, StopReason};
+use crate::tree::{Proven, State};
 
 impl<G: Game> Search<G> {
     pub(super) fn child_for_play(&self, node: usize) -> Option<usize> {
