@@ -79,6 +79,17 @@ fn smoke_run_completes_the_loop_and_resumes() {
     ] {
         assert!(file.is_file(), "{} missing", file.display());
     }
+    // The log's first line says where the networks run and why.
+    let log = std::fs::read_to_string(run.log_file()).unwrap();
+    let first = log.lines().next().unwrap_or_default();
+    assert!(
+        first.contains("device cpu (requested \"cpu\"; the CPU was asked for)"),
+        "{first}"
+    );
+    assert!(
+        log.contains("learner.mixed_precision = true is ignored on the CPU"),
+        "{log}"
+    );
     assert!(std::fs::read_dir(run.tensorboard()).unwrap().count() > 0);
     assert_consistent(&run);
 
@@ -490,10 +501,13 @@ fn separate_selfplay_and_learner_processes_share_one_run_directory() {
         assert!(began.elapsed() < Duration::from_secs(60), "run not created");
         std::thread::sleep(Duration::from_millis(50));
     }
+    // One generation for the whole run, as on a GPU where a generation of thousands of
+    // games outlasts the status lines: the batch fill must be reported all the same.
     let actors = Command::new(BIN)
         .args(["selfplay", "--follow"])
         .arg(&dir)
         .args(["--set", "run.status_every_secs=1"])
+        .args(["--set", "selfplay.games_per_generation=1000000"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -525,6 +539,24 @@ fn separate_selfplay_and_learner_processes_share_one_run_directory() {
     );
     assert!(run.accepted_checkpoints().unwrap().len() >= 2);
     assert!(run.root().join("selfplay.log").is_file());
+    let log = std::fs::read_to_string(run.root().join("selfplay.log")).unwrap();
+    let fills: Vec<f64> = log
+        .lines()
+        .filter_map(|l| {
+            l.split("batch fill ")
+                .nth(1)?
+                .split('%')
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    // Every line but the last is printed while the one generation is still running.
+    assert!(fills.len() >= 2, "{log}");
+    assert!(
+        fills[..fills.len() - 1].iter().any(|&f| f > 0.0),
+        "the batch fill stayed at 0% while self-play ran: {fills:?}"
+    );
     assert!(run.root().join("learn+gate.log").is_file());
     assert_consistent(&run);
     // One learner per run: a second one is refused while the first holds the run.

@@ -60,6 +60,17 @@ fn main() {
     match libtorch_lib_dir() {
         Some(dir) => {
             println!("cargo:rustc-link-arg=-Wl,-rpath,{}", dir.display());
+            // libtorch registers its CUDA backend from static initialisers in
+            // libtorch_cuda.so, and nothing in tch references a symbol of it, so the
+            // linker's default --as-needed drops it and `Cuda::is_available()` is false
+            // on a GPU machine (tch-rs issues 291, 980). Keep it (and libtorch.so) as
+            // NEEDED whenever the libtorch we build against ships it; a CPU-only
+            // libtorch has no libtorch_cuda.so and links as before.
+            if target_os == "linux" && dir.join("libtorch_cuda.so").exists() {
+                println!(
+                    "cargo:rustc-link-arg=-Wl,--push-state,--no-as-needed,-ltorch_cuda,-ltorch,--pop-state"
+                );
+            }
         }
         None => {
             println!(

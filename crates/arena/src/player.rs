@@ -251,7 +251,8 @@ impl<G: GamePlayers> PreparedPlayer<G> {
                     max_batch: settings.max_batch,
                     max_wait: Duration::from_millis(1),
                 };
-                let service = NetService::from_checkpoint(dir, layout, device, batch)?;
+                // Matches and the gate measure the network in f32, as it was trained.
+                let service = NetService::from_checkpoint(dir, layout, device, batch, false)?;
                 let name = service
                     .manifest()
                     .map(|m| m.name.clone())

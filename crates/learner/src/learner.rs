@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use shogi_model::{CheckpointMeta, Losses, Model, ModelConfig, TrainConfig, Trainer};
+use shogi_model::{CheckpointMeta, Losses, Model, ModelConfig, SparsePolicy, TrainConfig, Trainer};
 use tensorboard_rs::summary_writer::SummaryWriter;
 
 use crate::schedule::LrSchedule;
@@ -118,19 +118,19 @@ impl Learner {
             self.trainer.set_lr(lr);
             let batch = window.sample_batch(b, &mut self.rng);
             let n_in = batch[0].layout.input_size();
-            let n_pol = batch[0].layout.policy_size();
             let mut inputs = vec![0.0f32; b * n_in];
-            let mut pol = vec![0.0f32; b * n_pol];
+            // Policy targets travel sparse (tens of entries a row, not 11,259 floats).
+            let mut pol = SparsePolicy::new();
             let mut val = Vec::with_capacity(b * 3);
             let mut ent = 0.0;
             for (k, s) in batch.iter().enumerate() {
                 s.write_planes(&mut inputs[k * n_in..(k + 1) * n_in]);
-                s.write_policy(&mut pol[k * n_pol..(k + 1) * n_pol]);
+                pol.push_row(k, &s.policy);
                 val.extend_from_slice(&s.wdl);
                 ent += entropy(s.policy.iter().map(|&(_, p)| p));
             }
             let t0 = Instant::now();
-            let losses = self.trainer.step(&inputs, &pol, &val, b);
+            let losses = self.trainer.step_sparse(&inputs, &pol, &val, b);
             inside += t0.elapsed();
             self.step += 1;
             self.samples_seen += b as u64;

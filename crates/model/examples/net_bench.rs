@@ -5,15 +5,17 @@
 //! ```text
 //! cargo run --release -p shogi-model --example net_bench -- \
 //!     --variant shogi --blocks 10 --channels 128 --threads 2 [--batches 1,16,64,256]
-//!     [--modes infer,train] [--secs 1.5] [--device cpu] [--se] [--print-config]
+//!     [--modes infer,train] [--secs 1.5] [--device cpu] [--se] [--f16] [--print-config]
 //! ```
 //!
 //! What is timed (the PyTorch script times the same):
 //! * `infer`: [`Inference::infer`] on a host `f32` buffer (eval mode, `no_grad`, policy
 //!   logits and softmaxed WDL back in `Vec<f32>`).
-//! * `train`: [`Trainer::step`] (host buffers to tensors, train-mode forward, policy CE +
-//!   WDL CE, backward, global grad-norm clip 10, SGD momentum 0.9 Nesterov wd 1e-4, losses
-//!   read back).
+//! * `train`: [`Trainer::step_sparse`] as the learner calls it (host buffers and sparse
+//!   one-hot policy targets to tensors, train-mode forward, policy CE + WDL CE, backward,
+//!   global grad-norm clip 10, SGD momentum 0.9 Nesterov wd 1e-4, losses read back).
+//! * `--f16`: inference in f16 and training in mixed precision (CUDA only; the CPU
+//!   ignores it), as `selfplay.half_inference` and `learner.mixed_precision` do in a run.
 //!
 //! Output: a table, and one `RESULT impl=tch ...` line per measurement for the script.
 
@@ -21,7 +23,8 @@ use std::time::Instant;
 
 use shogi_model::tch::{self, Device};
 use shogi_model::{
-    Inference, InferenceOptions, Model, TrainConfig, Trainer, model_config_for, parse_device,
+    Inference, InferenceOptions, Model, SparsePolicy, TrainConfig, Trainer, model_config_for,
+    parse_device,
 };
 use shogi_rules::Variant;
 
@@ -35,6 +38,7 @@ struct Args {
     secs: f64,
     device: Device,
     se: bool,
+    f16: bool,
     print_config: bool,
 }
 
@@ -50,6 +54,7 @@ fn parse_args() -> Result<Args, String> {
         device: Device::Cpu,
         se: false,
         print_config: false,
+        f16: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -75,6 +80,7 @@ fn parse_args() -> Result<Args, String> {
             "--modes" => a.modes = val()?.split(',').map(str::to_string).collect(),
             "--device" => a.device = parse_device(&val()?).map_err(|e| e.to_string())?,
             "--se" => a.se = true,
+            "--f16" => a.f16 = true,
             "--print-config" => a.print_config = true,
             f => return Err(format!("unknown argument {f}")),
         }
@@ -164,6 +170,7 @@ fn main() {
                         args.device,
                         &InferenceOptions {
                             max_batch: b,
+                            half: args.f16,
                             ..Default::default()
                         },
                     );
@@ -173,20 +180,24 @@ fn main() {
                     }) * b as f64
                 }
                 "train" => {
-                    let mut pt = vec![0f32; b * cfg.policy_size()];
+                    let mut pt = SparsePolicy::new();
                     let mut vt = vec![0f32; b * 3];
                     for i in 0..b {
-                        pt[i * cfg.policy_size() + (rng.next() as usize) % cfg.policy_size()] = 1.0;
+                        let index = (rng.next() as usize % cfg.policy_size()) as u32;
+                        pt.push_row(i, &[(index, 1.0)]);
                         vt[i * 3 + (rng.next() as usize) % 3] = 1.0;
                     }
                     let mut trainer = Trainer::new(
                         Model::new(&cfg, args.device),
                         // The learner's defaults: SGD with Nesterov momentum 0.9, lr 0.02.
-                        TrainConfig::default(),
+                        TrainConfig {
+                            mixed_precision: args.f16,
+                            ..TrainConfig::default()
+                        },
                     )
                     .expect("optimizer");
                     timed(args.secs, || {
-                        std::hint::black_box(trainer.step(&inputs, &pt, &vt, b));
+                        std::hint::black_box(trainer.step_sparse(&inputs, &pt, &vt, b));
                     }) * b as f64
                 }
                 m => {

@@ -212,7 +212,6 @@ pub fn encode_input<G: NetGame>(game: &G, moves: &[G::Move]) -> NetInput {
 pub struct NetBatchModel {
     inference: Inference,
     input_size: usize,
-    policy_size: usize,
     inputs: Vec<f32>,
 }
 
@@ -227,7 +226,6 @@ impl NetBatchModel {
         check_shape(inference.config(), &layout)?;
         Ok(NetBatchModel {
             input_size: inference.config().input_size(),
-            policy_size: layout.policy_size(),
             inference,
             inputs: Vec::new(),
         })
@@ -245,17 +243,18 @@ impl BatchModel<NetInput, EvalOutput> for NetBatchModel {
             );
             self.inputs.extend_from_slice(&input.planes);
         }
-        let (logits, wdl) = self.inference.infer(&self.inputs, batch.len());
+        let legal: Vec<&[u32]> = batch.iter().map(|i| i.policy_indices.as_slice()).collect();
+        let (logits, wdl) = self
+            .inference
+            .infer_legal(&self.inputs, batch.len(), &legal);
+        let mut rest = logits.as_slice();
         batch
             .iter()
             .enumerate()
             .map(|(i, input)| {
-                let row = &logits[i * self.policy_size..(i + 1) * self.policy_size];
-                let mut priors: Vec<f32> = input
-                    .policy_indices
-                    .iter()
-                    .map(|&idx| row.get(idx as usize).copied().unwrap_or(f32::NEG_INFINITY))
-                    .collect();
+                let (mine, others) = rest.split_at(input.policy_indices.len());
+                rest = others;
+                let mut priors = mine.to_vec();
                 softmax_in_place(&mut priors);
                 EvalOutput {
                     priors,

@@ -190,4 +190,68 @@ impl Inference {
             (policy, wdl)
         })
     }
+
+    /// Runs `batch` positions like [`Inference::infer`], but returns only the policy
+    /// logits at each position's `legal[i]` indices, concatenated in that order (gathered
+    /// on the device, so a few dozen logits a position cross to the host instead of
+    /// `policy_size`; an index outside the policy gives `-inf`), and the `batch * 3`
+    /// win/draw/loss probabilities.
+    ///
+    /// # Panics
+    /// If `inputs.len() != batch * input_size` or `legal.len() != batch`.
+    pub fn infer_legal(
+        &self,
+        inputs: &[f32],
+        batch: usize,
+        legal: &[&[u32]],
+    ) -> (Vec<f32>, Vec<f32>) {
+        let cfg = self.config();
+        assert_eq!(
+            inputs.len(),
+            batch * cfg.input_size(),
+            "inference input has {} floats, expected batch {} x {}",
+            inputs.len(),
+            batch,
+            cfg.input_size()
+        );
+        assert_eq!(legal.len(), batch, "one legal-index list per position");
+        if batch == 0 {
+            return (Vec::new(), Vec::new());
+        }
+        let policy_size = cfg.policy_size();
+        let mut flat = Vec::with_capacity(legal.iter().map(|l| l.len()).sum());
+        let mut outside = Vec::new();
+        for (row, indices) in legal.iter().enumerate() {
+            for &index in indices.iter() {
+                if (index as usize) < policy_size {
+                    flat.push((row * policy_size) as i64 + i64::from(index));
+                } else {
+                    outside.push(flat.len());
+                    flat.push(0);
+                }
+            }
+        }
+        tch::no_grad(|| {
+            let xs = self.upload(inputs, batch);
+            let (policy, value) = self.model.forward_t(&xs, false);
+            let index = Tensor::from_slice(&flat).to_device(self.device);
+            let picked = policy
+                .view([-1])
+                .index_select(0, &index)
+                .to_kind(Kind::Float)
+                .to_device(Device::Cpu);
+            let wdl = value
+                .to_kind(Kind::Float)
+                .softmax(1, Kind::Float)
+                .to_device(Device::Cpu)
+                .contiguous()
+                .view([-1]);
+            let mut picked = Vec::<f32>::try_from(&picked).expect("legal logits to Vec<f32>");
+            for k in outside {
+                picked[k] = f32::NEG_INFINITY;
+            }
+            let wdl = Vec::<f32>::try_from(&wdl).expect("wdl probs to Vec<f32>");
+            (picked, wdl)
+        })
+    }
 }

@@ -29,14 +29,14 @@ pub use checkpoint::{
     WEIGHTS_FILE, load_checkpoint, load_weights, publish_checkpoint, read_manifest,
     save_checkpoint, save_weights, sha256_hex,
 };
-pub use device::{DeviceError, check_device_syntax, parse_device};
+pub use device::{CudaBackend, DeviceError, DeviceReport, check_device_syntax, parse_device};
 pub use evaluator::{
     NetBatchModel, NetEvaluator, NetInput, encode_input, model_config_for, model_config_for_layout,
 };
 pub use inference::{Inference, InferenceOptions, set_num_threads};
 pub use net::{Model, ModelConfig, Net};
 pub use service::{NetService, NetServiceError};
-pub use train::{Losses, OPTIMIZER_FILE, OptimizerKind, TrainConfig, Trainer};
+pub use train::{Losses, OPTIMIZER_FILE, OptimizerKind, SparsePolicy, TrainConfig, Trainer};
 
 /// Re-export so dependents use exactly the same tch.
 pub use tch;

@@ -53,14 +53,19 @@ pub struct NetService {
 
 impl NetService {
     /// Loads checkpoint `dir` as a network for `layout` ([`Expected::for_layout`]) on
-    /// `device` and starts serving it in batches of up to `batch.max_batch`.
+    /// `device` and starts serving it in batches of up to `batch.max_batch`; in f16 when
+    /// `half` and the device is CUDA (ignored on the CPU).
     pub fn from_checkpoint(
         dir: &Path,
         layout: NetLayout,
         device: Device,
         batch: BatchConfig,
+        half: bool,
     ) -> Result<NetService, NetServiceError> {
-        let options = inference_options(&batch);
+        let options = InferenceOptions {
+            half,
+            ..inference_options(&batch)
+        };
         let (inference, manifest) =
             Inference::from_checkpoint(dir, &Expected::for_layout(&layout), device, &options)
                 .map_err(|source| NetServiceError::Checkpoint {

@@ -44,6 +44,10 @@ pub struct TrainConfig {
     pub grad_clip: Option<f64>,
     /// Weight of the value loss in the total.
     pub value_weight: f64,
+    /// Train in mixed precision on CUDA: f16 autocast of the forward pass with dynamic
+    /// loss scaling (f32 parameters, losses and optimiser). Ignored on the CPU, where
+    /// steps stay f32 (see [`Trainer::mixed_precision`]).
+    pub mixed_precision: bool,
 }
 
 impl Default for TrainConfig {
@@ -57,7 +61,82 @@ impl Default for TrainConfig {
             weight_decay: 1e-4,
             grad_clip: Some(10.0),
             value_weight: 1.0,
+            mixed_precision: true,
         }
+    }
+}
+
+/// A batch's policy targets, stored sparsely: a shogi target has about as many non-zero
+/// entries as legal moves (tens) out of 11,259 policy indices, so the learner sends these
+/// instead of a dense `[batch, policy_size]` matrix (184 MB at batch 4,096) and the loss
+/// gathers the log-probabilities at them on the device.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SparsePolicy {
+    /// Batch row of each entry.
+    rows: Vec<i64>,
+    /// Policy index of each entry.
+    indices: Vec<i64>,
+    /// Target probability of each entry.
+    probs: Vec<f32>,
+}
+
+impl SparsePolicy {
+    /// An empty set of targets.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends row `row`'s target entries `(policy index, probability)`.
+    pub fn push_row(&mut self, row: usize, entries: &[(u32, f32)]) {
+        for &(index, prob) in entries {
+            self.rows.push(row as i64);
+            self.indices.push(i64::from(index));
+            self.probs.push(prob);
+        }
+    }
+
+    /// The non-zero entries of a dense `[batch, policy_size]` matrix.
+    pub fn from_dense(dense: &[f32], policy_size: usize) -> Self {
+        let mut out = Self::new();
+        for (row, chunk) in dense.chunks(policy_size.max(1)).enumerate() {
+            for (index, &p) in chunk.iter().enumerate() {
+                if p != 0.0 {
+                    out.rows.push(row as i64);
+                    out.indices.push(index as i64);
+                    out.probs.push(p);
+                }
+            }
+        }
+        out
+    }
+
+    /// Entries stored.
+    pub fn len(&self) -> usize {
+        self.probs.len()
+    }
+
+    /// Whether no entry is stored.
+    pub fn is_empty(&self) -> bool {
+        self.probs.is_empty()
+    }
+
+    /// Flat indices `row * policy_size + index` into a `[batch * policy_size]` view.
+    ///
+    /// # Panics
+    /// If an entry lies outside `[batch, policy_size]`.
+    fn flat(&self, batch: usize, policy_size: usize) -> Vec<i64> {
+        let (b, p) = (batch as i64, policy_size as i64);
+        self.rows
+            .iter()
+            .zip(&self.indices)
+            .map(|(&r, &i)| {
+                assert!(
+                    (0..b).contains(&r) && (0..p).contains(&i),
+                    "policy target ({r}, {i}) outside the batch [{b}, {p}]"
+                );
+                r * p + i
+            })
+            .collect()
     }
 }
 
@@ -114,8 +193,6 @@ pub struct Trainer {
     pub model: Model,
     opt: Optimizer,
     config: TrainConfig,
-    /// Mixed precision requested (see [`Trainer::set_mixed_precision`]).
-    mixed_precision: bool,
     scaler: LossScaler,
 }
 
@@ -133,6 +210,51 @@ struct LossScaler {
 impl LossScaler {
     const INIT: f64 = 65536.0;
     const GROWTH_INTERVAL: u32 = 2000;
+    /// Names of the scaler's state inside the optimiser file.
+    const SCALE_KEY: &str = "amp.loss_scale";
+    const GOOD_STEPS_KEY: &str = "amp.good_steps";
+
+    /// The state saved beside the optimiser's, so a resumed mixed-precision run keeps
+    /// its scale instead of re-learning it through skipped steps.
+    fn state(&self) -> Vec<(String, Tensor)> {
+        vec![
+            (
+                Self::SCALE_KEY.to_string(),
+                Tensor::from_slice(&[self.scale]),
+            ),
+            (
+                Self::GOOD_STEPS_KEY.to_string(),
+                Tensor::from_slice(&[i64::from(self.good_steps)]),
+            ),
+        ]
+    }
+
+    /// Takes the scaler's tensors out of `tensors`; a file without them (written before
+    /// they were saved) leaves the scaler as it is.
+    fn restore(
+        &mut self,
+        tensors: &mut std::collections::HashMap<String, Tensor>,
+    ) -> Result<(), String> {
+        let scale = tensors.remove(Self::SCALE_KEY);
+        let good = tensors.remove(Self::GOOD_STEPS_KEY);
+        let (Some(scale), Some(good)) = (scale, good) else {
+            return Ok(());
+        };
+        let scale = f64::try_from(&scale).map_err(|e| format!("{}: {e}", Self::SCALE_KEY))?;
+        let good = i64::try_from(&good).map_err(|e| format!("{}: {e}", Self::GOOD_STEPS_KEY))?;
+        let in_range =
+            scale.is_finite() && scale >= 1.0 && (0..i64::from(u32::MAX)).contains(&good);
+        if !in_range {
+            return Err(format!(
+                "{} = {scale} / {} = {good} out of range",
+                Self::SCALE_KEY,
+                Self::GOOD_STEPS_KEY
+            ));
+        }
+        self.scale = scale;
+        self.good_steps = good as u32;
+        Ok(())
+    }
 
     fn new() -> Self {
         Self {
@@ -177,22 +299,23 @@ impl Trainer {
             model,
             opt,
             config,
-            mixed_precision: false,
             scaler: LossScaler::new(),
         })
     }
 
-    /// The optimiser's state (SGD momentum buffers, or AdamW's moments and step count) as
-    /// named CPU tensors, for [`Trainer::save_optimizer`].
+    /// The optimiser's state (SGD momentum buffers, or AdamW's moments and step count,
+    /// and the mixed-precision loss scale) as named CPU tensors, for
+    /// [`Trainer::save_optimizer`].
     pub fn optimizer_state(&self) -> Vec<(String, Tensor)> {
-        self.opt.state()
+        let mut state = self.opt.state();
+        state.extend(self.scaler.state());
+        state
     }
 
     /// Writes the optimiser's state as a safetensors file at `path` (not atomically: write
     /// it inside a directory that is renamed into place, as candidate exports do).
     pub fn save_optimizer(&self, path: impl AsRef<Path>) -> Result<(), tch::TchError> {
-        let state = self.opt.state();
-        Tensor::write_safetensors(&state, path)
+        Tensor::write_safetensors(&self.optimizer_state(), path)
     }
 
     /// Restores the optimiser's state from a file written by [`Trainer::save_optimizer`].
@@ -202,9 +325,16 @@ impl Trainer {
         let path = path.as_ref();
         let tensors = Tensor::read_safetensors(path)
             .map_err(|e| format!("reading {}: {e}", path.display()))?;
+        let mut by_name: std::collections::HashMap<String, Tensor> = tensors.into_iter().collect();
+        let mut scaler = self.scaler;
+        scaler
+            .restore(&mut by_name)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         self.opt
-            .restore(tensors)
-            .map_err(|e| format!("{}: {e}", path.display()))
+            .restore(by_name)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        self.scaler = scaler;
+        Ok(())
     }
 
     /// The hyper-parameters.
@@ -212,16 +342,17 @@ impl Trainer {
         &self.config
     }
 
-    /// Requests mixed precision for [`Trainer::step`]: the forward pass runs under CUDA
-    /// autocast (f16 convolutions and matmuls, f32 parameters, losses and optimiser) with
-    /// dynamic loss scaling. Ignored on CPU (see [`Trainer::mixed_precision`]).
+    /// Requests mixed precision for [`Trainer::step`] ([`TrainConfig::mixed_precision`]):
+    /// the forward pass runs under CUDA autocast (f16 convolutions and matmuls, f32
+    /// parameters, losses and optimiser) with dynamic loss scaling. Ignored on CPU (see
+    /// [`Trainer::mixed_precision`]).
     pub fn set_mixed_precision(&mut self, on: bool) {
-        self.mixed_precision = on;
+        self.config.mixed_precision = on;
     }
 
     /// Whether steps actually run in mixed precision: requested and the model is on CUDA.
     pub fn mixed_precision(&self) -> bool {
-        self.mixed_precision && self.model.device().is_cuda()
+        self.config.mixed_precision && self.model.device().is_cuda()
     }
 
     /// The current loss scale when steps run in mixed precision.
@@ -239,11 +370,24 @@ impl Trainer {
         self.config.lr = lr;
     }
 
-    /// Computes the losses on a batch without updating anything (eval-mode BN).
+    /// Computes the losses on a batch without updating anything (eval-mode BN), with
+    /// dense policy targets (see [`Trainer::step`]).
     pub fn evaluate(
         &self,
         inputs: &[f32],
         policy_targets: &[f32],
+        value_targets: &[f32],
+        batch: usize,
+    ) -> Losses {
+        let sparse = self.sparse_of(policy_targets, batch);
+        self.evaluate_sparse(inputs, &sparse, value_targets, batch)
+    }
+
+    /// [`Trainer::evaluate`] with sparse policy targets.
+    pub fn evaluate_sparse(
+        &self,
+        inputs: &[f32],
+        policy_targets: &SparsePolicy,
         value_targets: &[f32],
         batch: usize,
     ) -> Losses {
@@ -253,10 +397,16 @@ impl Trainer {
         })
     }
 
+    fn sparse_of(&self, dense: &[f32], batch: usize) -> SparsePolicy {
+        let policy_size = self.model.config().policy_size();
+        assert_eq!(dense.len(), batch * policy_size, "policy target size");
+        SparsePolicy::from_dense(dense, policy_size)
+    }
+
     fn forward(
         &self,
         inputs: &[f32],
-        policy_targets: &[f32],
+        policy_targets: &SparsePolicy,
         value_targets: &[f32],
         batch: usize,
         train: bool,
@@ -264,11 +414,6 @@ impl Trainer {
         let cfg = self.model.config();
         let b = batch as i64;
         assert_eq!(inputs.len(), batch * cfg.input_size(), "input buffer size");
-        assert_eq!(
-            policy_targets.len(),
-            batch * cfg.policy_size(),
-            "policy target size"
-        );
         assert_eq!(value_targets.len(), batch * 3, "value target size");
         let device = self.model.device();
         let to = |s: &[f32], cols: usize| {
@@ -277,13 +422,15 @@ impl Trainer {
                 .to_device(device)
         };
         let xs = to(inputs, cfg.input_size());
-        let pt = to(policy_targets, cfg.policy_size());
         let vt = to(value_targets, 3);
+        let flat =
+            Tensor::from_slice(&policy_targets.flat(batch, cfg.policy_size())).to_device(device);
+        let pt = Tensor::from_slice(&policy_targets.probs).to_device(device);
         let (pl, vl) = self.model.forward_t(&xs, train);
         let log_p = pl.log_softmax(1, Kind::Float);
-        let policy_loss = -(pt * &log_p)
-            .sum_dim_intlist(1, false, Kind::Float)
-            .mean(Kind::Float);
+        // -sum_b sum_i t[b,i] log p[b,i] / B, summed over the non-zero targets only.
+        let policy_loss =
+            -(log_p.view([-1]).index_select(0, &flat) * pt).sum(Kind::Float) / b as f64;
         let value_loss = -(&vt * vl.log_softmax(1, Kind::Float))
             .sum_dim_intlist(1, false, Kind::Float)
             .mean(Kind::Float);
@@ -311,7 +458,9 @@ impl Trainer {
     /// One training step (train-mode BN): forward, loss, backward, optional clipping of the
     /// global gradient norm, optimiser update. Buffers: `inputs` `[batch, input_size]`,
     /// `policy_targets` `[batch, policy_size]` probability vectors (plane-major, zeros on
-    /// illegal moves), `value_targets` `[batch, 3]` win/draw/loss probabilities.
+    /// illegal moves), `value_targets` `[batch, 3]` win/draw/loss probabilities. The
+    /// learner sends sparse targets instead ([`Trainer::step_sparse`]); this takes the
+    /// same step.
     pub fn step(
         &mut self,
         inputs: &[f32],
@@ -319,10 +468,27 @@ impl Trainer {
         value_targets: &[f32],
         batch: usize,
     ) -> Losses {
+        let sparse = self.sparse_of(policy_targets, batch);
+        self.step_sparse(inputs, &sparse, value_targets, batch)
+    }
+
+    /// [`Trainer::step`] with sparse policy targets (each row's entries summing to 1).
+    pub fn step_sparse(
+        &mut self,
+        inputs: &[f32],
+        policy_targets: &SparsePolicy,
+        value_targets: &[f32],
+        batch: usize,
+    ) -> Losses {
         let amp = self.mixed_precision();
-        let fwd = tch::autocast(amp, || {
-            self.forward(inputs, policy_targets, value_targets, batch, true)
-        });
+        // Autocast only when it is on: tch's wrapper sets libtorch's (deprecated, warning)
+        // autocast state on every call, even to switch it off.
+        let forward = || self.forward(inputs, policy_targets, value_targets, batch, true);
+        let fwd = if amp {
+            tch::autocast(true, forward)
+        } else {
+            forward()
+        };
         self.opt.zero_grad();
         let scale = if amp { self.scaler.scale } else { 1.0 };
         if amp {
@@ -498,8 +664,10 @@ impl Optimizer {
 
     /// Replaces the state with `tensors` (as [`Optimizer::state`] writes them) after
     /// checking that every buffer is there with its variable's shape and nothing else is.
-    fn restore(&mut self, tensors: Vec<(String, Tensor)>) -> Result<(), String> {
-        let mut by_name: std::collections::HashMap<String, Tensor> = tensors.into_iter().collect();
+    fn restore(
+        &mut self,
+        mut by_name: std::collections::HashMap<String, Tensor>,
+    ) -> Result<(), String> {
         let steps = by_name
             .remove(STEP_KEY)
             .ok_or_else(|| format!("no {STEP_KEY} tensor"))?;
@@ -586,6 +754,7 @@ mod tests {
             weight_decay: 1e-3,
             grad_clip: None,
             value_weight: 1.0,
+            mixed_precision: false,
         };
         Trainer::new(Model::new(&tiny(), Device::Cpu), config).unwrap()
     }
@@ -647,7 +816,8 @@ mod tests {
                 let (xs, pt, vt) = batch(100 + k, 4);
                 ours.step(&xs, &pt, &vt, 4);
                 opt.zero_grad();
-                theirs.forward(&xs, &pt, &vt, 4, true).total.backward();
+                let sparse = theirs.sparse_of(&pt, 4);
+                theirs.forward(&xs, &sparse, &vt, 4, true).total.backward();
                 opt.step();
             }
             let d = max_diff(&ours.model.vs, &theirs.model.vs);
@@ -712,6 +882,21 @@ mod tests {
                 .unwrap_err();
             assert!(err.contains("reading"), "{err}");
         }
+    }
+
+    /// A resumed mixed-precision run continues the loss scale it had learned.
+    #[test]
+    fn loss_scale_survives_save_and_restore() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("opt.safetensors");
+        let mut a = trainer(SGD, 3);
+        a.scaler.scale = 1024.0;
+        a.scaler.good_steps = 17;
+        a.save_optimizer(&path).unwrap();
+        let mut b = trainer(SGD, 3);
+        assert_eq!(b.scaler.scale, LossScaler::INIT);
+        b.load_optimizer(&path).unwrap();
+        assert_eq!((b.scaler.scale, b.scaler.good_steps), (1024.0, 17));
     }
 
     #[test]

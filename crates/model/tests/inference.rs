@@ -180,3 +180,56 @@ fn cpu_throughput() {
         );
     }
 }
+
+/// The legal-move logits gathered on the device are the full policy's entries at those
+/// indices, in order, with `-inf` for an index outside the policy; the values are the same.
+#[test]
+fn infer_legal_gathers_the_full_policy_at_the_legal_indices() {
+    let cfg = cfg();
+    let (a, _) = twin(&cfg, Device::Cpu);
+    let inf = Inference::new(a, Device::Cpu, &InferenceOptions::default());
+    let ps = cfg.policy_size() as u32;
+    let legal: Vec<Vec<u32>> = vec![
+        vec![0, 7, ps - 1, 3],
+        vec![],
+        vec![5, u32::MAX, 5, ps],
+        (0..ps).rev().collect(),
+    ];
+    let views: Vec<&[u32]> = legal.iter().map(Vec::as_slice).collect();
+    let xs = inputs(&cfg, legal.len(), 4);
+    let (full, wdl) = inf.infer(&xs, legal.len());
+    let (picked, wdl_legal) = inf.infer_legal(&xs, legal.len(), &views);
+    assert_eq!(wdl, wdl_legal);
+    let expected: Vec<f32> = legal
+        .iter()
+        .enumerate()
+        .flat_map(|(row, indices)| {
+            let full = &full;
+            indices.iter().map(move |&i| {
+                if i < ps {
+                    full[row * ps as usize + i as usize]
+                } else {
+                    f32::NEG_INFINITY
+                }
+            })
+        })
+        .collect();
+    assert_eq!(picked, expected);
+    let (p0, w0) = inf.infer_legal(&[], 0, &[]);
+    assert!(p0.is_empty() && w0.is_empty());
+}
+
+/// Test binaries link libtorch's CUDA backend too (the build script of every tch-linking
+/// crate keeps it): the process has it mapped, or the libtorch is a CPU-only build.
+#[test]
+fn this_test_binary_has_the_cuda_backend_mapped() {
+    use shogi_model::CudaBackend;
+    let backend = CudaBackend::of_this_process();
+    assert!(
+        matches!(
+            backend,
+            CudaBackend::Loaded(_) | CudaBackend::CpuOnlyBuild { .. }
+        ),
+        "{backend}"
+    );
+}

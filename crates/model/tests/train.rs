@@ -53,6 +53,7 @@ fn trainer_on(opt: OptimizerKind, lr: f64, device: Device) -> Trainer {
             weight_decay: 1e-5,
             grad_clip: Some(5.0),
             value_weight: 1.0,
+            mixed_precision: false,
         },
     )
     .unwrap()
@@ -232,4 +233,97 @@ fn mixed_precision_overfits_on_cuda() {
         "{} skipped steps",
         t.skipped_steps()
     );
+}
+
+/// Sparse policy targets give the same losses and the same step as the dense matrix
+/// they were taken from (the learner sends sparse ones).
+#[test]
+fn sparse_policy_targets_match_dense_ones() {
+    use shogi_model::SparsePolicy;
+    let cfg = cfg();
+    let n = 6;
+    let (xs, _, vt) = batch(&cfg, n);
+    // Soft targets with a few non-zero entries per row, as search visits give.
+    let ps = cfg.policy_size();
+    let mut dense = vec![0.0f32; n * ps];
+    let mut sparse = SparsePolicy::new();
+    for row in 0..n {
+        let mut entries: Vec<(u32, f32)> = (0..3)
+            .map(|k| (((row * 7 + k * 5) % ps) as u32, [0.5, 0.3, 0.2][k]))
+            .collect();
+        // Increasing index, as samples store them (and a dense row reads them).
+        entries.sort_by_key(|&(i, _)| i);
+        for &(i, p) in &entries {
+            dense[row * ps + i as usize] = p;
+        }
+        sparse.push_row(row, &entries);
+    }
+    assert_eq!(sparse, SparsePolicy::from_dense(&dense, ps));
+    let mut a = trainer(ADAMW, 3e-3);
+    let mut b = trainer(ADAMW, 3e-3);
+    assert_eq!(
+        a.evaluate(&xs, &dense, &vt, n),
+        b.evaluate_sparse(&xs, &sparse, &vt, n)
+    );
+    for _ in 0..3 {
+        let da = a.step(&xs, &dense, &vt, n);
+        let db = b.step_sparse(&xs, &sparse, &vt, n);
+        assert!((da.policy - db.policy).abs() < 1e-6, "{da:?} vs {db:?}");
+        assert!((da.total - db.total).abs() < 1e-6, "{da:?} vs {db:?}");
+    }
+    // The policy loss is the cross-entropy -sum t log p: recomputed by hand from the net.
+    let losses = b.evaluate_sparse(&xs, &sparse, &vt, n);
+    let by_hand = tch::no_grad(|| {
+        let t = Tensor::from_slice(&xs).view([n as i64, cfg.input_size() as i64]);
+        let (p, _) = b.model.forward_t(&t, false);
+        let log_p = Vec::<f32>::try_from(&p.log_softmax(1, Kind::Float).view([-1])).unwrap();
+        -dense
+            .iter()
+            .zip(&log_p)
+            .map(|(&t, &l)| f64::from(t) * f64::from(l))
+            .sum::<f64>()
+            / n as f64
+    });
+    assert!(
+        (losses.policy - by_hand).abs() < 1e-5,
+        "{} vs {by_hand}",
+        losses.policy
+    );
+}
+
+/// The mixed-precision loss scale travels with the optimiser's state; an optimiser file
+/// without it (written before it was saved) still loads.
+#[test]
+fn loss_scale_is_saved_with_the_optimiser_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("optimizer.safetensors");
+    let t = trainer(ADAMW, 3e-3);
+    let state = t.optimizer_state();
+    let scale = state
+        .iter()
+        .find(|(name, _)| name == "amp.loss_scale")
+        .map(|(_, t)| f64::try_from(t).unwrap());
+    assert_eq!(scale, Some(65536.0));
+    t.save_optimizer(&path).unwrap();
+    let mut u = trainer(ADAMW, 3e-3);
+    u.load_optimizer(&path).unwrap();
+    // A file without the scaler's entries (an older build's) loads as before.
+    let old: Vec<(String, Tensor)> = state
+        .into_iter()
+        .filter(|(name, _)| !name.starts_with("amp."))
+        .collect();
+    let old_path = dir.path().join("old.safetensors");
+    Tensor::write_safetensors(&old, &old_path).unwrap();
+    u.load_optimizer(&old_path).unwrap();
+    // A damaged scale is refused, naming it.
+    let mut bad = t.optimizer_state();
+    for (name, value) in bad.iter_mut() {
+        if name == "amp.loss_scale" {
+            *value = Tensor::from_slice(&[f64::NAN]);
+        }
+    }
+    let bad_path = dir.path().join("bad.safetensors");
+    Tensor::write_safetensors(&bad, &bad_path).unwrap();
+    let err = u.load_optimizer(&bad_path).unwrap_err();
+    assert!(err.contains("amp.loss_scale"), "{err}");
 }

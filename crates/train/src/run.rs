@@ -333,6 +333,7 @@ fn train_config(config: &RunConfig) -> TrainConfig {
         weight_decay: l.weight_decay,
         grad_clip: (l.grad_clip > 0.0).then_some(l.grad_clip),
         value_weight: l.value_weight,
+        mixed_precision: l.mixed_precision,
     }
 }
 
@@ -384,6 +385,8 @@ pub fn run(
     let stop_work = || interrupt.load(Ordering::Relaxed) || finish.load(Ordering::Relaxed);
     let progress = Progress::default();
     let mut cause = StopCause::TimeBudget;
+
+    log_precision(config, roles, device);
 
     let (start_step, start_dir) = learner_start(&run)?;
     progress.learner_step.store(start_step, Ordering::Relaxed);
@@ -521,6 +524,33 @@ pub fn run(
     Ok(summary)
 }
 
+/// Says which precision the learner and self-play networks run in: f16 options are
+/// CUDA-only and a CPU run ignores them, which the log states rather than hides.
+fn log_precision(config: &RunConfig, roles: Roles, device: shogi_model::tch::Device) {
+    let on_cuda = device.is_cuda();
+    for (plays, key, on, what) in [
+        (
+            roles.learn,
+            "learner.mixed_precision",
+            config.learner.mixed_precision,
+            "learner steps",
+        ),
+        (
+            roles.selfplay,
+            "selfplay.half_inference",
+            config.selfplay.half_inference,
+            "self-play inference",
+        ),
+    ] {
+        match (plays, on, on_cuda) {
+            (false, _, _) => {}
+            (true, true, true) => info!("{key} = true: {what} in f16 on {device:?}"),
+            (true, true, false) => info!("{key} = true is ignored on the CPU: {what} in f32"),
+            (true, false, _) => info!("{key} = false: {what} in f32"),
+        }
+    }
+}
+
 fn status_line(progress: &Progress, began: Instant) -> String {
     let secs = began.elapsed().as_secs_f64().max(1e-9);
     let games = progress.actors.games.load(Ordering::Relaxed);
@@ -612,7 +642,8 @@ where
     while !stop_work() {
         let generation = claim_generation(run.root())?;
         let (_, best) = run.best()?.context("no accepted network")?;
-        let service = NetService::from_checkpoint(&best, layout, device, batch.clone())?;
+        let service =
+            NetService::from_checkpoint(&best, layout, device, batch.clone(), s.half_inference)?;
         if let Some(manifest) = service.manifest() {
             *progress.best_name.lock().unwrap() = manifest.name.clone();
         }
@@ -626,11 +657,19 @@ where
             seed: generation_seed(config.run.seed, generation),
         };
         // run_actors watches one flag; mirror the run's stop conditions into it.
+        // The watcher also publishes the batch counters as they grow: a generation can
+        // last an hour on a GPU (thousands of games), and the status line must not show
+        // the last generation's fill (or 0%) all that time.
         let result = std::thread::scope(|scope| {
             let watcher = scope.spawn(|| {
+                let mut published = Instant::now();
                 while !stop_flag.load(Ordering::Relaxed) {
                     if stop_work() {
                         stop_flag.store(true, Ordering::Relaxed);
+                    }
+                    if published.elapsed() >= Duration::from_millis(500) {
+                        *progress.batches.lock().unwrap() = merge(total_batches, service.stats());
+                        published = Instant::now();
                     }
                     std::thread::sleep(Duration::from_millis(50));
                 }

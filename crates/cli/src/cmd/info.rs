@@ -1,8 +1,8 @@
-//! `shogi-zero info`: versions, libtorch, and the device a run would use.
+//! `shogi-zero info`: versions, libtorch, and the device a run would use and why.
 
 use anyhow::Result;
 use clap::Args;
-use shogi_model::{parse_device, tch};
+use shogi_model::{DeviceReport, tch};
 
 #[derive(Debug, Args)]
 pub struct InfoArgs {
@@ -14,12 +14,19 @@ pub struct InfoArgs {
 pub fn run(args: &InfoArgs) -> Result<()> {
     println!("shogi-zero {}", env!("CARGO_PKG_VERSION"));
     println!("libtorch threads: {}", tch::get_num_threads());
+    let report = DeviceReport::resolve(&args.device)?;
+    println!("cuda backend: {}", report.backend);
     println!(
         "cuda available: {} ({} devices)",
         tch::Cuda::is_available(),
-        tch::Cuda::device_count()
+        report.cuda_devices
     );
-    let device = parse_device(&args.device)?;
-    println!("device {:?} -> {device:?}", args.device);
+    if report.cuda_devices > 0 {
+        println!("cudnn available: {}", tch::Cuda::cudnn_is_available());
+    }
+    println!("{report}");
+    if report.fell_back_to_cpu() {
+        eprintln!("warning: --device auto runs on the CPU here (no CUDA device)");
+    }
     Ok(())
 }

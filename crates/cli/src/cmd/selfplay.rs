@@ -12,7 +12,9 @@ use shogi_features::{FromSpec, GameSpec, NetGame, NetLayout, with_game_type};
 use shogi_game::GameKind;
 use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, uniform_batch};
 use shogi_mcts::{RootSelection, SearchConfig};
-use shogi_model::{Inference, Model, NetService, model_config_for_layout, parse_device};
+use shogi_model::{
+    Inference, InferenceOptions, Model, NetService, model_config_for_layout, parse_device,
+};
 use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
 use shogi_selfplay::play::{PlayConfig, RecordGame};
 
@@ -56,6 +58,10 @@ pub struct SelfplayArgs {
     /// Largest network batch.
     #[arg(long, default_value_t = 64)]
     max_batch: usize,
+    /// Run the network in f16 on CUDA (the run config's `selfplay.half_inference`);
+    /// ignored on the CPU.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    half_inference: bool,
     /// Use the Gumbel AlphaZero root instead of PUCT + Dirichlet noise.
     #[arg(long)]
     gumbel: bool,
@@ -152,7 +158,8 @@ where
         args.net.apply_threads();
         let service = match &args.checkpoint {
             Some(dir) => {
-                let service = NetService::from_checkpoint(dir, layout, device, batch)?;
+                let service =
+                    NetService::from_checkpoint(dir, layout, device, batch, args.half_inference)?;
                 if let Some(manifest) = service.manifest() {
                     eprintln!(
                         "selfplay: checkpoint {} (step {})",
@@ -167,7 +174,10 @@ where
                     "selfplay: fresh network {} blocks x {} channels",
                     cfg.blocks, cfg.channels
                 );
-                let options = NetService::inference_options(&batch);
+                let options = InferenceOptions {
+                    half: args.half_inference,
+                    ..NetService::inference_options(&batch)
+                };
                 let inference = Inference::new(Model::new(&cfg, device), device, &options);
                 NetService::from_inference(inference, layout, batch)?
             }

@@ -89,6 +89,15 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         format!("{}.log", args.roles.describe())
     };
     init_logging(&config.run.dir.join(log_name))?;
+    // The log's first line: where the networks run and why (a GPU config that silently
+    // trains on the CPU is the failure this guards against).
+    let device = shogi_model::DeviceReport::resolve(&config.run.device)
+        .with_context(|| format!("run.device = {:?}", config.run.device))?;
+    if device.fell_back_to_cpu() {
+        tracing::warn!("{device}: the run trains on the CPU");
+    } else {
+        tracing::info!("{device}");
+    }
 
     let interrupt = Arc::new(AtomicBool::new(false));
     {

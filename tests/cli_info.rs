@@ -1,0 +1,121 @@
+//! The GPU path without a GPU: the binary keeps libtorch's CUDA backend as a dependency
+//! when the libtorch it was built against ships one, loads it at run time, and says which
+//! device it chose and why.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_shogi-zero");
+
+/// The library directory of the venv's torch, found independently of the binary.
+fn libtorch_dir() -> PathBuf {
+    let out = Command::new(shogi_testkit::python())
+        .args([
+            "-c",
+            "import os, torch; print(os.path.join(os.path.dirname(torch.__file__), 'lib'))",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the venv's python cannot import torch (run scripts/bootstrap.sh): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
+
+/// The shared libraries the ELF file lists as NEEDED (`readelf -d`, from binutils, which
+/// the linker comes with).
+fn needed(path: &str) -> Vec<String> {
+    let out = Command::new("readelf")
+        .args(["-d", path])
+        .output()
+        .expect("readelf (binutils) is needed to read the binary's dependencies");
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains("(NEEDED)"))
+        .filter_map(|l| Some(l.split('[').nth(1)?.trim_end_matches(']').to_string()))
+        .collect()
+}
+
+fn info(device: &str) -> (String, String) {
+    let out = Command::new(BIN)
+        .args(["info", "--device", device])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "info failed:\n{stdout}\n{stderr}");
+    (stdout, stderr)
+}
+
+#[test]
+fn the_cuda_backend_is_linked_and_loaded_when_libtorch_ships_one() {
+    let dir = libtorch_dir();
+    let libs = needed(BIN);
+    assert!(libs.iter().any(|l| l == "libtorch_cpu.so"), "{libs:?}");
+    let (stdout, _) = info("cpu");
+    let backend = stdout
+        .lines()
+        .find(|l| l.starts_with("cuda backend: "))
+        .unwrap_or_else(|| panic!("no cuda backend line:\n{stdout}"));
+    if dir.join("libtorch_cuda.so").exists() {
+        for lib in ["libtorch_cuda.so", "libtorch.so"] {
+            assert!(
+                libs.iter().any(|l| l == lib),
+                "{lib} is not among the binary's NEEDED libraries although {} ships it: {libs:?}",
+                dir.display()
+            );
+        }
+        // Mapped at run time, from the venv's libtorch.
+        let expected = format!(
+            "CUDA backend linked ({})",
+            dir.join("libtorch_cuda.so").display()
+        );
+        let canonical = format!(
+            "CUDA backend linked ({})",
+            dir.canonicalize()
+                .unwrap()
+                .join("libtorch_cuda.so")
+                .display()
+        );
+        assert!(
+            backend.contains(&expected) || backend.contains(&canonical),
+            "{backend}"
+        );
+    } else {
+        eprintln!(
+            "{} is a CPU-only torch (no libtorch_cuda.so): nothing to link, and the binary says so",
+            dir.display()
+        );
+        assert!(backend.contains("CPU-only build"), "{backend}");
+    }
+}
+
+#[test]
+fn info_says_which_device_and_why() {
+    let (stdout, stderr) = info("cpu");
+    assert!(
+        stdout.contains("device cpu (requested \"cpu\"; the CPU was asked for)"),
+        "{stdout}"
+    );
+    assert!(!stderr.contains("warning"), "{stderr}");
+    let (stdout, stderr) = info("auto");
+    if stdout.contains("cuda available: false") {
+        // No GPU here: auto falls back, and that is a warning, not silence.
+        assert!(stdout.contains("auto fell back to the CPU"), "{stdout}");
+        assert!(
+            stderr.contains("warning: --device auto runs on the CPU"),
+            "{stderr}"
+        );
+    } else {
+        assert!(stdout.contains("device cuda:0"), "{stdout}");
+    }
+    let out = Command::new(BIN)
+        .args(["info", "--device", "tpu"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid device \"tpu\""));
+}
