@@ -2,10 +2,10 @@
 # The fixed strength scale: a network (a run's best, or a checkpoint) with MCTS against a
 # ladder of fixed, network-free opponents (random and the classical alpha-beta baseline
 # at several depths), plus the ladder's own rungs against each other, then one joint
-# Bradley-Terry (Elo) fit over all those games. The scale's anchor is
-# `alphabeta:depth=1` = 0 Elo; its rungs depend only on the depth (never on the machine),
-# and with the same GAMES, seed and ply limit the rung-vs-rung games are the same games
-# on every run, so ratings from different runs and configs are on one scale.
+# Bradley-Terry (Elo) fit over all those games (scripts/bench/ladder_fit.py). The scale's
+# anchor is `alphabeta:depth=1` = 0 Elo; its rungs depend only on the depth (never on the
+# machine), and with the same GAMES, seed and ply limit the rung-vs-rung games are the
+# same games on every run, so ratings from different runs and configs are on one scale.
 #
 #   bash scripts/bench/ladder.sh RUN_DIR|CHECKPOINT_DIR [GAMES] [SIMULATIONS]
 #
@@ -95,92 +95,4 @@ for r in "${rungs[@]}"; do
   printf '%s\t%s\t%s\n' "net" "$r" "$name" >> "$out/pairs.tsv"
 done
 
-"$py" - "$out" "$net" "$sims" "${rungs[@]}" <<'PY' | tee "$out/ladder.txt"
-import json, math, os, sys
-
-out, net, sims, rungs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-anchor = "alphabeta:depth=1" if "alphabeta:depth=1" in rungs else rungs[0]
-pairs = []
-for line in open(os.path.join(out, "pairs.tsv")):
-    a, b, name = line.rstrip("\n").split("\t")
-    t = json.load(open(os.path.join(out, name, "summary.json")))["total"]
-    pairs.append((a, b, t["wins"], t["draws"], t["losses"]))
-players = ["net"] + rungs
-free = [p for p in players if p != anchor]
-k = math.log(10) / 400
-r = {p: 0.0 for p in players}
-
-def expected(d):
-    return 1 / (1 + math.exp(-k * d))
-
-# Newton steps on the log-likelihood; one virtual draw per pairing keeps it finite.
-for _ in range(200):
-    grad = {p: 0.0 for p in free}
-    hess = {p: {q: 0.0 for q in free} for p in free}
-    for a, b, w, d, l in pairs:
-        n = w + d + l + 1
-        s = w + 0.5 * d + 0.5
-        e = expected(r[a] - r[b])
-        g = k * (s - n * e)
-        h = k * k * n * e * (1 - e)
-        for p, sign in ((a, 1), (b, -1)):
-            if p in grad:
-                grad[p] += sign * g
-        for p, sp in ((a, 1), (b, -1)):
-            for q, sq in ((a, 1), (b, -1)):
-                if p in hess and q in hess[p]:
-                    hess[p][q] += sp * sq * h
-    # Solve hess * step = grad (small dense system, Gauss-Jordan).
-    m = [[hess[p][q] for q in free] + [grad[p]] for p in free]
-    size = len(free)
-    for c in range(size):
-        piv = max(range(c, size), key=lambda i: abs(m[i][c]))
-        m[c], m[piv] = m[piv], m[c]
-        if abs(m[c][c]) < 1e-12:
-            continue
-        for i in range(size):
-            if i != c:
-                f = m[i][c] / m[c][c]
-                m[i] = [x - f * y for x, y in zip(m[i], m[c])]
-    step = [m[i][size] / m[i][i] if abs(m[i][i]) > 1e-12 else 0.0 for i in range(size)]
-    for p, s in zip(free, step):
-        r[p] += max(-400.0, min(400.0, s))
-    if max(abs(s) for s in step) < 1e-6:
-        break
-# Intervals: the inverse information matrix (anchor fixed).
-size = len(free)
-inv = [[hess[p][q] for q in free] + [1.0 if i == j else 0.0 for j in range(size)]
-       for i, p in enumerate(free)]
-for c in range(size):
-    piv = max(range(c, size), key=lambda i: abs(inv[i][c]))
-    inv[c], inv[piv] = inv[piv], inv[c]
-    d = inv[c][c]
-    inv[c] = [x / d for x in inv[c]]
-    for i in range(size):
-        if i != c:
-            f = inv[i][c]
-            inv[i] = [x - f * y for x, y in zip(inv[i], inv[c])]
-sd = {p: math.sqrt(max(inv[i][size + i], 0.0)) for i, p in enumerate(free)}
-sd[anchor] = 0.0
-
-print(f"Ladder (anchor {anchor} = 0 Elo; joint Bradley-Terry fit, 95% intervals)")
-print(f"net: {net} with {sims} simulations per move")
-print(f"{'player':<24} {'Elo':>7} {'95% interval':>18}")
-for p in sorted(players, key=lambda p: r[p], reverse=True):
-    lo, hi = r[p] - 1.96 * sd[p], r[p] + 1.96 * sd[p]
-    print(f"{p:<24} {r[p]:>+7.0f} {f'[{lo:+.0f}, {hi:+.0f}]':>18}")
-print(f"{'pairing':<46} {'W':>4} {'D':>4} {'L':>4} {'score':>7}")
-for a, b, w, d, l in pairs:
-    n = max(w + d + l, 1)
-    print(f"{a + ' vs ' + b:<46} {w:>4} {d:>4} {l:>4} {100 * (w + 0.5 * d) / n:>6.1f}%")
-beaten = [p for p in rungs if p.startswith("alphabeta:")
-          and any(a == "net" and b == p and (w + 0.5 * d) / max(w + d + l, 1) >= 0.5
-                  for a, b, w, d, l in pairs)]
-print("strongest rung the net scores >= 50% against: " + (beaten[-1] if beaten else "none"))
-json.dump({"anchor": anchor, "net": net, "simulations": int(sims),
-           "ratings": {p: {"elo": r[p], "low": r[p] - 1.96 * sd[p], "high": r[p] + 1.96 * sd[p]}
-                       for p in players},
-           "pairs": [{"a": a, "b": b, "wins": w, "draws": d, "losses": l} for a, b, w, d, l in pairs],
-           "strongest_rung_beaten": beaten[-1] if beaten else None},
-          open(os.path.join(out, "ladder.json"), "w"), indent=2)
-PY
+"$py" scripts/bench/ladder_fit.py "$out" "$net" "$sims" "${rungs[@]}" | tee "$out/ladder.txt"
