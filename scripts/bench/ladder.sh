@@ -20,10 +20,16 @@
 #   LADDER_DEVICE     the network's device (default auto)
 #   LADDER_GUMBEL     the network searches with a noise-free Gumbel root considering
 #                     this many moves (default 0: PUCT)
+#   LADDER_REPLAY     1: play the cached rung-vs-rung matches again
 #   SHOGI_ZERO_BIN    the binary (default ./target/release/shogi-zero, built if missing)
 # The table (also LADDER_OUT/ladder.txt and ladder.json) gives each player's Elo with a
 # 95% interval; a result of 0% or 100% is softened by one virtual draw per pairing so
 # that every rating stays finite (random sits far below the anchor: treat it as "below").
+# Rung-vs-rung matches between deterministic rungs (random, alphabeta by depth or nodes)
+# are cached under a name that holds the variant, both rungs, the games and the ply
+# limit, and are reused only while the baseline's version (summary.json's
+# baseline_version, which the network's matches played now report) is the same.
+# Forfeits are counted as losses; the table warns about every match that had any.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 target="${1:?usage: ladder.sh RUN_DIR|CHECKPOINT_DIR [GAMES] [SIMULATIONS]}"
@@ -65,34 +71,51 @@ device="${LADDER_DEVICE:-auto}"
 mkdir -p "$out"
 echo "ladder: $net ($variant, $sims simulations) against ${rungs[*]}; $games games per pairing, max $plies plies -> $out"
 
-# One match into $out/$name unless it is a rung-vs-rung match whose summary is there
-# already (those are the same games every time, so they are kept and reused;
-# LADDER_REPLAY=1 plays them again).
+# One match into $out/$name.
 play() {
   local name="$1" a="$2" b="$3"
-  if [ -f "$out/$name/summary.json" ] && [ "${LADDER_REPLAY:-0}" = 0 ] && [[ "$name" == rung-* ]]; then
-    return
-  fi
   rm -rf "${out:?}/$name"
   "$bin" match --a "$a" --b "$b" --variant "$variant" --games "$games" \
     --simulations "$sims" --gumbel "${LADDER_GUMBEL:-0}" --parallel "$parallel" --max-plies "$plies" --device "$device" \
     --seed 1 --out "$out/$name" > "$out/$name.txt" 2>&1 || { cat "$out/$name.txt" >&2; exit 1; }
-  grep -E '^(total|Elo)' "$out/$name.txt" | sed "s|^|  $name: |"
+  grep -E '^(total|Elo|forfeits)' "$out/$name.txt" | sed "s|^|  $name: |"
 }
 slug() { echo "$1" | tr ':=,/' '____'; }
+# A match's baseline version from its summary.json ("null" when no alphabeta played).
+baseline_version() {
+  "$py" -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])).get("baseline_version")))' "$1"
+}
+# Rungs whose games are the same on every run: random and alphabeta without a clock.
+deterministic() { [[ "$1" == random || ( "$1" == alphabeta:* && "$1" != *movetime* ) ]]; }
 
 rm -f "$out"/pairs.tsv
-for ((i = 0; i + 1 < ${#rungs[@]}; i++)); do
-  a="${rungs[i + 1]}" b="${rungs[i]}"
-  # Keyed by games and ply limit: a cached rung match is reused only for the same games.
-  name="rung-$(slug "$a")-vs-$(slug "$b")-g$games-p$plies"
-  play "$name" "$a" "$b"
-  printf '%s\t%s\t%s\n' "$a" "$b" "$name" >> "$out/pairs.tsv"
-done
+# The network's matches first: they are always played, with this binary, so their
+# summaries tell which baseline version the cached rung matches must have.
+version=null
 for r in "${rungs[@]}"; do
   name="net-vs-$(slug "$r")"
   play "$name" "checkpoint:$net" "$r"
   printf '%s\t%s\t%s\n' "net" "$r" "$name" >> "$out/pairs.tsv"
+  v="$(baseline_version "$out/$name/summary.json")"
+  [ "$v" = null ] || version="$v"
+done
+for ((i = 0; i + 1 < ${#rungs[@]}; i++)); do
+  a="${rungs[i + 1]}" b="${rungs[i]}"
+  # Keyed by variant, rungs, games and ply limit; reused only for the same baseline.
+  name="rung-$variant-$(slug "$a")-vs-$(slug "$b")-g$games-p$plies"
+  cached="$out/$name/summary.json"
+  if [ -f "$cached" ] && [ "${LADDER_REPLAY:-0}" = 0 ] && deterministic "$a" && deterministic "$b"; then
+    was="$(baseline_version "$cached")"
+    if [ "$was" = "$version" ]; then
+      echo "  $name: cached (baseline version $was)"
+    else
+      echo "  $name: cached games are of baseline version $was, now $version: playing them again"
+      play "$name" "$a" "$b"
+    fi
+  else
+    play "$name" "$a" "$b"
+  fi
+  printf '%s\t%s\t%s\n' "$a" "$b" "$name" >> "$out/pairs.tsv"
 done
 
 "$py" scripts/bench/ladder_fit.py "$out" "$net" "$sims" "${rungs[@]}" | tee "$out/ladder.txt"
