@@ -276,6 +276,43 @@ fn match_takes_alphabeta_players_and_usi_options() {
         "80",
     ]);
     assert!(text.contains("A: alphabeta:depth=2"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "alphabeta baseline version {}",
+            shogi_arena::BASELINE_VERSION
+        )),
+        "{text}"
+    );
+    // At equal time: a network-free searcher at 5 ms a move against the baseline at 5 ms
+    // a move; the summary records the baseline's version.
+    let tmp = tempfile::tempdir().unwrap();
+    let text = shogi_zero(&[
+        "match",
+        "--a",
+        "uniform",
+        "--b",
+        "alphabeta:movetime=5",
+        "--movetime",
+        "5",
+        "--variant",
+        "minishogi",
+        "--games",
+        "2",
+        "--parallel",
+        "1",
+        "--max-plies",
+        "40",
+        "--out",
+        tmp.path().to_str().unwrap(),
+    ]);
+    assert!(text.contains("B: alphabeta:movetime=5"), "{text}");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["forfeits"], 0, "{summary}");
+    assert_eq!(
+        summary["baseline_version"].as_u64(),
+        Some(u64::from(shogi_arena::BASELINE_VERSION))
+    );
     // Options for a player that is not a USI engine are refused, not ignored.
     let out = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
         .args([
@@ -308,24 +345,28 @@ fn the_ladder_script_rates_a_tiny_checkpoint() {
     let ck = tmp.path().join("step-00000000");
     let out = tmp.path().join("ladder");
     let root = repo_root();
-    let run = Command::new("bash")
-        .arg(root.join("scripts/bench/ladder.sh"))
-        .arg(&ck)
-        .args(["2", "2"])
-        .env("SHOGI_ZERO_BIN", env!("CARGO_BIN_EXE_shogi-zero"))
-        .env("LADDER", "random alphabeta:depth=1 alphabeta:depth=2")
-        .env("LADDER_OUT", &out)
-        .env("LADDER_MAX_PLIES", "40")
-        .env("LADDER_DEVICE", "cpu")
-        .env("LADDER_PARALLEL", "2")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        run.status.success(),
-        "{text}\n{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let ladder = || {
+        let run = Command::new("bash")
+            .arg(root.join("scripts/bench/ladder.sh"))
+            .arg(&ck)
+            .args(["2", "2"])
+            .env("SHOGI_ZERO_BIN", env!("CARGO_BIN_EXE_shogi-zero"))
+            .env("LADDER", "random alphabeta:depth=1 alphabeta:depth=2")
+            .env("LADDER_OUT", &out)
+            .env("LADDER_MAX_PLIES", "40")
+            .env("LADDER_DEVICE", "cpu")
+            .env("LADDER_PARALLEL", "2")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&run.stdout).to_string();
+        assert!(
+            run.status.success(),
+            "{text}\n{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        text
+    };
+    let text = ladder();
     assert!(text.contains("anchor alphabeta:depth=1 = 0 Elo"), "{text}");
     let j: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("ladder.json")).unwrap()).unwrap();
@@ -336,4 +377,37 @@ fn the_ladder_script_rates_a_tiny_checkpoint() {
     );
     // Two rung pairings and three net pairings.
     assert_eq!(j["pairs"].as_array().unwrap().len(), 5, "{j}");
+    // The rung-vs-rung games are cached under the variant, both rungs, the games and
+    // the ply limit, and reused while the baseline's version is the same...
+    let cached = out.join("rung-minishogi-alphabeta_depth_2-vs-alphabeta_depth_1-g2-p40");
+    assert!(cached.join("summary.json").is_file(), "{text}");
+    let text = ladder();
+    assert!(
+        text.contains(&format!(
+            "rung-minishogi-alphabeta_depth_2-vs-alphabeta_depth_1-g2-p40: cached (baseline version {})",
+            shogi_arena::BASELINE_VERSION
+        )),
+        "{text}"
+    );
+    // ...but played again when they come from another version of the baseline.
+    let path = cached.join("summary.json");
+    let mut summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    summary["baseline_version"] = serde_json::json!(shogi_arena::BASELINE_VERSION - 1);
+    std::fs::write(&path, serde_json::to_vec(&summary).unwrap()).unwrap();
+    let text = ladder();
+    assert!(
+        text.contains(&format!(
+            "cached games are of baseline version {}, now {}: playing them again",
+            shogi_arena::BASELINE_VERSION - 1,
+            shogi_arena::BASELINE_VERSION
+        )),
+        "{text}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(
+        summary["baseline_version"].as_u64(),
+        Some(u64::from(shogi_arena::BASELINE_VERSION))
+    );
 }

@@ -5,7 +5,9 @@
 //! (checkmate, no legal moves, 千日手 repetition and perpetual check, the ply cap).
 //!
 //! Its strength is fixed by a depth or a node count, never by time, so ratings against
-//! it mean the same on every machine. It is a yardstick, not a competitor.
+//! it mean the same on every machine. It is a yardstick, not a competitor. A time limit
+//! (`movetime=MS`) exists for equal-time matches against the networks; such a player
+//! depends on the machine and is not a rung of the fixed scale.
 //!
 //! Evaluation (centipawns, from the side to move): material with promoted values and
 //! hand pieces worth 10% more than on the board, plus king safety: golds, silvers and
@@ -16,11 +18,29 @@
 //! Simplifications: the first repetition of a position inside the search (or of one in
 //! the game's history) is scored as the rules' fourth would be (draw, or a loss for the
 //! side that checked with every move); the 27-point impasse declaration is not searched.
+//!
+//! Scores that depend on how a position was reached (a repetition draw, the ply cap) are
+//! never used to cut off a later search through the transposition table, which lives for
+//! the whole game: a node whose score came from such a verdict anywhere below it keeps
+//! only its move in the table. The ply cap is the rules' own: a mate given on the last
+//! allowed ply wins, as the game says, and the quiescence search stops at the cap too.
 
 use std::fmt;
 use std::str::FromStr;
+use std::time::{Duration, Instant};
 
 use shogi_rules::{Color, Move, MoveList, PieceKind, Position, ShogiGame, Square};
+
+/// The version of the baseline's play: bumped whenever a change alters the moves it
+/// chooses for a given position, game so far, limit and seed, so that games cached by
+/// rung (`scripts/bench/ladder.sh`) are played again rather than reused. A match with an
+/// `alphabeta` player records it in its `summary.json` (`baseline_version`).
+///
+/// 1: the first baseline. 2: a mate on the last allowed ply wins (it was scored as the
+/// cap's draw), the quiescence search stops at the ply cap, path-dependent scores
+/// (repetition, ply cap) no longer cut later searches through the transposition table,
+/// and depth 1 always completes under a node limit.
+pub const BASELINE_VERSION: u32 = 2;
 
 /// Score of a mate at the root (mate in `n` plies scores `MATE - n`).
 pub const MATE: i32 = 32_000;
@@ -29,8 +49,16 @@ const MATE_BOUND: i32 = MATE - 1_000;
 const INF: i32 = MATE + 1;
 /// Deepest ply the search reaches (quiescence included).
 const MAX_PLY: usize = 128;
+/// Deepest iteration (and the largest `depth=N`).
+const MAX_DEPTH: u32 = 64;
 /// Transposition table entries (16 bytes each: 4 MiB).
 const TT_BITS: u32 = 18;
+/// A table entry cuts off a search only when the ply cap is more than the entry's depth
+/// plus this many plies away (a quiescence search may run past the nominal depth): an
+/// entry computed far from the cap does not know that the cap ends the game.
+const CAP_MARGIN: u32 = 16;
+/// The clock is read once every this many nodes (a power of two).
+const CLOCK_EVERY: u64 = 1024;
 
 /// Board values by [`PieceKind`] index (pawn .. dragon).
 const VALUE: [i32; 14] = [
@@ -50,22 +78,39 @@ pub struct AlphaBetaLimits {
     /// Iterative deepening stops after this depth (plies, quiescence not counted).
     pub depth: Option<u32>,
     /// Iterative deepening stops once this many nodes were searched; the move of the
-    /// last completed iteration is played.
+    /// last completed iteration is played. Depth 1 always completes.
     pub nodes: Option<u64>,
+    /// Iterative deepening stops once this many milliseconds have passed (an unfinished
+    /// iteration is abandoned); the move of the last completed iteration is played.
+    /// Depth 1 always completes. Unlike depth and nodes this depends on the machine.
+    pub movetime: Option<u64>,
+}
+
+impl AlphaBetaLimits {
+    /// A depth limit alone.
+    pub fn depth(d: u32) -> AlphaBetaLimits {
+        AlphaBetaLimits {
+            depth: Some(d),
+            nodes: None,
+            movetime: None,
+        }
+    }
 }
 
 impl FromStr for AlphaBetaLimits {
     type Err = String;
-    /// `depth=N`, `nodes=N` or both, comma separated.
+    /// `depth=N`, `nodes=N`, `movetime=MS` or several of them, comma separated
+    /// (whichever is reached first ends the search).
     fn from_str(s: &str) -> Result<Self, String> {
         let mut limits = AlphaBetaLimits {
             depth: None,
             nodes: None,
+            movetime: None,
         };
         for part in s.split(',') {
-            let (key, value) = part
-                .split_once('=')
-                .ok_or_else(|| format!("alphabeta: expected depth=N or nodes=N, got `{part}`"))?;
+            let (key, value) = part.split_once('=').ok_or_else(|| {
+                format!("alphabeta: expected depth=N, nodes=N or movetime=MS, got `{part}`")
+            })?;
             let n: u64 = value
                 .trim()
                 .parse()
@@ -74,31 +119,42 @@ impl FromStr for AlphaBetaLimits {
                 return Err(format!("alphabeta: {key} must be at least 1"));
             }
             match key.trim() {
-                "depth" if n <= 64 => limits.depth = Some(n as u32),
-                "depth" => return Err("alphabeta: depth must be at most 64".into()),
+                "depth" if n <= u64::from(MAX_DEPTH) => limits.depth = Some(n as u32),
+                "depth" => {
+                    return Err(format!("alphabeta: depth must be at most {MAX_DEPTH}"));
+                }
                 "nodes" => limits.nodes = Some(n),
+                "movetime" => limits.movetime = Some(n),
                 other => {
                     return Err(format!(
-                        "alphabeta: unknown limit `{other}` (use depth=N or nodes=N)"
+                        "alphabeta: unknown limit `{other}` (use depth=N, nodes=N or movetime=MS)"
                     ));
                 }
             }
         }
-        if limits.depth.is_none() && limits.nodes.is_none() {
-            return Err("alphabeta: give depth=N or nodes=N".into());
+        if limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() {
+            return Err("alphabeta: give depth=N, nodes=N or movetime=MS".into());
         }
         Ok(limits)
     }
 }
 
 impl fmt::Display for AlphaBetaLimits {
+    /// The limits as parsed: `depth=N,nodes=N,movetime=MS`, those that are set.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.depth, self.nodes) {
-            (Some(d), Some(n)) => write!(f, "depth={d},nodes={n}"),
-            (Some(d), None) => write!(f, "depth={d}"),
-            (None, Some(n)) => write!(f, "nodes={n}"),
-            (None, None) => f.write_str("depth=1"),
+        let parts: Vec<String> = [
+            self.depth.map(|d| format!("depth={d}")),
+            self.nodes.map(|n| format!("nodes={n}")),
+            self.movetime.map(|t| format!("movetime={t}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if parts.is_empty() {
+            // No limit searches to the deepest depth.
+            return write!(f, "depth={}", MAX_DEPTH);
         }
+        f.write_str(&parts.join(","))
     }
 }
 
@@ -141,6 +197,13 @@ struct TtEntry {
 const BOUND_EXACT: u8 = 1;
 const BOUND_LOWER: u8 = 2;
 const BOUND_UPPER: u8 = 3;
+/// Set beside the bound when the score depends on the path that reached the node (a
+/// repetition or the ply cap decided a line below it): only the move is used then.
+const PATH_DEPENDENT: u8 = 4;
+
+/// A score and whether it depends on the path that reached the node (a repetition or
+/// the ply cap decided some line below it), so that it must not be reused elsewhere.
+type Scored = (i32, bool);
 
 /// The baseline searcher. Reusable across searches; [`AlphaBeta::new_game`] clears
 /// what it learned so that a game's moves depend only on the game and the seed.
@@ -153,6 +216,11 @@ pub struct AlphaBeta {
     stack: Vec<(u64, bool)>,
     nodes: u64,
     node_limit: u64,
+    /// When the search must stop (a `movetime` limit).
+    deadline: Option<Instant>,
+    /// Whether the limits may end the iteration in progress (not during depth 1, which
+    /// always completes).
+    stoppable: bool,
     aborted: bool,
     seed: u64,
     /// Plies already played when the search starts, and the game's ply cap (0: none).
@@ -239,6 +307,8 @@ impl AlphaBeta {
             stack: Vec::with_capacity(1024),
             nodes: 0,
             node_limit: u64::MAX,
+            deadline: None,
+            stoppable: false,
             aborted: false,
             seed,
             root_ply: 0,
@@ -290,11 +360,15 @@ impl AlphaBeta {
     }
 
     fn run(&mut self, pos: &Position, limits: &AlphaBetaLimits) -> AlphaBetaResult {
+        let started = Instant::now();
         let base = self.stack.len();
         self.nodes = 0;
         self.aborted = false;
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
-        let max_depth = limits.depth.unwrap_or(64).clamp(1, 64);
+        self.deadline = limits
+            .movetime
+            .and_then(|ms| started.checked_add(Duration::from_millis(ms)));
+        let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         let mut legal = MoveList::new();
         pos.generate(&mut legal);
         let mut result = AlphaBetaResult {
@@ -306,9 +380,14 @@ impl AlphaBeta {
         if legal.is_empty() {
             return result;
         }
-        result.best_move = Some(legal[0]);
-        result.score = 0;
         for depth in 1..=max_depth {
+            // Depth 1 always completes, so the move played is always a searched one;
+            // from depth 2 on the node and time limits end the search, and an iteration
+            // they cut short is abandoned.
+            self.stoppable = depth > 1;
+            if self.stoppable && self.limits_reached() {
+                break;
+            }
             let (mv, score) = self.root(pos, &legal, depth as i32, result.best_move);
             self.stack.truncate(base);
             if self.aborted {
@@ -324,6 +403,11 @@ impl AlphaBeta {
         }
         result.nodes = self.nodes;
         result
+    }
+
+    /// Whether the node or time limit has been reached.
+    fn limits_reached(&self) -> bool {
+        self.nodes >= self.node_limit || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     fn root(
@@ -346,41 +430,50 @@ impl AlphaBeta {
         let mut alpha = -INF;
         let beta = INF;
         let mut best = None;
+        let mut path_dependent = false;
         for (i, &(_, mv)) in moves.iter().enumerate() {
             let child = pos.after(mv);
             self.stack.push((child.key(), child.in_check()));
-            let score = if i == 0 {
-                -self.negamax(&child, depth - 1, -beta, -alpha, 1)
+            let (score, dep) = if i == 0 {
+                neg(self.negamax(&child, depth - 1, -beta, -alpha, 1))
             } else {
-                let s = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, 1);
+                let (s, dep) = neg(self.negamax(&child, depth - 1, -alpha - 1, -alpha, 1));
                 if s > alpha && !self.aborted {
-                    -self.negamax(&child, depth - 1, -beta, -alpha, 1)
+                    let (s, dep2) = neg(self.negamax(&child, depth - 1, -beta, -alpha, 1));
+                    (s, dep || dep2)
                 } else {
-                    s
+                    (s, dep)
                 }
             };
             self.stack.pop();
             if self.aborted {
-                break;
+                // An unfinished iteration: nothing of it is kept.
+                return (None, 0);
             }
+            path_dependent |= dep;
             if score > alpha {
                 alpha = score;
                 best = Some(mv);
             }
         }
         if let Some(mv) = best {
-            self.tt_store(pos.key(), depth, alpha, BOUND_EXACT, mv.to_u16(), 0);
+            self.tt_store(
+                pos.key(),
+                depth,
+                alpha,
+                BOUND_EXACT,
+                path_dependent,
+                mv.to_u16(),
+                0,
+            );
         }
         (best, alpha)
     }
 
-    /// Draw, win or loss by the rules of repetition and the ply cap for the position on
-    /// top of the stack (reached at `ply` from the root), from the side to move.
-    fn rule_verdict(&self, ply: usize) -> Option<i32> {
+    /// Draw, win or loss by the rules of repetition for the position on top of the
+    /// stack (reached at `ply` from the root), from the side to move.
+    fn repetition_verdict(&self, ply: usize) -> Option<i32> {
         let now = self.stack.len() - 1;
-        if self.max_plies > 0 && self.root_ply + ply as u32 >= self.max_plies {
-            return Some(0);
-        }
         let key = self.stack[now].0;
         let mut j = now;
         while j >= 2 {
@@ -406,10 +499,46 @@ impl AlphaBeta {
         None
     }
 
+    /// Plies left before the game's ply cap at `ply` from the root (`None`: no cap).
+    #[inline]
+    fn plies_to_cap(&self, ply: usize) -> Option<u32> {
+        (self.max_plies > 0).then(|| self.max_plies.saturating_sub(self.root_ply + ply as u32))
+    }
+
+    /// The exact score of a position at the ply cap, as the rules end the game there:
+    /// lost when the side to move has no legal move (checkmate, or no move at all; the
+    /// rules test that before the cap), else the cap's draw (which depends on the path).
+    fn at_cap(&self, pos: &Position, ply: usize) -> Scored {
+        let mut legal = MoveList::new();
+        pos.generate(&mut legal);
+        if legal.is_empty() {
+            (-(MATE - ply as i32), false)
+        } else {
+            (0, true)
+        }
+    }
+
+    /// The exact score of a position one ply before the cap: a move that leaves the
+    /// opponent without a legal move wins, anything else reaches the cap's draw.
+    fn before_cap(&self, pos: &Position, legal: &MoveList, ply: usize) -> Scored {
+        for &mv in legal.iter() {
+            let mut replies = MoveList::new();
+            pos.after(mv).generate(&mut replies);
+            if replies.is_empty() {
+                return (MATE - ply as i32 - 1, false);
+            }
+        }
+        (0, true)
+    }
+
     #[inline]
     fn count_node(&mut self) -> bool {
         self.nodes += 1;
-        if self.nodes > self.node_limit {
+        if self.stoppable
+            && (self.nodes > self.node_limit
+                || (self.nodes.is_multiple_of(CLOCK_EVERY)
+                    && self.deadline.is_some_and(|d| Instant::now() >= d)))
+        {
             self.aborted = true;
         }
         self.aborted
@@ -439,12 +568,18 @@ impl AlphaBeta {
         mut alpha: i32,
         beta: i32,
         ply: usize,
-    ) -> i32 {
+    ) -> Scored {
         if self.count_node() {
-            return 0;
+            return (0, false);
         }
-        if let Some(v) = self.rule_verdict(ply) {
-            return v;
+        // A repeated position always has legal moves (one was played from it before),
+        // so the repetition verdict never hides a mate.
+        if let Some(v) = self.repetition_verdict(ply) {
+            return (v, true);
+        }
+        let to_cap = self.plies_to_cap(ply);
+        if to_cap == Some(0) {
+            return self.at_cap(pos, ply);
         }
         let in_check = pos.in_check();
         let depth = if in_check { depth + 1 } else { depth };
@@ -455,7 +590,7 @@ impl AlphaBeta {
         let alpha0 = alpha.max(-(MATE - ply as i32));
         let beta = beta.min(MATE - ply as i32 - 1);
         if alpha0 >= beta {
-            return alpha0;
+            return (alpha0, false);
         }
         alpha = alpha0;
         let orig_alpha = alpha;
@@ -464,15 +599,19 @@ impl AlphaBeta {
         let mut tt_move = None;
         if entry.key == key && entry.bound != 0 {
             tt_move = Some(entry.mv);
-            if entry.depth as i32 >= depth {
+            // Only a score that does not depend on the path, computed out of the cap's
+            // reach, cuts the search.
+            let reusable = entry.bound & PATH_DEPENDENT == 0
+                && to_cap.is_none_or(|left| left > entry.depth.max(0) as u32 + CAP_MARGIN);
+            if reusable && entry.depth as i32 >= depth {
                 let s = score_from_tt(entry.score, ply);
-                let cut = match entry.bound {
+                let cut = match entry.bound & !PATH_DEPENDENT {
                     BOUND_EXACT => true,
                     BOUND_LOWER => s >= beta,
                     _ => s <= alpha,
                 };
                 if cut {
-                    return s;
+                    return (s, false);
                 }
             }
         }
@@ -480,7 +619,7 @@ impl AlphaBeta {
         pos.generate(&mut legal);
         if legal.is_empty() {
             // Checkmate, or no legal move at all: both lose.
-            return -(MATE - ply as i32);
+            return (-(MATE - ply as i32), false);
         }
         let mut moves: Vec<(i32, Move)> = legal
             .iter()
@@ -489,23 +628,26 @@ impl AlphaBeta {
         moves.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.to_u16().cmp(&b.1.to_u16())));
         let mut best = -INF;
         let mut best_move = moves[0].1;
+        let mut path_dependent = false;
         for (i, &(_, mv)) in moves.iter().enumerate() {
             let child = pos.after(mv);
             self.stack.push((child.key(), child.in_check()));
-            let score = if i == 0 {
-                -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1)
+            let (score, dep) = if i == 0 {
+                neg(self.negamax(&child, depth - 1, -beta, -alpha, ply + 1))
             } else {
-                let s = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1);
+                let (s, dep) = neg(self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1));
                 if s > alpha && s < beta && !self.aborted {
-                    -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1)
+                    let (s, dep2) = neg(self.negamax(&child, depth - 1, -beta, -alpha, ply + 1));
+                    (s, dep || dep2)
                 } else {
-                    s
+                    (s, dep)
                 }
             };
             self.stack.pop();
             if self.aborted {
-                return 0;
+                return (0, false);
             }
+            path_dependent |= dep;
             if score > best {
                 best = score;
                 best_move = mv;
@@ -534,28 +676,44 @@ impl AlphaBeta {
         } else {
             BOUND_UPPER
         };
-        self.tt_store(key, depth, best, bound, best_move.to_u16(), ply);
-        best
+        self.tt_store(
+            key,
+            depth,
+            best,
+            bound,
+            path_dependent,
+            best_move.to_u16(),
+            ply,
+        );
+        (best, path_dependent)
     }
 
-    fn quiesce(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+    fn quiesce(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> Scored {
         if self.count_node() {
-            return 0;
+            return (0, false);
+        }
+        let to_cap = self.plies_to_cap(ply);
+        if to_cap == Some(0) {
+            return self.at_cap(pos, ply);
         }
         let in_check = pos.in_check();
         let mut legal = MoveList::new();
         pos.generate(&mut legal);
         if legal.is_empty() {
-            return -(MATE - ply as i32);
+            return (-(MATE - ply as i32), false);
+        }
+        if to_cap == Some(1) {
+            // The last move of the game: its value is known without an evaluation.
+            return self.before_cap(pos, &legal, ply);
         }
         if ply >= MAX_PLY - 1 {
-            return self.evaluate(pos);
+            return (self.evaluate(pos), false);
         }
         let mut best = -INF;
         if !in_check {
             let stand = self.evaluate(pos);
             if stand >= beta {
-                return stand;
+                return (stand, false);
             }
             best = stand;
             alpha = alpha.max(stand);
@@ -583,12 +741,14 @@ impl AlphaBeta {
             })
             .collect();
         moves.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.to_u16().cmp(&b.1.to_u16())));
+        let mut path_dependent = false;
         for &(_, mv) in &moves {
             let child = pos.after(mv);
-            let score = -self.quiesce(&child, -beta, -alpha, ply + 1);
+            let (score, dep) = neg(self.quiesce(&child, -beta, -alpha, ply + 1));
             if self.aborted {
-                return 0;
+                return (0, false);
             }
+            path_dependent |= dep;
             if score > best {
                 best = score;
             }
@@ -599,10 +759,20 @@ impl AlphaBeta {
                 }
             }
         }
-        best
+        (best, path_dependent)
     }
 
-    fn tt_store(&mut self, key: u64, depth: i32, score: i32, bound: u8, mv: u16, ply: usize) {
+    #[allow(clippy::too_many_arguments)]
+    fn tt_store(
+        &mut self,
+        key: u64,
+        depth: i32,
+        score: i32,
+        bound: u8,
+        path_dependent: bool,
+        mv: u16,
+        ply: usize,
+    ) {
         let slot = &mut self.tt[(key as usize) & ((1 << TT_BITS) - 1)];
         if slot.key != key || depth as i8 >= slot.depth || bound == BOUND_EXACT {
             *slot = TtEntry {
@@ -610,10 +780,20 @@ impl AlphaBeta {
                 score: score_to_tt(score, ply),
                 mv,
                 depth: depth.clamp(0, 127) as i8,
-                bound,
+                bound: if path_dependent {
+                    bound | PATH_DEPENDENT
+                } else {
+                    bound
+                },
             };
         }
     }
+}
+
+/// The child's score and dependence seen from the parent.
+#[inline]
+fn neg((score, dep): Scored) -> Scored {
+    (-score, dep)
 }
 
 #[inline]

@@ -23,7 +23,7 @@ pub mod ratings;
 pub mod stats;
 pub mod usi_client;
 
-pub use alphabeta::{AlphaBeta, AlphaBetaLimits, AlphaBetaResult};
+pub use alphabeta::{AlphaBeta, AlphaBetaLimits, AlphaBetaResult, BASELINE_VERSION};
 pub use error::ArenaError;
 pub use game::ArenaGame;
 pub use gate::{GateConfig, GateReport, gate_candidate, gate_pending};

@@ -119,6 +119,10 @@ pub struct MatchSummary {
     pub interrupted: bool,
     /// Games ended by a forfeit.
     pub forfeits: u32,
+    /// [`crate::alphabeta::BASELINE_VERSION`] when a player is the `alphabeta` baseline
+    /// (games cached by rung are reused only while it matches), else `None`.
+    #[serde(default)]
+    pub baseline_version: Option<u32>,
     /// Wall time, seconds.
     pub seconds: f64,
     /// Every game, in order.
@@ -180,6 +184,9 @@ impl MatchSummary {
         }
         if self.forfeits > 0 {
             s.push_str(&format!("forfeits: {}\n", self.forfeits));
+        }
+        if let Some(v) = self.baseline_version {
+            s.push_str(&format!("alphabeta baseline version {v}\n"));
         }
         if self.interrupted {
             s.push_str(&format!(
@@ -456,6 +463,10 @@ pub fn play_match<G: GamePlayers>(
         stopped_early,
         interrupted: interrupted.load(Ordering::Relaxed) && total.games() < planned,
         forfeits: games.iter().filter(|g| g.forfeit.is_some()).count() as u32,
+        baseline_version: [&a.spec, &b.spec]
+            .iter()
+            .any(|s| matches!(s, PlayerSpec::AlphaBeta(_)))
+            .then_some(crate::alphabeta::BASELINE_VERSION),
         seconds: began.elapsed().as_secs_f64(),
         total,
         a_black,

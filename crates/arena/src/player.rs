@@ -7,7 +7,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -15,7 +15,7 @@ use shogi_features::{NetLayout, with_game_type};
 use shogi_game::{Game, GameKind};
 use shogi_mcts::batch::BatchConfig;
 use shogi_mcts::{
-    Evaluator, RolloutEvaluator, RootSelection, Search, SearchConfig, SearchLimits,
+    Evaluator, RolloutEvaluator, RootSelection, Search, SearchConfig, SearchLimits, StopReason,
     UniformEvaluator,
 };
 use shogi_model::{NetService, parse_device, read_manifest};
@@ -46,8 +46,9 @@ pub enum PlayerSpec {
     Random,
     /// `usi:COMMAND ARGS`: an external USI engine.
     Usi(String),
-    /// `alphabeta:depth=N` or `alphabeta:nodes=N`: the classical network-free baseline
-    /// ([`crate::alphabeta`]; shogi and minishogi).
+    /// `alphabeta:depth=N`, `alphabeta:nodes=N` or `alphabeta:movetime=MS` (or several,
+    /// comma separated): the classical network-free baseline ([`crate::alphabeta`];
+    /// shogi and minishogi).
     AlphaBeta(AlphaBetaLimits),
 }
 
@@ -71,7 +72,7 @@ impl FromStr for PlayerSpec {
             Ok(PlayerSpec::Random)
         } else {
             Err(format!(
-                "unknown player `{s}`: use checkpoint:DIR, uniform, rollout, random, alphabeta:depth=N, alphabeta:nodes=N or usi:COMMAND"
+                "unknown player `{s}`: use checkpoint:DIR, uniform, rollout, random, alphabeta:depth=N, alphabeta:nodes=N, alphabeta:movetime=MS or usi:COMMAND"
             ))
         }
     }
@@ -93,8 +94,17 @@ impl fmt::Display for PlayerSpec {
 /// Settings of the built-in players and the engine clock.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlayerSettings {
-    /// MCTS simulations per move (checkpoint and uniform players).
+    /// MCTS simulations per move (checkpoint, uniform and rollout players); with
+    /// `movetime_ms`, the most a move may use (`u32::MAX`: the time alone decides).
     pub simulations: u32,
+    /// Time per move of the searching players (checkpoint, uniform and rollout), ms:
+    /// the search stops when it has passed (or at `simulations`, whichever comes first),
+    /// so that a network can play `alphabeta:movetime=MS` at equal time. `None`: the
+    /// simulations alone decide (the same moves on every machine). A PUCT root stops
+    /// at the deadline; a Gumbel root plans its sequential halving for the simulations
+    /// its measured speed fits into the time (its first search, before any speed is
+    /// known, plans for `simulations` and is cut at the deadline).
+    pub movetime_ms: Option<u64>,
     /// Opening plies (counted from the game's start position) played with temperature
     /// 1 by the searching players; 0 afterwards. No Dirichlet noise.
     pub temperature_plies: u32,
@@ -124,6 +134,7 @@ impl Default for PlayerSettings {
     fn default() -> Self {
         PlayerSettings {
             simulations: 64,
+            movetime_ms: None,
             temperature_plies: 4,
             search_batch: 8,
             gumbel_considered: None,
@@ -314,6 +325,8 @@ impl<G: GamePlayers> PreparedPlayer<G> {
                 Box::new(SearchMover {
                     evaluator: evaluator.clone(),
                     search: Search::new(config.clone(), 0),
+                    movetime: self.settings.movetime_ms.map(Duration::from_millis),
+                    rate: None,
                     config,
                 })
             }
@@ -345,6 +358,36 @@ struct SearchMover<G: Game> {
     evaluator: Arc<dyn Evaluator<G>>,
     search: Search<G>,
     config: SearchConfig,
+    /// Time per move (none: simulations only).
+    movetime: Option<Duration>,
+    /// Simulations per second measured on this thread's earlier timed searches.
+    rate: Option<f64>,
+}
+
+/// Share of the time per move that a Gumbel root plans its simulations for (the
+/// deadline cuts a search that runs slower than measured).
+const GUMBEL_TIME_SHARE: f64 = 0.9;
+
+impl<G: Game> SearchMover<G> {
+    /// This move's limits: the config's simulations, or under a time per move a
+    /// deadline and (Gumbel root) the simulations the measured speed fits into it.
+    fn limits(&self) -> SearchLimits {
+        let Some(movetime) = self.movetime else {
+            return SearchLimits::default();
+        };
+        let mut budget = self.config.simulations;
+        if self.config.root_selection == RootSelection::Gumbel
+            && let Some(rate) = self.rate
+        {
+            let fits = (rate * movetime.as_secs_f64() * GUMBEL_TIME_SHARE).min(f64::from(u32::MAX));
+            budget = budget.min(fits as u32);
+        }
+        SearchLimits {
+            simulations: Some(budget.max(1)),
+            deadline: Instant::now().checked_add(movetime),
+            ..SearchLimits::default()
+        }
+    }
 }
 
 impl<G: Game> Mover<G> for SearchMover<G> {
@@ -353,14 +396,26 @@ impl<G: Game> Mover<G> for SearchMover<G> {
         Ok(())
     }
     fn choose(&mut self, game: &G) -> UsiAnswer<G::Move> {
-        match self
-            .search
-            .search(game, &*self.evaluator, &SearchLimits::default())
-        {
-            Ok(r) => match r.best_move {
-                Some(mv) => UsiAnswer::Move(mv),
-                None => UsiAnswer::Forfeit("search found no move".into()),
-            },
+        let limits = self.limits();
+        match self.search.search(game, &*self.evaluator, &limits) {
+            Ok(r) => {
+                let secs = r.elapsed.as_secs_f64();
+                if self.movetime.is_some()
+                    && matches!(
+                        r.stop_reason,
+                        StopReason::Simulations | StopReason::Deadline
+                    )
+                    && r.simulations > 0
+                    && secs > 0.0
+                {
+                    let now = f64::from(r.simulations) / secs;
+                    self.rate = Some(self.rate.map_or(now, |old| 0.5 * old + 0.5 * now));
+                }
+                match r.best_move {
+                    Some(mv) => UsiAnswer::Move(mv),
+                    None => UsiAnswer::Forfeit("search found no move".into()),
+                }
+            }
             Err(e) => UsiAnswer::Forfeit(format!("search failed: {e}")),
         }
     }
@@ -456,7 +511,8 @@ impl Mover<ShogiGame> for UsiMover {
     }
 }
 
-/// Plays the classical baseline ([`crate::alphabeta`]) at a fixed depth or node count.
+/// Plays the classical baseline ([`crate::alphabeta`]) at a fixed depth, node count or
+/// time per move.
 pub(crate) struct AlphaBetaMover {
     limits: AlphaBetaLimits,
     search: AlphaBeta,

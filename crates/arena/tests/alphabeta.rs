@@ -9,7 +9,7 @@ use shogi_arena::{
     AlphaBeta, AlphaBetaLimits, MatchConfig, Openings, PlayerSettings, PlayerSpec, run_match,
 };
 use shogi_features::GameSpec;
-use shogi_game::{Game, GameKind};
+use shogi_game::{Color, EndReason, Game, GameKind, Outcome};
 use shogi_rules::{GameRules, Move, Position, ShogiGame, Variant};
 
 fn pos(sfen: &str) -> Position {
@@ -17,10 +17,7 @@ fn pos(sfen: &str) -> Position {
 }
 
 fn depth(d: u32) -> AlphaBetaLimits {
-    AlphaBetaLimits {
-        depth: Some(d),
-        nodes: None,
-    }
+    AlphaBetaLimits::depth(d)
 }
 
 fn mates_in_one(p: &Position, mv: Move) -> bool {
@@ -160,6 +157,7 @@ fn never_plays_an_illegal_move_on_random_positions() {
     let limits = AlphaBetaLimits {
         depth: Some(3),
         nodes: Some(400),
+        movetime: None,
     };
     let mut ab = AlphaBeta::new(7);
     for variant in [Variant::Shogi, Variant::Minishogi] {
@@ -173,7 +171,9 @@ fn never_plays_an_illegal_move_on_random_positions() {
                 "{variant:?} #{i}: {mv} is illegal in {}",
                 g.position().to_sfen()
             );
-            assert!(r.nodes <= 401, "{r:?}");
+            // The node limit ends the search from depth 2 on; depth 1 always completes.
+            assert!(r.depth >= 1, "{r:?}");
+            assert!(r.nodes <= 401 || r.depth == 1, "{r:?}");
         }
     }
 }
@@ -184,6 +184,7 @@ fn deterministic_for_a_seed_and_the_node_count_is_the_limit() {
     let limits = AlphaBetaLimits {
         depth: None,
         nodes: Some(3000),
+        movetime: None,
     };
     let a = AlphaBeta::new(5).search(g, &limits);
     let b = AlphaBeta::new(5).search(g, &limits);
@@ -208,6 +209,173 @@ fn a_repetition_is_a_draw_in_the_search() {
     assert_eq!(r.score, 0, "{r:?}");
 }
 
+/// Plays `moves` (USI) on `g`.
+fn play_all(g: &mut ShogiGame, moves: &[&str]) {
+    for m in moves {
+        let mv = g.position().parse_usi_move(m).unwrap();
+        g.play(mv);
+    }
+}
+
+fn capped(sfen: &str, max_plies: u32) -> ShogiGame {
+    ShogiGame::new(
+        pos(sfen),
+        GameRules {
+            max_plies,
+            ..GameRules::default()
+        },
+    )
+}
+
+#[test]
+fn a_mate_on_the_last_allowed_ply_wins() {
+    // The rules are the oracle: a game whose last allowed ply mates is won, not drawn
+    // (checkmate is tested before the cap).
+    for (name, sfen) in MATE_IN_1 {
+        let g = capped(sfen, 1);
+        let mut after = g.clone();
+        after.play(g.position().mate_in_one().unwrap());
+        assert_eq!(
+            after.outcome(),
+            Some(Outcome::win(Color::Black, EndReason::Checkmate)),
+            "{name}"
+        );
+        for d in 1..=3 {
+            let r = AlphaBeta::new(0).search(&g, &depth(d));
+            assert_eq!(r.mate_in(), Some(1), "{name} depth {d}: {r:?}");
+            assert!(mates_in_one(g.position(), r.best_move.unwrap()), "{name}");
+        }
+    }
+    // Mate in 3 with exactly 3 plies left: the mate lands on the cap.
+    for (name, sfen) in MATE_IN_3 {
+        let g = capped(sfen, 3);
+        for d in 3..=4 {
+            let r = AlphaBeta::new(0).search(&g, &depth(d));
+            assert_eq!(r.mate_in(), Some(3), "{name} depth {d}: {r:?}");
+            // Every reply leaves a mate in 1 that the rules score as a win at the cap.
+            let mut after = g.clone();
+            after.play(r.best_move.unwrap());
+            for reply in after.position().legal_moves().iter().copied() {
+                let mut g3 = after.clone();
+                g3.play(reply);
+                let mate = g3.position().mate_in_one().expect("a mate in 1 remains");
+                g3.play(mate);
+                assert_eq!(
+                    g3.outcome(),
+                    Some(Outcome::win(Color::Black, EndReason::Checkmate)),
+                    "{name}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_quiescence_search_stops_at_the_ply_cap() {
+    // Black's rook can take the loose gold on 3c, but with two plies left the game ends
+    // in the cap's draw whatever is captured, and no side can mate in that time: every
+    // line is worth exactly 0 (the quiescence search used to count the captures made
+    // past the cap).
+    let sfen = "6k2/9/6g2/9/6R2/9/9/9/4K4 b PS 1";
+    let free = AlphaBeta::new(0).search_position(&pos(sfen), &depth(1));
+    assert!(free.score > 300, "without a cap the gold is won: {free:?}");
+    for d in 1..=3 {
+        let r = AlphaBeta::new(0).search(&capped(sfen, 2), &depth(d));
+        assert_eq!(r.score, 0, "depth {d}: {r:?}");
+    }
+}
+
+#[test]
+fn a_repetition_draw_found_in_one_search_does_not_cut_a_later_one() {
+    // The table lives for the whole game (as in a match). Search 1: in X (White to
+    // move, Black a gold and a silver up) White's 4a5a repeats Y, a position of the
+    // game, so the draw is White's best.
+    let y = "4k4/9/4p4/9/9/9/4P4/8G/4K4 b S 1";
+    let mut g1 = ShogiGame::new(pos(y), GameRules::default());
+    play_all(&mut g1, &["5i4h", "5a4a", "4h5i"]);
+    assert_eq!(g1.position().to_sfen(), "5k3/9/4p4/9/9/9/4P4/8G/4K4 w S 4");
+    let mut ab = AlphaBeta::new(0);
+    let r1 = ab.search(&g1, &depth(2));
+    assert_eq!(r1.best_move.unwrap().to_string(), "4a5a", "{r1:?}");
+    assert_eq!(r1.score, 0, "{r1:?}");
+    // Search 2, same searcher: a game where Black's gold takes the silver on 1h, which
+    // reaches X with no history, so no repetition is there and Black is simply ahead.
+    // The draw of search 1 depended on its path and must not cut this search.
+    let g2 = ShogiGame::new(
+        pos("5k3/9/4p4/9/9/9/4P4/8s/4K3G b - 1"),
+        GameRules::default(),
+    );
+    let fresh = AlphaBeta::new(0).search(&g2, &depth(3));
+    assert_eq!(fresh.best_move.unwrap().to_string(), "1i1h", "{fresh:?}");
+    assert!(fresh.score > 300, "{fresh:?}");
+    let reused = ab.search(&g2, &depth(3));
+    assert_eq!(
+        (reused.best_move, reused.score),
+        (fresh.best_move, fresh.score),
+        "reused {reused:?}, fresh {fresh:?}"
+    );
+}
+
+#[test]
+fn a_node_limit_below_one_iteration_still_plays_a_searched_move() {
+    // Depth 1 always completes: a node limit smaller than it plays depth 1's move,
+    // never an unsearched first generated move.
+    let limits = AlphaBetaLimits {
+        depth: None,
+        nodes: Some(1),
+        movetime: None,
+    };
+    for (sfen, expected) in [
+        ("4k4/9/9/9/7r1/9/9/4B4/4K4 b - 1", "5h2e"),
+        ("4k4/9/9/9/9/4b4/4P4/9/4K4 b - 1", "5g5f"),
+        ("4k4/9/9/4p4/4R4/9/9/9/4K4 w - 1", "5d5e"),
+    ] {
+        let r = AlphaBeta::new(0).search_position(&pos(sfen), &limits);
+        assert_eq!(r.depth, 1, "{sfen}: {r:?}");
+        assert_eq!(r.best_move.unwrap().to_string(), expected, "{sfen}: {r:?}");
+        let d1 = AlphaBeta::new(0).search_position(&pos(sfen), &depth(1));
+        assert_eq!((r.best_move, r.score), (d1.best_move, d1.score), "{sfen}");
+    }
+}
+
+#[test]
+fn a_move_time_limit_returns_a_searched_legal_move_in_bounded_time() {
+    // Loose bounds only (the machine may be loaded): a 1 ms limit still completes depth
+    // 1; a 30 ms limit stops well before the deepest depth; with a depth limit as well,
+    // whichever comes first ends the search.
+    for (variant, plies) in [(Variant::Shogi, 40), (Variant::Minishogi, 10)] {
+        let mut g = ShogiGame::startpos(variant);
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let mut legal = Vec::new();
+        for _ in 0..plies {
+            legal.clear();
+            g.legal_moves(&mut legal);
+            if g.outcome().is_some() {
+                break;
+            }
+            g.play(legal[rng.random_range(0..legal.len())]);
+        }
+        if g.outcome().is_some() {
+            continue;
+        }
+        for (spec, max_secs) in [("movetime=1", 10.0), ("movetime=30", 10.0)] {
+            let limits: AlphaBetaLimits = spec.parse().unwrap();
+            let t = std::time::Instant::now();
+            let r = AlphaBeta::new(1).search(&g, &limits);
+            let secs = t.elapsed().as_secs_f64();
+            let mv = r.best_move.expect("a move");
+            assert!(g.position().is_legal(mv), "{spec}: {mv}");
+            assert!(r.depth >= 1, "{spec}: {r:?}");
+            assert!(r.depth < 64, "{spec}: {r:?}");
+            assert!(secs < max_secs, "{spec} took {secs:.2} s: {r:?}");
+        }
+        let limits: AlphaBetaLimits = "depth=2,movetime=60000".parse().unwrap();
+        let r = AlphaBeta::new(1).search(&g, &limits);
+        assert_eq!(r.depth, 2, "{r:?}");
+        assert_eq!(r, AlphaBeta::new(1).search(&g, &depth(2)));
+    }
+}
+
 #[test]
 fn player_specs_parse_and_print() {
     let s: PlayerSpec = "alphabeta:depth=3".parse().unwrap();
@@ -215,11 +383,33 @@ fn player_specs_parse_and_print() {
     assert_eq!(s.to_string(), "alphabeta:depth=3");
     let s: PlayerSpec = "alphabeta:nodes=10000".parse().unwrap();
     assert_eq!(s.to_string(), "alphabeta:nodes=10000");
+    for text in [
+        "alphabeta:movetime=1000",
+        "alphabeta:depth=3,movetime=500",
+        "alphabeta:depth=2,nodes=100,movetime=50",
+    ] {
+        let s: PlayerSpec = text.parse().unwrap();
+        assert_eq!(s.to_string(), text);
+        assert_eq!(s.to_string().parse::<PlayerSpec>().unwrap(), s);
+    }
+    let PlayerSpec::AlphaBeta(l) = "alphabeta:movetime=250".parse().unwrap() else {
+        panic!("not alphabeta")
+    };
+    assert_eq!(
+        l,
+        AlphaBetaLimits {
+            depth: None,
+            nodes: None,
+            movetime: Some(250),
+        }
+    );
     for bad in [
         "alphabeta:",
         "alphabeta:depth=0",
         "alphabeta:depth=x",
         "alphabeta:time=3",
+        "alphabeta:movetime=0",
+        "alphabeta:movetime=x",
     ] {
         assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");
     }

@@ -6,10 +6,11 @@ use std::sync::atomic::AtomicBool;
 
 use shogi_arena::{
     ArenaError, GateConfig, GateReport, MatchConfig, Openings, PlayerSettings, PlayerSpec,
-    SprtConfig, SprtDecision, UsiTimeControl, gate_candidate, gate_pending, run_match,
+    PreparedPlayer, SprtConfig, SprtDecision, UsiTimeControl, gate_candidate, gate_pending,
+    run_match,
 };
-use shogi_features::GameSpec;
 use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
+use shogi_features::{GameSpec, NetLayout};
 use shogi_game::GameKind;
 use shogi_model::{CheckpointMeta, Model, model_config_for, save_checkpoint, tch};
 use shogi_rules::Variant;
@@ -82,6 +83,57 @@ fn a_gumbel_root_searcher_beats_the_random_mover() {
     assert_eq!(s.total.games(), 20);
     assert_eq!(s.forfeits, 0);
     assert!(s.score >= 0.9, "{}", s.table());
+}
+
+#[test]
+fn a_time_per_move_bounds_the_searching_players() {
+    // Loose bounds only (the machine may be loaded): a PUCT root with no simulation
+    // limit searches until the deadline, never stopping before it, and returns well
+    // within seconds; a Gumbel root plans for the speed it measured and returns a legal
+    // move in bounded time as well.
+    use shogi_arena::usi_client::UsiAnswer;
+    use shogi_game::Game;
+    use std::time::{Duration, Instant};
+    let game = shogi_rules::ShogiGame::startpos(Variant::Minishogi);
+    for gumbel in [None, Some(4)] {
+        let settings = PlayerSettings {
+            simulations: u32::MAX,
+            movetime_ms: Some(40),
+            gumbel_considered: gumbel,
+            device: "cpu".into(),
+            ..PlayerSettings::default()
+        };
+        let player = PreparedPlayer::<shogi_rules::ShogiGame>::prepare(
+            &PlayerSpec::Uniform,
+            NetLayout::of(GameKind::Minishogi),
+            &settings,
+        )
+        .unwrap();
+        let mut mover = player.mover();
+        mover.new_game(&game, 1).unwrap();
+        for i in 0..3 {
+            let t = Instant::now();
+            let UsiAnswer::Move(mv) = mover.choose(&game) else {
+                panic!("no move")
+            };
+            let took = t.elapsed();
+            let mut legal = Vec::new();
+            game.legal_moves(&mut legal);
+            assert!(legal.contains(&mv), "{mv}");
+            assert!(took < Duration::from_secs(5), "{gumbel:?} #{i}: {took:?}");
+            if gumbel.is_none() {
+                assert!(took >= Duration::from_millis(40), "#{i}: {took:?}");
+            }
+        }
+    }
+    // Whole games at a time per move: every move is a legal one in time.
+    let stop = AtomicBool::new(false);
+    let mut config = minishogi(2, 1);
+    config.parallel = 1;
+    config.players.simulations = u32::MAX;
+    config.players.movetime_ms = Some(5);
+    let s = run_match(&PlayerSpec::Uniform, &PlayerSpec::Random, &config, &stop).unwrap();
+    assert_eq!((s.total.games(), s.forfeits), (2, 0), "{}", s.table());
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use shogi_game::{EndReason, Game, Outcome};
 
-use crate::mate::{MateLimits, MateResult, MateStats, search_mate};
+use crate::mate::{MateLimits, MateResult, MateStats, search_mate_after};
 use crate::position::Position;
 use crate::types::{Color, Move, MoveList, Variant};
 
@@ -237,7 +237,9 @@ impl ShogiGame {
 
 impl ShogiGame {
     /// The df-pn mate search from this position within `limits`, never past the ply cap
-    /// (under a cap a mate beyond it is a draw, not a mate).
+    /// (under a cap a mate beyond it is a draw, not a mate) and never through a position
+    /// of the game so far (a repetition could end the game there: see
+    /// [`crate::mate::search_mate_after`]).
     pub fn search_mate(&self, limits: &MateLimits) -> (MateResult, MateStats) {
         let cap = self.rules.max_plies;
         let left = cap.saturating_sub(self.moves.len() as u32);
@@ -249,7 +251,7 @@ impl ShogiGame {
             },
             ..limits.clone()
         };
-        search_mate(&self.pos, &limits)
+        search_mate_after(&self.pos, &self.keys, &limits)
     }
 }
 

@@ -8,15 +8,20 @@
 //!   every reply is proven; disproven when one reply is disproven.
 //!
 //! Legality comes from the rules core, so a pawn-drop mate (打ち歩詰め) is never among the
-//! attacker's moves. Repetition is ignored: a proof is a finite tree ending in mates, so
-//! a perpetual check can never be part of it. A new child AND node starts with the
-//! number of the defender's replies as its proof number (the df-pn+ style heuristic that
-//! favours checks leaving few escapes).
+//! attacker's moves. A position met before, earlier on the line or (for
+//! [`search_mate_after`]) in the game that reached the root, fails for the attacker: a
+//! repetition could end the game there (a draw, or under the fourfold or a twofold rule
+//! a loss for the attacker, whose every move checks: 連続王手の千日手), so no proven line
+//! passes through one. That may miss a mate the fourfold rule would still allow (one
+//! that passes a position once more); it never claims one the rules would not give. A
+//! new child AND node starts with the number of the defender's replies as its proof
+//! number (the df-pn+ style heuristic that favours checks leaving few escapes).
 //!
 //! The returned line is a proven mate: the attacker's moves are the shortest proven
 //! continuation at each node found, the defender's replies the longest-resisting proven
 //! ones, so it is a correct mating line though not always the shortest possible one.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -87,8 +92,24 @@ pub struct MateStats {
     pub expansions: u64,
 }
 
-/// Searches for a forced mate by the side to move in `root`.
+/// Searches for a forced mate by the side to move in `root` (a position with no game
+/// before it: a tsume problem).
 pub fn search_mate(root: &Position, limits: &MateLimits) -> (MateResult, MateStats) {
+    search_mate_after(root, &[], limits)
+}
+
+/// Searches for a forced mate by the side to move in `root`, a position reached by a
+/// game whose earlier positions have the keys `history` (the root's own key may be
+/// among them): no proven line passes through any of them, nor repeats a position of
+/// its own, since the game's repetition rule could end it there short of the mate.
+pub fn search_mate_after(
+    root: &Position,
+    history: &[u64],
+    limits: &MateLimits,
+) -> (MateResult, MateStats) {
+    let history: HashSet<u64> = history.iter().copied().collect();
+    // Keys of the positions from the root to the node being expanded.
+    let mut path: Vec<u64> = Vec::new();
     let mut nodes: Vec<Node> = vec![Node {
         mv: None,
         parent: NONE,
@@ -128,6 +149,8 @@ pub fn search_mate(root: &Position, limits: &MateLimits) -> (MateResult, MateSta
         // Select the most-proving node.
         let mut pos = root.clone();
         let mut n = 0usize;
+        path.clear();
+        path.push(root.key());
         while nodes[n].expanded {
             let node = nodes[n];
             let range = node.first as usize..(node.first + node.len) as usize;
@@ -151,9 +174,11 @@ pub fn search_mate(root: &Position, limits: &MateLimits) -> (MateResult, MateSta
                 return (MateResult::Timeout, stats);
             };
             pos.play_unchecked(nodes[best].mv.expect("child has a move"));
+            path.push(pos.key());
             n = best;
         }
-        expand(&mut nodes, n, &pos, limits.max_plies);
+        let seen = |key: u64| history.contains(&key) || path.contains(&key);
+        expand(&mut nodes, n, &pos, limits.max_plies, seen);
         stats.expansions += 1;
         // Back up.
         let mut cur = n;
@@ -168,7 +193,32 @@ pub fn search_mate(root: &Position, limits: &MateLimits) -> (MateResult, MateSta
     }
 }
 
-fn expand(nodes: &mut Vec<Node>, n: usize, pos: &Position, max_plies: u32) {
+/// A node that fails for the attacker without being searched: a position already met
+/// (see [`search_mate_after`]). Never selected, never expanded.
+fn repeated_node(mv: Move, parent: usize, or_node: bool, ply: u32) -> Node {
+    Node {
+        mv: Some(mv),
+        parent: parent as u32,
+        first: 0,
+        len: 0,
+        pn: INF,
+        dn: 0,
+        mate_len: 0,
+        expanded: false,
+        or_node,
+        ply,
+    }
+}
+
+/// Expands node `n` (position `pos`); `seen` tells whether a position (by key) was met
+/// before on the line or in the game.
+fn expand(
+    nodes: &mut Vec<Node>,
+    n: usize,
+    pos: &Position,
+    max_plies: u32,
+    seen: impl Fn(u64) -> bool,
+) {
     let node = nodes[n];
     nodes[n].expanded = true;
     let legal = pos.legal_moves();
@@ -183,6 +233,10 @@ fn expand(nodes: &mut Vec<Node>, n: usize, pos: &Position, max_plies: u32) {
                 continue;
             }
             let replies = after.legal_moves().len() as u64;
+            if replies > 0 && seen(after.key()) {
+                nodes.push(repeated_node(mv, n, false, node.ply + 1));
+                continue;
+            }
             let (pn, dn, expanded) = if replies == 0 {
                 (0, INF, true)
             } else {
@@ -203,6 +257,11 @@ fn expand(nodes: &mut Vec<Node>, n: usize, pos: &Position, max_plies: u32) {
         }
     } else {
         for &mv in legal.iter() {
+            if seen(pos.after(mv).key()) {
+                // The defender escapes into a repetition.
+                nodes.push(repeated_node(mv, n, true, node.ply + 1));
+                continue;
+            }
             nodes.push(Node {
                 mv: Some(mv),
                 parent: n as u32,

@@ -21,7 +21,8 @@ use shogi_game::GameKind;
 #[derive(Debug, Args)]
 pub struct MatchArgs {
     /// Player A: `checkpoint:DIR`, `uniform`, `rollout`, `random`, `alphabeta:depth=N`,
-    /// `alphabeta:nodes=N` (the classical baseline; shogi and minishogi) or
+    /// `alphabeta:nodes=N`, `alphabeta:movetime=MS` (the classical baseline; shogi and
+    /// minishogi; limits combine with commas, whichever comes first) or
     /// `usi:"COMMAND ARGS"`.
     #[arg(long)]
     pub a: PlayerSpec,
@@ -34,9 +35,17 @@ pub struct MatchArgs {
     /// Variant; default: the checkpoints' (from their manifests), else shogi.
     #[arg(long, value_enum)]
     pub variant: Option<GameKind>,
-    /// MCTS simulations per move of checkpoint/uniform/rollout players.
-    #[arg(long, default_value_t = 64)]
-    pub simulations: u32,
+    /// MCTS simulations per move of checkpoint/uniform/rollout players [default: 64;
+    /// with `--movetime`, no limit but the time unless given].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub simulations: Option<u32>,
+    /// Time per move of checkpoint/uniform/rollout players, ms: they search until it has
+    /// passed (or `--simulations`, if given, are spent), so that a network can play
+    /// `alphabeta:movetime=MS` at equal time. Such games depend on the machine and its
+    /// load: play them with `--parallel 1` on a quiet machine. `--byoyomi` times `usi:`
+    /// players; `alphabeta:` players take their own `movetime=MS`.
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub movetime: Option<u64>,
     /// Opening plies played with temperature 1 by the searching players (0 after).
     #[arg(long, default_value_t = 4)]
     pub temperature_plies: u32,
@@ -198,7 +207,12 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         parallel: args.parallel.max(1),
         sprt: args.sprt.config()?,
         players: PlayerSettings {
-            simulations: args.simulations.max(1),
+            simulations: match (args.simulations, args.movetime) {
+                (Some(n), _) => n,
+                (None, Some(_)) => u32::MAX,
+                (None, None) => 64,
+            },
+            movetime_ms: args.movetime,
             temperature_plies: args.temperature_plies,
             mate_nodes: args.mate_nodes,
             gumbel_considered: (args.gumbel > 0).then_some(args.gumbel),
@@ -223,6 +237,17 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         "match: {} vs {}, {} {} games, {} at once",
         args.a, args.b, args.games, game, config.parallel
     );
+    let timed = args.movetime.is_some()
+        || [&args.a, &args.b]
+            .iter()
+            .any(|s| matches!(s, PlayerSpec::AlphaBeta(l) if l.movetime.is_some()));
+    if timed && config.parallel > 1 {
+        eprintln!(
+            "match: note: players limited by time share the CPU with {} games at once; \
+             --parallel 1 gives each its time alone",
+            config.parallel
+        );
+    }
     let stop = AtomicBool::new(false);
     let summary = run_match(&args.a, &args.b, &config, &stop)?;
     print!("{}", summary.table());

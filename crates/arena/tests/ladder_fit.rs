@@ -1,0 +1,131 @@
+//! The ladder's Bradley-Terry fit (`scripts/bench/ladder_fit.py`, run by `ladder.sh`)
+//! against ratings and intervals worked out by hand.
+//!
+//! With one virtual draw per pairing, a pairing of n games where A scores w wins and d
+//! draws counts as n' = n + 1 games with score S = w + d/2 + 1/2. For two players the
+//! maximum-likelihood difference is closed form: s = S / n', Elo = 400 log10(s / (1 - s)),
+//! and its standard deviation is 1 / sqrt(I) with the Fisher information
+//! I = k^2 n' s (1 - s), k = ln(10) / 400. For a chain anchor - B - C (no pairing closes
+//! a cycle) each link is fitted on its own: r_B = Elo(B vs anchor), r_C = r_B +
+//! Elo(C vs B), and var(r_C) = 1/I_1 + 1/I_2 (the inverse of [[I_1 + I_2, -I_2], [-I_2,
+//! I_2]]).
+
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Runs `ladder_fit.fit(players, pairs, anchor)` in the venv's python; returns the
+/// ratings and standard deviations by player.
+fn fit(players: &[&str], pairs: &[(&str, &str, u32, u32, u32)], anchor: &str) -> (Value, Value) {
+    let pairs: Vec<Value> = pairs
+        .iter()
+        .map(|&(a, b, w, d, l)| serde_json::json!([a, b, w, d, l]))
+        .collect();
+    let input = serde_json::json!({"players": players, "pairs": pairs, "anchor": anchor});
+    let script = "import json, sys\n\
+                  sys.path.insert(0, sys.argv[1])\n\
+                  import ladder_fit\n\
+                  a = json.loads(sys.argv[2])\n\
+                  r, sd = ladder_fit.fit(a['players'], [tuple(p) for p in a['pairs']], a['anchor'])\n\
+                  print(json.dumps({'r': r, 'sd': sd}))\n";
+    let dir = shogi_testkit::repo_root().join("scripts/bench");
+    let out = Command::new(shogi_testkit::python())
+        .arg("-c")
+        .arg(script)
+        .arg(&dir)
+        .arg(input.to_string())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    (v["r"].clone(), v["sd"].clone())
+}
+
+fn near(v: &Value, expected: f64, what: &str) {
+    let got = v.as_f64().unwrap_or(f64::NAN);
+    assert!(
+        (got - expected).abs() < 0.01,
+        "{what}: got {got}, expected {expected}"
+    );
+}
+
+const K: f64 = std::f64::consts::LN_10 / 400.0;
+
+#[test]
+fn two_players_match_the_closed_form() {
+    // B vs the anchor A: 3 wins, 2 draws, 1 loss (n = 6). n' = 7, S = 3 + 1 + 0.5 = 4.5,
+    // s = 4.5 / 7 = 0.642857: Elo = 400 log10(0.642857 / 0.357143) = 400 log10(1.8)
+    // = +102.11. I = k^2 * 7 * 0.642857 * 0.357143 = 3.3137e-5 * 1.607143 = 5.3256e-5,
+    // sd = 137.03, so the 95% interval is 102.11 +- 268.58 = [-166.47, +370.69].
+    let (r, sd) = fit(&["A", "B"], &[("B", "A", 3, 2, 1)], "A");
+    near(&r["A"], 0.0, "anchor");
+    near(&sd["A"], 0.0, "anchor sd");
+    near(&r["B"], 400.0 * 1.8f64.log10(), "B");
+    near(&r["B"], 102.109, "B by hand");
+    near(&sd["B"], 137.030, "B sd by hand");
+    let s: f64 = 4.5 / 7.0;
+    near(&sd["B"], 1.0 / (K * K * 7.0 * s * (1.0 - s)).sqrt(), "B sd");
+    near(
+        &Value::from(r["B"].as_f64().unwrap() - 1.96 * sd["B"].as_f64().unwrap()),
+        -166.47,
+        "B low",
+    );
+    near(
+        &Value::from(r["B"].as_f64().unwrap() + 1.96 * sd["B"].as_f64().unwrap()),
+        370.69,
+        "B high",
+    );
+    // The same pairing written from the anchor's side gives the same rating.
+    let (r2, sd2) = fit(&["A", "B"], &[("A", "B", 1, 2, 3)], "A");
+    near(&r2["B"], 102.109, "B, other side");
+    near(&sd2["B"], 137.030, "B sd, other side");
+}
+
+#[test]
+fn a_clean_sweep_stays_finite() {
+    // 4-0-0: n' = 5, S = 4.5, s = 0.9: Elo = 400 log10(9) = +381.70;
+    // I = k^2 * 5 * 0.09 = 1.4912e-5, sd = 258.96.
+    let (r, sd) = fit(&["A", "B"], &[("B", "A", 4, 0, 0)], "A");
+    near(&r["B"], 400.0 * 9f64.log10(), "B");
+    near(&r["B"], 381.697, "B by hand");
+    near(&sd["B"], 258.963, "B sd by hand");
+    // And 0-0-4 mirrors it.
+    let (r, _) = fit(&["A", "B"], &[("B", "A", 0, 0, 4)], "A");
+    near(&r["B"], -381.697, "B swept");
+}
+
+#[test]
+fn a_chain_of_three_adds_up() {
+    // B vs anchor A: 3-2-1, as above: +102.11, I_1 = 5.3256e-5 (1/I_1 = 18777.3).
+    // C vs B: 1-0-3 (n = 4): n' = 5, S = 1.5, s = 0.3: Elo = 400 log10(0.3 / 0.7)
+    // = -147.19; I_2 = k^2 * 5 * 0.21 = 3.4794e-5 (1/I_2 = 28740.6).
+    // r_C = 102.11 - 147.19 = -45.08; sd_C = sqrt(18777.3 + 28740.6) = 217.99.
+    let (r, sd) = fit(
+        &["A", "B", "C"],
+        &[("B", "A", 3, 2, 1), ("C", "B", 1, 0, 3)],
+        "A",
+    );
+    near(&r["B"], 102.109, "B");
+    near(&sd["B"], 137.030, "B sd");
+    near(
+        &r["C"],
+        400.0 * 1.8f64.log10() + 400.0 * (3.0f64 / 7.0).log10(),
+        "C",
+    );
+    near(&r["C"], -45.082, "C by hand");
+    near(&sd["C"], 217.987, "C sd by hand");
+    let (s1, s2): (f64, f64) = (4.5 / 7.0, 0.3);
+    let var = 1.0 / (K * K * 7.0 * s1 * (1.0 - s1)) + 1.0 / (K * K * 5.0 * s2 * (1.0 - s2));
+    near(&sd["C"], var.sqrt(), "C sd");
+    // The anchor may be any player: with C fixed, A sits at +45.08.
+    let (r, _) = fit(
+        &["A", "B", "C"],
+        &[("B", "A", 3, 2, 1), ("C", "B", 1, 0, 3)],
+        "C",
+    );
+    near(&r["A"], 45.082, "A above C");
+}
