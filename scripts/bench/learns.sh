@@ -4,13 +4,15 @@
 #   2. the run's initial network at equal search settings,
 # GAMES games each (paired openings, colours swapped), plus the Elo history the gate
 # wrote (ratings.json / ratings.png). Results go to RUN/proof/ and are printed.
-# With CURVE_POINTS=N (N >= 2) it also measures N accepted networks, first to last,
-# against the random mover (CURVE_GAMES games each, default 20): the learning curve on a
-# fixed scale, RUN/proof/curve-random/curve.{png,csv,json}.
+# It also measures CURVE_POINTS accepted networks (default 6; 0 skips), first to last,
+# against CURVE_OPPONENT (default alphabeta:depth=1, the fixed scale's anchor), CURVE_GAMES
+# games each (default 20): the run's strength against the yardstick over wall time,
+# RUN/proof/curve-alphabeta-depth-1/curve.{png,csv,json}.
 #
 #   bash scripts/bench/learns.sh runs/minishogi [GAMES] [SIMULATIONS]
-#   CURVE_POINTS=6 bash scripts/bench/learns.sh runs/shogi-cpu 100 32
-# and then the fixed-scale ladder (scripts/bench/ladder.sh; LADDER_GAMES=0 skips it).
+#   CURVE_OPPONENT=random CURVE_POINTS=4 bash scripts/bench/learns.sh runs/shogi-cpu 100 32
+# and then the fixed-scale ladder (scripts/bench/ladder.sh; LADDER_GAMES per pairing,
+# default 100; 0 skips it).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 run="${1:?usage: learns.sh RUN_DIR [GAMES] [SIMULATIONS]}"
@@ -46,9 +48,9 @@ mkdir -p "$run/proof"
   --gumbel "$gumbel" --parallel 8 --out "$run/proof/vs-random" | tee "$run/proof/vs-random.txt"
 "$bin" match --a "checkpoint:$best" --b "checkpoint:$initial" --games "$games" \
   --simulations "$sims" --gumbel "$gumbel" --parallel 8 --out "$run/proof/vs-initial" | tee "$run/proof/vs-initial.txt"
-if [ "${CURVE_POINTS:-0}" -ge 2 ]; then
-  "$bin" curve "$run" --opponent random --points "$CURVE_POINTS" --games "${CURVE_GAMES:-20}" \
-    --simulations "$sims" --gumbel "$gumbel" --parallel 8
+if [ "${CURVE_POINTS:-6}" -ge 2 ]; then
+  "$bin" curve "$run" --opponent "${CURVE_OPPONENT:-alphabeta:depth=1}" --points "${CURVE_POINTS:-6}" \
+    --games "${CURVE_GAMES:-20}" --simulations "$sims" --gumbel "$gumbel" --parallel 8
 fi
 echo "Elo history (ratings.json, plot ratings.png):"
 "${SHOGI_ZERO_PYTHON:-python3}" - "$run" <<'PY'
@@ -75,6 +77,6 @@ for name in ("vs-random", "vs-initial"):
           f"score {(t['wins'] + 0.5 * t['draws']) / max(n, 1):.1%}")
 PY
 # The fixed scale (anchor alphabeta:depth=1 = 0 Elo): LADDER_GAMES per pairing, 0 to skip.
-if [ "${LADDER_GAMES:-40}" != 0 ]; then
-  SHOGI_ZERO_BIN="$bin" LADDER_GUMBEL="$gumbel" bash scripts/bench/ladder.sh "$run" "${LADDER_GAMES:-40}" "$sims"
+if [ "${LADDER_GAMES:-100}" != 0 ]; then
+  SHOGI_ZERO_BIN="$bin" LADDER_GUMBEL="$gumbel" bash scripts/bench/ladder.sh "$run" "${LADDER_GAMES:-100}" "$sims"
 fi

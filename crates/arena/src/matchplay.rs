@@ -88,6 +88,19 @@ pub struct GameResult {
     pub start_sfen: String,
     /// Moves in USI notation.
     pub moves: Vec<String>,
+    /// Wall time A spent choosing its moves, milliseconds (with the match's parallel
+    /// games sharing the machine).
+    #[serde(default)]
+    pub a_think_ms: f64,
+    /// Moves A chose.
+    #[serde(default)]
+    pub a_moves: u32,
+    /// Wall time B spent choosing its moves, milliseconds.
+    #[serde(default)]
+    pub b_think_ms: f64,
+    /// Moves B chose.
+    #[serde(default)]
+    pub b_moves: u32,
 }
 
 /// The outcome of a match, from player A's point of view.
@@ -125,6 +138,13 @@ pub struct MatchSummary {
     pub baseline_version: Option<u32>,
     /// Wall time, seconds.
     pub seconds: f64,
+    /// A's mean wall time per move, milliseconds (`--parallel` games share the cores, so
+    /// compare figures taken at one parallelism).
+    #[serde(default)]
+    pub a_move_ms: f64,
+    /// B's mean wall time per move, milliseconds.
+    #[serde(default)]
+    pub b_move_ms: f64,
     /// Every game, in order.
     pub games: Vec<GameResult>,
 }
@@ -182,6 +202,10 @@ impl MatchSummary {
                 }
             ));
         }
+        s.push_str(&format!(
+            "time per move: A {:.1} ms, B {:.1} ms\n",
+            self.a_move_ms, self.b_move_ms
+        ));
         if self.forfeits > 0 {
             s.push_str(&format!("forfeits: {}\n", self.forfeits));
         }
@@ -210,8 +234,22 @@ pub fn adjudicate(position: &Position, outcome: Outcome, margin: u32) -> Outcome
     )
 }
 
-/// A finished game: the game, its moves, the outcome and any forfeit reason.
-type Played<G> = (G, Vec<<G as Game>::Move>, Outcome, Option<String>);
+/// Wall time and moves of one side's choices in a game.
+#[derive(Clone, Copy, Debug, Default)]
+struct Thinking {
+    millis: f64,
+    moves: u32,
+}
+
+/// A finished game: the game, its moves, the outcome, any forfeit reason and each
+/// colour's thinking (Black, White).
+type Played<G> = (
+    G,
+    Vec<<G as Game>::Move>,
+    Outcome,
+    Option<String>,
+    [Thinking; 2],
+);
 
 /// Plays one game; `None` if `stop` was raised first.
 fn play_game<G: GamePlayers>(
@@ -227,6 +265,7 @@ fn play_game<G: GamePlayers>(
     let mut moves = Vec::new();
     let mut forfeit = None;
     let mut end = None;
+    let mut thinking = [Thinking::default(); 2];
     for color in Color::ALL {
         let mover: &mut dyn Mover<G> = if color == Color::Black {
             &mut *black
@@ -256,7 +295,12 @@ fn play_game<G: GamePlayers>(
         } else {
             &mut *white
         };
-        match mover.choose(&game) {
+        let asked = Instant::now();
+        let answer = mover.choose(&game);
+        let spent = &mut thinking[side.index()];
+        spent.millis += asked.elapsed().as_secs_f64() * 1000.0;
+        spent.moves += 1;
+        match answer {
             UsiAnswer::Move(mv) => {
                 if let Err(e) = game.play_checked(mv) {
                     forfeit = Some(format!("{side:?} forfeits: illegal move {mv}: {e}"));
@@ -284,7 +328,7 @@ fn play_game<G: GamePlayers>(
     };
     black.game_over(f64::from(outcome.score_for(Color::Black)));
     white.game_over(f64::from(outcome.score_for(Color::White)));
-    Some((game, moves, outcome, forfeit))
+    Some((game, moves, outcome, forfeit, thinking))
 }
 
 fn record_of<G: ArenaGame>(
@@ -306,6 +350,12 @@ fn record_of<G: ArenaGame>(
             .collect(),
         ..G::from_start(spec, start).record_start()
     }
+}
+
+/// Mean milliseconds per move over games' `(total ms, moves)`; 0 without moves.
+fn mean_move_ms(games: impl Iterator<Item = (f64, u32)>) -> f64 {
+    let (ms, moves) = games.fold((0.0, 0u64), |(t, n), (ms, m)| (t + ms, n + u64::from(m)));
+    if moves == 0 { 0.0 } else { ms / moves as f64 }
 }
 
 /// Tallies per colour and overall from A's point of view.
@@ -376,7 +426,7 @@ pub fn play_match<G: GamePlayers>(
                     } else {
                         (&mut *mb, &mut *ma)
                     };
-                    let Some((_game, moves, outcome, forfeit)) = play_game(
+                    let Some((_game, moves, outcome, forfeit, thinking)) = play_game(
                         &config.game,
                         start,
                         black,
@@ -389,6 +439,8 @@ pub fn play_match<G: GamePlayers>(
                         break;
                     };
                     let a_color = if a_black { Color::Black } else { Color::White };
+                    let (a_think, b_think) =
+                        (thinking[a_color.index()], thinking[a_color.flip().index()]);
                     let forfeit = forfeit.map(|f| {
                         let who = if f.starts_with(&format!("{a_color:?}")) {
                             "A"
@@ -412,6 +464,10 @@ pub fn play_match<G: GamePlayers>(
                         plies: moves.len() as u32,
                         start_sfen: G::start_text(start),
                         moves: moves.iter().map(|m| m.to_string()).collect(),
+                        a_think_ms: a_think.millis,
+                        a_moves: a_think.moves,
+                        b_think_ms: b_think.millis,
+                        b_moves: b_think.moves,
                     };
                     if let Some(dir) = &config.games_dir
                         && let Err(e) = G::write_game(
@@ -468,6 +524,8 @@ pub fn play_match<G: GamePlayers>(
             .any(|s| matches!(s, PlayerSpec::AlphaBeta(_)))
             .then_some(crate::alphabeta::BASELINE_VERSION),
         seconds: began.elapsed().as_secs_f64(),
+        a_move_ms: mean_move_ms(games.iter().map(|g| (g.a_think_ms, g.a_moves))),
+        b_move_ms: mean_move_ms(games.iter().map(|g| (g.b_think_ms, g.b_moves))),
         total,
         a_black,
         a_white,

@@ -134,6 +134,15 @@ fn a_time_per_move_bounds_the_searching_players() {
     config.players.movetime_ms = Some(5);
     let s = run_match(&PlayerSpec::Uniform, &PlayerSpec::Random, &config, &stop).unwrap();
     assert_eq!((s.total.games(), s.forfeits), (2, 0), "{}", s.table());
+    // The summary says how long each side thought: every ply is one side's move, the
+    // timed searcher thinks about its 5 ms (a proven mate is played at once), the random
+    // mover next to nothing.
+    for g in &s.games {
+        assert_eq!(g.a_moves + g.b_moves, g.plies, "{g:?}");
+    }
+    assert!(s.a_move_ms >= 3.0, "{}", s.table());
+    assert!(s.b_move_ms < s.a_move_ms, "{}", s.table());
+    assert!(s.table().contains("time per move: A "), "{}", s.table());
 }
 
 #[test]
