@@ -31,6 +31,7 @@ fn minishogi() -> Expected {
         architecture: None,
         variant: "minishogi".into(),
         feature_version: shogi_features::FEATURE_VERSION,
+        features: Some(Default::default()),
         policy_version: shogi_features::POLICY_VERSION,
     }
 }
@@ -638,6 +639,7 @@ fn tai_shogi_trains_through_the_same_loop() {
         architecture: None,
         variant: "tai".into(),
         feature_version: shogi_features::FEATURE_VERSION,
+        features: Some(Default::default()),
         policy_version: shogi_features::POLICY_VERSION,
     };
     for (_, path) in &accepted {
@@ -714,4 +716,80 @@ fn tai_shogi_gate_plays_matches() {
         serde_json::from_slice(&std::fs::read(cand.join("gate.json")).unwrap()).unwrap();
     assert_eq!(report["variant"], "tai");
     assert_eq!(report["games"], 2, "{report}");
+}
+
+/// `network.features = "attacks"`: the run's networks read the attack planes, say so in
+/// their manifests (and refuse to load as another set), play in the USI engine, which
+/// reads the set from the manifest, and a resume with another set is refused by name.
+#[test]
+fn attack_planes_are_recorded_served_and_kept_on_resume() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let attacks = [
+        "--set",
+        "network.features=\"attacks\"",
+        "--set",
+        "run.max_steps=10",
+    ];
+    let out = train(&dir, &attacks);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "train failed:\n{stderr}");
+    let run = RunDir::new(&dir);
+    let expected = Expected {
+        features: Some(shogi_features::FeatureSet::Attacks),
+        ..minishogi()
+    };
+    let accepted = run.accepted_checkpoints().unwrap();
+    for (_, path) in &accepted {
+        let (model, manifest) =
+            shogi_model::load_checkpoint(path, &expected, shogi_model::tch::Device::Cpu)
+                .unwrap_or_else(|e| panic!("{} does not load: {e}", path.display()));
+        assert_eq!(manifest.meta.features, shogi_features::FeatureSet::Attacks);
+        assert_eq!(model.config().input_planes, 62);
+        let err = shogi_model::load_checkpoint(path, &minishogi(), shogi_model::tch::Device::Cpu)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("reads the attacks input planes, expected pieces"),
+            "{err}"
+        );
+    }
+    let mut usi = Command::new(BIN)
+        .args(["usi", "--variant", "minishogi"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let script = format!(
+        "usi\nsetoption name ModelPath value {}\nisready\nposition startpos\ngo nodes 16\nquit\n",
+        dir.display()
+    );
+    use std::io::Write;
+    usi.stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let transcript = String::from_utf8(usi.wait_with_output().unwrap().stdout).unwrap();
+    assert!(
+        transcript.contains("model loaded") && transcript.contains("bestmove "),
+        "{transcript}"
+    );
+    assert!(!transcript.contains("error"), "{transcript}");
+    let out = train(
+        &dir,
+        &[
+            "--resume",
+            "--set",
+            "network.features=\"pieces\"",
+            "--set",
+            "run.max_steps=20",
+        ],
+    );
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the run's networks read the attacks input planes but the config asks for pieces (network.features)"),
+        "{stderr}"
+    );
 }

@@ -43,6 +43,7 @@ fn untrained_checkpoint(dir: &Path, variant: Variant) -> PathBuf {
         architecture: cfg,
         variant: variant.name().into(),
         feature_version: FEATURE_VERSION,
+        features: Default::default(),
         policy_version: POLICY_VERSION,
         training_step: 0,
         samples_seen: 0,

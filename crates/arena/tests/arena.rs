@@ -488,6 +488,7 @@ fn tiny_net(dir: &Path, step: u64, seed: i64) -> PathBuf {
         architecture: cfg,
         variant: "minishogi".into(),
         feature_version: FEATURE_VERSION,
+        features: Default::default(),
         policy_version: POLICY_VERSION,
         training_step: step,
         samples_seen: 0,

@@ -5,13 +5,15 @@ use shogi_game::{Game, GameKind};
 use shogi_rules::{ShogiGame, Variant};
 use shogi_tai::TaiGame;
 
-use crate::{input_planes, policy_index, policy_planes};
+use crate::{FeatureSet, input_planes, policy_index, policy_planes};
 
-/// The tensor shapes of a variant's network.
+/// The tensor shapes of a variant's network and the input planes it reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NetLayout {
     /// Variant name (`shogi`, `minishogi`, `tai`).
     pub variant: &'static str,
+    /// Which input planes.
+    pub features: FeatureSet,
     /// Input planes.
     pub input_planes: usize,
     /// Board height and width.
@@ -21,11 +23,17 @@ pub struct NetLayout {
 }
 
 impl NetLayout {
-    /// The layout of a shogi or minishogi network.
+    /// The layout of a shogi or minishogi network reading [`FeatureSet::Pieces`].
     pub fn shogi(variant: Variant) -> NetLayout {
+        NetLayout::shogi_with(variant, FeatureSet::Pieces)
+    }
+
+    /// The layout of a shogi or minishogi network reading `features`.
+    pub fn shogi_with(variant: Variant, features: FeatureSet) -> NetLayout {
         NetLayout {
             variant: variant.name(),
-            input_planes: input_planes(variant),
+            features,
+            input_planes: input_planes(variant, features),
             board: variant.size() as usize,
             policy_planes: policy_planes(variant),
         }
@@ -35,18 +43,42 @@ impl NetLayout {
     pub fn tai() -> NetLayout {
         NetLayout {
             variant: GameKind::Tai.name(),
+            features: FeatureSet::Pieces,
             input_planes: shogi_tai::net::input_planes(),
             board: shogi_tai::SIZE,
             policy_planes: shogi_tai::net::POLICY_PLANES,
         }
     }
 
-    /// The layout of a game's network.
+    /// The layout of a game's network reading [`FeatureSet::Pieces`] (every game has it).
     pub fn of(kind: GameKind) -> NetLayout {
         match Variant::of(kind) {
             Some(variant) => NetLayout::shogi(variant),
             None => NetLayout::tai(),
         }
+    }
+
+    /// The layout of a game's network reading `features`, or why the game has no such
+    /// set: tai shogi reads [`FeatureSet::Pieces`] only (its 207 planes of 25x25 are
+    /// already the network's largest cost).
+    pub fn with_features(kind: GameKind, features: FeatureSet) -> Result<NetLayout, String> {
+        match (Variant::of(kind), features) {
+            (Some(variant), _) => Ok(NetLayout::shogi_with(variant, features)),
+            (None, FeatureSet::Pieces) => Ok(NetLayout::tai()),
+            (None, _) => Err(format!(
+                "{kind} has no {features} feature set (it reads {} only)",
+                FeatureSet::Pieces
+            )),
+        }
+    }
+
+    /// This layout's game reading `features` instead ([`NetLayout::with_features`]).
+    pub fn reading(&self, features: FeatureSet) -> Result<NetLayout, String> {
+        let kind: GameKind = self
+            .variant
+            .parse()
+            .map_err(|_| format!("unknown variant {:?}", self.variant))?;
+        NetLayout::with_features(kind, features)
     }
 
     /// The layout of a game by name.
@@ -68,11 +100,12 @@ impl NetLayout {
 /// A game the network can play: its layout, its input planes and the policy index of
 /// each legal move.
 pub trait NetGame: Game {
-    /// The layout of this game's variant.
+    /// The layout of this game's variant with [`FeatureSet::Pieces`].
     fn layout(&self) -> NetLayout;
 
-    /// Writes the input planes into `out` (`layout().input_size()` floats).
-    fn encode_planes(&self, out: &mut [f32]);
+    /// Writes the input planes of `layout` (a layout of this game's variant, any feature
+    /// set it offers) into `out` (`layout.input_size()` floats).
+    fn encode_planes(&self, layout: &NetLayout, out: &mut [f32]);
 
     /// The policy index of a legal move (`None` only for a move of another game).
     fn move_index(&self, mv: Self::Move) -> Option<usize>;
@@ -83,8 +116,15 @@ impl NetGame for ShogiGame {
         NetLayout::shogi(self.position().variant())
     }
 
-    fn encode_planes(&self, out: &mut [f32]) {
-        crate::encode(self.position(), self.repetitions(), self.ply(), out);
+    fn encode_planes(&self, layout: &NetLayout, out: &mut [f32]) {
+        let features = layout.features;
+        crate::encode(
+            self.position(),
+            features,
+            self.repetitions(),
+            self.ply(),
+            out,
+        );
     }
 
     fn move_index(&self, mv: Self::Move) -> Option<usize> {
@@ -98,7 +138,8 @@ impl NetGame for TaiGame {
         NetLayout::tai()
     }
 
-    fn encode_planes(&self, out: &mut [f32]) {
+    fn encode_planes(&self, layout: &NetLayout, out: &mut [f32]) {
+        debug_assert_eq!(layout.features, FeatureSet::Pieces, "tai reads pieces only");
         shogi_tai::net::encode(self, self.repetitions(), out);
     }
 

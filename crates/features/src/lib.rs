@@ -12,7 +12,9 @@
 //! grid, so a convolution sees a move's origin where the piece stands.
 //!
 //! Versions: bump [`FEATURE_VERSION`] or [`POLICY_VERSION`] whenever a layout changes;
-//! checkpoints record them and refuse to load under another layout.
+//! checkpoints record them and refuse to load under another layout. Which input planes a
+//! network reads ([`FeatureSet`]) is a choice per network, also recorded in its
+//! checkpoint, not a version: each set keeps its own layout.
 
 #[doc(hidden)]
 pub mod dispatch;
@@ -24,7 +26,10 @@ mod spec;
 pub use game::{NetGame, NetLayout};
 pub use spec::{FromSpec, GameSpec};
 
-pub use planes::{MOVE_NUMBER_SCALE, encode, hand_kinds, input_planes, piece_kinds};
+pub use planes::{
+    ATTACK_COUNT_PLANES, FeatureSet, MOVE_NUMBER_SCALE, encode, hand_kinds, input_planes,
+    piece_kinds,
+};
 pub use policy::{
     mirror_policy_index, move_from_policy_index, policy_index, policy_planes, policy_size,
 };

@@ -1,4 +1,5 @@
-//! Input planes, AlphaZero's scheme with history length 1.
+//! Input planes: AlphaZero's scheme with history length 1 ([`FeatureSet::Pieces`]), and
+//! the same planes followed by what each side attacks ([`FeatureSet::Attacks`]).
 //!
 //! Per position, in this order, each plane `width * height` floats on the oriented grid:
 //!
@@ -12,11 +13,73 @@
 //! | 1 | colour: constant 1.0 when White (後手) is to move |
 //! | 1 | move number: constant `ply / MOVE_NUMBER_SCALE`, capped at 1.0 |
 //!
+//!
 //! Shogi: K = 14, H = 7, 47 planes. Minishogi: K = 10, H = 5, 35 planes.
+//!
+//! [`FeatureSet::Attacks`] appends, as dlshogi's inputs do, what a capture search would
+//! otherwise have to find (a hanging piece, a square only one side controls):
+//!
+//! | planes | content |
+//! |---|---|
+//! | K | squares the side to move's pieces of each kind attack (利き), own pieces' squares included (a defended piece) |
+//! | 3 | squares the side to move attacks with at least 1, 2, 3 pieces |
+//! | K | the opponent's, same kinds |
+//! | 3 | the opponent's attacker counts |
+//! | 1 | check (王手): constant 1.0 when the side to move is in check |
+//!
+//! Shogi: 47 + 35 = 82 planes. Minishogi: 35 + 27 = 62 planes.
 
-use shogi_rules::{Color, PieceKind, Position, Variant};
+use serde::{Deserialize, Serialize};
+use shogi_rules::{Color, PieceKind, Position, Variant, piece_attacks};
 
 use crate::{board_size, grid_cell};
+
+/// Which input planes a network reads: a choice per network, recorded in its checkpoint's
+/// manifest (a manifest without one was trained on [`FeatureSet::Pieces`]), so every
+/// program that loads a network encodes positions the way it was trained.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FeatureSet {
+    /// Pieces, hands, repetitions, colour and move number (AlphaZero's planes).
+    #[default]
+    Pieces,
+    /// [`FeatureSet::Pieces`] plus each side's attacked squares by piece kind, attacker
+    /// counts and a check plane (shogi and minishogi; tai shogi has no such set).
+    Attacks,
+}
+
+impl FeatureSet {
+    /// Every set, in the order of their names in messages.
+    pub const ALL: [FeatureSet; 2] = [FeatureSet::Pieces, FeatureSet::Attacks];
+
+    /// The set's name in configs and manifests.
+    pub fn name(self) -> &'static str {
+        match self {
+            FeatureSet::Pieces => "pieces",
+            FeatureSet::Attacks => "attacks",
+        }
+    }
+}
+
+impl std::fmt::Display for FeatureSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for FeatureSet {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<FeatureSet, String> {
+        FeatureSet::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| format!("unknown feature set {s:?} (pieces | attacks)"))
+    }
+}
+
+/// Attacker counts with a plane of their own: at least 1, 2 and 3 attackers.
+pub const ATTACK_COUNT_PLANES: usize = 3;
 
 /// Plies that map to a move-number plane of 1.0 (AlphaZero's game cap).
 pub const MOVE_NUMBER_SCALE: f32 = 512.0;
@@ -68,25 +131,31 @@ pub fn hand_kinds(variant: Variant) -> &'static [(PieceKind, f32)] {
     }
 }
 
-/// Number of input planes for `variant`.
-pub fn input_planes(variant: Variant) -> usize {
-    2 * piece_kinds(variant).len() + 2 * hand_kinds(variant).len() + 3 + 1 + 1
+/// Number of input planes for `variant` with `features`.
+pub fn input_planes(variant: Variant, features: FeatureSet) -> usize {
+    let kinds = piece_kinds(variant).len();
+    let pieces = 2 * kinds + 2 * hand_kinds(variant).len() + 3 + 1 + 1;
+    match features {
+        FeatureSet::Pieces => pieces,
+        FeatureSet::Attacks => pieces + 2 * (kinds + ATTACK_COUNT_PLANES) + 1,
+    }
 }
 
-/// Writes the planes of `pos` into `out` (length `input_planes * width * height`).
+/// Writes the `features` planes of `pos` into `out` (length `input_planes * width *
+/// height`).
 ///
 /// `repetitions` is how many times this position (board, hands, side to move) occurred
 /// earlier in the game; `ply` the plies played since the start.
 ///
 /// # Panics
 /// If `out` has the wrong length (a caller bug, not an input error).
-pub fn encode(pos: &Position, repetitions: u32, ply: u32, out: &mut [f32]) {
+pub fn encode(pos: &Position, features: FeatureSet, repetitions: u32, ply: u32, out: &mut [f32]) {
     let variant = pos.variant();
     let n = board_size(variant);
     let area = n * n;
     assert_eq!(
         out.len(),
-        input_planes(variant) * area,
+        input_planes(variant, features) * area,
         "feature buffer length"
     );
     out.fill(0.0);
@@ -133,6 +202,51 @@ pub fn encode(pos: &Position, repetitions: u32, ply: u32, out: &mut [f32]) {
     fill_plane(out, plane, area, if us == Color::White { 1.0 } else { 0.0 });
     plane += 1;
     fill_plane(out, plane, area, (ply as f32 / MOVE_NUMBER_SCALE).min(1.0));
+    plane += 1;
+    if features == FeatureSet::Attacks {
+        encode_attacks(pos, &kind_plane, plane, out);
+    }
+}
+
+/// The attack planes of [`FeatureSet::Attacks`], from plane `first` on.
+fn encode_attacks(
+    pos: &Position,
+    kind_plane: &[usize; PieceKind::NUM],
+    first: usize,
+    out: &mut [f32],
+) {
+    let variant = pos.variant();
+    let n = board_size(variant);
+    let area = n * n;
+    let kinds = piece_kinds(variant).len();
+    let us = pos.side_to_move();
+    let occupied = pos.occupied();
+    let board = pos.board_mask();
+    let mut plane = first;
+    for side in [us, us.flip()] {
+        // Attackers per grid cell; 81 covers the largest board.
+        let mut count = [0u8; 81];
+        for sq in pos.pieces(side) {
+            let Some(piece) = pos.piece_at(sq) else {
+                continue;
+            };
+            let kind_base = (plane + kind_plane[piece.kind.index()]) * area;
+            for target in piece_attacks(side, piece.kind, sq, occupied) & board {
+                let (row, col) = grid_cell(variant, us, target);
+                let cell = row * n + col;
+                out[kind_base + cell] = 1.0;
+                count[cell] += 1;
+            }
+        }
+        plane += kinds;
+        for (cell, &c) in count[..area].iter().enumerate() {
+            for threshold in 0..ATTACK_COUNT_PLANES.min(usize::from(c)) {
+                out[(plane + threshold) * area + cell] = 1.0;
+            }
+        }
+        plane += ATTACK_COUNT_PLANES;
+    }
+    fill_plane(out, plane, area, if pos.in_check() { 1.0 } else { 0.0 });
 }
 
 fn fill_plane(out: &mut [f32], plane: usize, area: usize, value: f32) {

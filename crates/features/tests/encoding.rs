@@ -68,8 +68,8 @@ fn sizes_follow_alphazero() {
     assert_eq!(policy_planes(Variant::Shogi), 139);
     assert_eq!(policy_size(Variant::Shogi), 11_259);
     assert_eq!(policy_planes(Variant::Minishogi), 69);
-    assert_eq!(input_planes(Variant::Shogi), 47);
-    assert_eq!(input_planes(Variant::Minishogi), 35);
+    assert_eq!(input_planes(Variant::Shogi, FeatureSet::Pieces), 47);
+    assert_eq!(input_planes(Variant::Minishogi, FeatureSet::Pieces), 35);
 }
 
 #[test]
@@ -191,8 +191,8 @@ fn golden_planes_minishogi_start() {
     // rbsgk/4p/5/P4/KGSBR b: Black's pawn on 5d, i.e. file 5 rank d -> grid (3, 4).
     let v = Variant::Minishogi;
     let pos = Position::startpos(v);
-    let mut buf = vec![0.0; input_planes(v) * 25];
-    encode(&pos, 0, 0, &mut buf);
+    let mut buf = vec![0.0; input_planes(v, FeatureSet::Pieces) * 25];
+    encode(&pos, FeatureSet::Pieces, 0, 0, &mut buf);
     let own_pawn = plane(&buf, v, 0);
     let mut expected = vec![vec![0.0; 5]; 5];
     expected[3][4] = 1.0;
@@ -219,8 +219,8 @@ fn golden_planes_white_to_move_sees_a_turned_board() {
     let mut pos = Position::startpos(v);
     pos.play_unchecked(pos.parse_usi_move("5d5c").unwrap());
     assert_eq!(pos.side_to_move(), Color::White);
-    let mut buf = vec![0.0; input_planes(v) * 25];
-    encode(&pos, 2, 256, &mut buf);
+    let mut buf = vec![0.0; input_planes(v, FeatureSet::Pieces) * 25];
+    encode(&pos, FeatureSet::Pieces, 2, 256, &mut buf);
     let mut expected = vec![vec![0.0; 5]; 5];
     expected[3][4] = 1.0;
     assert_eq!(plane(&buf, v, 0), expected);
@@ -243,8 +243,8 @@ fn golden_planes_white_to_move_sees_a_turned_board() {
 fn golden_hand_planes() {
     let v = Variant::Shogi;
     let pos = Position::from_sfen(v, "4k4/9/9/9/9/9/9/9/4K4 b 2P2br 1").unwrap();
-    let mut buf = vec![0.0; input_planes(v) * 81];
-    encode(&pos, 0, 0, &mut buf);
+    let mut buf = vec![0.0; input_planes(v, FeatureSet::Pieces) * 81];
+    encode(&pos, FeatureSet::Pieces, 0, 0, &mut buf);
     let at = |p: usize| buf[p * 81 + 40];
     // Own hand planes 28..35: pawn 2/18; opponent hand 35..42: bishop 2/2, rook 1/2.
     assert_eq!(at(28), 2.0 / 18.0);

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use shogi_features::NetLayout;
 use shogi_model::{CheckpointMeta, Losses, Model, ModelConfig, SparsePolicy, TrainConfig, Trainer};
 use tensorboard_rs::summary_writer::SummaryWriter;
 
@@ -15,8 +16,8 @@ use crate::window::ReplayWindow;
 /// Learner settings.
 #[derive(Debug, Clone)]
 pub struct LearnerConfig {
-    /// Variant name written into candidates.
-    pub variant: String,
+    /// The network's game and input planes, written into candidates.
+    pub layout: NetLayout,
     /// Minibatch size.
     pub batch: usize,
     /// Learning-rate schedule.
@@ -177,8 +178,9 @@ impl Learner {
             .join(shogi_rundir::checkpoint_name(self.step));
         let meta = CheckpointMeta {
             architecture: self.architecture.clone(),
-            variant: self.config.variant.clone(),
+            variant: self.config.layout.variant.to_string(),
             feature_version: shogi_features::FEATURE_VERSION,
+            features: self.config.layout.features,
             policy_version: shogi_features::POLICY_VERSION,
             training_step: self.step,
             samples_seen: self.samples_seen,

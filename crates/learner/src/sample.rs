@@ -4,7 +4,7 @@
 
 use rand::Rng;
 use shogi_features::with_game_type;
-use shogi_features::{NetGame, NetLayout};
+use shogi_features::{FeatureSet, NetGame, NetLayout};
 use shogi_game::Color;
 use shogi_selfplay::ReplayError;
 use shogi_selfplay::convert::variant_from_name;
@@ -31,11 +31,16 @@ pub struct Sample {
 pub struct SampleConfig {
     /// Blend of the search's root value into the value target, 0..=1.
     pub q_blend: f32,
+    /// The input planes of the network being trained.
+    pub features: FeatureSet,
 }
 
 impl Default for SampleConfig {
     fn default() -> Self {
-        Self { q_blend: 0.0 }
+        Self {
+            q_blend: 0.0,
+            features: FeatureSet::Pieces,
+        }
     }
 }
 
@@ -51,6 +56,7 @@ fn outcome_wdl(winner: Option<Color>, side: Color) -> [f32; 3] {
 /// The sample of one recorded position, if it was a full search with targets.
 fn sample_at<G: NetGame + RecordGame>(
     game: &G,
+    layout: NetLayout,
     m: &MoveRecord,
     winner: Option<Color>,
     q: f32,
@@ -58,9 +64,8 @@ fn sample_at<G: NetGame + RecordGame>(
     if !m.full_search || m.searched.is_empty() {
         return None;
     }
-    let layout = game.layout();
     let mut dense = vec![0.0f32; layout.input_size()];
-    game.encode_planes(&mut dense);
+    game.encode_planes(&layout, &mut dense);
     let planes = dense
         .iter()
         .enumerate()
@@ -109,9 +114,11 @@ pub fn samples_from_record(
 ) -> Result<Vec<Sample>, ReplayError> {
     let q = config.q_blend.clamp(0.0, 1.0);
     let winner = record.outcome.winner;
+    let kind = record.game()?;
+    let layout = NetLayout::with_features(kind, config.features).map_err(ReplayError::Features)?;
     let mut out = Vec::new();
-    with_game_type!(record.game()?, G => G::replay_each(record, |game, m| {
-        out.extend(sample_at(game, m, winner, q));
+    with_game_type!(kind, G => G::replay_each(record, |game, m| {
+        out.extend(sample_at(game, layout, m, winner, q));
     })
     .map(drop))?;
     Ok(out)

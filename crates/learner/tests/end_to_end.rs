@@ -24,7 +24,7 @@ fn trains_exports_and_logs() {
     let arch = model_config_for(Variant::Minishogi, 1, 8);
     let model = Model::new(&arch, Device::Cpu);
     let config = LearnerConfig {
-        variant: "minishogi".into(),
+        layout: shogi_features::NetLayout::of(shogi_game::GameKind::Minishogi),
         batch: 32,
         schedule: LrSchedule::Constant(0.05),
         export_every: 20,
@@ -45,6 +45,7 @@ fn trains_exports_and_logs() {
         architecture: Some(arch.clone()),
         variant: "minishogi".into(),
         feature_version: shogi_features::FEATURE_VERSION,
+        features: Some(Default::default()),
         policy_version: shogi_features::POLICY_VERSION,
     };
     let (loaded, manifest) =
@@ -63,7 +64,7 @@ fn trains_exports_and_logs() {
         loaded,
         TrainConfig::default(),
         LearnerConfig {
-            variant: "minishogi".into(),
+            layout: shogi_features::NetLayout::of(shogi_game::GameKind::Minishogi),
             batch: 32,
             schedule: LrSchedule::Constant(0.05),
             export_every: 20,

@@ -2,6 +2,7 @@
 
 mod common;
 
+use shogi_features::FeatureSet;
 use shogi_game::Game;
 use shogi_learner::{SampleConfig, samples_from_record};
 use shogi_mcts::{SearchConfig, UniformEvaluator};
@@ -70,7 +71,13 @@ fn policy_and_value_targets() {
             };
             assert_eq!(s.wdl, expect);
             let mut planes = vec![0.0; s.layout.input_size()];
-            shogi_features::encode(pos, g.repetitions(), g.ply(), &mut planes);
+            shogi_features::encode(
+                pos,
+                FeatureSet::Pieces,
+                g.repetitions(),
+                g.ply(),
+                &mut planes,
+            );
             assert_eq!(s.dense_planes(), planes);
         }
     })
@@ -82,8 +89,12 @@ fn policy_and_value_targets() {
 #[test]
 fn q_blend_mixes_root_value() {
     let record = game(2);
-    let a = samples_from_record(&record, &SampleConfig { q_blend: 0.0 }).unwrap();
-    let b = samples_from_record(&record, &SampleConfig { q_blend: 1.0 }).unwrap();
+    let blend = |q_blend| SampleConfig {
+        q_blend,
+        ..SampleConfig::default()
+    };
+    let a = samples_from_record(&record, &blend(0.0)).unwrap();
+    let b = samples_from_record(&record, &blend(1.0)).unwrap();
     let roots: Vec<f32> = record
         .moves
         .iter()
@@ -96,11 +107,23 @@ fn q_blend_mixes_root_value() {
     }
 }
 
+/// Mirroring a sample's planes is mirroring its position, for every feature set (the
+/// attack planes of a mirrored position are the mirrored attack planes).
 #[test]
 fn mirrored_sample_equals_mirrored_position() {
+    for features in FeatureSet::ALL {
+        mirrored_sample_equals_mirrored_position_with(features);
+    }
+}
+
+fn mirrored_sample_equals_mirrored_position_with(features: FeatureSet) {
     let record = game(3);
     let variant = variant_from_name(&record.variant).unwrap();
-    let samples = samples_from_record(&record, &SampleConfig::default()).unwrap();
+    let config = SampleConfig {
+        features,
+        ..SampleConfig::default()
+    };
+    let samples = samples_from_record(&record, &config).unwrap();
     // Walk the game; for each sampled position encode the mirrored position directly.
     let mut next = samples.iter();
     ShogiGame::replay_each(&record, |g, m| {
@@ -109,8 +132,13 @@ fn mirrored_sample_equals_mirrored_position() {
             let mirrored = s.mirrored();
             let mpos = Position::from_sfen(variant, &mirror_sfen(&g.position().to_sfen())).unwrap();
             let mut planes = vec![0.0; s.layout.input_size()];
-            shogi_features::encode(&mpos, g.repetitions(), g.ply(), &mut planes);
-            assert_eq!(mirrored.dense_planes(), planes, "ply {}", g.ply());
+            shogi_features::encode(&mpos, features, g.repetitions(), g.ply(), &mut planes);
+            assert_eq!(
+                mirrored.dense_planes(),
+                planes,
+                "{features} ply {}",
+                g.ply()
+            );
             assert_eq!(mirrored.mirrored(), *s);
             let sum: f32 = mirrored.policy.iter().map(|&(_, p)| p).sum();
             assert!((sum - 1.0).abs() < 1e-4);
@@ -146,7 +174,7 @@ fn tai_shogi_records_give_sparse_samples() {
     let mut g = TaiGame::startpos(rules);
     for (s, m) in samples.iter().zip(&record.moves) {
         let mut planes = vec![0.0; s.layout.input_size()];
-        g.encode_planes(&mut planes);
+        g.encode_planes(&s.layout, &mut planes);
         assert_eq!(s.dense_planes(), planes);
         let sum: f32 = s.policy.iter().map(|&(_, p)| p).sum();
         assert!((sum - 1.0).abs() < 1e-4);
@@ -161,4 +189,13 @@ fn tai_shogi_records_give_sparse_samples() {
         assert_eq!(s.mirrored(), *s);
         g.play(TaiMove::from_code(m.mv).unwrap());
     }
+    // Tai shogi offers no attack planes: its records refuse them by name.
+    let attacks = SampleConfig {
+        features: FeatureSet::Attacks,
+        ..SampleConfig::default()
+    };
+    let err = samples_from_record(&record, &attacks)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("tai has no attacks feature set"), "{err}");
 }

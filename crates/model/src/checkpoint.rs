@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use shogi_features::FeatureSet;
 use tch::{Device, Kind, Tensor, nn};
 
 use crate::net::{Model, ModelConfig};
@@ -32,6 +33,10 @@ pub struct CheckpointMeta {
     pub variant: String,
     /// Version of the input-plane encoding.
     pub feature_version: u32,
+    /// Which input planes the network reads (absent in manifests written before there was
+    /// a choice: those networks read [`FeatureSet::Pieces`]).
+    #[serde(default)]
+    pub features: FeatureSet,
     /// Version of the move <-> policy-index mapping.
     pub policy_version: u32,
     /// Optimiser steps taken so far.
@@ -67,6 +72,9 @@ pub struct Expected {
     pub variant: String,
     /// Required feature (input encoding) version.
     pub feature_version: u32,
+    /// Required input planes; `None` accepts the manifest's (the loader then encodes
+    /// positions with them).
+    pub features: Option<FeatureSet>,
     /// Required policy (move indexing) version.
     pub policy_version: u32,
 }
@@ -128,6 +136,14 @@ pub enum CheckpointError {
         found: u32,
         /// Required by the caller.
         expected: u32,
+    },
+    /// Another set of input planes.
+    #[error("the checkpoint's network reads the {found} input planes, expected {expected}")]
+    Features {
+        /// In the manifest.
+        found: FeatureSet,
+        /// Required by the caller.
+        expected: FeatureSet,
     },
     /// Wrong policy version.
     #[error("checkpoint policy version is {found}, expected {expected}")]
@@ -454,6 +470,14 @@ impl Manifest {
             return Err(CheckpointError::FeatureVersion {
                 found: m.feature_version,
                 expected: expected.feature_version,
+            });
+        }
+        if let Some(features) = expected.features
+            && m.features != features
+        {
+            return Err(CheckpointError::Features {
+                found: m.features,
+                expected: features,
             });
         }
         if m.policy_version != expected.policy_version {

@@ -148,14 +148,14 @@ impl<G: NetGame> Evaluator<G> for NetEvaluator {
         let start = Instant::now();
         let mut inputs = Vec::with_capacity(requests.len());
         for req in requests.iter() {
-            let layout = req.game.layout();
-            if layout != self.layout {
+            let variant = req.game.layout().variant;
+            if variant != self.layout.variant {
                 return Err(EvalError::ModelFailed(format!(
-                    "a {} position sent to a {} network",
-                    layout.variant, self.layout.variant
+                    "a {variant} position sent to a {} network",
+                    self.layout.variant
                 )));
             }
-            inputs.push(encode_input(req.game, req.moves));
+            inputs.push(encode_input(req.game, &self.layout, req.moves));
         }
         let encoded = Instant::now();
         let outputs = {
@@ -191,11 +191,11 @@ pub struct NetInput {
     pub policy_indices: Vec<u32>,
 }
 
-/// Encodes a position for the network (runs on the calling thread, so encoding is spread
-/// over the actors instead of serialised on the inference thread).
-pub fn encode_input<G: NetGame>(game: &G, moves: &[G::Move]) -> NetInput {
-    let mut planes = vec![0.0; game.layout().input_size()];
-    game.encode_planes(&mut planes);
+/// Encodes a position for a network of `layout` (runs on the calling thread, so encoding
+/// is spread over the actors instead of serialised on the inference thread).
+pub fn encode_input<G: NetGame>(game: &G, layout: &NetLayout, moves: &[G::Move]) -> NetInput {
+    let mut planes = vec![0.0; layout.input_size()];
+    game.encode_planes(layout, &mut planes);
     let policy_indices = moves
         .iter()
         .map(|&mv| game.move_index(mv).map_or(u32::MAX, |i| i as u32))

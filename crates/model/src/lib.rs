@@ -35,7 +35,7 @@ pub use evaluator::{
 };
 pub use inference::{Inference, InferenceOptions, set_num_threads};
 pub use net::{Model, ModelConfig, Net};
-pub use service::{NetService, NetServiceError};
+pub use service::{NetService, NetServiceError, checkpoint_layout};
 pub use train::{Losses, OPTIMIZER_FILE, OptimizerKind, SparsePolicy, TrainConfig, Trainer};
 
 /// Re-export so dependents use exactly the same tch.

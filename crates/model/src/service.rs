@@ -15,16 +15,39 @@ use crate::evaluator::{NetBatchModel, NetEvaluatorError, NetInput, encode_input}
 use crate::inference::{Inference, InferenceOptions};
 
 impl Expected {
-    /// What a network for `layout` must be: its variant, this build's feature and policy
-    /// versions, any architecture (the manifest's is used).
+    /// What a network for `layout` must be: its variant and input planes, this build's
+    /// feature and policy versions, any architecture (the manifest's is used).
     pub fn for_layout(layout: &NetLayout) -> Expected {
         Expected {
             architecture: None,
             variant: layout.variant.to_string(),
             feature_version: FEATURE_VERSION,
+            features: Some(layout.features),
             policy_version: POLICY_VERSION,
         }
     }
+
+    /// The same, accepting any input planes (the caller then reads the manifest's).
+    pub fn any_features(self) -> Expected {
+        Expected {
+            features: None,
+            ..self
+        }
+    }
+}
+
+/// The layout of the network in a loaded checkpoint: `layout`'s game, the input planes
+/// the manifest names.
+pub fn checkpoint_layout(
+    layout: &NetLayout,
+    manifest: &Manifest,
+) -> Result<NetLayout, NetEvaluatorError> {
+    layout
+        .reading(manifest.meta.features)
+        .map_err(|detail| NetEvaluatorError::Shape {
+            variant: layout.variant,
+            detail,
+        })
 }
 
 /// Why a checkpoint cannot be served.
@@ -47,12 +70,14 @@ pub enum NetServiceError {
 #[derive(Debug)]
 pub struct NetService {
     service: BatchService<NetInput, EvalOutput>,
+    layout: NetLayout,
     // Boxed: a manifest is large beside the service handle.
     manifest: Option<Box<Manifest>>,
 }
 
 impl NetService {
-    /// Loads checkpoint `dir` as a network for `layout` ([`Expected::for_layout`]) on
+    /// Loads checkpoint `dir` as a network for `layout`'s game (with whichever input
+    /// planes its manifest names: positions are encoded the way it was trained) on
     /// `device` and starts serving it in batches of up to `batch.max_batch`; in f16 when
     /// `half` and the device is CUDA (ignored on the CPU).
     pub fn from_checkpoint(
@@ -66,12 +91,13 @@ impl NetService {
             half,
             ..inference_options(&batch)
         };
-        let (inference, manifest) =
-            Inference::from_checkpoint(dir, &Expected::for_layout(&layout), device, &options)
-                .map_err(|source| NetServiceError::Checkpoint {
-                    path: dir.to_path_buf(),
-                    source,
-                })?;
+        let expected = Expected::for_layout(&layout).any_features();
+        let (inference, manifest) = Inference::from_checkpoint(dir, &expected, device, &options)
+            .map_err(|source| NetServiceError::Checkpoint {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        let layout = checkpoint_layout(&layout, &manifest)?;
         let mut service = NetService::from_inference(inference, layout, batch)?;
         service.manifest = Some(Box::new(manifest));
         Ok(service)
@@ -87,6 +113,7 @@ impl NetService {
         let model = NetBatchModel::for_layout(inference, layout)?;
         Ok(NetService {
             service: BatchService::start(batch, model),
+            layout,
             manifest: None,
         })
     }
@@ -101,10 +128,19 @@ impl NetService {
         self.manifest.as_deref()
     }
 
-    /// An evaluator for game `G` (the game's layout must be the service's): positions
-    /// are encoded on the calling thread, evaluated in the service's batches.
+    /// The layout served (its input planes are the network's).
+    pub fn layout(&self) -> NetLayout {
+        self.layout
+    }
+
+    /// An evaluator for game `G` (the service's game): positions are encoded on the
+    /// calling thread with the network's input planes, evaluated in the service's
+    /// batches.
     pub fn evaluator<G: NetGame>(&self) -> BatchEvaluator<G, NetInput> {
-        BatchEvaluator::with_encoder(self.service.handle(), encode_input::<G>)
+        let layout = self.layout;
+        BatchEvaluator::with_encoder(self.service.handle(), move |game: &G, moves: &[G::Move]| {
+            encode_input(game, &layout, moves)
+        })
     }
 
     /// The service's counters so far.

@@ -25,6 +25,7 @@ fn meta(cfg: &ModelConfig) -> CheckpointMeta {
         architecture: cfg.clone(),
         variant: "minishogi".into(),
         feature_version: 3,
+        features: Default::default(),
         policy_version: 2,
         training_step: 1234,
         samples_seen: 98765,
@@ -37,6 +38,7 @@ fn expected(cfg: &ModelConfig) -> Expected {
         architecture: Some(cfg.clone()),
         variant: "minishogi".into(),
         feature_version: 3,
+        features: Some(Default::default()),
         policy_version: 2,
     }
 }

@@ -88,7 +88,10 @@ fn batched_service_agrees_with_the_direct_evaluator() {
         },
         move || NetBatchModel::new(Inference::new(model, Device::Cpu, &options), variant).unwrap(),
     );
-    let batched = BatchEvaluator::with_encoder(service.handle(), encode_input);
+    let layout = direct.layout();
+    let batched = BatchEvaluator::with_encoder(service.handle(), move |g: &ShogiGame, m: &[_]| {
+        encode_input(g, &layout, m)
+    });
     for game in positions(variant) {
         let mut moves = Vec::new();
         game.legal_moves(&mut moves);

@@ -103,6 +103,9 @@ pub enum ReplayError {
         /// The position it was played in.
         sfen: String,
     },
+    /// The network's input planes are not a set this record's game offers.
+    #[error("{0}")]
+    Features(String),
 }
 
 impl GameRecord {

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use shogi_features::{FeatureSet, NetLayout};
 use shogi_game::GameKind;
 use shogi_mcts::RootSelection;
 use shogi_rules::ImpasseRule;
@@ -214,6 +215,10 @@ pub struct NetworkSection {
     pub channels: usize,
     /// Squeeze-and-excitation in each block. Default false.
     pub se: bool,
+    /// Input planes: `pieces` (AlphaZero's) or `attacks` (pieces plus each side's
+    /// attacked squares, attacker counts and check; shogi and minishogi). Recorded in
+    /// every checkpoint; a run cannot change it. Default "pieces".
+    pub features: FeatureSet,
 }
 
 impl Default for NetworkSection {
@@ -222,6 +227,7 @@ impl Default for NetworkSection {
             blocks: 4,
             channels: 32,
             se: false,
+            features: FeatureSet::Pieces,
         }
     }
 }
@@ -595,6 +601,13 @@ impl RunConfig {
         let n = &self.network;
         at_least("network.blocks", n.blocks as u64, 1)?;
         at_least("network.channels", n.channels as u64, 1)?;
+        if let Err(why) = NetLayout::with_features(g.variant, n.features) {
+            return Err(range(
+                "network.features",
+                format!("{:?}", n.features.name()),
+                &why,
+            ));
+        }
         at_least("selfplay.actors", s.actors as u64, 1)?;
         at_least("selfplay.actor_threads", s.actor_threads as u64, 1)?;
         at_least("selfplay.simulations", s.simulations as u64, 1)?;
@@ -884,6 +897,32 @@ mod tests {
                 .to_string();
             assert!(err.contains(key) && err.contains("invalid type"), "{err}");
         }
+    }
+
+    /// `network.features`: pieces by default, attacks for shogi and minishogi, refused
+    /// by name for tai shogi and for an unknown set.
+    #[test]
+    fn feature_sets_are_read_and_checked_per_game() {
+        assert_eq!(RunConfig::default().network.features, FeatureSet::Pieces);
+        let c = RunConfig::parse("[network]\nfeatures = \"attacks\"\n", "x.toml", &[]).unwrap();
+        assert_eq!(c.network.features, FeatureSet::Attacks);
+        let again = RunConfig::parse(&c.to_toml(), "snapshot", &[]).unwrap();
+        assert_eq!(again, c);
+        let tai = "[game]\nvariant = \"tai\"\n[network]\nfeatures = \"attacks\"\n[gate]\nenabled = false\n";
+        let err = RunConfig::parse(tai, "x.toml", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("network.features") && err.contains("tai has no attacks feature set"),
+            "{err}"
+        );
+        let err = RunConfig::parse("[network]\nfeatures = \"planes\"\n", "x.toml", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("network.features") && err.contains("pieces"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -151,9 +151,11 @@ struct Progress {
     best_name: Mutex<String>,
 }
 
-/// The network layout of the config's game.
-fn layout_of(config: &RunConfig) -> NetLayout {
-    NetLayout::of(game_spec(config).kind)
+/// The network layout of the config's game and input planes (checked by
+/// [`RunConfig::validate`]).
+pub fn layout_of(config: &RunConfig) -> NetLayout {
+    NetLayout::with_features(game_spec(config).kind, config.network.features)
+        .expect("a validated config's feature set fits its game")
 }
 
 /// The game and rules the config asks for.
@@ -227,6 +229,7 @@ pub fn prepare(
             architecture: model.config().clone(),
             variant: layout_of(config).variant.to_string(),
             feature_version: FEATURE_VERSION,
+            features: config.network.features,
             policy_version: POLICY_VERSION,
             training_step: 0,
             samples_seen: 0,
@@ -391,8 +394,17 @@ pub fn run(
     let (start_step, start_dir) = learner_start(&run)?;
     progress.learner_step.store(start_step, Ordering::Relaxed);
     let learner_model = if roles.learn {
-        let (model, manifest) = load_checkpoint(&start_dir, &Expected::for_layout(&layout), device)
+        let expected = Expected::for_layout(&layout).any_features();
+        let (model, manifest) = load_checkpoint(&start_dir, &expected, device)
             .with_context(|| format!("loading {}", start_dir.display()))?;
+        if manifest.meta.features != layout.features {
+            bail!(
+                "the run's networks read the {} input planes but the config asks for {} \
+                 (network.features): a run keeps one feature set",
+                manifest.meta.features,
+                layout.features
+            );
+        }
         let arch = model_config(config);
         if !manifest.meta.architecture.diff(&arch).is_empty() {
             bail!(
@@ -782,9 +794,13 @@ fn learner_loop(
     interrupt: &AtomicBool,
 ) -> Result<()> {
     let l = &config.learner;
-    let mut window = ReplayWindow::new(run.replay(), l.window, SampleConfig { q_blend: l.q_blend });
+    let sample_config = SampleConfig {
+        q_blend: l.q_blend,
+        features: config.network.features,
+    };
+    let mut window = ReplayWindow::new(run.replay(), l.window, sample_config);
     let learner_config = LearnerConfig {
-        variant: layout_of(config).variant.to_string(),
+        layout: layout_of(config),
         batch: l.batch,
         schedule: schedule(config),
         export_every: l.steps_per_candidate,

@@ -13,7 +13,8 @@ use shogi_mcts::{
     Evaluator, Proven, Search, SearchConfig, SearchLimits, StopReason, UniformEvaluator,
 };
 use shogi_model::{
-    Expected, Inference, InferenceOptions, NetEvaluator, parse_device, set_num_threads,
+    Expected, Inference, InferenceOptions, NetEvaluator, checkpoint_layout, parse_device,
+    set_num_threads,
 };
 use shogi_rules::ShogiGame;
 
@@ -282,14 +283,16 @@ impl<G: UsiGame> Engine<G> {
         let dir = shogi_rundir::network_dir(Path::new(&self.options.model_path))
             .map_err(|e| e.to_string())?;
         set_num_threads(self.options.threads as usize);
-        let layout = NetLayout::of(self.options.game);
-        let expected = Expected::for_layout(&layout);
+        // The network reads the input planes it was trained on (its manifest says which).
+        let game = NetLayout::of(self.options.game);
+        let expected = Expected::for_layout(&game).any_features();
         let options = InferenceOptions {
             max_batch: self.options.batch_size as usize,
             ..InferenceOptions::default()
         };
-        let (inference, _manifest) = Inference::from_checkpoint(&dir, &expected, device, &options)
+        let (inference, manifest) = Inference::from_checkpoint(&dir, &expected, device, &options)
             .map_err(|e| e.to_string())?;
+        let layout = checkpoint_layout(&game, &manifest).map_err(|e| e.to_string())?;
         let net = NetEvaluator::for_layout(inference, layout).map_err(|e| e.to_string())?;
         Ok(Arc::new(net))
     }

@@ -4,9 +4,11 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use shogi_features::NetLayout;
+use shogi_features::{FeatureSet, NetLayout};
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
-use shogi_model::{Expected, Model, TrainConfig, model_config_for_layout, parse_device};
+use shogi_model::{
+    Expected, Model, TrainConfig, checkpoint_layout, model_config_for_layout, parse_device,
+};
 
 use shogi_game::GameKind;
 
@@ -51,6 +53,10 @@ pub struct LearnArgs {
     /// Channels of a fresh network.
     #[arg(long, default_value_t = 64)]
     pub channels: usize,
+    /// Input planes of a fresh network: pieces | attacks (a checkpoint's are its own;
+    /// given with --checkpoint, they must be the checkpoint's).
+    #[arg(long)]
+    pub features: Option<FeatureSet>,
 }
 
 /// Runs `learn`.
@@ -61,18 +67,19 @@ pub fn run(args: &LearnArgs) -> Result<()> {
     let (Some(replay), Some(run_dir)) = (&args.replay, &args.run) else {
         anyhow::bail!("--replay DIR and --run DIR (or --follow RUN_DIR) are required");
     };
-    let layout = NetLayout::of(args.variant);
-    let name = layout.variant;
+    let game = NetLayout::of(args.variant);
+    let layout = NetLayout::with_features(args.variant, args.features.unwrap_or_default())
+        .map_err(anyhow::Error::msg)?;
     let device = parse_device(&args.device)?;
-    let mut window = ReplayWindow::new(replay, args.window, SampleConfig::default());
-    window
-        .refresh()
-        .with_context(|| format!("reading {}", replay.display()))?;
-    let (model, parent) = match &args.checkpoint {
+    let (model, parent, layout) = match &args.checkpoint {
         Some(dir) => {
-            let (model, manifest) =
-                shogi_model::load_checkpoint(dir, &Expected::for_layout(&layout), device)?;
-            (model, Some(manifest.name))
+            let expected = match args.features {
+                Some(_) => Expected::for_layout(&layout),
+                None => Expected::for_layout(&game).any_features(),
+            };
+            let (model, manifest) = shogi_model::load_checkpoint(dir, &expected, device)?;
+            let layout = checkpoint_layout(&game, &manifest)?;
+            (model, Some(manifest.name), layout)
         }
         None => (
             Model::new(
@@ -80,14 +87,23 @@ pub fn run(args: &LearnArgs) -> Result<()> {
                 device,
             ),
             None,
+            layout,
         ),
     };
+    let samples = SampleConfig {
+        features: layout.features,
+        ..SampleConfig::default()
+    };
+    let mut window = ReplayWindow::new(replay, args.window, samples);
+    window
+        .refresh()
+        .with_context(|| format!("reading {}", replay.display()))?;
     let train = TrainConfig {
         lr: args.lr,
         ..TrainConfig::default()
     };
     let config = LearnerConfig {
-        variant: name.to_string(),
+        layout,
         batch: args.batch,
         schedule: LrSchedule::Constant(args.lr),
         export_every: args.export_every,

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 use clap::Args;
-use shogi_features::{FromSpec, GameSpec, NetGame, NetLayout, with_game_type};
+use shogi_features::{FeatureSet, FromSpec, GameSpec, NetGame, NetLayout, with_game_type};
 use shogi_game::GameKind;
 use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, uniform_batch};
 use shogi_mcts::{RootSelection, SearchConfig};
@@ -40,6 +40,9 @@ pub struct SelfplayArgs {
     /// Channels of a fresh network.
     #[arg(long, default_value_t = 32)]
     channels: usize,
+    /// Input planes of a fresh network: pieces | attacks (a checkpoint reads its own).
+    #[arg(long, default_value = "pieces", conflicts_with = "checkpoint")]
+    features: FeatureSet,
     /// Games to play.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..))]
     games: u64,
@@ -104,7 +107,8 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
     // The engines' default rules (no impasse rule; tai shogi's seed defaults) and the
     // requested ply cap.
     let spec = GameSpec::new(args.variant, args.max_plies);
-    with_game_type!(spec.kind, G => play(args, out, NetLayout::of(spec.kind), move |_seed: u64| {
+    let layout = NetLayout::with_features(spec.kind, args.features).map_err(anyhow::Error::msg)?;
+    with_game_type!(spec.kind, G => play(args, out, layout, move |_seed: u64| {
         G::from_spec(&spec)
     }))
 }
