@@ -13,7 +13,6 @@
 //! | 1 | colour: constant 1.0 when White (後手) is to move |
 //! | 1 | move number: constant `ply / MOVE_NUMBER_SCALE`, capped at 1.0 |
 //!
-//!
 //! Shogi: K = 14, H = 7, 47 planes. Minishogi: K = 10, H = 5, 35 planes.
 //!
 //! [`FeatureSet::Attacks`] appends, as dlshogi's inputs do, what a capture search would
