@@ -153,7 +153,7 @@ struct Progress {
 
 /// The network layout of the config's game and input planes (checked by
 /// [`RunConfig::validate`]).
-pub fn layout_of(config: &RunConfig) -> NetLayout {
+fn layout_of(config: &RunConfig) -> NetLayout {
     NetLayout::with_features(game_spec(config).kind, config.network.features)
         .expect("a validated config's feature set fits its game")
 }
