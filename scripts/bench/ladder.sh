@@ -19,6 +19,8 @@
 #   LADDER_MAX_PLIES  ply limit of every game (default 200 for minishogi, 320 for shogi)
 #   LADDER_DEVICE     the network's device (default auto)
 #   LADDER_GUMBEL     the network searches with a noise-free Gumbel root considering
+#   LADDER_LEAF_MATE  nodes of the network's mate search at every new leaf (default 0:
+#                     off; learns.sh passes the run's selfplay.leaf_mate_nodes)
 #                     this many moves (default 0: PUCT)
 #   LADDER_REPLAY     1: play the cached rung-vs-rung matches again
 #   SHOGI_ZERO_BIN    the binary (default ./target/release/shogi-zero, built if missing)
@@ -76,7 +78,7 @@ play() {
   local name="$1" a="$2" b="$3"
   rm -rf "${out:?}/$name"
   "$bin" match --a "$a" --b "$b" --variant "$variant" --games "$games" \
-    --simulations "$sims" --gumbel "${LADDER_GUMBEL:-0}" --parallel "$parallel" --max-plies "$plies" --device "$device" \
+    --simulations "$sims" --gumbel "${LADDER_GUMBEL:-0}" --leaf-mate-nodes "${LADDER_LEAF_MATE:-0}" --parallel "$parallel" --max-plies "$plies" --device "$device" \
     --seed 1 --out "$out/$name" > "$out/$name.txt" 2>&1 || { cat "$out/$name.txt" >&2; exit 1; }
   grep -E '^(total|Elo|forfeits)' "$out/$name.txt" | sed "s|^|  $name: |"
 }

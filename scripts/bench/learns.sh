@@ -24,8 +24,9 @@ if [ ! -x "$bin" ]; then
   cargo build --release -p shogi-zero
 fi
 # The networks play with the search their run's self-play used (noise off): a Gumbel
-# root with its considered moves, or PUCT. EVAL_ROOT=puct forces PUCT.
-gumbel="$("${SHOGI_ZERO_PYTHON:-python3}" - "$run/config.toml" "${EVAL_ROOT:-run}" <<'PY'
+# root with its considered moves, or PUCT (EVAL_ROOT=puct forces PUCT), and its leaf
+# mate search.
+read -r gumbel leaf_mate < <("${SHOGI_ZERO_PYTHON:-python3}" - "$run/config.toml" "${EVAL_ROOT:-run}" <<'PY'
 import re, sys
 # The resolved config writes every key as `key = value`; Python 3.10 has no tomllib.
 selfplay, section = {}, None
@@ -37,20 +38,20 @@ for line in open(sys.argv[1]):
         key, value = (x.strip() for x in line.split("=", 1))
         selfplay[key] = value.strip('"')
 gumbel = selfplay.get("root", "gumbel") == "gumbel" and sys.argv[2] != "puct"
-print(int(selfplay.get("gumbel_considered", 16)) if gumbel else 0)
+print(int(selfplay.get("gumbel_considered", 16)) if gumbel else 0, int(selfplay.get("leaf_mate_nodes", 0)))
 PY
-)"
+)
 best="$(ls -d "$run"/accepted/step-* | sort | tail -n 1)"
 initial="$(ls -d "$run"/accepted/step-* | sort | head -n 1)"
-echo "best: $best   initial: $initial   games: $games   simulations: $sims   gumbel root: $gumbel moves (0 = PUCT)"
+echo "best: $best   initial: $initial   games: $games   simulations: $sims   gumbel root: $gumbel moves (0 = PUCT)   leaf mate search: $leaf_mate nodes"
 mkdir -p "$run/proof"
 "$bin" match --a "checkpoint:$best" --b random --games "$games" --simulations "$sims" \
-  --gumbel "$gumbel" --parallel 8 --out "$run/proof/vs-random" | tee "$run/proof/vs-random.txt"
+  --gumbel "$gumbel" --leaf-mate-nodes "$leaf_mate" --parallel 8 --out "$run/proof/vs-random" | tee "$run/proof/vs-random.txt"
 "$bin" match --a "checkpoint:$best" --b "checkpoint:$initial" --games "$games" \
-  --simulations "$sims" --gumbel "$gumbel" --parallel 8 --out "$run/proof/vs-initial" | tee "$run/proof/vs-initial.txt"
+  --simulations "$sims" --gumbel "$gumbel" --leaf-mate-nodes "$leaf_mate" --parallel 8 --out "$run/proof/vs-initial" | tee "$run/proof/vs-initial.txt"
 if [ "${CURVE_POINTS:-6}" -ge 2 ]; then
   "$bin" curve "$run" --opponent "${CURVE_OPPONENT:-alphabeta:depth=1}" --points "${CURVE_POINTS:-6}" \
-    --games "${CURVE_GAMES:-20}" --simulations "$sims" --gumbel "$gumbel" --parallel 8
+    --games "${CURVE_GAMES:-20}" --simulations "$sims" --gumbel "$gumbel" --leaf-mate-nodes "$leaf_mate" --parallel 8
 fi
 echo "Elo history (ratings.json, plot ratings.png):"
 "${SHOGI_ZERO_PYTHON:-python3}" - "$run" <<'PY'
@@ -78,5 +79,5 @@ for name in ("vs-random", "vs-initial"):
 PY
 # The fixed scale (anchor alphabeta:depth=1 = 0 Elo): LADDER_GAMES per pairing, 0 to skip.
 if [ "${LADDER_GAMES:-100}" != 0 ]; then
-  SHOGI_ZERO_BIN="$bin" LADDER_GUMBEL="$gumbel" bash scripts/bench/ladder.sh "$run" "${LADDER_GAMES:-100}" "$sims"
+  SHOGI_ZERO_BIN="$bin" LADDER_GUMBEL="$gumbel" LADDER_LEAF_MATE="$leaf_mate" bash scripts/bench/ladder.sh "$run" "${LADDER_GAMES:-100}" "$sims"
 fi

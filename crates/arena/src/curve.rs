@@ -57,6 +57,10 @@ pub struct Curve {
     /// [`crate::PlayerSettings::gumbel_considered`].
     #[serde(default)]
     pub gumbel: usize,
+    /// Nodes of the networks' leaf mate search (0: off); see
+    /// [`crate::PlayerSettings::leaf_mate_nodes`].
+    #[serde(default)]
+    pub leaf_mate_nodes: usize,
     /// The measured networks, in step order.
     pub points: Vec<CurvePoint>,
 }
@@ -70,6 +74,7 @@ impl Curve {
             && self.simulations == other.simulations
             && self.seed == other.seed
             && self.gumbel == other.gumbel
+            && self.leaf_mate_nodes == other.leaf_mate_nodes
     }
 
     /// Adds or replaces the point of `point.checkpoint`, keeping step order.
@@ -278,6 +283,7 @@ mod tests {
             simulations: 32,
             seed: 1,
             gumbel: 0,
+            leaf_mate_nodes: 0,
             points: vec![],
         };
         curve.insert(point(200, 0.7));
@@ -307,6 +313,11 @@ mod tests {
             ..curve.clone()
         };
         assert!(!gumbel.same_settings(&curve), "another search");
+        let leaf_mates = Curve {
+            leaf_mate_nodes: 200,
+            ..curve.clone()
+        };
+        assert!(!leaf_mates.same_settings(&curve), "another search");
     }
 
     #[test]

@@ -118,6 +118,10 @@ pub struct PlayerSettings {
     /// Nodes of the searching players' root mate search (0 = off); default
     /// [`SearchConfig::for_play`]'s.
     pub mate_nodes: usize,
+    /// Nodes of the searching players' mate search at every new leaf (0 = off;
+    /// [`SearchConfig::leaf_mate_nodes`]): pass the run's `selfplay.leaf_mate_nodes` so a
+    /// network plays with the search it was trained by.
+    pub leaf_mate_nodes: usize,
     /// Device of the networks (`auto`, `cpu`, `cuda`, `cuda:N`).
     pub device: String,
     /// Largest network batch of the shared inference service.
@@ -139,6 +143,7 @@ impl Default for PlayerSettings {
             search_batch: 8,
             gumbel_considered: None,
             mate_nodes: SearchConfig::for_play().root_mate_nodes,
+            leaf_mate_nodes: 0,
             device: "auto".into(),
             max_batch: 256,
             usi: UsiTimeControl::default(),
@@ -315,6 +320,7 @@ impl<G: GamePlayers> PreparedPlayer<G> {
                 config.simulations = self.settings.simulations.max(1);
                 config.batch_size = self.settings.search_batch.max(1);
                 config.root_mate_nodes = self.settings.mate_nodes;
+                config.leaf_mate_nodes = self.settings.leaf_mate_nodes;
                 if let Some(k) = self.settings.gumbel_considered {
                     config.root_selection = RootSelection::Gumbel;
                     config.gumbel_considered = k.max(1);

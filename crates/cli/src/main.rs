@@ -45,6 +45,8 @@ enum Command {
     Export(cmd::export::ExportArgs),
     /// Print versions, libtorch's view of the machine, and the device a run would use.
     Info(cmd::info::InfoArgs),
+    /// Write one game (self-play chunk, match or gate games) as a self-contained HTML page.
+    View(cmd::view::ViewArgs),
 }
 
 fn main() -> ExitCode {
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
         Some(Command::Selfplay(args)) => cmd::selfplay::run(&args),
         Some(Command::Learn(args)) => cmd::learn::run(&args),
         Some(Command::Export(args)) => cmd::export::run(&args),
+        Some(Command::View(args)) => cmd::view::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

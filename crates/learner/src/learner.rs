@@ -122,12 +122,16 @@ impl Learner {
             let mut inputs = vec![0.0f32; b * n_in];
             // Policy targets travel sparse (tens of entries a row, not 11,259 floats).
             let mut pol = SparsePolicy::new();
-            let mut val = Vec::with_capacity(b * 3);
+            let material_head = self.trainer.model.config().material_head;
+            let mut val = Vec::with_capacity(b * self.trainer.model.config().value_target_width());
             let mut ent = 0.0;
             for (k, s) in batch.iter().enumerate() {
                 s.write_planes(&mut inputs[k * n_in..(k + 1) * n_in]);
                 pol.push_row(k, &s.policy);
                 val.extend_from_slice(&s.wdl);
+                if material_head {
+                    val.push(s.material);
+                }
                 ent += entropy(s.policy.iter().map(|&(_, p)| p));
             }
             let t0 = Instant::now();
@@ -141,6 +145,9 @@ impl Learner {
             w.add_scalar("loss/policy", losses.policy as f32, st);
             w.add_scalar("loss/value", losses.value as f32, st);
             w.add_scalar("loss/total", losses.total as f32, st);
+            if material_head {
+                w.add_scalar("loss/material", losses.material as f32, st);
+            }
             w.add_scalar("lr", lr as f32, st);
             w.add_scalar("policy_target_entropy", (ent / b as f64) as f32, st);
             w.add_scalar("grad_norm", losses.grad_norm as f32, st);

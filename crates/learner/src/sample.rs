@@ -5,7 +5,7 @@
 use rand::Rng;
 use shogi_features::with_game_type;
 use shogi_features::{FeatureSet, NetGame, NetLayout};
-use shogi_game::Color;
+use shogi_game::{Color, Game};
 use shogi_selfplay::ReplayError;
 use shogi_selfplay::convert::variant_from_name;
 use shogi_selfplay::play::RecordGame;
@@ -24,6 +24,10 @@ pub struct Sample {
     pub policy: Vec<(u32, f32)>,
     /// Win/draw/loss target from the side to move's view.
     pub wdl: [f32; 3],
+    /// The material target of a network with a material head, from the side to move's
+    /// view: own minus the opponent's material points over their sum, -1..1,
+    /// [`SampleConfig::material_plies`] later in the game.
+    pub material: f32,
 }
 
 /// How samples are built.
@@ -33,6 +37,9 @@ pub struct SampleConfig {
     pub q_blend: f32,
     /// The input planes of the network being trained.
     pub features: FeatureSet,
+    /// Plies after each position its material target is read (the game's last position
+    /// when it ends sooner).
+    pub material_plies: u32,
 }
 
 impl Default for SampleConfig {
@@ -40,7 +47,20 @@ impl Default for SampleConfig {
         Self {
             q_blend: 0.0,
             features: FeatureSet::Pieces,
+            material_plies: 8,
         }
+    }
+}
+
+/// Black's share of the material lead, (black - white) / (black + white): -1..1, 0 when
+/// the variant counts no material or nothing is left.
+fn black_material_balance<G: Game>(game: &G) -> f32 {
+    match (
+        game.material_points(Color::Black),
+        game.material_points(Color::White),
+    ) {
+        (Some(b), Some(w)) if b + w > 0 => (b as f32 - w as f32) / (b + w) as f32,
+        _ => 0.0,
     }
 }
 
@@ -103,6 +123,7 @@ fn sample_at<G: NetGame + RecordGame>(
         planes,
         policy,
         wdl,
+        material: 0.0,
     })
 }
 
@@ -117,10 +138,26 @@ pub fn samples_from_record(
     let kind = record.game()?;
     let layout = NetLayout::with_features(kind, config.features).map_err(ReplayError::Features)?;
     let mut out = Vec::new();
+    // Black's material balance before each move, then at the end; and where each sample
+    // stands (its ply and side to move).
+    let mut balance: Vec<f32> = Vec::with_capacity(record.moves.len() + 1);
+    let mut sampled_at: Vec<(usize, Color)> = Vec::new();
     with_game_type!(kind, G => G::replay_each(record, |game, m| {
-        out.extend(sample_at(game, layout, m, winner, q));
+        if let Some(sample) = sample_at(game, layout, m, winner, q) {
+            sampled_at.push((balance.len(), game.side_to_move()));
+            out.push(sample);
+        }
+        balance.push(black_material_balance(game));
     })
-    .map(drop))?;
+    .map(|end| balance.push(black_material_balance(&end))))?;
+    let ahead = config.material_plies as usize;
+    for (sample, &(ply, side)) in out.iter_mut().zip(&sampled_at) {
+        let black = balance[(ply + ahead).min(balance.len() - 1)];
+        sample.material = match side {
+            Color::Black => black,
+            Color::White => -black,
+        };
+    }
     Ok(out)
 }
 
@@ -190,6 +227,7 @@ impl Sample {
             planes,
             policy,
             wdl: self.wdl,
+            material: self.material,
         }
     }
 

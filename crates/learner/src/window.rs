@@ -204,6 +204,7 @@ mod tests {
             planes: Vec::new(),
             policy: Vec::new(),
             wdl: [game as f32, position as f32, 0.0],
+            material: 0.0,
         }
     }
 

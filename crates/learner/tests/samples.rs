@@ -199,3 +199,64 @@ fn tai_shogi_records_give_sparse_samples() {
         .to_string();
     assert!(err.contains("tai has no attacks feature set"), "{err}");
 }
+
+/// The material target on a hand-made minishogi game: Black's rook takes the lone pawn
+/// (5 + 1 points against 1, then 6 against 0), and each sample's target is the side to
+/// move's (own - opponent's) / (own + opponent's) `material_plies` later, clamped to the
+/// game's end.
+#[test]
+fn material_targets_on_a_hand_made_game() {
+    use shogi_game::{Color, EndReason, Outcome};
+    use shogi_selfplay::record::{MoveRecord, SearchedMove};
+    let mut record = GameRecord {
+        variant: "minishogi".into(),
+        start_sfen: "4k/5/2p2/2R2/K4 b - 1".into(),
+        max_plies: 0,
+        impasse: 0,
+        outcome: Outcome::win(Color::Black, EndReason::Resignation),
+        resignation_disabled: false,
+        moves: Vec::new(),
+    };
+    let mut game = ShogiGame::replay_start(&record).unwrap();
+    for text in ["3d3c", "1a1b", "5e4e"] {
+        let mv = game
+            .parse_move(text)
+            .unwrap_or_else(|| panic!("{text} is legal"));
+        let code = ShogiGame::move_code(mv);
+        record.moves.push(MoveRecord {
+            mv: code,
+            root_value: 0.5,
+            full_search: true,
+            searched: vec![SearchedMove {
+                mv: code,
+                visits: 1,
+                target: 1.0,
+            }],
+        });
+        game.play(mv);
+    }
+    let targets = |material_plies| -> Vec<f32> {
+        let config = SampleConfig {
+            material_plies,
+            ..SampleConfig::default()
+        };
+        samples_from_record(&record, &config)
+            .unwrap()
+            .iter()
+            .map(|s| s.material)
+            .collect()
+    };
+    let close = |a: Vec<f32>, b: [f32; 3]| {
+        assert!(
+            a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6),
+            "{a:?} vs {b:?}"
+        );
+    };
+    // Before the capture Black has 5 against 1: (5 - 1) / 6. After it, 6 against 0.
+    close(targets(0), [4.0 / 6.0, -1.0, 1.0]);
+    close(targets(1), [1.0, -1.0, 1.0]);
+    close(targets(8), [1.0, -1.0, 1.0]);
+    // The mirrored sample keeps its target.
+    let samples = samples_from_record(&record, &SampleConfig::default()).unwrap();
+    assert_eq!(samples[0].mirrored().material, samples[0].material);
+}

@@ -110,6 +110,14 @@ pub struct SearchConfig {
     /// move a proven win, played at once (dlshogi's root mate search). 0 = off (also for
     /// variants without a mate solver). Default 0.
     pub root_mate_nodes: usize,
+    /// At every new leaf below the root, a mate search for the side to move of at most
+    /// this many nodes and [`SearchConfig::leaf_mate_plies`] plies; a mate it proves makes
+    /// the leaf a proven win, valued without the network (dlshogi checks odd-ply mates
+    /// up to 5 plies at its leaves). 0 = off (also for variants without a mate solver).
+    /// Default 0.
+    pub leaf_mate_nodes: usize,
+    /// The longest mate, in plies, the leaf mate search looks for. Default 5.
+    pub leaf_mate_plies: u32,
     /// Largest number of tree nodes; the search stops (after the current batch) when the
     /// arena reaches it. Default 10,000,000.
     pub max_nodes: usize,
@@ -163,6 +171,8 @@ impl Default for SearchConfig {
             stop_when_proven: true,
             expand_check_terminal: false,
             root_mate_nodes: 0,
+            leaf_mate_nodes: 0,
+            leaf_mate_plies: 5,
             max_nodes: 10_000_000,
             root_selection: RootSelection::Puct,
             gumbel_considered: 16,

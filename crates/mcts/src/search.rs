@@ -178,7 +178,9 @@ impl<G: Game> Search<G> {
             self.clear();
             return;
         };
-        if self.nodes[child].state == State::Unexpanded {
+        // Only an expanded child has a subtree worth keeping (a leaf proven by the leaf
+        // mate search is terminal in the tree, not in the game, and must be searched anew).
+        if self.nodes[child].state != State::Expanded {
             self.clear();
             return;
         }
@@ -709,6 +711,30 @@ impl<G: Game> Search<G> {
             let n = &mut self.nodes[node];
             n.state = State::Terminal;
             n.proven = Proven::from_outcome(&o);
+            let (black, draw) = n.proven.black_value(self.draw_black);
+            n.nn_black = black;
+            let parent = n.parent;
+            self.update_proofs(parent);
+            return Selected::Exact {
+                path_start,
+                path_len,
+                black,
+                draw,
+            };
+        }
+        // A mate for the side to move at a new leaf: an exact win, no network needed. The
+        // root has its own mate search (root_mate_nodes) and must stay expandable.
+        if node != 0
+            && self.config.leaf_mate_nodes > 0
+            && let Some(line) =
+                game.find_mate(self.config.leaf_mate_nodes, self.config.leaf_mate_plies)
+        {
+            let n = &mut self.nodes[node];
+            n.state = State::Terminal;
+            n.proven = Proven::Win {
+                winner: game.side_to_move(),
+                plies: line.len() as u32,
+            };
             let (black, draw) = n.proven.black_value(self.draw_black);
             n.nn_black = black;
             let parent = n.parent;

@@ -34,6 +34,7 @@ pub fn model_config_for_layout(layout: &NetLayout, blocks: usize, channels: usiz
         value_channels: 32,
         value_hidden: 128.max(channels),
         se: false,
+        material_head: false,
     }
 }
 

@@ -17,7 +17,12 @@
 //! value.bn.*
 //! value.fc1.{weight,bias}               [value_hidden, value_channels*H*W]
 //! value.fc2.{weight,bias}               [3, value_hidden]     (win, draw, loss logits)
+//! material.fc.{weight,bias}             [1, value_hidden]     (only when material_head = true)
 //! ```
+//!
+//! The material head is an auxiliary training target (KataGo's score head, in shogi's
+//! units): from the value head's hidden layer it predicts the side to move's material
+//! balance a few plies later, `tanh`-squashed into -1..1. Play never reads it.
 //!
 //! BatchNorm: eps 1e-5, momentum 0.1 (PyTorch defaults). Policy logits are flattened
 //! plane-major: `index = plane * H * W + square`, `square = row * W + col`.
@@ -50,6 +55,9 @@ pub struct ModelConfig {
     /// Squeeze-and-excitation in each residual block.
     #[serde(default)]
     pub se: bool,
+    /// The auxiliary material head (training only; see the module docs).
+    #[serde(default)]
+    pub material_head: bool,
 }
 
 fn default_value_channels() -> usize {
@@ -64,6 +72,11 @@ impl ModelConfig {
     /// Length of the policy logit vector.
     pub fn policy_size(&self) -> usize {
         self.policy_planes * self.squares()
+    }
+    /// Floats per position in the trainer's value target buffer: win/draw/loss, and the
+    /// material target when the network has the head.
+    pub fn value_target_width(&self) -> usize {
+        3 + usize::from(self.material_head)
     }
     /// Floats per position in an input buffer.
     pub fn input_size(&self) -> usize {
@@ -98,7 +111,8 @@ impl ModelConfig {
             policy_planes,
             value_channels,
             value_hidden,
-            se
+            se,
+            material_head
         );
         out
     }
@@ -203,6 +217,10 @@ impl ModelConfig {
         add("value.fc1.bias".into(), vec![vh]);
         add("value.fc2.weight".into(), vec![3, vh]);
         add("value.fc2.bias".into(), vec![3]);
+        if self.material_head {
+            add("material.fc.weight".into(), vec![1, vh]);
+            add("material.fc.bias".into(), vec![1]);
+        }
         out
     }
 }
@@ -325,6 +343,7 @@ pub struct Net {
     value_conv: ConvBn,
     value_fc1: nn::Linear,
     value_fc2: nn::Linear,
+    material_fc: Option<nn::Linear>,
 }
 
 impl Net {
@@ -367,6 +386,14 @@ impl Net {
             3,
             Default::default(),
         );
+        let material_fc = config.material_head.then(|| {
+            nn::linear(
+                p / "material" / "fc",
+                config.value_hidden as i64,
+                1,
+                Default::default(),
+            )
+        });
         Self {
             config: config.clone(),
             stem,
@@ -376,6 +403,7 @@ impl Net {
             value_conv,
             value_fc1,
             value_fc2,
+            material_fc,
         }
     }
 
@@ -388,6 +416,21 @@ impl Net {
     /// Returns `(policy_logits [B, policy_planes*H*W], value_logits [B, 3])`, value order
     /// win / draw / loss from the side to move's point of view.
     pub fn forward_t(&self, xs: &Tensor, train: bool) -> (Tensor, Tensor) {
+        let (policy, value, _) = self.heads(xs, train, false);
+        (policy, value)
+    }
+
+    /// [`Net::forward_t`] plus the material head's prediction `[B]` in -1..1 (`None`
+    /// without the head): what the trainer needs.
+    pub fn forward_with_material(
+        &self,
+        xs: &Tensor,
+        train: bool,
+    ) -> (Tensor, Tensor, Option<Tensor>) {
+        self.heads(xs, train, true)
+    }
+
+    fn heads(&self, xs: &Tensor, train: bool, material: bool) -> (Tensor, Tensor, Option<Tensor>) {
         let cfg = &self.config;
         let (h, w) = (cfg.board_h as i64, cfg.board_w as i64);
         let xs = xs.view([-1, cfg.input_planes as i64, h, w]);
@@ -401,15 +444,19 @@ impl Net {
             .relu()
             .apply(&self.policy_out)
             .flatten(1, -1);
-        let value = self
+        let hidden = self
             .value_conv
             .forward_t(&t, train)
             .relu()
             .flatten(1, -1)
             .apply(&self.value_fc1)
-            .relu()
-            .apply(&self.value_fc2);
-        (policy, value)
+            .relu();
+        let value = hidden.apply(&self.value_fc2);
+        let material = match (&self.material_fc, material) {
+            (Some(fc), true) => Some(hidden.apply(fc).view([-1]).tanh()),
+            _ => None,
+        };
+        (policy, value, material)
     }
 }
 
@@ -449,6 +496,15 @@ impl Model {
         self.net.forward_t(xs, train)
     }
 
+    /// See [`Net::forward_with_material`].
+    pub fn forward_with_material(
+        &self,
+        xs: &Tensor,
+        train: bool,
+    ) -> (Tensor, Tensor, Option<Tensor>) {
+        self.net.forward_with_material(xs, train)
+    }
+
     /// Device of the parameters.
     pub fn device(&self) -> Device {
         self.vs.device()
@@ -479,6 +535,7 @@ mod tests {
             value_channels: 2,
             value_hidden: 16,
             se,
+            material_head: false,
         }
     }
 
@@ -512,17 +569,47 @@ mod tests {
     }
 
     #[test]
+    fn the_material_head_is_one_more_output_in_minus_one_to_one() {
+        let cfg = ModelConfig {
+            material_head: true,
+            ..tiny(false)
+        };
+        let m = Model::new(&cfg, Device::Cpu);
+        let xs = Tensor::randn([7, 3, 5, 4], (Kind::Float, Device::Cpu)) * 50.0;
+        let (p, v, material) = m.forward_with_material(&xs, false);
+        let material = material.expect("a material head");
+        assert_eq!(material.size(), vec![7]);
+        let max = f64::try_from(material.abs().max()).unwrap();
+        assert!(max <= 1.0, "tanh-squashed: {max}");
+        // Play reads the same policy and value as without the head's output.
+        let (p2, v2) = m.forward_t(&xs, false);
+        assert!(p.equal(&p2) && v.equal(&v2));
+        assert_eq!(m.vs.variables()["material.fc.weight"].size(), vec![1, 16]);
+        let plain = Model::new(&tiny(false), Device::Cpu);
+        assert!(plain.forward_with_material(&xs, false).2.is_none());
+        assert!(!plain.vs.variables().contains_key("material.fc.weight"));
+    }
+
+    #[test]
     fn parameter_shapes_are_the_built_networks() {
-        for se in [false, true] {
+        for (se, material_head) in [(false, false), (true, false), (false, true)] {
             for blocks in [0, 1, 2] {
-                let cfg = ModelConfig { blocks, ..tiny(se) };
+                let cfg = ModelConfig {
+                    blocks,
+                    material_head,
+                    ..tiny(se)
+                };
                 let m = Model::new(&cfg, Device::Cpu);
                 let built: std::collections::BTreeMap<String, Vec<i64>> =
                     m.vs.variables()
                         .into_iter()
                         .map(|(n, t)| (n, t.size()))
                         .collect();
-                assert_eq!(cfg.parameter_shapes(), built, "se {se} blocks {blocks}");
+                assert_eq!(
+                    cfg.parameter_shapes(),
+                    built,
+                    "se {se} material {material_head} blocks {blocks}"
+                );
             }
         }
     }

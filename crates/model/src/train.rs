@@ -44,6 +44,10 @@ pub struct TrainConfig {
     pub grad_clip: Option<f64>,
     /// Weight of the value loss in the total.
     pub value_weight: f64,
+    /// Weight of the material head's squared error in the total (used only by a network
+    /// with the head, [`crate::ModelConfig::material_head`]).
+    #[serde(default = "default_material_weight")]
+    pub material_weight: f64,
     /// Train in mixed precision on CUDA: f16 autocast of the forward pass with dynamic
     /// loss scaling (f32 parameters, losses and optimiser). Ignored on the CPU, where
     /// steps stay f32 (see [`Trainer::mixed_precision`]).
@@ -61,9 +65,14 @@ impl Default for TrainConfig {
             weight_decay: 1e-4,
             grad_clip: Some(10.0),
             value_weight: 1.0,
+            material_weight: default_material_weight(),
             mixed_precision: true,
         }
     }
+}
+
+fn default_material_weight() -> f64 {
+    1.0
 }
 
 /// A batch's policy targets, stored sparsely: a shogi target has about as many non-zero
@@ -147,7 +156,9 @@ pub struct Losses {
     pub policy: f64,
     /// Value cross-entropy over win/draw/loss.
     pub value: f64,
-    /// `policy + value_weight * value`.
+    /// Mean squared error of the material head (0 without one).
+    pub material: f64,
+    /// `policy + value_weight * value + material_weight * material`.
     pub total: f64,
     /// Global gradient L2 norm before clipping (unscaled under mixed precision; not finite
     /// when the step was skipped for an f16 overflow, see [`Trainer::skipped_steps`]).
@@ -166,6 +177,8 @@ pub struct Losses {
 struct Forward {
     policy_loss: Tensor,
     value_loss: Tensor,
+    /// `None` without a material head.
+    material_loss: Option<Tensor>,
     total: Tensor,
     /// Scalar: share of correct WDL argmax (no gradient).
     value_accuracy: Tensor,
@@ -179,6 +192,7 @@ impl Forward {
         Losses {
             policy: f(&self.policy_loss),
             value: f(&self.value_loss),
+            material: self.material_loss.as_ref().map_or(0.0, f),
             total: f(&self.total),
             grad_norm,
             value_accuracy: f(&self.value_accuracy),
@@ -414,7 +428,8 @@ impl Trainer {
         let cfg = self.model.config();
         let b = batch as i64;
         assert_eq!(inputs.len(), batch * cfg.input_size(), "input buffer size");
-        assert_eq!(value_targets.len(), batch * 3, "value target size");
+        let width = cfg.value_target_width();
+        assert_eq!(value_targets.len(), batch * width, "value target size");
         let device = self.model.device();
         let to = |s: &[f32], cols: usize| {
             Tensor::from_slice(s)
@@ -422,11 +437,12 @@ impl Trainer {
                 .to_device(device)
         };
         let xs = to(inputs, cfg.input_size());
-        let vt = to(value_targets, 3);
+        let targets = to(value_targets, width);
+        let vt = targets.narrow(1, 0, 3);
         let flat =
             Tensor::from_slice(&policy_targets.flat(batch, cfg.policy_size())).to_device(device);
         let pt = Tensor::from_slice(&policy_targets.probs).to_device(device);
-        let (pl, vl) = self.model.forward_t(&xs, train);
+        let (pl, vl, material) = self.model.forward_with_material(&xs, train);
         let log_p = pl.log_softmax(1, Kind::Float);
         // -sum_b sum_i t[b,i] log p[b,i] / B, summed over the non-zero targets only.
         let policy_loss =
@@ -434,7 +450,16 @@ impl Trainer {
         let value_loss = -(&vt * vl.log_softmax(1, Kind::Float))
             .sum_dim_intlist(1, false, Kind::Float)
             .mean(Kind::Float);
+        let material_loss = material.map(|m| {
+            (m.to_kind(Kind::Float) - targets.select(1, 3))
+                .square()
+                .mean(Kind::Float)
+        });
         let total = &policy_loss + &value_loss * self.config.value_weight;
+        let total = match &material_loss {
+            Some(loss) => total + loss * self.config.material_weight,
+            None => total,
+        };
         let (value_accuracy, policy_entropy) = tch::no_grad(|| {
             let hit = vl
                 .argmax(1, false)
@@ -449,6 +474,7 @@ impl Trainer {
         Forward {
             policy_loss,
             value_loss,
+            material_loss,
             total,
             value_accuracy,
             policy_entropy,
@@ -458,7 +484,9 @@ impl Trainer {
     /// One training step (train-mode BN): forward, loss, backward, optional clipping of the
     /// global gradient norm, optimiser update. Buffers: `inputs` `[batch, input_size]`,
     /// `policy_targets` `[batch, policy_size]` probability vectors (plane-major, zeros on
-    /// illegal moves), `value_targets` `[batch, 3]` win/draw/loss probabilities. The
+    /// illegal moves), `value_targets` `[batch, 3]` win/draw/loss probabilities (`[batch,
+    /// 4]` for a network with a material head: the fourth column its target in -1..1,
+    /// [`crate::ModelConfig::value_target_width`]). The
     /// learner sends sparse targets instead ([`Trainer::step_sparse`]); this takes the
     /// same step.
     pub fn step(
@@ -743,6 +771,7 @@ mod tests {
             value_channels: 2,
             value_hidden: 8,
             se: true,
+            material_head: false,
         }
     }
 
@@ -754,6 +783,7 @@ mod tests {
             weight_decay: 1e-3,
             grad_clip: None,
             value_weight: 1.0,
+            material_weight: 1.0,
             mixed_precision: false,
         };
         Trainer::new(Model::new(&tiny(), Device::Cpu), config).unwrap()

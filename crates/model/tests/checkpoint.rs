@@ -17,6 +17,7 @@ fn tiny() -> ModelConfig {
         value_channels: 2,
         value_hidden: 8,
         se: true,
+        material_head: false,
     }
 }
 

@@ -164,6 +164,7 @@ fn python_crosscheck_with_se() {
             value_channels: 2,
             value_hidden: 16,
             se: true,
+            material_head: false,
         },
         11,
     );
@@ -182,6 +183,7 @@ fn python_crosscheck_without_se() {
             value_channels: 1,
             value_hidden: 8,
             se: false,
+            material_head: false,
         },
         12,
     );
@@ -245,6 +247,7 @@ fn python_checkpoint_loads_in_rust() {
                 value_channels: 2,
                 value_hidden: 16,
                 se: true,
+                material_head: false,
             },
             3,
         ),
@@ -259,6 +262,7 @@ fn python_checkpoint_loads_in_rust() {
                 value_channels: 1,
                 value_hidden: 8,
                 se: false,
+                material_head: false,
             },
             4,
         ),

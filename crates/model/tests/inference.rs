@@ -14,6 +14,7 @@ fn cfg() -> ModelConfig {
         value_channels: 4,
         value_hidden: 16,
         se: true,
+        material_head: false,
     }
 }
 
@@ -158,6 +159,7 @@ fn cpu_throughput() {
         value_channels: 32,
         value_hidden: 128,
         se: true,
+        material_head: false,
     };
     let inf = Inference::new(
         Model::new(&cfg, Device::Cpu),

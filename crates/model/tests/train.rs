@@ -15,6 +15,7 @@ fn cfg() -> ModelConfig {
         value_channels: 2,
         value_hidden: 16,
         se: true,
+        material_head: false,
     }
 }
 
@@ -53,6 +54,7 @@ fn trainer_on(opt: OptimizerKind, lr: f64, device: Device) -> Trainer {
             weight_decay: 1e-5,
             grad_clip: Some(5.0),
             value_weight: 1.0,
+            material_weight: 1.0,
             mixed_precision: false,
         },
     )
@@ -326,4 +328,80 @@ fn loss_scale_is_saved_with_the_optimiser_state() {
     Tensor::write_safetensors(&bad, &bad_path).unwrap();
     let err = u.load_optimizer(&bad_path).unwrap_err();
     assert!(err.contains("amp.loss_scale"), "{err}");
+}
+
+/// A network with the material head learns the fourth target column (and only such a
+/// network takes four columns), while the policy and value losses are computed as before.
+#[test]
+fn the_material_head_learns_its_target_column() {
+    let cfg = ModelConfig {
+        material_head: true,
+        ..cfg()
+    };
+    assert_eq!(cfg.value_target_width(), 4);
+    tch::manual_seed(1);
+    let mut trainer = Trainer::new(
+        Model::new(&cfg, Device::Cpu),
+        TrainConfig {
+            optimizer: OptimizerKind::AdamW {
+                beta1: 0.9,
+                beta2: 0.999,
+            },
+            lr: 0.01,
+            weight_decay: 1e-5,
+            grad_clip: Some(5.0),
+            value_weight: 1.0,
+            material_weight: 2.0,
+            mixed_precision: false,
+        },
+    )
+    .unwrap();
+    let n = 8;
+    let (xs, pt, vt3) = batch(&cfg, n);
+    // Targets -0.75, -0.5, .. spread over -1..1, one per position.
+    let material: Vec<f32> = (0..n).map(|b| b as f32 / 4.0 - 0.75).collect();
+    let vt: Vec<f32> = vt3
+        .chunks(3)
+        .zip(&material)
+        .flat_map(|(wdl, &m)| [wdl[0], wdl[1], wdl[2], m])
+        .collect();
+    let first = trainer.step(&xs, &pt, &vt, n);
+    assert!(
+        first.material > 0.05,
+        "a fresh head does not know the targets: {first:?}"
+    );
+    let mut last = first;
+    for _ in 0..300 {
+        last = trainer.step(&xs, &pt, &vt, n);
+    }
+    assert!(last.material < 0.01, "{last:?}");
+    assert!(
+        (last.total - (last.policy + last.value + 2.0 * last.material)).abs() < 1e-5,
+        "{last:?}"
+    );
+    let predicted = tch::no_grad(|| {
+        let input = Tensor::from_slice(&xs).view([n as i64, -1]);
+        trainer
+            .model
+            .forward_with_material(&input, false)
+            .2
+            .unwrap()
+    });
+    let predicted = Vec::<f32>::try_from(predicted).unwrap();
+    for (p, t) in predicted.iter().zip(&material) {
+        assert!(
+            (p - t).abs() < 0.2,
+            "predicted {predicted:?} for {material:?}"
+        );
+    }
+    // Without the head the trainer takes three columns and reports no material loss.
+    let mut plain = trainer_on(
+        OptimizerKind::Sgd {
+            momentum: 0.9,
+            nesterov: true,
+        },
+        0.01,
+        Device::Cpu,
+    );
+    assert_eq!(plain.step(&xs, &pt, &vt3, n).material, 0.0);
 }

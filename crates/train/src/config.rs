@@ -263,6 +263,11 @@ pub struct SelfplaySection {
     /// so won games end in mate instead of wandering to the ply cap (dlshogi's root mate
     /// search). 0 = off; variants without a mate solver (tai shogi) ignore it. Default 0.
     pub mate_search_nodes: usize,
+    /// Nodes of a mate search at every new leaf below the root (mates of up to 5 plies
+    /// for the side to move make the leaf a proven win without the network; dlshogi's
+    /// leaf mate check). 0 = off; tai shogi ignores it. Evaluate such a run's networks
+    /// with the same (`match`/`curve --leaf-mate-nodes`; `learns.sh` reads it). Default 0.
+    pub leaf_mate_nodes: usize,
     /// Playout cap randomization (KataGo): the share of moves (0..=1) searched with the
     /// full `simulations` and recorded as training samples; the others get
     /// `cheap_simulations` and no root noise, and only move the game on (they are not
@@ -315,6 +320,7 @@ impl Default for SelfplaySection {
             tree_batch: 4,
             terminal_check: false,
             mate_search_nodes: 0,
+            leaf_mate_nodes: 0,
             full_search_prob: 1.0,
             cheap_simulations: 8,
             dirichlet_alpha: 0.15,
@@ -376,6 +382,14 @@ pub struct LearnerSection {
     pub value_weight: f64,
     /// Blend of the root value into the value target, 0..=1. Default 0.0.
     pub q_blend: f32,
+    /// Weight of the auxiliary material target; above 0 the network gets a material head
+    /// predicting the side to move's material balance `material_plies` later (own minus
+    /// the opponent's points over their sum: shogi's impasse points, tai's mobility
+    /// values). Part of the architecture: fixed for a run. Default 0.0 (no head).
+    pub material_weight: f64,
+    /// Plies ahead of the position the material target is read (clamped to the game's
+    /// last position). Default 8.
+    pub material_plies: u32,
     /// Delete replay chunks once all their games have left the window (`replay/` then
     /// holds about one window of games; `export` and a later larger window see no older
     /// games). Default false: keep every game.
@@ -407,6 +421,8 @@ impl Default for LearnerSection {
             grad_clip: 10.0,
             value_weight: 1.0,
             q_blend: 0.0,
+            material_weight: 0.0,
+            material_plies: 8,
             prune_replay: false,
             mixed_precision: true,
         }
@@ -572,6 +588,7 @@ impl RunConfig {
             ("learner.grad_clip", l.grad_clip),
             ("learner.value_weight", l.value_weight),
             ("learner.q_blend", l.q_blend as f64),
+            ("learner.material_weight", l.material_weight),
             ("gate.threshold", gate.threshold),
             ("gate.sprt_elo0", gate.sprt_elo0),
             ("gate.sprt_elo1", gate.sprt_elo1),
@@ -677,6 +694,7 @@ impl RunConfig {
             ("learner.weight_decay", l.weight_decay),
             ("learner.grad_clip", l.grad_clip),
             ("learner.value_weight", l.value_weight),
+            ("learner.material_weight", l.material_weight),
         ] {
             // NaN fails this too.
             if !(0.0..=f64::MAX).contains(&v) {
@@ -965,6 +983,7 @@ mod tests {
             "learner.grad_clip",
             "learner.value_weight",
             "learner.q_blend",
+            "learner.material_weight",
             "gate.threshold",
             "gate.sprt_elo0",
             "gate.sprt_elo1",

@@ -177,6 +177,7 @@ pub fn model_config(config: &RunConfig) -> ModelConfig {
         config.network.channels,
     );
     arch.se = config.network.se;
+    arch.material_head = config.learner.material_weight > 0.0;
     arch
 }
 
@@ -293,6 +294,7 @@ fn search_config(config: &RunConfig) -> SearchConfig {
         temperature_plies: s.temperature_plies,
         expand_check_terminal: s.terminal_check,
         root_mate_nodes: s.mate_search_nodes,
+        leaf_mate_nodes: s.leaf_mate_nodes,
         playout_cap: (s.full_search_prob < 1.0).then_some(PlayoutCap {
             full_search_prob: s.full_search_prob,
             cheap_simulations: s.cheap_simulations,
@@ -336,6 +338,7 @@ fn train_config(config: &RunConfig) -> TrainConfig {
         weight_decay: l.weight_decay,
         grad_clip: (l.grad_clip > 0.0).then_some(l.grad_clip),
         value_weight: l.value_weight,
+        material_weight: l.material_weight,
         mixed_precision: l.mixed_precision,
     }
 }
@@ -647,12 +650,15 @@ where
         max_wait: Duration::from_millis(s.max_wait_ms),
     };
     // Several self-play processes may share replay/: each names its chunks with its own
-    // tag, so no two writers ever pick the same file name.
-    let chunk_prefix = format!("selfplay-{}", process_tag());
+    // tag, so no two writers ever pick the same file name; and the generation, so that a
+    // process never repeats a name even when its chunks are taken away as they appear
+    // (the Ray launcher's actors upload and delete them).
+    let process_prefix = format!("selfplay-{}", process_tag());
     let stop_flag = AtomicBool::new(false);
     let mut total_batches = BatchStats::default();
     while !stop_work() {
         let generation = claim_generation(run.root())?;
+        let chunk_prefix = format!("{process_prefix}-g{generation}");
         let (_, best) = run.best()?.context("no accepted network")?;
         let service =
             NetService::from_checkpoint(&best, layout, device, batch.clone(), s.half_inference)?;
@@ -797,6 +803,7 @@ fn learner_loop(
     let sample_config = SampleConfig {
         q_blend: l.q_blend,
         features: config.network.features,
+        material_plies: l.material_plies,
     };
     let mut window = ReplayWindow::new(run.replay(), l.window, sample_config);
     let learner_config = LearnerConfig {
@@ -963,8 +970,18 @@ fn accept_all(run: &RunDir) -> Result<Vec<GateReport>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Roles, claim_generation, generation_seed};
+    use super::{Roles, claim_generation, generation_seed, model_config};
     use crate::config::RunConfig;
+
+    #[test]
+    fn a_material_weight_gives_the_network_its_material_head() {
+        let mut config = RunConfig::default();
+        assert!(!model_config(&config).material_head);
+        config.learner.material_weight = 0.5;
+        let arch = model_config(&config);
+        assert!(arch.material_head);
+        assert!(arch.parameter_shapes().contains_key("material.fc.weight"));
+    }
 
     #[test]
     fn generation_seeds_depend_only_on_run_seed_and_generation() {

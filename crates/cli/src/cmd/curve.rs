@@ -38,6 +38,10 @@ pub struct CurveArgs {
     /// (the search self-play trains with) instead of PUCT; 0 = PUCT.
     #[arg(long, default_value_t = 0, value_name = "MOVES")]
     pub gumbel: usize,
+    /// Nodes of the networks' mate search at every new leaf (the run's
+    /// `selfplay.leaf_mate_nodes`); 0 = off.
+    #[arg(long, default_value_t = 0, value_name = "NODES")]
+    pub leaf_mate_nodes: usize,
     /// Random plies of the openings (the same openings for every network).
     #[arg(long, default_value_t = 6)]
     pub opening_plies: u32,
@@ -107,6 +111,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
         simulations: args.simulations.max(1),
         seed: args.seed,
         gumbel: args.gumbel,
+        leaf_mate_nodes: args.leaf_mate_nodes,
         points: Vec::new(),
     };
     if let Some(old) = Curve::load(&out)?
@@ -148,6 +153,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
             players: PlayerSettings {
                 simulations: curve.simulations,
                 gumbel_considered: (curve.gumbel > 0).then_some(curve.gumbel),
+                leaf_mate_nodes: curve.leaf_mate_nodes,
                 device: args.net.device.clone(),
                 ..PlayerSettings::default()
             },

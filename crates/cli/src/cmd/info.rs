@@ -11,8 +11,24 @@ pub struct InfoArgs {
     device: String,
 }
 
+/// The on-disk and network formats this binary reads and writes: checkpoints, input
+/// planes (standard/minishogi and tai), policy indices and replay chunks.
+pub fn formats_line() -> String {
+    format!(
+        "formats: checkpoint {}, features {} (tai {}), policy {} (tai {}), replay chunk {}",
+        shogi_model::FORMAT_VERSION,
+        shogi_features::FEATURE_VERSION,
+        shogi_tai::net::FEATURE_VERSION,
+        shogi_features::POLICY_VERSION,
+        shogi_tai::net::POLICY_VERSION,
+        shogi_selfplay::record::FORMAT_VERSION,
+    )
+}
+
 pub fn run(args: &InfoArgs) -> Result<()> {
     println!("shogi-zero {}", env!("CARGO_PKG_VERSION"));
+    // What two machines of one run must agree on (the Ray launcher compares this line).
+    println!("{}", formats_line());
     println!("libtorch threads: {}", tch::get_num_threads());
     let report = DeviceReport::resolve(&args.device)?;
     println!("cuda backend: {}", report.backend);

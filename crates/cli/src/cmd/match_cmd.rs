@@ -53,6 +53,11 @@ pub struct MatchArgs {
     /// mate is played at once); 0 = off.
     #[arg(long, default_value_t = shogi_mcts::SearchConfig::for_play().root_mate_nodes, value_name = "NODES")]
     pub mate_nodes: usize,
+    /// Nodes of the searching players' mate search at every new leaf (a mate in up to 5
+    /// plies makes the leaf a proven win); 0 = off. Give a run's networks its
+    /// `selfplay.leaf_mate_nodes`.
+    #[arg(long, default_value_t = 0, value_name = "NODES")]
+    pub leaf_mate_nodes: usize,
     /// Searching players use a noise-free Gumbel root considering this many moves (the
     /// search self-play trains with) instead of PUCT; 0 = PUCT.
     #[arg(long, default_value_t = 0, value_name = "MOVES")]
@@ -215,6 +220,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             movetime_ms: args.movetime,
             temperature_plies: args.temperature_plies,
             mate_nodes: args.mate_nodes,
+            leaf_mate_nodes: args.leaf_mate_nodes,
             gumbel_considered: (args.gumbel > 0).then_some(args.gumbel),
             device: args.net.device.clone(),
             usi: UsiTimeControl {

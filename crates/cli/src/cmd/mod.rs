@@ -10,6 +10,7 @@ pub mod perft;
 pub mod selfplay;
 pub mod train;
 pub mod usi;
+pub mod view;
 
 /// Where networks run: `--device` and `--torch-threads`, shared by every command that
 /// loads one.

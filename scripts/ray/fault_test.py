@@ -1,0 +1,283 @@
+#!/usr/bin/env python3
+"""The Ray launcher under faults, on a local two-node Ray cluster (tests/ray_launcher.rs).
+
+The head node (1 CPU) holds the learner; the second node (4 CPUs) the two self-play
+actors, whose directories are disjoint from the run directory. The smoke config runs
+until its learner reaches run.max_steps; meanwhile, at seeded random instants, one
+self-play actor's process is killed (SIGKILL), and later the learner actor's. Checked:
+
+- chunks reached the learner and candidates were made; self-play moved to a newer network;
+- the killed self-play actor was restarted (a new process, a new seed stream), and every
+  chunk its directory held at the kill reached the learner, exactly once, none cut short;
+- the learner actor was restarted, its learner process died with it, and the run resumed
+  from its last candidate with the optimiser state restored;
+- no game appears twice in the run's replay/ (the seed streams are disjoint).
+
+Prints one line per check and exits 1 on the first failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import shogi_zero_ray as launcher  # noqa: E402
+
+
+def fail(message: str) -> None:
+    print(f"FAIL: {message}", flush=True)
+    raise SystemExit(1)
+
+
+def ok(message: str) -> None:
+    print(f"ok: {message}", flush=True)
+
+
+def read_chunk(path: Path) -> list[tuple[str, tuple[int, ...], bytes]]:
+    """(start SFEN, moves, the whole record) of every game of a chunk; refuses a chunk cut
+    short or corrupted (the format of crates/selfplay/src/record.rs)."""
+    data = path.read_bytes()
+    if data[:4] != b"SZGR" or data[-4:] != b"SZEN":
+        raise ValueError(f"{path.name}: bad magic or trailer (cut short?)")
+    (count,) = struct.unpack_from("<I", data, 8)
+    at, games = 12, []
+    for _ in range(count):
+        (length,) = struct.unpack_from("<I", data, at)
+        payload = data[at + 4 : at + 4 + length]
+        (crc,) = struct.unpack_from("<I", data, at + 4 + length)
+        if zlib.crc32(payload) != crc:
+            raise ValueError(f"{path.name}: a game fails its checksum")
+        at += 8 + length
+        p = payload[0] + 1  # variant:str8
+        (sfen_len,) = struct.unpack_from("<H", payload, p)
+        sfen = payload[p + 2 : p + 2 + sfen_len].decode()
+        p += 2 + sfen_len + 4 + 4  # max_plies, impasse, winner, reason, flags
+        (moves,) = struct.unpack_from("<I", payload, p)
+        p += 4
+        played = []
+        for _ in range(moves):
+            mv, _value, _flags, searched = struct.unpack_from("<IfBH", payload, p)
+            played.append(mv)
+            p += 11 + 12 * searched
+        games.append((sfen, tuple(played), payload))
+    if at + 4 != len(data):
+        raise ValueError(f"{path.name}: {len(data) - at - 4} stray bytes")
+    return games
+
+
+def wait_for(what: str, predicate, timeout: float, every: float = 0.5):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(every)
+    fail(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie counts as dead.
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--binary", required=True)
+    ap.add_argument("--config", default=str(HERE.parents[1] / "configs/smoke.toml"))
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    args = ap.parse_args()
+    if launcher.ray is None:
+        fail(f"Ray is not installed in {sys.executable} (bash scripts/bootstrap.sh)")
+    ray = launcher.ray
+    from ray.cluster_utils import Cluster
+
+    rng = random.Random(args.seed)
+    tmp = Path(tempfile.mkdtemp(prefix="shogi-zero-ray-test-"))
+    run_dir = tmp / "learner-node" / "run"
+    local_root = tmp / "selfplay-node"
+    began = time.monotonic()
+    # Small object stores: the test moves a few megabytes.
+    store = 100 * 1024 * 1024
+    cluster = Cluster(
+        initialize_head=True,
+        head_node_args={"num_cpus": 1, "include_dashboard": False, "object_store_memory": store},
+    )
+    cluster.add_node(num_cpus=4, object_store_memory=store)
+    cluster.wait_for_nodes()
+    driver = None
+    try:
+        ray.init(address=cluster.address, namespace=launcher.NAMESPACE, log_to_driver=False)
+        command = [
+            sys.executable, str(HERE / "shogi_zero_ray.py"), args.config, "--address", cluster.address,
+            "--selfplay-actors", "2", "--selfplay-cpus", "2", "--binary", args.binary,
+            "--run-dir", str(run_dir), "--local-root", str(local_root), "--status-every", "10",
+            "--set", "run.max_steps=300", "--set", "run.minutes=4", "--set", "learner.min_positions=200",
+        ]
+        driver = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        print(f"cluster up and launcher started after {time.monotonic() - began:.0f} s", flush=True)
+
+        def actor(name):
+            try:
+                return ray.get_actor(name)
+            except ValueError:
+                return None
+
+        learner = wait_for("the learner actor", lambda: actor(launcher.learner_name(str(run_dir))), 60)
+        selfplay = [
+            wait_for(f"self-play actor {i}", lambda i=i: actor(launcher.selfplay_name(str(run_dir), i)), 60)
+            for i in range(2)
+        ]
+        wait_for("chunks from both actors", lambda: len(ray.get(learner.status.remote())["actors"]) == 2
+                 and all(a["chunks"] > 0 for a in ray.get(learner.status.remote())["actors"].values()), 120)
+        ok(f"chunks from both self-play actors reached the learner after {time.monotonic() - began:.0f} s")
+
+        # --- a self-play actor dies at a seeded random instant
+        time.sleep(rng.uniform(0.0, 5.0))
+        victim = selfplay[0]
+        old_pid, old_child = ray.get(victim.pid.remote()), ray.get(victim.child_pid.remote())
+        old_stream = ray.get(victim.status.remote())["stream"]
+        local_replay = Path(ray.get(victim.local_dir.remote())) / "replay"
+        # Freeze the actor (its uploads stop) until its self-play process has published
+        # a chunk it could not send, freeze that too, note what the directory holds, kill.
+        os.kill(old_pid, signal.SIGSTOP)
+        wait_for("an unsent chunk", lambda: launcher.finished_chunks(local_replay), 60, 0.05)
+        os.kill(old_child, signal.SIGSTOP)
+        held = sorted(p.name for p in launcher.finished_chunks(local_replay))
+        os.kill(old_pid, signal.SIGKILL)
+        wait_for("the killed actor's self-play process to die with it", lambda: not process_alive(old_child), 10, 0.05)
+        new_pid = wait_for("the self-play actor's restart", lambda: (lambda p: p if p != old_pid else None)(
+            ray.get(victim.pid.remote())), 60)
+        new_stream = ray.get(victim.status.remote())["stream"]
+        if new_stream == old_stream:
+            fail(f"the restarted actor reuses seed stream {old_stream}")
+        ok(f"self-play actor 0 restarted (pid {old_pid} -> {new_pid}, seed stream {old_stream} -> {new_stream}); "
+           f"its directory held {len(held)} unsent chunks at the kill")
+
+        # --- the learner actor dies after its first candidate
+        wait_for("a first candidate", lambda: (ray.get(learner.status.remote())["newest"] or "step-00000000") > "step-00000000", 120)
+        time.sleep(rng.uniform(0.0, 3.0))
+        learner_pid, learner_child = ray.get(learner.pid.remote()), ray.get(learner.learner_pid.remote())
+        before = ray.get(learner.status.remote())["newest"]
+        os.kill(learner_pid, signal.SIGKILL)
+        wait_for("the learner process to die with its actor", lambda: not process_alive(learner_child), 10, 0.05)
+        restarted = wait_for("the learner actor's restart", lambda: (lambda p: p if p != learner_pid else None)(
+            ray.get(learner.pid.remote())), 60)
+        ok(f"learner actor restarted (pid {learner_pid} -> {restarted}) after its newest network was {before}")
+
+        # --- the run ends on its own (run.max_steps)
+        try:
+            out, _ = driver.communicate(timeout=240)
+        except subprocess.TimeoutExpired:
+            driver.kill()
+            out, _ = driver.communicate()
+            print(out)
+            fail("the launcher did not finish within 240 s of the learner's restart")
+        print(out.rstrip())
+        if driver.returncode != 0:
+            fail(f"the launcher exited {driver.returncode}")
+        ok(f"the launcher finished the run after {time.monotonic() - began:.0f} s")
+
+        # --- what reached the learner
+        replay = run_dir / "replay"
+        names = sorted(p.name for p in replay.glob("*.szgr"))
+        if not names:
+            fail("no chunk in the learner's replay/")
+        games, owners = {}, {}
+        for name in names:
+            try:
+                # A game played twice (same seed, same network) is the same record byte for
+                # byte, search figures included; two short games of an untrained network
+                # may share their moves by chance, never their searches.
+                for _sfen, moves, record in read_chunk(replay / name):
+                    if record in games:
+                        fail(f"a game of {len(moves)} plies appears twice: in {games[record]} and {name}")
+                    games[record] = name
+            except ValueError as e:
+                fail(str(e))
+        # Seeds are a function of the generation number in each chunk's name: no two
+        # self-play processes (actors or incarnations) may share one.
+        by_generation: dict[str, set[str]] = {}
+        for name in names:
+            m = re.match(r"(selfplay-ray\d{3}-[0-9a-f]+)-g(\d+)-a\d\d-\d+\.szgr$", name)
+            if not m:
+                fail(f"unexpected chunk name {name}")
+            by_generation.setdefault(m.group(2), set()).add(m.group(1))
+        shared = {g: p for g, p in by_generation.items() if len(p) > 1}
+        if shared:
+            fail(f"generations (seeds) played by more than one process: {shared}")
+        ok(f"{len(names)} chunks, {len(games)} games in replay/, all whole, no game twice, "
+           f"{len(by_generation)} generations each played by one process")
+        for name in held:
+            sent = launcher.upload_name(0, name)
+            if sent not in names:
+                fail(f"{name} (in actor 0's directory at the kill) never reached the learner as {sent}")
+        ledger = (run_dir / launcher.LEDGER_FILE).read_text().split()
+        if len(ledger) != len(set(ledger)):
+            fail("a chunk was published twice (ray-received.txt has a name twice)")
+        if sorted(ledger) != names:
+            fail(f"ray-received.txt ({len(ledger)}) and replay/ ({len(names)}) disagree")
+        for i in range(2):
+            tags = {re.sub(r"-g\d+-a\d\d-\d+\.szgr$", "", n) for n in names if n.startswith(f"selfplay-ray{i:03d}-")}
+            owners[i] = tags
+        if len(owners[0]) < 2:
+            fail(f"actor 0's chunks come from {len(owners[0])} self-play process(es): none after its restart")
+        ok(f"the {len(held)} chunks held at the kill arrived exactly once; actor 0 wrote from {len(owners[0])} processes")
+
+        accepted = sorted(p.name for p in (run_dir / "accepted").glob("step-*"))
+        if len(accepted) < 2:
+            fail(f"no candidate was accepted: {accepted}")
+        local_nets = {
+            i: sorted(p.name for p in (local_root / f"actor-{i:03d}" / "accepted").glob("step-*")) for i in range(2)
+        }
+        if not all(nets and nets[-1] > "step-00000000" for nets in local_nets.values()):
+            fail(f"self-play did not move to a newer network: {local_nets}")
+        ok(f"accepted {accepted[1:]}; self-play followed to {[n[-1] for n in local_nets.values()]}")
+
+        log = (run_dir / "learn+gate.log").read_text()
+        starts = re.findall(r"learner (?:starts|resumes) from (step-\d+) at step (\d+)", log)
+        if len(starts) < 2:
+            fail(f"the learner did not start twice: {starts}")
+        resumed_from, step = starts[1]
+        if int(step) == 0 or resumed_from < before:
+            fail(f"the restarted learner began at {resumed_from} (step {step}), not at its last candidate {before}")
+        after = log[log.rindex(f"learner resumes from {resumed_from}"):]
+        if f"optimiser state restored from {resumed_from}" not in after:
+            fail(f"no 'optimiser state restored from {resumed_from}' after the restart")
+        ok(f"the learner resumed from {resumed_from} at step {step} with its optimiser state")
+        print(f"all checks passed in {time.monotonic() - began:.0f} s", flush=True)
+        return 0
+    finally:
+        if driver and driver.poll() is None:
+            driver.kill()
+        ray.shutdown()
+        cluster.shutdown()
+        if not args.keep:
+            import shutil
+
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            print(f"kept {tmp}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,682 @@
+#!/usr/bin/env python3
+"""Runs a shogi-zero training run on a Ray cluster: one learner-and-gate actor that owns
+the run directory and N self-play actors on node-local directories, with no shared
+filesystem between them.
+
+    python scripts/ray/shogi_zero_ray.py configs/shogi-gpu.toml --selfplay-actors 8
+    python scripts/ray/shogi_zero_ray.py configs/shogi-gpu.toml --address 10.0.0.5:6379
+
+The Rust binary does all the work; this file only moves bytes and restarts processes:
+
+- The learner actor runs `shogi-zero train CONFIG --resume --roles learn,gate` on the run
+  directory (durable storage on its node). Replay chunks arrive by actor calls and are
+  published into RUN/replay/ with the run directory's write-then-rename rule; a chunk
+  whose name was received before is dropped, so delivery is idempotent.
+- Each self-play actor runs `shogi-zero selfplay --follow LOCAL` on a directory of its
+  own node holding the run's config and the newest network. It uploads every finished
+  chunk (and deletes it only once the learner has it), and publishes each new best
+  network into LOCAL/accepted/ when the learner has one: a network is put into Ray's
+  object store once and pulled once per node.
+- Seeds: every actor incarnation gets a stream number from the learner (a counter kept
+  in RUN/ray-streams) and starts its generation counter at stream << 32, so no two
+  incarnations, on any node, play a generation with the same seeds.
+- Faults: Ray restarts a dead actor (max_restarts=-1); a restarted self-play actor
+  uploads what its directory still holds and goes on with the newest network; a
+  restarted learner resumes the run from its last candidate, as `train RUN` does. The
+  children die with their actor (PR_SET_PDEATHSIG).
+- Backpressure: a self-play actor has one upload in flight at a time; when more than
+  --max-backlog chunks wait in its directory (a slow learner), its self-play process is
+  paused (SIGSTOP) until they drain.
+
+Ctrl-C stops the self-play processes (they flush their games), uploads what they wrote,
+stops the learner (it exports a candidate) and exits; the same command resumes the run.
+Ray's processes listen on every interface of their machines; Ray 2.60 asks for a token
+(generated into ~/.ray/auth_token) but anyone holding it runs code on the cluster: keep
+it on a private network (README, "More than one machine"). No dashboard is started.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import hashlib
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+RAY_PIN = "ray==2.60.0"
+# Every actor is named in this namespace (a test or a second driver finds them by name).
+NAMESPACE = "shogi-zero"
+STREAMS_FILE = "ray-streams"
+LEDGER_FILE = "ray-received.txt"
+CHUNK_SUFFIX = ".szgr"
+STEP_RE = re.compile(r"^step-(\d{8})$")
+# Files of a checkpoint that self-play needs (the optimiser state stays with the learner).
+NETWORK_FILES = ("manifest.json", "weights.safetensors")
+
+try:
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+except ImportError:  # the rest of the project works without Ray
+    ray = None
+
+
+# ---------------------------------------------------------------- run directory rules
+
+
+def temporary_path(dest: Path) -> Path:
+    """The run directory's one temporary scheme, `.NAME.tmp-PID` beside the target."""
+    return dest.parent / f".{dest.name}.tmp-{os.getpid()}"
+
+
+def is_temporary_name(name: str) -> bool:
+    if not name.startswith("."):
+        return False
+    stem, sep, pid = name[1:].rpartition(".tmp-")
+    return bool(sep and stem and pid.isdigit())
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write, fsync, rename, sync the directory: readers see the old file or the new."""
+    tmp = temporary_path(path)
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    sync_dir(path.parent)
+
+
+def sync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def publish_network(accepted: Path, name: str, files: dict[str, bytes]) -> None:
+    """Publish a checkpoint directory `accepted/NAME` by one rename of a full temporary."""
+    dest = accepted / name
+    if (dest / "manifest.json").is_file():
+        return
+    tmp = temporary_path(dest)
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    for file_name, data in files.items():
+        with open(tmp / file_name, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    shutil.rmtree(dest, ignore_errors=True)
+    os.rename(tmp, dest)
+    sync_dir(accepted)
+
+
+def newest_checkpoint(directory: Path) -> str | None:
+    """The highest complete `step-N` in a directory (complete: it holds manifest.json)."""
+    try:
+        names = [
+            e.name
+            for e in os.scandir(directory)
+            if STEP_RE.match(e.name) and os.path.isfile(os.path.join(e.path, "manifest.json"))
+        ]
+    except FileNotFoundError:
+        return None
+    return max(names) if names else None
+
+
+def step_of(name: str | None) -> int | None:
+    m = STEP_RE.match(name or "")
+    return int(m.group(1)) if m else None
+
+
+def finished_chunks(replay: Path) -> list[Path]:
+    """Published chunks, oldest first (temporaries are dot-named and skipped)."""
+    try:
+        entries = [e for e in os.scandir(replay) if e.name.endswith(CHUNK_SUFFIX) and not e.name.startswith(".")]
+    except FileNotFoundError:
+        return []
+    entries.sort(key=lambda e: (e.stat().st_mtime_ns, e.name))
+    return [Path(e.path) for e in entries]
+
+
+def remove_temporaries(directory: Path) -> None:
+    if not directory.is_dir():
+        return
+    for entry in os.scandir(directory):
+        if is_temporary_name(entry.name):
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                os.unlink(entry.path)
+
+
+def upload_name(actor_id: int, local_name: str) -> str:
+    """The chunk's name in the learner's replay/: the actor's id, then the local name
+    (itself unique within the actor's directory: process tag, thread, index)."""
+    rest = local_name[len("selfplay-"):] if local_name.startswith("selfplay-") else local_name
+    return f"selfplay-ray{actor_id:03d}-{rest}"
+
+
+def die_with_parent():
+    """A preexec_fn: the child gets SIGKILL when the thread that started it dies, so a
+    killed actor leaves no orphan self-play or learner process behind (Linux), and it
+    gets SIGINT and SIGTERM as a shell's child would: a Ray worker blocks or ignores
+    them, and a child inherits both, so the Ctrl-C that makes `shogi-zero` flush would
+    never arrive. libc is loaded here, in the parent: the forked child only calls it."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    except OSError:
+        libc = None
+
+    def child() -> None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, signal.SIG_DFL)
+        if libc is not None:
+            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+    return child
+
+
+def binary_identity(binary: str) -> dict:
+    """What two nodes of one run must agree on: the version and the formats line of
+    `shogi-zero info` (checkpoint, input planes, policy, replay chunk versions)."""
+    try:
+        out = subprocess.run(
+            [binary, "info", "--device", "cpu"], capture_output=True, text=True, timeout=120, check=True
+        ).stdout
+    except (OSError, subprocess.SubprocessError) as e:
+        return {"error": f"{binary}: {e}"}
+    lines = out.splitlines()
+    formats = next((l for l in lines if l.startswith("formats:")), "formats: (not reported: an older build)")
+    with open(binary, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()[:16]
+    return {"version": lines[0] if lines else "", "formats": formats, "sha256": digest}
+
+
+def toml_string(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def read_config(config_text: str, overrides: list[str]) -> dict:
+    """The config as TOML with the `--set` overrides of run.dir and run.device applied
+    (the binary validates everything; the launcher needs only where and on what)."""
+    import tomllib
+
+    try:
+        config = tomllib.loads(config_text)
+    except tomllib.TOMLDecodeError as e:
+        raise SystemExit(f"shogi-zero-ray: the config is not valid TOML: {e}")
+    run = config.setdefault("run", {})
+    for o in overrides:
+        key, sep, value = o.partition("=")
+        if not sep:
+            raise SystemExit(f"shogi-zero-ray: --set {o!r}: expected section.key=value")
+        if key.strip() in ("run.dir", "run.device"):
+            try:
+                run[key.strip()[4:]] = tomllib.loads(f"v = {value}")["v"]
+            except tomllib.TOMLDecodeError:
+                run[key.strip()[4:]] = value.strip()
+    run.setdefault("dir", "runs/default")
+    run.setdefault("device", "auto")
+    return config
+
+
+# ---------------------------------------------------------------------- the learner
+
+
+class LearnerActor:
+    """Owns the run directory: runs the learner and the gate, receives chunks, hands out
+    seed streams and the newest network."""
+
+    def __init__(self, binary: str, run_dir: str, config_text: str, overrides: list[str], device: str):
+        self.binary = binary
+        self.run = Path(run_dir)
+        self.run.mkdir(parents=True, exist_ok=True)
+        (self.run / "replay").mkdir(exist_ok=True)
+        remove_temporaries(self.run / "replay")
+        self.lock = threading.Lock()
+        ledger = self.run / LEDGER_FILE
+        self.received = set(ledger.read_text().split()) if ledger.exists() else set()
+        self.ledger = open(ledger, "a")
+        self.per_actor: dict[int, dict] = {}
+        self.duplicates = 0
+        self.network_cache: tuple[str, list] | None = None
+        # The config the run was started with lives in the run directory once created;
+        # before that, in a file beside it (this node's copy of the driver's config).
+        self.config_file = self.run.parent / f".{self.run.name}.ray-config.toml"
+        write_atomic(self.config_file, config_text.encode())
+        self.command = [binary, "train", str(self.config_file), "--resume", "--roles", "learn,gate"]
+        self.command += ["--set", f"run.dir={toml_string(str(self.run))}", "--set", f"run.device={toml_string(device)}"]
+        for o in overrides:
+            self.command += ["--set", o]
+        self.process: subprocess.Popen | None = None
+        self.exit_codes: list[int] = []
+        self.stopping = False
+        self.started = threading.Event()
+        self.thread = threading.Thread(target=self._supervise, daemon=True)
+        self.thread.start()
+        self.started.wait(30)
+
+    def _supervise(self) -> None:
+        """Runs the learner process, restarting it after a crash (it resumes); a clean
+        exit (budget reached, or stopped) ends the role."""
+        fast_failures = 0
+        while not self.stopping:
+            log = open(self.run.parent / f".{self.run.name}.ray-learner.out", "ab")
+            began = time.monotonic()
+            self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT, preexec_fn=die_with_parent())
+            self.started.set()
+            code = self.process.wait()
+            log.close()
+            self.exit_codes.append(code)
+            if code == 0 or self.stopping:
+                return
+            fast_failures = fast_failures + 1 if time.monotonic() - began < 60 else 0
+            if fast_failures >= 3:
+                return
+            time.sleep(2)
+
+    # -- calls from the driver
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def learner_pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    def identity(self) -> dict:
+        return {"node": ray.util.get_node_ip_address(), **binary_identity(self.binary)}
+
+    def running(self) -> bool:
+        return self.thread.is_alive()
+
+    def exit_code(self) -> int | None:
+        return self.exit_codes[-1] if self.exit_codes and not self.thread.is_alive() else None
+
+    def stop(self, timeout: float = 600) -> int | None:
+        """Ctrl-C for the learner: it exports a candidate and gates what is pending."""
+        self.stopping = True
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        self.thread.join(timeout=10)
+        return self.process.returncode if self.process else None
+
+    def status(self) -> dict:
+        with self.lock:
+            newest = max(
+                (n for d in ("candidates", "accepted", "rejected") for n in [newest_checkpoint(self.run / d)] if n),
+                default=None,
+            )
+            return {
+                "best": newest_checkpoint(self.run / "accepted"),
+                "newest": newest,
+                "duplicates": self.duplicates,
+                "received": len(self.received),
+                "actors": {k: dict(v) for k, v in self.per_actor.items()},
+                "running": self.thread.is_alive(),
+                "exit_codes": list(self.exit_codes),
+            }
+
+    # -- calls from the self-play actors
+
+    def register(self, actor_id: int) -> int:
+        """A fresh seed stream for an actor incarnation, counted across restarts and
+        resumes (RUN/ray-streams)."""
+        with self.lock:
+            path = self.run / STREAMS_FILE
+            stream = int(path.read_text()) if path.exists() else 1
+            write_atomic(path, f"{stream + 1}\n".encode())
+            entry = self.per_actor.setdefault(actor_id, {"chunks": 0, "network": None, "incarnations": 0, "times": []})
+            entry["incarnations"] += 1
+            entry["stream"] = stream
+            return stream
+
+    def config_toml(self) -> bytes | None:
+        path = self.run / "config.toml"
+        return path.read_bytes() if path.is_file() else None
+
+    def best_name(self) -> str | None:
+        return newest_checkpoint(self.run / "accepted")
+
+    def best(self):
+        """(name, [ref]) of the newest accepted network; the files are put into the
+        object store once per network, so every node pulls them once."""
+        name = newest_checkpoint(self.run / "accepted")
+        if name is None:
+            return None, []
+        with self.lock:
+            if self.network_cache is None or self.network_cache[0] != name:
+                files = {f: (self.run / "accepted" / name / f).read_bytes() for f in NETWORK_FILES}
+                self.network_cache = (name, [ray.put(files)])
+            return self.network_cache
+
+    def put_chunk(self, actor_id: int, name: str, data: bytes, network: str | None) -> bool:
+        """Publishes a chunk into RUN/replay/ unless one of that name arrived before;
+        returns whether it was new."""
+        if not (name.startswith("selfplay-ray") and name.endswith(CHUNK_SUFFIX) and "/" not in name):
+            raise ValueError(f"not a chunk name: {name!r}")
+        with self.lock:
+            entry = self.per_actor.setdefault(actor_id, {"chunks": 0, "network": None, "incarnations": 0, "times": []})
+            entry["network"] = network
+            if name in self.received:
+                self.duplicates += 1
+                return False
+            if not (self.run / "replay" / name).exists():
+                write_atomic(self.run / "replay" / name, data)
+            else:
+                # Published by an incarnation killed before its ledger line: a resend.
+                self.duplicates += 1
+            self.received.add(name)
+            self.ledger.write(name + "\n")
+            self.ledger.flush()
+            os.fsync(self.ledger.fileno())
+            entry["chunks"] += 1
+            now = time.time()
+            entry["times"] = [t for t in entry["times"] if now - t < 120] + [now]
+            return True
+
+    def heartbeat(self, actor_id: int, network: str | None, paused: bool, backlog: int) -> None:
+        with self.lock:
+            entry = self.per_actor.setdefault(actor_id, {"chunks": 0, "network": None, "incarnations": 0, "times": []})
+            entry.update(network=network, paused=paused, backlog=backlog, seen=time.time())
+
+
+# -------------------------------------------------------------------- self-play
+
+
+class SelfplayActor:
+    """Runs `shogi-zero selfplay --follow LOCAL` on a node-local directory and ships its
+    chunks to the learner."""
+
+    def __init__(self, actor_id: int, learner, binary: str, local_root: str, device: str, max_backlog: int):
+        self.actor_id = actor_id
+        self.learner = learner
+        self.binary = binary
+        self.device = device
+        self.max_backlog = max_backlog
+        self.local = Path(local_root) / f"actor-{actor_id:03d}"
+        self.replay = self.local / "replay"
+        self.accepted = self.local / "accepted"
+        self.replay.mkdir(parents=True, exist_ok=True)
+        self.accepted.mkdir(parents=True, exist_ok=True)
+        for d in (self.local, self.replay, self.accepted):
+            remove_temporaries(d)
+        self.stream = ray.get(learner.register.remote(actor_id))
+        config = None
+        while config is None:  # the learner writes it when its run starts
+            config = ray.get(learner.config_toml.remote())
+            if config is None:
+                time.sleep(0.5)
+        write_atomic(self.local / "config.toml", config)
+        # Generation numbers (and so seeds) of this incarnation: stream << 32 onwards.
+        write_atomic(self.local / "selfplay-generation", f"{self.stream << 32}\n".encode())
+        self.network = self._refresh_network(wait=True)
+        self.uploaded = 0
+        self.process: subprocess.Popen | None = None
+        self.paused = False
+        self.stopping = threading.Event()
+        self.done = threading.Event()
+        self.error: str | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _refresh_network(self, wait: bool = False) -> str | None:
+        """Publishes the learner's newest network here if it is newer; returns the
+        newest network of this directory."""
+        local = newest_checkpoint(self.accepted)
+        while True:
+            try:
+                name = ray.get(self.learner.best_name.remote())
+                if name is not None and name != local:
+                    name, refs = ray.get(self.learner.best.remote())
+                    files = ray.get(refs[0]) if name is not None and refs else None
+                else:
+                    files = None
+            except ray.exceptions.RayError:
+                files = None  # the learner (owner of the network object) restarted: retry later
+            if files is not None:
+                publish_network(self.accepted, name, files)
+                write_atomic(self.local / "BEST", f"accepted/{name}\n".encode())
+                # Self-play loads the newest at each generation; two are enough on disk.
+                for old in sorted(n for n in os.listdir(self.accepted) if STEP_RE.match(n))[:-2]:
+                    shutil.rmtree(self.accepted / old, ignore_errors=True)
+                return name
+            if local is not None or not wait:
+                return local
+            time.sleep(0.5)
+
+    def _start_child(self) -> None:
+        log = open(self.local / "selfplay.out", "ab")
+        # Runs until stopped: the learner's budget ends the run, not the actor's.
+        command = [self.binary, "selfplay", "--follow", str(self.local)]
+        command += ["--set", "run.minutes=525600", "--set", "run.max_steps=0"]
+        command += ["--set", f"run.device={toml_string(self.device)}"]
+        self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, preexec_fn=die_with_parent())
+        log.close()
+
+    def _upload_all(self) -> None:
+        for path in finished_chunks(self.replay):
+            data = path.read_bytes()
+            ray.get(self.learner.put_chunk.remote(self.actor_id, upload_name(self.actor_id, path.name), data, self.network))
+            path.unlink()  # only once the learner has it: a kill in between re-sends it
+            self.uploaded += 1
+
+    def _run(self) -> None:
+        try:
+            self._start_child()
+            last_check = 0.0
+            crashes: list[float] = []
+            while not self.stopping.is_set():
+                self._upload_all()
+                backlog = len(finished_chunks(self.replay))
+                if self.process.poll() is not None:
+                    # It crashed: go on (its generation counter continues), unless it
+                    # cannot start at all.
+                    crashes = [t for t in crashes if time.monotonic() - t < 60] + [time.monotonic()]
+                    if len(crashes) >= 3:
+                        raise RuntimeError(
+                            f"self-play exited {self.process.returncode} three times within a minute; see {self.local / 'selfplay.out'}"
+                        )
+                    self._start_child()
+                elif backlog > self.max_backlog and not self.paused:
+                    self.process.send_signal(signal.SIGSTOP)
+                    self.paused = True
+                elif backlog <= self.max_backlog // 2 and self.paused:
+                    self.process.send_signal(signal.SIGCONT)
+                    self.paused = False
+                if time.monotonic() - last_check > 2:
+                    self.network = self._refresh_network() or self.network
+                    self.learner.heartbeat.remote(self.actor_id, self.network, self.paused, backlog)
+                    last_check = time.monotonic()
+                self.stopping.wait(0.5)
+            if self.process.poll() is None:
+                if self.paused:
+                    self.process.send_signal(signal.SIGCONT)
+                self.process.send_signal(signal.SIGINT)  # flush finished games
+                try:
+                    self.process.wait(600)
+                except subprocess.TimeoutExpired:
+                    self.process.kill()
+            self._upload_all()
+        except Exception as e:  # reported to the driver by status()
+            self.error = f"{type(e).__name__}: {e}"
+            raise
+        finally:
+            self.done.set()
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def child_pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    def local_dir(self) -> str:
+        return str(self.local)
+
+    def status(self) -> dict:
+        return {
+            "stream": self.stream,
+            "network": self.network,
+            "uploaded": self.uploaded,
+            "paused": self.paused,
+            "error": self.error,
+            "node": ray.util.get_node_ip_address(),
+        }
+
+    def stop(self, timeout: float = 900) -> dict:
+        self.stopping.set()
+        self.done.wait(timeout)
+        return self.status()
+
+
+# ------------------------------------------------------------------------ driver
+
+
+def learner_name(run_dir: str) -> str:
+    return f"learner:{run_dir}"
+
+
+def selfplay_name(run_dir: str, actor_id: int) -> str:
+    return f"selfplay:{run_dir}:{actor_id}"
+
+
+def check_nodes(binary: str, reference: dict) -> None:
+    """Every node that may run an actor has the same shogi-zero version and formats."""
+
+    @ray.remote(num_cpus=0)
+    def identity_here(binary: str) -> dict:
+        return {"node": ray.util.get_node_ip_address(), **binary_identity(binary)}
+
+    nodes = [n for n in ray.nodes() if n.get("Alive")]
+    refs = [
+        identity_here.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote(binary)
+        for n in nodes
+    ]
+    for node, found in zip(nodes, ray.get(refs)):
+        where = f"node {found.get('node', node.get('NodeManagerAddress'))} ({node['NodeID'][:12]})"
+        if "error" in found:
+            raise SystemExit(f"shogi-zero-ray: {where} cannot run the binary: {found['error']}")
+        for key in ("version", "formats"):
+            if found[key] != reference[key]:
+                raise SystemExit(
+                    f"shogi-zero-ray: {where} runs {found[key]!r} but the learner's node runs "
+                    f"{reference[key]!r}: install the same shogi-zero on every node"
+                )
+
+
+def status_line(began: float, s: dict) -> str:
+    newest = step_of(s["best"])
+    parts = [f"[{time.monotonic() - began:>5.0f}s] best {s['best']} newest {s['newest']} chunks {s['received']}"]
+    if s["duplicates"]:
+        parts[0] += f" ({s['duplicates']} resent, dropped)"
+    for actor_id in sorted(s["actors"]):
+        a = s["actors"][actor_id]
+        times = a.get("times", [])
+        rate = (len(times) - 1) / (times[-1] - times[0]) if len(times) >= 2 and times[-1] > times[0] else 0.0
+        lag = newest - step_of(a["network"]) if newest is not None and step_of(a.get("network")) is not None else "?"
+        flag = " paused" if a.get("paused") else ""
+        parts.append(f"a{actor_id}: {a['chunks']} chunks {rate * 60:.1f}/min lag {lag}{flag}")
+    return " | ".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    here = Path(__file__).resolve().parents[2]
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("config", help="a run config (configs/*.toml); rerunning resumes the run")
+    p.add_argument("--selfplay-actors", type=int, default=2, help="self-play actors (processes), default 2")
+    p.add_argument("--address", help="an existing Ray cluster (host:port); without it a local one on this machine")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="override a config key")
+    p.add_argument("--binary", default=str(here / "target/release/shogi-zero"), help="shogi-zero on every node (same path)")
+    p.add_argument("--run-dir", help="the run directory on the learner's node (default: run.dir, made absolute here)")
+    p.add_argument("--local-root", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "shogi-zero-ray"),
+                   help="node-local directory of the self-play actors")
+    p.add_argument("--selfplay-cpus", type=float, default=2, help="CPUs Ray reserves per self-play actor")
+    p.add_argument("--selfplay-gpus", type=float, default=0, help="GPUs per self-play actor (> 0: it plays on cuda)")
+    p.add_argument("--max-backlog", type=int, default=16, help="chunks waiting in an actor's directory before its self-play pauses")
+    p.add_argument("--status-every", type=float, default=60, help="seconds between status lines")
+    args = p.parse_args(argv)
+    if ray is None:
+        print(f"shogi-zero-ray: Ray is not installed: pip install '{RAY_PIN}' (bash scripts/bootstrap.sh puts it in .venv)", file=sys.stderr)
+        return 2
+    try:
+        config_text = Path(args.config).read_text()
+    except OSError as e:
+        raise SystemExit(f"shogi-zero-ray: cannot read the config {args.config}: {e}")
+    config = read_config(config_text, args.overrides)
+    run_dir = os.path.abspath(args.run_dir or config["run"]["dir"])
+    if args.address:
+        ray.init(address=args.address, namespace=NAMESPACE, include_dashboard=False, log_to_driver=False)
+    else:
+        ray.init(namespace=NAMESPACE, include_dashboard=False, log_to_driver=False)
+    device = config["run"]["device"]
+    gpus = ray.cluster_resources().get("GPU", 0)
+    learner_gpus = 1 if device.startswith("cuda") or (device == "auto" and gpus >= 1) else 0
+    # run.dir and run.device are the launcher's to set (absolute here, and the device
+    # Ray gave the learner); every other override goes to the learner as given.
+    learner_overrides = [o for o in args.overrides if o.split("=", 1)[0].strip() not in ("run.dir", "run.device")]
+    learner = (
+        ray.remote(LearnerActor)
+        .options(
+            name=learner_name(run_dir), get_if_exists=True, max_restarts=-1, max_task_retries=-1,
+            max_concurrency=16, num_cpus=1, num_gpus=learner_gpus,
+        )
+        .remote(args.binary, run_dir, config_text, learner_overrides, "cuda" if learner_gpus else device)
+    )
+    reference = ray.get(learner.identity.remote())
+    check_nodes(args.binary, reference)
+    print(f"shogi-zero-ray: learner on {reference['node']} ({'GPU' if learner_gpus else 'CPU'}), run {run_dir}; "
+          f"{args.selfplay_actors} self-play actors; {reference['version']}", flush=True)
+    selfplay_device = "cuda" if args.selfplay_gpus > 0 else "cpu"
+    actor_class = ray.remote(SelfplayActor)
+    actors = [
+        actor_class.options(
+            name=selfplay_name(run_dir, i), get_if_exists=True, max_restarts=-1, max_task_retries=-1,
+            max_concurrency=4, num_cpus=args.selfplay_cpus, num_gpus=args.selfplay_gpus,
+        ).remote(i, learner, args.binary, args.local_root, selfplay_device, args.max_backlog)
+        for i in range(args.selfplay_actors)
+    ]
+    began = time.monotonic()
+    interrupted = False
+    try:
+        next_status = began + args.status_every
+        while ray.get(learner.running.remote()):
+            time.sleep(1)
+            if time.monotonic() >= next_status:
+                print(status_line(began, ray.get(learner.status.remote())), flush=True)
+                next_status += args.status_every
+    except KeyboardInterrupt:
+        interrupted = True
+        signal.signal(signal.SIGINT, lambda *_: os._exit(130))
+        print("shogi-zero-ray: stopping: self-play flushes and uploads, the learner exports (Ctrl-C again to quit at once)", flush=True)
+    finals = ray.get([a.stop.remote() for a in actors])
+    code = ray.get(learner.stop.remote())
+    s = ray.get(learner.status.remote())
+    print(status_line(began, s), flush=True)
+    for i, f in enumerate(finals):
+        if f.get("error"):
+            print(f"shogi-zero-ray: actor {i} failed: {f['error']}", file=sys.stderr)
+    print(f"shogi-zero-ray: {'interrupted' if interrupted else 'finished'}; learner exit {s['exit_codes']}; "
+          f"rerun the same command to resume", flush=True)
+    return 0 if not interrupted and (code in (0, None)) else (130 if interrupted else 1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
