@@ -708,19 +708,7 @@ impl<G: Game> Search<G> {
             }
         };
         if let Some(o) = outcome {
-            let n = &mut self.nodes[node];
-            n.state = State::Terminal;
-            n.proven = Proven::from_outcome(&o);
-            let (black, draw) = n.proven.black_value(self.draw_black);
-            n.nn_black = black;
-            let parent = n.parent;
-            self.update_proofs(parent);
-            return Selected::Exact {
-                path_start,
-                path_len,
-                black,
-                draw,
-            };
+            return self.exact_leaf(node, Proven::from_outcome(&o), path_start, path_len);
         }
         // A mate for the side to move at a new leaf: an exact win, no network needed. The
         // root has its own mate search (root_mate_nodes) and must stay expandable.
@@ -729,22 +717,11 @@ impl<G: Game> Search<G> {
             && let Some(line) =
                 game.find_mate(self.config.leaf_mate_nodes, self.config.leaf_mate_plies)
         {
-            let n = &mut self.nodes[node];
-            n.state = State::Terminal;
-            n.proven = Proven::Win {
+            let proven = Proven::Win {
                 winner: game.side_to_move(),
                 plies: line.len() as u32,
             };
-            let (black, draw) = n.proven.black_value(self.draw_black);
-            n.nn_black = black;
-            let parent = n.parent;
-            self.update_proofs(parent);
-            return Selected::Exact {
-                path_start,
-                path_len,
-                black,
-                draw,
-            };
+            return self.exact_leaf(node, proven, path_start, path_len);
         }
         self.nodes[node].state = State::InFlight;
         Selected::Leaf(Pending {
@@ -756,6 +733,30 @@ impl<G: Game> Search<G> {
             priors: Vec::new(),
             wdl: Wdl::DRAW,
         })
+    }
+
+    /// Makes `node` a leaf with a known value (a game end, or a mate found there): no
+    /// network call, its parent's proof updated, the exact value to back up.
+    fn exact_leaf(
+        &mut self,
+        node: usize,
+        proven: Proven,
+        path_start: usize,
+        path_len: usize,
+    ) -> Selected<G> {
+        let n = &mut self.nodes[node];
+        n.state = State::Terminal;
+        n.proven = proven;
+        let (black, draw) = n.proven.black_value(self.draw_black);
+        n.nn_black = black;
+        let parent = n.parent;
+        self.update_proofs(parent);
+        Selected::Exact {
+            path_start,
+            path_len,
+            black,
+            draw,
+        }
     }
 
     /// Expands each evaluated leaf and backs its value up its path.

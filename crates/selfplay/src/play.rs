@@ -277,12 +277,7 @@ impl<G: RecordGame> SelfPlayGame<G> {
             legal.clear();
             game.legal_moves(&mut legal);
             let mv = legal[rng.random_range(0..legal.len())];
-            record.moves.push(MoveRecord {
-                mv: G::move_code(mv),
-                root_value: 0.5,
-                full_search: false,
-                searched: Vec::new(),
-            });
+            record.moves.push(MoveRecord::unsearched(G::move_code(mv)));
             game.play(mv);
         }
         SelfPlayGame {

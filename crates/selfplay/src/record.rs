@@ -61,6 +61,19 @@ pub struct MoveRecord {
     pub searched: Vec<SearchedMove>,
 }
 
+impl MoveRecord {
+    /// A move played without a search (a random opening ply, or a move of a record that
+    /// holds moves only): no targets, a neutral root value.
+    pub fn unsearched(mv: u32) -> MoveRecord {
+        MoveRecord {
+            mv,
+            root_value: 0.5,
+            full_search: false,
+            searched: Vec::new(),
+        }
+    }
+}
+
 /// A whole self-play game.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameRecord {

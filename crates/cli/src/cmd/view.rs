@@ -195,12 +195,7 @@ fn codes_from_text<G: Game + RecordGame>(record: &mut GameRecord, moves: &[Strin
         let Some(mv) = game.parse_move(text) else {
             bail!("move {} {text:?} is not legal there", ply + 1);
         };
-        record.moves.push(MoveRecord {
-            mv: G::move_code(mv),
-            root_value: 0.5,
-            full_search: false,
-            searched: Vec::new(),
-        });
+        record.moves.push(MoveRecord::unsearched(G::move_code(mv)));
         game.play(mv);
     }
     Ok(())
