@@ -776,6 +776,7 @@ fn attack_planes_are_recorded_served_and_kept_on_resume() {
         "{transcript}"
     );
     assert!(!transcript.contains("error"), "{transcript}");
+    let snapshot = std::fs::read_to_string(dir.join("config.toml")).unwrap();
     let out = train(
         &dir,
         &[
@@ -791,5 +792,18 @@ fn attack_planes_are_recorded_served_and_kept_on_resume() {
     assert!(
         stderr.contains("the run's networks read the attacks input planes but the config asks for pieces (network.features)"),
         "{stderr}"
+    );
+    // Another architecture is refused the same way, naming the field and its key.
+    let out = train(&dir, &["--resume", "--set", "learner.material_weight=1.0"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success()
+            && stderr.contains("material_head: false vs true (learner.material_weight > 0)"),
+        "{stderr}"
+    );
+    // A refused resume changes nothing: the run's config is the one it had.
+    assert_eq!(
+        std::fs::read_to_string(dir.join("config.toml")).unwrap(),
+        snapshot
     );
 }

@@ -211,6 +211,7 @@ pub fn prepare(
         // temporaries may be writes in progress on another machine.
         remove_stale_temporaries(run)?;
     }
+    check_config_fits_run(run, config)?;
     if roles.learn || !snapshot.exists() {
         shogi_rundir::write_atomic(&snapshot, config.to_toml().as_bytes())
             .with_context(|| format!("writing {}", snapshot.display()))?;
@@ -246,6 +247,47 @@ pub fn prepare(
         info!("initial network written to accepted/{}", checkpoint_name(0));
     }
     Ok(locks)
+}
+
+/// Refuses a config whose networks would differ from the run's (input planes or
+/// architecture), naming each difference and the key that sets it. Called before
+/// anything is written, so a refused resume leaves the run as it was.
+fn check_config_fits_run(run: &RunDir, config: &RunConfig) -> Result<()> {
+    let Ok((_, newest)) = learner_start(run) else {
+        return Ok(()); // no network yet: a fresh run
+    };
+    let manifest = shogi_model::read_manifest(&newest)
+        .with_context(|| format!("reading the manifest of {}", newest.display()))?;
+    let layout = layout_of(config);
+    if manifest.meta.features != layout.features {
+        bail!(
+            "the run's networks read the {} input planes but the config asks for {} \
+             (network.features): a run keeps one feature set",
+            manifest.meta.features,
+            layout.features
+        );
+    }
+    let arch = model_config(config);
+    let differences = manifest.meta.architecture.diff(&arch);
+    if !differences.is_empty() {
+        // Each field as `name: the run's vs the config's`, with the key that sets it.
+        let named: Vec<String> = differences
+            .iter()
+            .map(|d| match d.split(':').next().unwrap_or("") {
+                "blocks" => format!("{d} (network.blocks)"),
+                "channels" => format!("{d} (network.channels)"),
+                "se" => format!("{d} (network.se)"),
+                "material_head" => format!("{d} (learner.material_weight > 0)"),
+                _ => d.clone(),
+            })
+            .collect();
+        bail!(
+            "the run's networks differ from what the config asks for: {} (the run's vs the \
+             config's): a run keeps one architecture",
+            named.join(", ")
+        );
+    }
+    Ok(())
 }
 
 fn tch_seed(seed: u64) {
@@ -400,24 +442,6 @@ pub fn run(
         let expected = Expected::for_layout(&layout).any_features();
         let (model, manifest) = load_checkpoint(&start_dir, &expected, device)
             .with_context(|| format!("loading {}", start_dir.display()))?;
-        if manifest.meta.features != layout.features {
-            bail!(
-                "the run's networks read the {} input planes but the config asks for {} \
-                 (network.features): a run keeps one feature set",
-                manifest.meta.features,
-                layout.features
-            );
-        }
-        let arch = model_config(config);
-        if !manifest.meta.architecture.diff(&arch).is_empty() {
-            bail!(
-                "the run's networks are {}x{} but the config asks for {}x{}: a run keeps one architecture",
-                manifest.meta.architecture.blocks,
-                manifest.meta.architecture.channels,
-                arch.blocks,
-                arch.channels
-            );
-        }
         info!(
             "run {} ({}): learner {} {} at step {}",
             run.root().display(),
