@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import hashlib
 import os
 import re
 import shutil
@@ -202,9 +201,7 @@ def binary_identity(binary: str) -> dict:
         return {"error": f"{binary}: {e}"}
     lines = out.splitlines()
     formats = next((l for l in lines if l.startswith("formats:")), "formats: (not reported: an older build)")
-    with open(binary, "rb") as f:
-        digest = hashlib.sha256(f.read()).hexdigest()[:16]
-    return {"version": lines[0] if lines else "", "formats": formats, "sha256": digest}
+    return {"version": lines[0] if lines else "", "formats": formats}
 
 
 def toml_string(value: str) -> str:
@@ -304,9 +301,6 @@ class LearnerActor:
     def running(self) -> bool:
         return self.thread.is_alive()
 
-    def exit_code(self) -> int | None:
-        return self.exit_codes[-1] if self.exit_codes and not self.thread.is_alive() else None
-
     def stop(self, timeout: float = 600) -> int | None:
         """Ctrl-C for the learner: it exports a candidate and gates what is pending."""
         self.stopping = True
@@ -337,6 +331,10 @@ class LearnerActor:
 
     # -- calls from the self-play actors
 
+    def _actor_entry(self, actor_id: int) -> dict:
+        """What the status line shows of one actor (call with the lock held)."""
+        return self.per_actor.setdefault(actor_id, {"chunks": 0, "network": None, "incarnations": 0, "times": []})
+
     def register(self, actor_id: int) -> int:
         """A fresh seed stream for an actor incarnation, counted across restarts and
         resumes (RUN/ray-streams)."""
@@ -344,7 +342,7 @@ class LearnerActor:
             path = self.run / STREAMS_FILE
             stream = int(path.read_text()) if path.exists() else 1
             write_atomic(path, f"{stream + 1}\n".encode())
-            entry = self.per_actor.setdefault(actor_id, {"chunks": 0, "network": None, "incarnations": 0, "times": []})
+            entry = self._actor_entry(actor_id)
             entry["incarnations"] += 1
             entry["stream"] = stream
             return stream
@@ -374,7 +372,7 @@ class LearnerActor:
         if not (name.startswith("selfplay-ray") and name.endswith(CHUNK_SUFFIX) and "/" not in name):
             raise ValueError(f"not a chunk name: {name!r}")
         with self.lock:
-            entry = self.per_actor.setdefault(actor_id, {"chunks": 0, "network": None, "incarnations": 0, "times": []})
+            entry = self._actor_entry(actor_id)
             entry["network"] = network
             if name in self.received:
                 self.duplicates += 1
@@ -395,8 +393,8 @@ class LearnerActor:
 
     def heartbeat(self, actor_id: int, network: str | None, paused: bool, backlog: int) -> None:
         with self.lock:
-            entry = self.per_actor.setdefault(actor_id, {"chunks": 0, "network": None, "incarnations": 0, "times": []})
-            entry.update(network=network, paused=paused, backlog=backlog, seen=time.time())
+            entry = self._actor_entry(actor_id)
+            entry.update(network=network, paused=paused, backlog=backlog)
 
 
 # -------------------------------------------------------------------- self-play
