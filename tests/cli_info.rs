@@ -50,6 +50,33 @@ fn info(device: &str) -> (String, String) {
     (stdout, stderr)
 }
 
+/// The binary runs wherever libtorch and the C/C++ runtime are: on a GPU image without
+/// font, image or compression libraries too (the first GPU session found it asking for
+/// fontconfig and freetype, which plotters' system-font feature had linked).
+#[test]
+fn the_binary_needs_only_libtorch_and_the_c_runtime() {
+    let runtime = [
+        "libc.so",
+        "libm.so",
+        "libgcc_s.so",
+        "libstdc++.so",
+        "libdl.so",
+        "libpthread.so",
+        "librt.so",
+        "libutil.so",
+        "ld-linux",
+    ];
+    let libtorch = ["libtorch", "libc10"];
+    let others: Vec<String> = needed(BIN)
+        .into_iter()
+        .filter(|l| !runtime.iter().chain(&libtorch).any(|p| l.starts_with(p)))
+        .collect();
+    assert!(
+        others.is_empty(),
+        "the binary needs more than libtorch and the C runtime: {others:?}"
+    );
+}
+
 #[test]
 fn the_cuda_backend_is_linked_and_loaded_when_libtorch_ships_one() {
     let dir = libtorch_dir();

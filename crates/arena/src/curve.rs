@@ -165,10 +165,10 @@ pub fn pick_checkpoints(checkpoints: &[(u64, PathBuf)], points: usize) -> Vec<(u
 /// Draws score (percent, with the 95% interval from the Elo interval) against wall
 /// minutes, with the 50% line. Written through a temporary file and a rename.
 pub fn plot_curve(curve: &Curve, path: &Path) -> Result<(), ArenaError> {
-    crate::plot::write_png(path, |root, text| draw(curve, root, text))
+    crate::plot::write_png(path, |root| draw(curve, root))
 }
 
-fn draw(curve: &Curve, root: &crate::plot::Canvas<'_>, text: bool) -> Result<(), String> {
+fn draw(curve: &Curve, root: &crate::plot::Canvas<'_>) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| e.to_string();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let x1 = curve
@@ -179,28 +179,22 @@ fn draw(curve: &Curve, root: &crate::plot::Canvas<'_>, text: bool) -> Result<(),
     let pad = x1 * 0.05;
     let mut builder = ChartBuilder::on(root);
     builder.margin(15);
-    if text {
-        builder
-            .caption(
-                format!(
-                    "score vs {} ({} games, {} simulations)",
-                    curve.opponent, curve.games, curve.simulations
-                ),
-                ("sans-serif", 22),
-            )
-            .x_label_area_size(40)
-            .y_label_area_size(60);
-    }
+    builder
+        .caption(
+            format!(
+                "score vs {} ({} games, {} simulations)",
+                curve.opponent, curve.games, curve.simulations
+            ),
+            (crate::plot::FAMILY, 22),
+        )
+        .x_label_area_size(40)
+        .y_label_area_size(60);
     let mut chart = builder
         .build_cartesian_2d(-pad..x1 + pad, 0.0f64..100.0)
         .map_err(|e| err(&e))?;
     let mut mesh = chart.configure_mesh();
-    if text {
-        mesh.x_desc("wall minutes since the first network")
-            .y_desc("score %");
-    } else {
-        mesh.disable_x_mesh().disable_y_mesh();
-    }
+    mesh.x_desc("wall minutes since the first network")
+        .y_desc("score %");
     mesh.draw().map_err(|e| err(&e))?;
     let line: Vec<(f64, f64)> = curve
         .points

@@ -148,7 +148,7 @@ pub fn append_rating(run: &RunDir, entry: RatingEntry) -> Result<Vec<RatingEntry
 /// as filled green dots joined by a line, rejected ones as red circles, each with its
 /// 95% interval bar. Written through a temporary file and a rename.
 pub fn plot_ratings(entries: &[RatingEntry], path: &Path) -> Result<(), ArenaError> {
-    crate::plot::write_png(path, |root, text| draw(entries, root, text))
+    crate::plot::write_png(path, |root| draw(entries, root))
 }
 
 /// The chart's title: the relative scale, and the fixed one where there is one.
@@ -159,7 +159,7 @@ fn caption(entries: &[RatingEntry]) -> String {
     }
 }
 
-fn draw(entries: &[RatingEntry], root: &crate::plot::Canvas<'_>, text: bool) -> Result<(), String> {
+fn draw(entries: &[RatingEntry], root: &crate::plot::Canvas<'_>) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| e.to_string();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let (mut x0, mut x1) = (0u64, 1u64);
@@ -183,21 +183,15 @@ fn draw(entries: &[RatingEntry], root: &crate::plot::Canvas<'_>, text: bool) -> 
     let (y0, y1) = (y0 - ypad, y1 + ypad);
     let mut builder = ChartBuilder::on(root);
     builder.margin(15);
-    if text {
-        builder
-            .caption(caption(entries), ("sans-serif", 24))
-            .x_label_area_size(40)
-            .y_label_area_size(60);
-    }
+    builder
+        .caption(caption(entries), (crate::plot::FAMILY, 24))
+        .x_label_area_size(40)
+        .y_label_area_size(60);
     let mut chart = builder
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(|e| err(&e))?;
     let mut mesh = chart.configure_mesh();
-    if text {
-        mesh.x_desc("training step").y_desc("Elo");
-    } else {
-        mesh.disable_x_mesh().disable_y_mesh();
-    }
+    mesh.x_desc("training step").y_desc("Elo");
     mesh.draw().map_err(|e| err(&e))?;
     // The accepted chain.
     let chain: Vec<(u64, f64)> = entries
