@@ -5,12 +5,16 @@
 //! ```text
 //! cargo run --release -p shogi-model --example net_bench -- \
 //!     --variant shogi --blocks 10 --channels 128 --threads 2 [--batches 1,16,64,256]
-//!     [--modes infer,train] [--secs 1.5] [--device cpu] [--se] [--f16] [--print-config]
+//!     [--modes infer,infer-legal,train] [--secs 1.5] [--device cpu] [--se] [--f16] [--print-config]
 //! ```
 //!
 //! What is timed (the PyTorch script times the same):
 //! * `infer`: [`Inference::infer`] on a host `f32` buffer (eval mode, `no_grad`, policy
 //!   logits and softmaxed WDL back in `Vec<f32>`).
+//! * `infer-legal`: [`Inference::infer_legal`] as self-play calls it: the logits of 80
+//!   moves a position (about a middlegame's legal moves) gathered on the device, not the
+//!   whole policy. On a GPU `infer` mostly times the copy of 11,259 floats a position
+//!   back to the host; this mode times what self-play waits for.
 //! * `train`: [`Trainer::step_sparse`] as the learner calls it (host buffers and sparse
 //!   one-hot policy targets to tensors, train-mode forward, policy CE + WDL CE, backward,
 //!   global grad-norm clip 10, SGD momentum 0.9 Nesterov wd 1e-4, losses read back).
@@ -87,6 +91,9 @@ fn parse_args() -> Result<Args, String> {
     }
     Ok(a)
 }
+
+/// Moves a position in `infer-legal` (a middlegame's legal moves, roughly).
+const LEGAL_MOVES: usize = 80;
 
 /// xorshift64: deterministic inputs without a rand dependency.
 struct Rng(u64);
@@ -177,6 +184,28 @@ fn main() {
                     timed(args.secs, || {
                         let (p, v) = inf.infer(&inputs, b);
                         std::hint::black_box((p, v));
+                    }) * b as f64
+                }
+                "infer-legal" => {
+                    let inf = Inference::new(
+                        Model::new(&cfg, args.device),
+                        args.device,
+                        &InferenceOptions {
+                            max_batch: b,
+                            half: args.f16,
+                            ..Default::default()
+                        },
+                    );
+                    let legal: Vec<Vec<u32>> = (0..b)
+                        .map(|_| {
+                            (0..LEGAL_MOVES)
+                                .map(|_| (rng.next() % cfg.policy_size() as u64) as u32)
+                                .collect()
+                        })
+                        .collect();
+                    let legal: Vec<&[u32]> = legal.iter().map(Vec::as_slice).collect();
+                    timed(args.secs, || {
+                        std::hint::black_box(inf.infer_legal(&inputs, b, &legal));
                     }) * b as f64
                 }
                 "train" => {

@@ -45,10 +45,16 @@ impl ActorConfig {
 pub struct ActorStats {
     /// Finished games.
     pub games: AtomicU64,
-    /// Plies played.
+    /// Plies of finished games.
     pub plies: AtomicU64,
-    /// Simulations run.
+    /// Simulations of finished games.
     pub simulations: AtomicU64,
+    /// Plies played so far, games in progress included: counted move by move, so a rate
+    /// over a short window is the throughput even when games last longer than the window
+    /// (800 simulations a move on 512 boards: each game takes many minutes).
+    pub plies_played: AtomicU64,
+    /// Simulations run so far, games in progress included (as `plies_played`).
+    pub simulations_run: AtomicU64,
     /// Games won by Black / White / drawn.
     pub black_wins: AtomicU64,
     /// Games won by White.
@@ -181,16 +187,28 @@ where
                     .map(|_| next())
                     .collect();
                 let mut waiting: Vec<usize> = Vec::with_capacity(slots.len());
+                // Per slot, the (plies, simulations) of its game already counted live.
+                let mut counted = vec![(0u64, 0u64); slots.len()];
                 'play: loop {
                     waiting.clear();
                     for (i, slot) in slots.iter_mut().enumerate() {
                         while let Some(game) = slot {
-                            match game.step() {
+                            let progress = game.step();
+                            let now = (game.plies() as u64, game.simulations());
+                            stats
+                                .plies_played
+                                .fetch_add(now.0 - counted[i].0, Ordering::Relaxed);
+                            stats
+                                .simulations_run
+                                .fetch_add(now.1 - counted[i].1, Ordering::Relaxed);
+                            counted[i] = now;
+                            match progress {
                                 GameProgress::Evaluate => {
                                     waiting.push(i);
                                     break;
                                 }
                                 GameProgress::Finished => {
+                                    counted[i] = (0, 0);
                                     let played = slot.take().expect("slot holds a game").finish();
                                     record_stats(stats, &played);
                                     if let Err(e) = writer.push(played.record) {

@@ -330,6 +330,11 @@ impl<G: RecordGame> SelfPlayGame<G> {
         self.record.moves.len()
     }
 
+    /// Simulations run so far by this game's searches.
+    pub fn simulations(&self) -> u64 {
+        self.simulations
+    }
+
     /// The finished game's record and statistics. Call after [`GameProgress::Finished`];
     /// an unfinished game is recorded as drawn at max plies.
     pub fn finish(mut self) -> PlayedGame {

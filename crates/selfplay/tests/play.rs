@@ -219,6 +219,12 @@ fn actors_fill_a_replay_directory_through_a_batched_service() {
     );
     let mean = stats.mean_game_plies();
     assert!((mean - summary.plies as f64 / 10.0).abs() < 1e-9);
+    // Every game finished, so the live counters equal the finished games' totals.
+    assert_eq!(stats.plies_played.load(Ordering::Relaxed), summary.plies);
+    assert_eq!(
+        stats.simulations_run.load(Ordering::Relaxed),
+        summary.simulations
+    );
     // Several actors shared the service: some batches held more than one request.
     assert!(service.stats().max_batch_seen > 4, "{:?}", service.stats());
     service.shutdown();
@@ -257,6 +263,64 @@ fn actors_stop_when_the_service_shuts_down() {
     )
     .unwrap();
     assert_eq!(summary.games, 0);
+}
+
+#[test]
+fn live_counters_include_the_games_still_in_progress() {
+    // A status line over a window shorter than a game must still see the moves played:
+    // stop while every game is in progress and the live counters hold its moves.
+    use shogi_game::Game;
+    use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+    let stop = AtomicBool::new(false);
+    let calls = AtomicU64::new(0);
+    let evaluator = FnEvaluator::new(|_: &ShogiGame, moves: &[<ShogiGame as Game>::Move]| {
+        if calls.fetch_add(1, Ordering::Relaxed) >= 300 {
+            stop.store(true, Ordering::Relaxed);
+        }
+        (
+            vec![1.0 / moves.len() as f32; moves.len()],
+            Wdl::new(0.3, 0.4, 0.3),
+        )
+    });
+    let stats = ActorStats::default();
+    let config = ActorConfig {
+        threads: 1,
+        games_per_thread: 3,
+        games: None,
+        games_per_chunk: 1,
+        seed: 5,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let play = PlayConfig {
+        resign_threshold: 0.0,
+        ..PlayConfig::default()
+    };
+    let summary = run_actors(
+        &config,
+        &small_search(),
+        &play,
+        |_| minishogi(400),
+        &evaluator,
+        dir.path(),
+        "live",
+        &stop,
+        &stats,
+    )
+    .unwrap();
+    let played = stats.plies_played.load(Ordering::Relaxed);
+    let simulations = stats.simulations_run.load(Ordering::Relaxed);
+    assert!(
+        played > summary.plies,
+        "{played} plies played, {} in finished games",
+        summary.plies
+    );
+    assert!(simulations > summary.simulations);
+    assert!(
+        simulations >= played,
+        "{simulations} simulations for {played} plies"
+    );
 }
 
 /// An evaluator whose outputs depend only on the position, so games are reproducible

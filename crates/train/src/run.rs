@@ -593,7 +593,9 @@ fn log_precision(config: &RunConfig, roles: Roles, device: shogi_model::tch::Dev
 fn status_line(progress: &Progress, began: Instant) -> String {
     let secs = began.elapsed().as_secs_f64().max(1e-9);
     let games = progress.actors.games.load(Ordering::Relaxed);
-    let plies = progress.actors.plies.load(Ordering::Relaxed);
+    // Counted move by move, games in progress included: a throughput, even in a window
+    // shorter than a game.
+    let plies = progress.actors.plies_played.load(Ordering::Relaxed);
     let batches = *progress.batches.lock().unwrap();
     let loss = progress
         .learner_loss
@@ -625,7 +627,7 @@ fn status_line(progress: &Progress, began: Instant) -> String {
         .unwrap_or_else(|| "no gate yet".into());
     let decisive = progress.actors.black_wins.load(Ordering::Relaxed)
         + progress.actors.white_wins.load(Ordering::Relaxed);
-    let simulations = progress.actors.simulations.load(Ordering::Relaxed);
+    let simulations = progress.actors.simulations_run.load(Ordering::Relaxed);
     let samples = progress.learner_samples.load(Ordering::Relaxed);
     // Plies are positions played (and stored); simulations are network evaluations
     // (`shogi-zero selfplay` reports those as positions/s); samples are learner rows.
