@@ -11,7 +11,12 @@ self-play actor's process is killed (SIGKILL), and later the learner actor's. Ch
   chunk its directory held at the kill reached the learner, exactly once, none cut short;
 - the learner actor was restarted, its learner process died with it, and the run resumed
   from its last candidate with the optimiser state restored;
-- no game appears twice in the run's replay/ (the seed streams are disjoint).
+- no game appears twice in the run's replay/ (the seed streams are disjoint);
+- a node whose shogi-zero differs from the learner's is named and refused;
+- a stalled learner (its actor frozen) pauses self-play once --max-backlog chunks wait on
+  an actor's disk, and self-play resumes when they drain;
+- Ctrl-C stops the launcher with the learner's export, and the same command resumes the
+  run from that candidate.
 
 Prints one line per check and exits 1 on the first failure.
 """
@@ -87,6 +92,17 @@ def wait_for(what: str, predicate, timeout: float, every: float = 0.5):
     fail(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
+MAX_BACKLOG = 3
+
+
+def process_state(pid: int) -> str | None:
+    """The process's state letter from /proc (T: stopped), None once it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
 def process_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -127,13 +143,28 @@ def main() -> int:
     driver = None
     try:
         ray.init(address=cluster.address, namespace=launcher.NAMESPACE, log_to_driver=False)
-        command = [
-            sys.executable, str(HERE / "shogi_zero_ray.py"), args.config, "--address", cluster.address,
-            "--selfplay-actors", "2", "--selfplay-cpus", "2", "--binary", args.binary,
-            "--run-dir", str(run_dir), "--local-root", str(local_root), "--status-every", "10",
-            "--set", "run.max_steps=300", "--set", "run.minutes=4", "--set", "learner.min_positions=200",
-        ]
-        driver = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        # --- a node with another build is named before any actor starts
+        reference = launcher.binary_identity(args.binary)
+        try:
+            launcher.check_nodes(args.binary, {**reference, "version": "shogi-zero 0.0.0 (another build)"})
+            fail("check_nodes accepted nodes whose version differs from the reference")
+        except SystemExit as e:
+            if "node " not in str(e) or "install the same shogi-zero" not in str(e):
+                fail(f"the differing node is not named: {e}")
+            ok(f"a differing build is refused: {str(e)[:120]}...")
+        launcher.check_nodes(args.binary, reference)
+        def launch(max_steps: int) -> subprocess.Popen:
+            command = [
+                sys.executable, str(HERE / "shogi_zero_ray.py"), args.config, "--address", cluster.address,
+                "--selfplay-actors", "2", "--selfplay-cpus", "2", "--binary", args.binary,
+                "--run-dir", str(run_dir), "--local-root", str(local_root), "--status-every", "10",
+                "--set", f"run.max_steps={max_steps}", "--set", "run.minutes=4", "--set", "learner.min_positions=200",
+                "--max-backlog", str(MAX_BACKLOG),
+            ]
+            return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+        # The first launch runs until Ctrl-C; the rerun ends two candidates after it.
+        driver = launch(100_000)
         print(f"cluster up and launcher started after {time.monotonic() - began:.0f} s", flush=True)
 
         def actor(name):
@@ -173,6 +204,30 @@ def main() -> int:
         ok(f"self-play actor 0 restarted (pid {old_pid} -> {new_pid}, seed stream {old_stream} -> {new_stream}); "
            f"its directory held {len(held)} unsent chunks at the kill")
 
+        # --- backpressure: the learner's actor stalls; self-play pauses at the backlog
+        learner_pid = ray.get(learner.pid.remote())
+        other = selfplay[1]
+        other_child = ray.get(other.child_pid.remote())
+        other_replay = Path(ray.get(other.local_dir.remote())) / "replay"
+        os.kill(learner_pid, signal.SIGSTOP)
+        try:
+            wait_for("self-play paused by its backlog", lambda: process_state(other_child) == "T", 120, 0.1)
+            backlog = len(launcher.finished_chunks(other_replay))
+            # The actor looks twice a second; the smoke config's tiny games can finish a
+            # few chunks in between, so the pause lands a few chunks past the limit.
+            if not MAX_BACKLOG < backlog <= MAX_BACKLOG + 8:
+                fail(f"paused with {backlog} chunks waiting (--max-backlog {MAX_BACKLOG})")
+            time.sleep(3)
+            later = len(launcher.finished_chunks(other_replay))
+            if later != backlog:
+                fail(f"the backlog grew from {backlog} to {later} chunks while self-play was paused")
+            ok(f"a stalled learner paused self-play with {backlog} chunks waiting (--max-backlog {MAX_BACKLOG}), "
+               "and the backlog stayed there")
+        finally:
+            os.kill(learner_pid, signal.SIGCONT)
+        wait_for("self-play resumed once the backlog drained", lambda: process_state(other_child) not in ("T", None), 60, 0.1)
+        ok("the backlog drained and self-play resumed")
+
         # --- the learner actor dies after its first candidate
         wait_for("a first candidate", lambda: (ray.get(learner.status.remote())["newest"] or "step-00000000") > "step-00000000", 120)
         time.sleep(rng.uniform(0.0, 3.0))
@@ -184,7 +239,29 @@ def main() -> int:
             ray.get(learner.pid.remote())), 60)
         ok(f"learner actor restarted (pid {learner_pid} -> {restarted}) after its newest network was {before}")
 
-        # --- the run ends on its own (run.max_steps)
+        # --- Ctrl-C once the restarted learner made a candidate; the same command resumes
+        wait_for("a candidate after the learner's restart",
+                 lambda: (ray.get(learner.status.remote())["newest"] or "") > before, 120)
+        driver.send_signal(signal.SIGINT)
+        try:
+            out, _ = driver.communicate(timeout=180)
+        except subprocess.TimeoutExpired:
+            driver.kill()
+            out, _ = driver.communicate()
+            print(out)
+            fail("the launcher did not stop within 180 s of Ctrl-C")
+        if driver.returncode != 130 or "interrupted" not in out:
+            print(out)
+            fail(f"Ctrl-C: the launcher exited {driver.returncode}, not 130 with 'interrupted'")
+        exported = re.findall(r"learner exported \S*/(step-\d+) on stop", (run_dir / "learn+gate.log").read_text())
+        if not exported:
+            fail("Ctrl-C: the learner did not export on stop")
+        interrupted_at = exported[-1]
+        ok(f"Ctrl-C stopped the launcher (exit 130) after the learner exported {interrupted_at}")
+        # The same command resumes the run; its step budget now ends it soon.
+        driver = launch(int(interrupted_at.removeprefix("step-")) + 40)
+
+        # --- the rerun ends on its own (run.max_steps)
         try:
             out, _ = driver.communicate(timeout=240)
         except subprocess.TimeoutExpired:
@@ -255,8 +332,11 @@ def main() -> int:
 
         log = (run_dir / "learn+gate.log").read_text()
         starts = re.findall(r"learner (?:starts|resumes) from (step-\d+) at step (\d+)", log)
-        if len(starts) < 2:
-            fail(f"the learner did not start twice: {starts}")
+        if len(starts) < 3:
+            fail(f"the learner did not start three times (start, restart, rerun): {starts}")
+        if starts[2][0] != interrupted_at:
+            fail(f"the rerun resumed from {starts[2][0]}, not from {interrupted_at} exported at Ctrl-C")
+        ok(f"the rerun resumed from {interrupted_at}")
         resumed_from, step = starts[1]
         if int(step) == 0 or resumed_from < before:
             fail(f"the restarted learner began at {resumed_from} (step {step}), not at its last candidate {before}")

@@ -442,14 +442,16 @@ class SelfplayActor:
         local = newest_checkpoint(self.accepted)
         while True:
             try:
-                name = ray.get(self.learner.best_name.remote())
+                # Bounded waits: a stalled learner must not stall this loop (its
+                # backpressure and heartbeats go on).
+                name = ray.get(self.learner.best_name.remote(), timeout=10)
                 if name is not None and name != local:
-                    name, refs = ray.get(self.learner.best.remote())
-                    files = ray.get(refs[0]) if name is not None and refs else None
+                    name, refs = ray.get(self.learner.best.remote(), timeout=10)
+                    files = ray.get(refs[0], timeout=120) if name is not None and refs else None
                 else:
                     files = None
-            except ray.exceptions.RayError:
-                files = None  # the learner (owner of the network object) restarted: retry later
+            except ray.exceptions.RayError:  # GetTimeoutError too
+                files = None  # the learner stalled or restarted (it owns the network object): retry later
             if files is not None:
                 publish_network(self.accepted, name, files)
                 write_atomic(self.local / "BEST", f"accepted/{name}\n".encode())
@@ -468,14 +470,34 @@ class SelfplayActor:
         command += ["--set", "run.minutes=525600", "--set", "run.max_steps=0"]
         command += ["--set", f"run.device={toml_string(self.device)}"]
         self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, preexec_fn=die_with_parent())
+        self.paused = False
         log.close()
 
     def _upload_all(self) -> None:
         for path in finished_chunks(self.replay):
             data = path.read_bytes()
-            ray.get(self.learner.put_chunk.remote(self.actor_id, upload_name(self.actor_id, path.name), data, self.network))
+            sent = self.learner.put_chunk.remote(self.actor_id, upload_name(self.actor_id, path.name), data, self.network)
+            # One chunk in flight; while it waits (a slow or stalled learner), the backlog
+            # on this disk is still watched.
+            while not ray.wait([sent], timeout=0.5)[0]:
+                self._backpressure()
+            ray.get(sent)
             path.unlink()  # only once the learner has it: a kill in between re-sends it
             self.uploaded += 1
+
+    def _backpressure(self) -> int:
+        """Pauses self-play while more than max_backlog chunks wait here, resumes it at
+        half that; returns the backlog."""
+        backlog = len(finished_chunks(self.replay))
+        if self.process is None or self.process.poll() is not None:
+            return backlog
+        if backlog > self.max_backlog and not self.paused:
+            self.process.send_signal(signal.SIGSTOP)
+            self.paused = True
+        elif backlog <= self.max_backlog // 2 and self.paused:
+            self.process.send_signal(signal.SIGCONT)
+            self.paused = False
+        return backlog
 
     def _run(self) -> None:
         try:
@@ -484,7 +506,7 @@ class SelfplayActor:
             crashes: list[float] = []
             while not self.stopping.is_set():
                 self._upload_all()
-                backlog = len(finished_chunks(self.replay))
+                backlog = self._backpressure()
                 if self.process.poll() is not None:
                     # It crashed: go on (its generation counter continues), unless it
                     # cannot start at all.
@@ -494,12 +516,6 @@ class SelfplayActor:
                             f"self-play exited {self.process.returncode} three times within a minute; see {self.local / 'selfplay.out'}"
                         )
                     self._start_child()
-                elif backlog > self.max_backlog and not self.paused:
-                    self.process.send_signal(signal.SIGSTOP)
-                    self.paused = True
-                elif backlog <= self.max_backlog // 2 and self.paused:
-                    self.process.send_signal(signal.SIGCONT)
-                    self.paused = False
                 if time.monotonic() - last_check > 2:
                     self.network = self._refresh_network() or self.network
                     self.learner.heartbeat.remote(self.actor_id, self.network, self.paused, backlog)
