@@ -259,4 +259,42 @@ fn material_targets_on_a_hand_made_game() {
     // The mirrored sample keeps its target.
     let samples = samples_from_record(&record, &SampleConfig::default()).unwrap();
     assert_eq!(samples[0].mirrored().material, samples[0].material);
+
+    // learner.material_value blends the material outcome into the value target: Black
+    // (who wins) is 4/6 ahead before the capture, White is -1 after it.
+    let blended = samples_from_record(
+        &record,
+        &SampleConfig {
+            material_plies: 0,
+            material_value: 0.5,
+            ..SampleConfig::default()
+        },
+    )
+    .unwrap();
+    let expect = |result: [f32; 3], material: f32| -> [f32; 3] {
+        let m = (shogi_learner::sample::MATERIAL_VALUE_GAIN * material).tanh();
+        let target = [(1.0 + m) / 2.0, 0.0, (1.0 - m) / 2.0];
+        [0, 1, 2].map(|k| 0.5 * result[k] + 0.5 * target[k])
+    };
+    let want = [
+        expect([1.0, 0.0, 0.0], 4.0 / 6.0),
+        expect([0.0, 0.0, 1.0], -1.0),
+        expect([1.0, 0.0, 0.0], 1.0),
+    ];
+    for (sample, want) in blended.iter().zip(want) {
+        assert!(
+            sample
+                .wdl
+                .iter()
+                .zip(want)
+                .all(|(x, y)| (x - y).abs() < 1e-6),
+            "{:?} vs {want:?}",
+            sample.wdl
+        );
+        assert!((sample.wdl.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+    }
+    // The first sample's target moved toward the material, away from the bare result.
+    assert!(blended[0].wdl[0] < 1.0 && blended[0].wdl[0] > 0.99);
+    // Without the blend the value target is the game result alone.
+    assert_eq!(samples[0].wdl, [1.0, 0.0, 0.0]);
 }

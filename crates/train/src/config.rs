@@ -390,6 +390,10 @@ pub struct LearnerSection {
     /// Plies ahead of the position the material target is read (clamped to the game's
     /// last position). Default 8.
     pub material_plies: u32,
+    /// Blend of the material outcome `material_plies` later into the value target, 0..=1
+    /// (`shogi_learner::SampleConfig::material_value`): a dense value signal, needs no
+    /// head. Default 0.0.
+    pub material_value: f32,
     /// Delete replay chunks once all their games have left the window (`replay/` then
     /// holds about one window of games; `export` and a later larger window see no older
     /// games). Default false: keep every game.
@@ -423,6 +427,7 @@ impl Default for LearnerSection {
             q_blend: 0.0,
             material_weight: 0.0,
             material_plies: 8,
+            material_value: 0.0,
             prune_replay: false,
             mixed_precision: true,
         }
@@ -589,6 +594,7 @@ impl RunConfig {
             ("learner.value_weight", l.value_weight),
             ("learner.q_blend", l.q_blend as f64),
             ("learner.material_weight", l.material_weight),
+            ("learner.material_value", l.material_value as f64),
             ("gate.threshold", gate.threshold),
             ("gate.sprt_elo0", gate.sprt_elo0),
             ("gate.sprt_elo1", gate.sprt_elo1),
@@ -690,6 +696,7 @@ impl RunConfig {
         }
         unit("learner.momentum", l.momentum)?;
         unit("learner.q_blend", l.q_blend as f64)?;
+        unit("learner.material_value", l.material_value as f64)?;
         for (key, v) in [
             ("learner.weight_decay", l.weight_decay),
             ("learner.grad_clip", l.grad_clip),
@@ -984,6 +991,7 @@ mod tests {
             "learner.value_weight",
             "learner.q_blend",
             "learner.material_weight",
+            "learner.material_value",
             "gate.threshold",
             "gate.sprt_elo0",
             "gate.sprt_elo1",

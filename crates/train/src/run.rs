@@ -830,6 +830,7 @@ fn learner_loop(
         q_blend: l.q_blend,
         features: config.network.features,
         material_plies: l.material_plies,
+        material_value: l.material_value,
     };
     let mut window = ReplayWindow::new(run.replay(), l.window, sample_config);
     let learner_config = LearnerConfig {
