@@ -95,6 +95,16 @@ def wait_for(what: str, predicate, timeout: float, every: float = 0.5):
 MAX_BACKLOG = 3
 
 
+def wait_exit(driver: subprocess.Popen, timeout: float, what: str) -> str:
+    """The launcher's output once it exits; fails (printing it) if it does not `what`."""
+    try:
+        return driver.communicate(timeout=timeout)[0]
+    except subprocess.TimeoutExpired:
+        driver.kill()
+        print(driver.communicate()[0])
+        fail(f"the launcher did not {what}")
+
+
 def process_state(pid: int) -> str | None:
     """The process's state letter from /proc (T: stopped), None once it is gone."""
     try:
@@ -147,11 +157,12 @@ def main() -> int:
         reference = launcher.binary_identity(args.binary)
         try:
             launcher.check_nodes(args.binary, {**reference, "version": "shogi-zero 0.0.0 (another build)"})
-            fail("check_nodes accepted nodes whose version differs from the reference")
         except SystemExit as e:
             if "node " not in str(e) or "install the same shogi-zero" not in str(e):
                 fail(f"the differing node is not named: {e}")
             ok(f"a differing build is refused: {str(e)[:120]}...")
+        else:
+            fail("check_nodes accepted nodes whose version differs from the reference")
         launcher.check_nodes(args.binary, reference)
         def launch(max_steps: int) -> subprocess.Popen:
             command = [
@@ -243,13 +254,7 @@ def main() -> int:
         wait_for("a candidate after the learner's restart",
                  lambda: (ray.get(learner.status.remote())["newest"] or "") > before, 120)
         driver.send_signal(signal.SIGINT)
-        try:
-            out, _ = driver.communicate(timeout=180)
-        except subprocess.TimeoutExpired:
-            driver.kill()
-            out, _ = driver.communicate()
-            print(out)
-            fail("the launcher did not stop within 180 s of Ctrl-C")
+        out = wait_exit(driver, 180, "stop within 180 s of Ctrl-C")
         if driver.returncode != 130 or "interrupted" not in out:
             print(out)
             fail(f"Ctrl-C: the launcher exited {driver.returncode}, not 130 with 'interrupted'")
@@ -262,13 +267,7 @@ def main() -> int:
         driver = launch(int(interrupted_at.removeprefix("step-")) + 40)
 
         # --- the rerun ends on its own (run.max_steps)
-        try:
-            out, _ = driver.communicate(timeout=240)
-        except subprocess.TimeoutExpired:
-            driver.kill()
-            out, _ = driver.communicate()
-            print(out)
-            fail("the launcher did not finish within 240 s of the learner's restart")
+        out = wait_exit(driver, 240, "finish the resumed run within 240 s")
         print(out.rstrip())
         if driver.returncode != 0:
             fail(f"the launcher exited {driver.returncode}")

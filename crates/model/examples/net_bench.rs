@@ -170,32 +170,27 @@ fn main() {
             let inputs: Vec<f32> = (0..b * cfg.input_size())
                 .map(|_| if rng.next() % 10 < 3 { 1.0 } else { 0.0 })
                 .collect();
+            let inference = || {
+                Inference::new(
+                    Model::new(&cfg, args.device),
+                    args.device,
+                    &InferenceOptions {
+                        max_batch: b,
+                        half: args.f16,
+                        ..Default::default()
+                    },
+                )
+            };
             let rate = match mode.as_str() {
                 "infer" => {
-                    let inf = Inference::new(
-                        Model::new(&cfg, args.device),
-                        args.device,
-                        &InferenceOptions {
-                            max_batch: b,
-                            half: args.f16,
-                            ..Default::default()
-                        },
-                    );
+                    let inf = inference();
                     timed(args.secs, || {
                         let (p, v) = inf.infer(&inputs, b);
                         std::hint::black_box((p, v));
                     }) * b as f64
                 }
                 "infer-legal" => {
-                    let inf = Inference::new(
-                        Model::new(&cfg, args.device),
-                        args.device,
-                        &InferenceOptions {
-                            max_batch: b,
-                            half: args.f16,
-                            ..Default::default()
-                        },
-                    );
+                    let inf = inference();
                     let legal: Vec<Vec<u32>> = (0..b)
                         .map(|_| {
                             (0..LEGAL_MOVES)
