@@ -258,11 +258,15 @@ def main() -> int:
         if driver.returncode != 130 or "interrupted" not in out:
             print(out)
             fail(f"Ctrl-C: the launcher exited {driver.returncode}, not 130 with 'interrupted'")
-        exported = re.findall(r"learner exported \S*/(step-\d+) on stop", (run_dir / "learn+gate.log").read_text())
-        if not exported:
-            fail("Ctrl-C: the learner did not export on stop")
-        interrupted_at = exported[-1]
-        ok(f"Ctrl-C stopped the launcher (exit 130) after the learner exported {interrupted_at}")
+        # The learner exports on stop what it trained since its last candidate (nothing,
+        # if Ctrl-C came right after one): the rerun must resume from the newest.
+        candidates = sorted(p.name for p in (run_dir / "candidates").glob("step-*") if launcher.STEP_RE.match(p.name))
+        if not candidates:
+            fail("Ctrl-C: no candidate in the run directory")
+        interrupted_at = candidates[-1]
+        on_stop = re.findall(r"learner exported \S*/(step-\d+) on stop", (run_dir / "learn+gate.log").read_text())
+        how = "exported on stop" if on_stop and on_stop[-1] == interrupted_at else "nothing trained since it"
+        ok(f"Ctrl-C stopped the launcher (exit 130); newest candidate {interrupted_at} ({how})")
         # The same command resumes the run; its step budget now ends it soon.
         driver = launch(int(interrupted_at.removeprefix("step-")) + 40)
 
