@@ -235,8 +235,13 @@ fn conv(p: nn::Path<'_>, cin: usize, cout: usize, k: i64, bias: bool) -> nn::Con
 }
 
 fn bn(p: nn::Path<'_>, c: usize) -> nn::BatchNorm {
+    bn_with_scale(p, c, 1.0)
+}
+
+/// Batch norm whose scale (gamma) starts at `gamma`.
+fn bn_with_scale(p: nn::Path<'_>, c: usize, gamma: f64) -> nn::BatchNorm {
     let cfg = nn::BatchNormConfig {
-        ws_init: nn::Init::Const(1.0),
+        ws_init: nn::Init::Const(gamma),
         bs_init: nn::Init::Const(0.0),
         eps: 1e-5,
         momentum: 0.1,
@@ -308,9 +313,15 @@ impl ResBlock {
             conv: conv(&p / "conv1", c, c, 3, false),
             bn: bn(&p / "bn1", c),
         };
+        // The block's last scale starts at zero (Goyal et al. 2017, torchvision's
+        // `zero_init_residual`): a fresh block is the identity. With scale 1 each block
+        // doubles the trunk's variance while the batch norms still hold their initial
+        // statistics (every network until its first learner step), so a fresh 20-block
+        // net put out logits of +-5,000 (one-hot priors, certain values; inf in f16) and
+        // its searches ran down one line.
         let conv2 = ConvBn {
             conv: conv(&p / "conv2", c, c, 3, false),
-            bn: bn(&p / "bn2", c),
+            bn: bn_with_scale(&p / "bn2", c, 0.0),
         };
         let se = cfg
             .se
@@ -565,6 +576,37 @@ mod tests {
             assert_eq!(vars.contains_key("tower.1.se.fc2.weight"), se);
             assert_eq!(vars["value.fc1.weight"].size(), vec![16, 2 * 20]);
             assert!(!vars.contains_key("stem.conv.bias"));
+        }
+    }
+
+    /// Every network plays its first games before a learner step has moved its batch
+    /// norms' statistics, so its outputs must not grow with depth: with each block's
+    /// last scale at 1 a fresh 20-block net gave logits of +-5,000 and certain values.
+    #[test]
+    fn a_fresh_deep_network_is_calibrated_in_eval_mode() {
+        for (blocks, se) in [(2, false), (20, false), (20, true)] {
+            let cfg = ModelConfig {
+                blocks,
+                channels: 32,
+                ..tiny(se)
+            };
+            tch::manual_seed(0);
+            let m = Model::new(&cfg, Device::Cpu);
+            let xs = Tensor::rand([16, 3, 5, 4], (Kind::Float, Device::Cpu)).round();
+            let (p, v) = m.forward_t(&xs, false);
+            let largest = p.abs().max().double_value(&[]);
+            assert!(largest < 10.0, "{blocks} blocks: logits reach {largest}");
+            let probs = v.softmax(1, Kind::Float);
+            let (lo, hi) = (probs.min().double_value(&[]), probs.max().double_value(&[]));
+            assert!(
+                lo > 0.01 && hi < 0.99,
+                "{blocks} blocks: value probabilities {lo}..{hi}"
+            );
+            // Still trainable: a block's last scale gets gradient although it starts at 0.
+            let (p, _) = m.forward_t(&xs, true);
+            p.pow_tensor_scalar(2).sum(Kind::Float).backward();
+            let grad = m.vs.variables()["tower.1.bn2.weight"].grad();
+            assert!(grad.abs().sum(Kind::Float).double_value(&[]) > 0.0);
         }
     }
 
