@@ -317,7 +317,7 @@ impl ResBlock {
         // `zero_init_residual`): a fresh block is the identity. With scale 1 each block
         // doubles the trunk's variance while the batch norms still hold their initial
         // statistics (every network until its first learner step), so a fresh 20-block
-        // net put out logits of +-5,000 (one-hot priors, certain values; inf in f16) and
+        // net put out logits of about +-5,000 (one-hot priors, certain values), and
         // its searches ran down one line.
         let conv2 = ConvBn {
             conv: conv(&p / "conv2", c, c, 3, false),
