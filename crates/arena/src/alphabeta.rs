@@ -29,7 +29,6 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
-use shogi_rules::exchange::{BOARD_VALUE_CP, HAND_VALUE_CP};
 use shogi_rules::{Color, Move, MoveList, PieceKind, Position, ShogiGame, Square};
 
 /// The version of the baseline's play: bumped whenever a change alters the moves it
@@ -62,9 +61,11 @@ const CAP_MARGIN: u32 = 16;
 const CLOCK_EVERY: u64 = 1024;
 
 /// Board values by [`PieceKind`] index (pawn .. dragon).
-const VALUE: [i32; 14] = BOARD_VALUE_CP;
+const VALUE: [i32; 14] = [
+    100, 300, 350, 500, 800, 950, 550, 0, 500, 480, 480, 520, 1050, 1250,
+];
 /// Hand values by hand-kind index (pawn .. gold): 10% above the board value.
-const HAND_VALUE: [i32; 7] = HAND_VALUE_CP;
+const HAND_VALUE: [i32; 7] = [110, 330, 385, 550, 880, 1045, 605];
 /// Bonus of a gold-like defender (gold, silver, promoted minors) at Chebyshev distance
 /// 0..=3 from its own king.
 const DEFEND: [i32; 4] = [0, 35, 20, 8];

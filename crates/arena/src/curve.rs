@@ -61,10 +61,6 @@ pub struct Curve {
     /// [`crate::PlayerSettings::leaf_mate_nodes`].
     #[serde(default)]
     pub leaf_mate_nodes: usize,
-    /// Captures of the networks' leaf capture search (0: off); see
-    /// [`crate::PlayerSettings::leaf_capture_nodes`].
-    #[serde(default)]
-    pub leaf_capture_nodes: usize,
     /// The measured networks, in step order.
     pub points: Vec<CurvePoint>,
 }
@@ -79,7 +75,6 @@ impl Curve {
             && self.seed == other.seed
             && self.gumbel == other.gumbel
             && self.leaf_mate_nodes == other.leaf_mate_nodes
-            && self.leaf_capture_nodes == other.leaf_capture_nodes
     }
 
     /// Adds or replaces the point of `point.checkpoint`, keeping step order.
@@ -283,7 +278,6 @@ mod tests {
             seed: 1,
             gumbel: 0,
             leaf_mate_nodes: 0,
-            leaf_capture_nodes: 0,
             points: vec![],
         };
         curve.insert(point(200, 0.7));
@@ -318,11 +312,6 @@ mod tests {
             ..curve.clone()
         };
         assert!(!leaf_mates.same_settings(&curve), "another search");
-        let leaf_captures = Curve {
-            leaf_capture_nodes: 64,
-            ..curve.clone()
-        };
-        assert!(!leaf_captures.same_settings(&curve), "another search");
     }
 
     #[test]

@@ -122,10 +122,6 @@ pub struct PlayerSettings {
     /// [`SearchConfig::leaf_mate_nodes`]): pass the run's `selfplay.leaf_mate_nodes` so a
     /// network plays with the search it was trained by.
     pub leaf_mate_nodes: usize,
-    /// Captures of the searching players' capture search at every evaluated leaf (0 =
-    /// off; [`SearchConfig::leaf_capture_nodes`]): pass the run's
-    /// `selfplay.leaf_capture_nodes`.
-    pub leaf_capture_nodes: usize,
     /// Device of the networks (`auto`, `cpu`, `cuda`, `cuda:N`).
     pub device: String,
     /// Largest network batch of the shared inference service.
@@ -148,7 +144,6 @@ impl Default for PlayerSettings {
             gumbel_considered: None,
             mate_nodes: SearchConfig::for_play().root_mate_nodes,
             leaf_mate_nodes: 0,
-            leaf_capture_nodes: 0,
             device: "auto".into(),
             max_batch: 256,
             usi: UsiTimeControl::default(),
@@ -326,7 +321,6 @@ impl<G: GamePlayers> PreparedPlayer<G> {
                 config.batch_size = self.settings.search_batch.max(1);
                 config.root_mate_nodes = self.settings.mate_nodes;
                 config.leaf_mate_nodes = self.settings.leaf_mate_nodes;
-                config.leaf_capture_nodes = self.settings.leaf_capture_nodes;
                 if let Some(k) = self.settings.gumbel_considered {
                     config.root_selection = RootSelection::Gumbel;
                     config.gumbel_considered = k.max(1);

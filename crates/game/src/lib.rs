@@ -184,14 +184,6 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
         None
     }
 
-    /// The material (centipawns, at least 0) the side to move wins by captures alone
-    /// from here, resolved by a capture-only search of at most `max_nodes` captures
-    /// (shogi's [`exchange`](../shogi_rules/exchange/index.html) values). `None` when the
-    /// variant has no such search (tai shogi).
-    fn capture_gain_cp(&self, _max_nodes: usize) -> Option<i32> {
-        None
-    }
-
     /// Leaf count of the legal-move tree `depth` plies deep (perft). A game that ends
     /// inside the tree is a leaf of its own and is not expanded. With `bulk` the last
     /// ply is counted from the move list instead of making each move (the same count,

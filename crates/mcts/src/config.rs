@@ -53,12 +53,6 @@ impl Default for PlayoutCap {
     }
 }
 
-/// Centipawns per unit of a value's logit in the leaf capture correction
-/// ([`SearchConfig::leaf_capture_nodes`]): the scale of the USI scores (a win probability
-/// `p` is `600 ln(p / (1 - p))` centipawns), so a rook won outright (about 2,000) moves
-/// an even leaf to 97%.
-pub const CAPTURE_CP_PER_LOGIT: f32 = 600.0;
-
 /// Every search knob. `Deserialize` fills missing fields with the defaults below.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default)]
@@ -124,14 +118,6 @@ pub struct SearchConfig {
     pub leaf_mate_nodes: usize,
     /// The longest mate, in plies, the leaf mate search looks for. Default 5.
     pub leaf_mate_plies: u32,
-    /// At every evaluated leaf, a capture-only search of at most this many captures
-    /// ([`shogi_game::Game::capture_gain_cp`]) adds the material the side to move can win
-    /// by captures to the network's value, as a shift of its logit by the gain over
-    /// [`CAPTURE_CP_PER_LOGIT`]: a piece left hanging at a leaf counts as lost even when
-    /// a search of a few dozen simulations never visits its capture. Hand-written
-    /// knowledge inside the search (the networks still learn from game results). 0 = off
-    /// (also for variants without the search). Default 0.
-    pub leaf_capture_nodes: usize,
     /// Largest number of tree nodes; the search stops (after the current batch) when the
     /// arena reaches it. Default 10,000,000.
     pub max_nodes: usize,
@@ -187,7 +173,6 @@ impl Default for SearchConfig {
             root_mate_nodes: 0,
             leaf_mate_nodes: 0,
             leaf_mate_plies: 5,
-            leaf_capture_nodes: 0,
             max_nodes: 10_000_000,
             root_selection: RootSelection::Puct,
             gumbel_considered: 16,

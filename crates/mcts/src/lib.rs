@@ -39,7 +39,7 @@ pub mod search;
 pub mod toy;
 mod tree;
 
-pub use config::{CAPTURE_CP_PER_LOGIT, GumbelInterior, PlayoutCap, RootSelection, SearchConfig};
+pub use config::{GumbelInterior, PlayoutCap, RootSelection, SearchConfig};
 pub use eval::{
     EvalError, EvalRequest, Evaluator, FnEvaluator, RolloutEvaluator, UniformEvaluator, Wdl,
 };

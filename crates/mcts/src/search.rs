@@ -11,7 +11,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use shogi_game::{Color, EndReason, Game, Outcome, adjudicate};
 
-use crate::config::{CAPTURE_CP_PER_LOGIT, GumbelInterior, RootSelection, SearchConfig};
+use crate::config::{GumbelInterior, RootSelection, SearchConfig};
 use crate::eval::{EvalError, EvalRequest, Evaluator, Wdl};
 use crate::gumbel;
 use crate::noise;
@@ -769,14 +769,9 @@ impl<G: Game> Search<G> {
             for (mv, pr) in p.moves.iter().zip(&priors) {
                 self.nodes.push(Node::new(Some(*mv), node as u32, *pr));
             }
-            let mover_score = with_capture_gain(
-                p.wdl.expected_score(),
-                &p.game,
-                self.config.leaf_capture_nodes,
-            );
             let black_score = match to_move {
-                Color::Black => mover_score,
-                Color::White => 1.0 - mover_score,
+                Color::Black => p.wdl.expected_score(),
+                Color::White => p.wdl.flip().expected_score(),
             };
             {
                 let n = &mut self.nodes[node];
@@ -899,23 +894,6 @@ fn normalise(mut p: Vec<f32>, n: usize) -> Vec<f32> {
         p.iter_mut().for_each(|x| *x = 1.0 / n.max(1) as f32);
     }
     p
-}
-
-/// The side to move's expected score `score` with the material it wins by captures at
-/// once added as a logit shift ([`SearchConfig::leaf_capture_nodes`]); `score` unchanged
-/// when the correction is off, the variant has no capture search or nothing hangs.
-fn with_capture_gain<G: Game>(score: f32, game: &G, max_nodes: usize) -> f32 {
-    if max_nodes == 0 {
-        return score;
-    }
-    match game.capture_gain_cp(max_nodes) {
-        Some(gain) if gain > 0 => {
-            let s = score.clamp(1e-4, 1.0 - 1e-4);
-            let logit = (s / (1.0 - s)).ln() + gain as f32 / CAPTURE_CP_PER_LOGIT;
-            1.0 / (1.0 + (-logit).exp())
-        }
-        _ => score,
-    }
 }
 
 #[cfg(test)]

@@ -341,10 +341,6 @@ impl Game for ShogiGame {
         self.pos.in_check()
     }
 
-    fn capture_gain_cp(&self, max_nodes: usize) -> Option<i32> {
-        Some(self.pos.capture_gain_cp(max_nodes))
-    }
-
     fn find_mate(&self, max_nodes: usize, max_plies: u32) -> Option<Vec<Move>> {
         let limits = MateLimits {
             max_nodes,

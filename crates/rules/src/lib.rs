@@ -15,7 +15,6 @@ mod position;
 mod tables;
 mod types;
 
-pub mod exchange;
 pub mod mate;
 pub mod perft;
 pub mod record;

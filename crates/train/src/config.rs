@@ -268,13 +268,6 @@ pub struct SelfplaySection {
     /// leaf mate check). 0 = off; tai shogi ignores it. Evaluate such a run's networks
     /// with the same (`match`/`curve --leaf-mate-nodes`; `learns.sh` reads it). Default 0.
     pub leaf_mate_nodes: usize,
-    /// Captures of a capture-only search at every evaluated leaf: the material the side
-    /// to move wins by captures at once shifts the network's value (a hanging piece
-    /// counts as lost even where the few simulations never visit its capture). Hand-
-    /// written piece values inside the search; the value targets stay game results.
-    /// 0 = off; tai shogi ignores it. Evaluate such a run's networks with the same
-    /// (`match`/`curve --leaf-capture-nodes`; `learns.sh` reads it). Default 0.
-    pub leaf_capture_nodes: usize,
     /// Playout cap randomization (KataGo): the share of moves (0..=1) searched with the
     /// full `simulations` and recorded as training samples; the others get
     /// `cheap_simulations` and no root noise, and only move the game on (they are not
@@ -328,7 +321,6 @@ impl Default for SelfplaySection {
             terminal_check: false,
             mate_search_nodes: 0,
             leaf_mate_nodes: 0,
-            leaf_capture_nodes: 0,
             full_search_prob: 1.0,
             cheap_simulations: 8,
             dirichlet_alpha: 0.15,

@@ -337,7 +337,6 @@ fn search_config(config: &RunConfig) -> SearchConfig {
         expand_check_terminal: s.terminal_check,
         root_mate_nodes: s.mate_search_nodes,
         leaf_mate_nodes: s.leaf_mate_nodes,
-        leaf_capture_nodes: s.leaf_capture_nodes,
         playout_cap: (s.full_search_prob < 1.0).then_some(PlayoutCap {
             full_search_prob: s.full_search_prob,
             cheap_simulations: s.cheap_simulations,

@@ -42,10 +42,6 @@ pub struct CurveArgs {
     /// `selfplay.leaf_mate_nodes`); 0 = off.
     #[arg(long, default_value_t = 0, value_name = "NODES")]
     pub leaf_mate_nodes: usize,
-    /// Captures of the networks' capture search at every evaluated leaf (the run's
-    /// `selfplay.leaf_capture_nodes`); 0 = off.
-    #[arg(long, default_value_t = 0, value_name = "NODES")]
-    pub leaf_capture_nodes: usize,
     /// Random plies of the openings (the same openings for every network).
     #[arg(long, default_value_t = 6)]
     pub opening_plies: u32,
@@ -116,7 +112,6 @@ pub fn run(args: &CurveArgs) -> Result<()> {
         seed: args.seed,
         gumbel: args.gumbel,
         leaf_mate_nodes: args.leaf_mate_nodes,
-        leaf_capture_nodes: args.leaf_capture_nodes,
         points: Vec::new(),
     };
     if let Some(old) = Curve::load(&out)?
@@ -159,7 +154,6 @@ pub fn run(args: &CurveArgs) -> Result<()> {
                 simulations: curve.simulations,
                 gumbel_considered: (curve.gumbel > 0).then_some(curve.gumbel),
                 leaf_mate_nodes: curve.leaf_mate_nodes,
-                leaf_capture_nodes: curve.leaf_capture_nodes,
                 device: args.net.device.clone(),
                 ..PlayerSettings::default()
             },

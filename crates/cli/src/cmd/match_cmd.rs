@@ -58,11 +58,6 @@ pub struct MatchArgs {
     /// `selfplay.leaf_mate_nodes`.
     #[arg(long, default_value_t = 0, value_name = "NODES")]
     pub leaf_mate_nodes: usize,
-    /// Captures of the searching players' capture search at every evaluated leaf (the
-    /// material the side to move wins by captures shifts the network's value); 0 = off.
-    /// Give a run's networks its `selfplay.leaf_capture_nodes`.
-    #[arg(long, default_value_t = 0, value_name = "NODES")]
-    pub leaf_capture_nodes: usize,
     /// Searching players use a noise-free Gumbel root considering this many moves (the
     /// search self-play trains with) instead of PUCT; 0 = PUCT.
     #[arg(long, default_value_t = 0, value_name = "MOVES")]
@@ -226,7 +221,6 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             temperature_plies: args.temperature_plies,
             mate_nodes: args.mate_nodes,
             leaf_mate_nodes: args.leaf_mate_nodes,
-            leaf_capture_nodes: args.leaf_capture_nodes,
             gumbel_considered: (args.gumbel > 0).then_some(args.gumbel),
             device: args.net.device.clone(),
             usi: UsiTimeControl {
