@@ -36,7 +36,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 target="${1:?usage: ladder.sh RUN_DIR|CHECKPOINT_DIR [GAMES] [SIMULATIONS]}"
 games="${2:-40}"
-sims="${3:-32}"
+sims="${3:-32}"   # shogi_arena::curve::CURVE_SIMULATIONS, the fixed scale's budget
 bin="${SHOGI_ZERO_BIN:-./target/release/shogi-zero}"
 py="${SHOGI_ZERO_PYTHON:-python3}"
 if [ ! -x "$bin" ]; then

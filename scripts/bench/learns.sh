@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 run="${1:?usage: learns.sh RUN_DIR [GAMES] [SIMULATIONS]}"
 games="${2:-100}"
-sims="${3:-32}"
+sims="${3:-32}"   # shogi_arena::curve::CURVE_SIMULATIONS, the fixed scale's budget
 bin="${SHOGI_ZERO_BIN:-./target/release/shogi-zero}"
 if [ ! -x "$bin" ]; then
   . scripts/env.sh
@@ -29,6 +29,7 @@ fi
 read -r gumbel leaf_mate < <("${SHOGI_ZERO_PYTHON:-python3}" - "$run/config.toml" "${EVAL_ROOT:-run}" <<'PY'
 import re, sys
 # The resolved config writes every key as `key = value`; Python 3.10 has no tomllib.
+# (A snapshot holds every key; the fallbacks below are SearchConfig::default()'s.)
 selfplay, section = {}, None
 for line in open(sys.argv[1]):
     line = line.split("#")[0].strip()

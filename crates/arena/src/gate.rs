@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
-use shogi_features::GameSpec;
+use shogi_features::{GameSpec, TOURNAMENT_MAX_PLIES};
 
 use crate::error::{ArenaError, io_err};
 use crate::matchplay::{MatchConfig, MatchSummary, run_match};
@@ -17,7 +17,18 @@ use crate::ratings::{FixedRating, RatingEntry, append_rating, load_ratings, rati
 use crate::stats::{SprtConfig, SprtDecision, SprtState};
 use shogi_rundir::{RunDir, step_of};
 
-/// Gate settings.
+/// The SPRT of a gate unless told otherwise: H1 is +35 Elo, not the +10 of
+/// [`SprtConfig::default`], because a gate wants clear progress, and 40 games cannot
+/// tell 10 Elo from 0.
+pub const GATE_SPRT: SprtConfig = SprtConfig {
+    elo0: 0.0,
+    elo1: 35.0,
+    alpha: 0.05,
+    beta: 0.05,
+};
+
+/// Gate settings. Its games are strength play ([`PlayerSettings::default`]: the
+/// simulations of [`shogi_mcts::SearchConfig::for_play`]) at the tournament ply cap.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct GateConfig {
@@ -28,9 +39,9 @@ pub struct GateConfig {
     /// Optional SPRT: stops early; H1 promotes, H0 rejects, undecided falls back to the
     /// threshold. Default none.
     pub sprt: Option<SprtConfig>,
-    /// MCTS simulations per move. Default 64.
+    /// MCTS simulations per move. Default: [`PlayerSettings::default`]'s.
     pub simulations: u32,
-    /// Draw after this many plies. Default 320.
+    /// Draw after this many plies. Default [`TOURNAMENT_MAX_PLIES`].
     pub max_plies: u32,
     /// Material lead (points: rook and bishop 5, others 1; tai shogi: mobility values)
     /// that wins a game stopped at `max_plies`; 0 = such games are draws. Default 0.
@@ -66,11 +77,11 @@ impl Default for GateConfig {
             games: 40,
             threshold: 0.55,
             sprt: None,
-            simulations: 64,
-            max_plies: 320,
+            simulations: PlayerSettings::default().simulations,
+            max_plies: TOURNAMENT_MAX_PLIES,
             adjudicate_margin: 0,
             parallel_games: 8,
-            device: "auto".into(),
+            device: PlayerSettings::default().device,
             torch_threads: 0,
             opening_plies: 4,
             seed: 0,

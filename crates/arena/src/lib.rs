@@ -26,9 +26,13 @@ pub mod usi_client;
 pub use alphabeta::{AlphaBeta, AlphaBetaLimits, AlphaBetaResult, BASELINE_VERSION};
 pub use error::ArenaError;
 pub use game::ArenaGame;
-pub use gate::{GateConfig, GateReport, gate_candidate, gate_pending};
-pub use matchplay::{GameResult, MatchConfig, MatchSummary, adjudicate, play_match, run_match};
+pub use gate::{GATE_SPRT, GateConfig, GateReport, gate_candidate, gate_pending};
+pub use matchplay::{
+    GameResult, MATCH_OPENING_PLIES, MatchConfig, MatchSummary, adjudicate, play_match, run_match,
+};
 pub use openings::Openings;
-pub use player::{GamePlayers, PlayerSettings, PlayerSpec, PreparedPlayer, check_player};
+pub use player::{
+    GamePlayers, MATCH_TEMPERATURE_PLIES, PlayerSettings, PlayerSpec, PreparedPlayer, check_player,
+};
 pub use stats::{EloEstimate, SprtConfig, SprtDecision, SprtState, Wdl};
 pub use usi_client::{UsiEngine, UsiTimeControl, go_line, parse_usi_option, setoption_lines};

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
-use shogi_features::{GameSpec, NetLayout, with_game_type};
+use shogi_features::{GameSpec, NetLayout, TOURNAMENT_MAX_PLIES, with_game_type};
 use shogi_game::GameKind;
 use shogi_game::{Color, EndReason, Game, Outcome, adjudicate_points};
 use shogi_rules::Position;
@@ -20,6 +20,10 @@ use crate::openings::{Openings, opening_positions};
 use crate::player::{GamePlayers, Mover, PlayerSettings, PlayerSpec, PreparedPlayer};
 use crate::stats::{EloEstimate, SprtConfig, SprtDecision, SprtState, Wdl};
 use crate::usi_client::UsiAnswer;
+
+/// Random plies of a match's generated openings unless told otherwise (the gate uses
+/// fewer, [`crate::GateConfig`]'s `opening_plies`).
+pub const MATCH_OPENING_PLIES: u32 = 6;
 
 /// How a match is played.
 #[derive(Clone, Debug)]
@@ -53,9 +57,11 @@ impl Default for MatchConfig {
     fn default() -> Self {
         MatchConfig {
             games: 20,
-            game: GameSpec::standard(GameKind::Shogi, 320),
+            game: GameSpec::standard(GameKind::Shogi, TOURNAMENT_MAX_PLIES),
             adjudicate_margin: 0,
-            openings: Openings::Random { plies: 6 },
+            openings: Openings::Random {
+                plies: MATCH_OPENING_PLIES,
+            },
             parallel: 4,
             sprt: None,
             players: PlayerSettings::default(),

@@ -18,7 +18,7 @@ use shogi_mcts::{
     Evaluator, RolloutEvaluator, RootSelection, Search, SearchConfig, SearchLimits, StopReason,
     UniformEvaluator,
 };
-use shogi_model::{NetService, parse_device, read_manifest};
+use shogi_model::{DEFAULT_DEVICE, NetService, parse_device, read_manifest};
 use shogi_rules::{Move, ShogiGame};
 use shogi_tai::TaiGame;
 
@@ -91,7 +91,14 @@ impl fmt::Display for PlayerSpec {
     }
 }
 
-/// Settings of the built-in players and the engine clock.
+/// Opening plies the searching players of a match play with temperature 1 unless told
+/// otherwise: enough that paired games from one opening differ, few enough that the
+/// networks are measured at their own strength.
+pub const MATCH_TEMPERATURE_PLIES: u32 = 4;
+
+/// Settings of the built-in players and the engine clock. The default is strength play
+/// ([`SearchConfig::for_play`]) at its simulations and batch, with
+/// [`MATCH_TEMPERATURE_PLIES`] of opening temperature.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlayerSettings {
     /// MCTS simulations per move (checkpoint, uniform and rollout players); with
@@ -136,16 +143,17 @@ pub struct PlayerSettings {
 
 impl Default for PlayerSettings {
     fn default() -> Self {
+        let play = SearchConfig::for_play();
         PlayerSettings {
-            simulations: 64,
+            simulations: play.simulations,
             movetime_ms: None,
-            temperature_plies: 4,
-            search_batch: 8,
+            temperature_plies: MATCH_TEMPERATURE_PLIES,
+            search_batch: play.batch_size,
             gumbel_considered: None,
-            mate_nodes: SearchConfig::for_play().root_mate_nodes,
-            leaf_mate_nodes: 0,
-            device: "auto".into(),
-            max_batch: 256,
+            mate_nodes: play.root_mate_nodes,
+            leaf_mate_nodes: play.leaf_mate_nodes,
+            device: DEFAULT_DEVICE.into(),
+            max_batch: BatchConfig::default().max_batch,
             usi: UsiTimeControl::default(),
             usi_options_b: Vec::new(),
         }
@@ -265,7 +273,7 @@ impl<G: GamePlayers> PreparedPlayer<G> {
                 let device = parse_device(&settings.device)?;
                 let batch = BatchConfig {
                     max_batch: settings.max_batch,
-                    max_wait: Duration::from_millis(1),
+                    ..BatchConfig::default()
                 };
                 // Matches and the gate measure the network in f32, as it was trained.
                 let service = NetService::from_checkpoint(dir, layout, device, batch, false)?;

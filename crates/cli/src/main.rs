@@ -115,3 +115,179 @@ mod tests {
         );
     }
 }
+
+/// Every command-line default is the library default it stands for: a command run with
+/// no flags plays, searches, trains and gates as the libraries (and a training run with
+/// no keys set) do, except where a difference is a named constant (checked here as such).
+#[cfg(test)]
+mod defaults {
+    use super::{Cli, Command};
+    use clap::{CommandFactory, Parser};
+    use shogi_arena::curve::CURVE_SIMULATIONS;
+    use shogi_arena::{GateConfig, MatchConfig, PlayerSettings, SprtConfig, UsiTimeControl};
+    use shogi_features::{TOURNAMENT_MAX_PLIES, TRAINING_MAX_PLIES};
+    use shogi_learner::{LearnerConfig, ReplayWindow};
+    use shogi_mcts::SearchConfig;
+    use shogi_model::{DEFAULT_BLOCKS, DEFAULT_CHANNELS, TrainConfig};
+    use shogi_selfplay::actors::{ActorConfig, SELFPLAY_BATCH};
+    use shogi_selfplay::play::PlayConfig;
+    use shogi_train::RunConfig;
+
+    fn parse(args: &[&str]) -> Command {
+        Cli::try_parse_from(std::iter::once("shogi-zero").chain(args.iter().copied()))
+            .unwrap()
+            .command
+            .unwrap()
+    }
+
+    #[test]
+    fn the_argument_parser_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn selfplay_plays_a_runs_games() {
+        let Command::Selfplay(args) = parse(&["selfplay", "--out", "x"]) else {
+            panic!("not selfplay")
+        };
+        assert_eq!(args.search_config(), SearchConfig::default());
+        assert_eq!(args.play_config(), PlayConfig::default());
+        assert_eq!(
+            args.actor_config(),
+            ActorConfig {
+                games: Some(8),
+                ..ActorConfig::default()
+            }
+        );
+        assert_eq!(args.batch_config(), SELFPLAY_BATCH);
+        assert_eq!(
+            (args.blocks, args.channels),
+            (DEFAULT_BLOCKS, DEFAULT_CHANNELS)
+        );
+        // And those are the run config's: `selfplay` reproduces a run's games.
+        let run = RunConfig::default();
+        assert_eq!(shogi_train::run::search_config(&run), args.search_config());
+        assert_eq!(shogi_train::run::play_config(&run), args.play_config());
+        assert_eq!(shogi_train::run::batch_config(&run), args.batch_config());
+        assert_eq!(
+            (run.network.blocks, run.network.channels, run.game.max_plies),
+            (args.blocks, args.channels, TRAINING_MAX_PLIES)
+        );
+        let Command::Selfplay(puct) = parse(&["selfplay", "--out", "x", "--root", "puct"]) else {
+            panic!("not selfplay")
+        };
+        assert_eq!(
+            puct.search_config().root_selection,
+            shogi_mcts::RootSelection::Puct
+        );
+    }
+
+    #[test]
+    fn gate_is_the_arenas_gate() {
+        let Command::Gate(args) = parse(&["gate", "--run", "r"]) else {
+            panic!("not gate")
+        };
+        assert_eq!(
+            args.gate_config(None).unwrap(),
+            GateConfig {
+                // --torch-threads is 1 for every command (the arena leaves libtorch as is).
+                torch_threads: 1,
+                ..GateConfig::default()
+            }
+        );
+    }
+
+    #[test]
+    fn match_and_curve_play_the_arenas_defaults() {
+        let Command::Match(args) = parse(&["match", "--a", "random", "--b", "random"]) else {
+            panic!("not match")
+        };
+        assert_eq!(args.player_settings().unwrap(), PlayerSettings::default());
+        let config = MatchConfig::default();
+        assert_eq!(
+            (args.games, args.parallel, args.seed, args.limit.max_plies),
+            (
+                config.games,
+                config.parallel,
+                config.seed,
+                TOURNAMENT_MAX_PLIES
+            )
+        );
+        assert_eq!(
+            shogi_arena::Openings::Random {
+                plies: args.opening_plies
+            },
+            config.openings
+        );
+        assert_eq!(
+            (args.sprt.alpha, args.sprt.beta),
+            (SprtConfig::default().alpha, SprtConfig::default().beta)
+        );
+        let usi = UsiTimeControl::default();
+        assert_eq!(
+            (
+                args.byoyomi,
+                args.increment,
+                args.main_time,
+                args.usi_margin
+            ),
+            (
+                usi.byoyomi_ms,
+                usi.increment_ms,
+                usi.main_time_ms,
+                usi.margin_ms
+            )
+        );
+        let Command::Curve(curve) = parse(&["curve", "runs/x"]) else {
+            panic!("not curve")
+        };
+        assert_eq!(
+            curve.player_settings(),
+            PlayerSettings {
+                simulations: CURVE_SIMULATIONS,
+                ..PlayerSettings::default()
+            }
+        );
+        assert_eq!(
+            (curve.games, curve.parallel, curve.seed),
+            (config.games, config.parallel, config.seed)
+        );
+    }
+
+    #[test]
+    fn learn_trains_as_a_run_does() {
+        let Command::Learn(args) = parse(&["learn", "--replay", "r", "--run", "x"]) else {
+            panic!("not learn")
+        };
+        assert_eq!(args.train_config(), TrainConfig::default());
+        assert_eq!(
+            (args.batch, args.window, args.blocks, args.channels),
+            (
+                LearnerConfig::DEFAULT_BATCH,
+                ReplayWindow::DEFAULT_CAPACITY,
+                DEFAULT_BLOCKS,
+                DEFAULT_CHANNELS
+            )
+        );
+    }
+
+    #[test]
+    fn help_shows_the_library_defaults() {
+        let mut cli = Cli::command();
+        let help = cli
+            .find_subcommand_mut("selfplay")
+            .unwrap()
+            .render_long_help()
+            .to_string();
+        let simulations = format!("[default: {}]", SearchConfig::default().simulations);
+        assert!(help.contains(&simulations), "{help}");
+        assert!(help.contains("[default: gumbel]"), "{help}");
+        let help = cli
+            .find_subcommand_mut("match")
+            .unwrap()
+            .render_long_help()
+            .to_string();
+        let simulations = format!("[default: {};", PlayerSettings::default().simulations);
+        assert!(help.contains(&simulations), "{help}");
+    }
+}

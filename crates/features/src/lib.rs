@@ -24,7 +24,7 @@ mod policy;
 mod spec;
 
 pub use game::{NetGame, NetLayout};
-pub use spec::{FromSpec, GameSpec};
+pub use spec::{FromSpec, GameSpec, TOURNAMENT_MAX_PLIES, TRAINING_MAX_PLIES};
 
 pub use planes::{
     ATTACK_COUNT_PLANES, FeatureSet, MOVE_NUMBER_SCALE, encode, hand_kinds, input_planes,

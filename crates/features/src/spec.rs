@@ -6,6 +6,15 @@ use shogi_game::{Game, GameKind};
 use shogi_rules::{GameRules, ImpasseRule, Position, ShogiGame, Variant};
 use shogi_tai::{TaiGame, TaiRules};
 
+/// The ply cap of training games unless a config says otherwise: long enough for the
+/// games of small networks to end by mate or resignation, short enough that a drawn game
+/// does not cost a CPU run minutes.
+pub const TRAINING_MAX_PLIES: u32 = 200;
+/// The ply cap of matches and the gate unless told otherwise: 320 plies (160 moves a
+/// side), longer than training games so that an evaluation game is decided by play
+/// more often than by the cap.
+pub const TOURNAMENT_MAX_PLIES: u32 = 320;
+
 /// A game and its rule options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GameSpec {

@@ -38,6 +38,9 @@ pub struct ReplayWindow {
 }
 
 impl ReplayWindow {
+    /// Positions kept unless a config says otherwise: about the last hour of a CPU run.
+    pub const DEFAULT_CAPACITY: usize = 100_000;
+
     /// An empty window over `dir`; call [`ReplayWindow::refresh`] to load.
     pub fn new(dir: impl AsRef<Path>, capacity: usize, config: SampleConfig) -> Self {
         Self {

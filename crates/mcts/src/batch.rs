@@ -37,7 +37,7 @@ impl<I, O, F: FnMut(&[I]) -> Vec<O>> BatchModel<I, O> for F {
 }
 
 /// Service settings.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BatchConfig {
     /// Largest number of inputs per inner call. Default 256.
     pub max_batch: usize,

@@ -1,20 +1,57 @@
 //! Search configuration: every knob with its unit and default.
+//!
+//! [`SearchConfig::default`] is the search a training run's self-play uses (the run
+//! config, `shogi-zero selfplay` and the docs read their defaults from it);
+//! [`SearchConfig::for_play`] is the strength-play search of matches, the gate and the
+//! USI engine, and names each of its differences. Other crates take their defaults from
+//! these two rather than writing numbers of their own.
 
 use serde::{Deserialize, Serialize};
 
 /// How the root (and interior nodes) choose which child to simulate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RootSelection {
     /// AlphaZero PUCT everywhere, Dirichlet noise at the root, move chosen from visit
     /// counts with the temperature schedule; the policy target is the visit distribution.
-    #[default]
     Puct,
     /// Gumbel AlphaZero (Danihelka et al. 2022) at the root: Gumbel-top-k sampling of
     /// `gumbel_considered` actions, sequential halving over the budget, move =
     /// argmax g + logits + sigma(completed Q), policy target = softmax(logits + sigma(completed Q)).
     /// Interior nodes use [`SearchConfig::gumbel_interior`].
     Gumbel,
+}
+
+impl RootSelection {
+    /// The name used in configs and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            RootSelection::Puct => "puct",
+            RootSelection::Gumbel => "gumbel",
+        }
+    }
+}
+
+impl std::fmt::Display for RootSelection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A root selection name that is neither `puct` nor `gumbel`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown root selection {0:?} (expected puct or gumbel)")]
+pub struct UnknownRootSelection(pub String);
+
+impl std::str::FromStr for RootSelection {
+    type Err = UnknownRootSelection;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "puct" => Ok(RootSelection::Puct),
+            "gumbel" => Ok(RootSelection::Gumbel),
+            other => Err(UnknownRootSelection(other.to_string())),
+        }
+    }
 }
 
 /// Interior (non-root) selection rule when [`RootSelection::Gumbel`] is on.
@@ -37,7 +74,8 @@ pub struct PlayoutCap {
     /// Probability (0..=1) that a move gets the full budget (`SearchConfig::simulations`)
     /// and is recorded as a policy target. Default 0.25 (KataGo).
     pub full_search_prob: f32,
-    /// Simulation budget of a cheap search (simulations). Default 100.
+    /// Simulation budget of a cheap search (simulations). Default 8: KataGo's ratio of
+    /// 100 to 800, applied to this crate's default budget of 64.
     /// Cheap searches use no Dirichlet noise (KataGo) and are marked
     /// `is_full_search = false` in the result. In Gumbel mode the Gumbel noise is kept
     /// (it is what makes the move choice stochastic).
@@ -48,7 +86,7 @@ impl Default for PlayoutCap {
     fn default() -> Self {
         PlayoutCap {
             full_search_prob: 0.25,
-            cheap_simulations: 100,
+            cheap_simulations: 8,
         }
     }
 }
@@ -59,10 +97,13 @@ impl Default for PlayoutCap {
 pub struct SearchConfig {
     /// Simulation (playout) budget per `search` call when the limits do not override it.
     /// Counts leaf playouts below the root; the root's own evaluation is not counted.
-    /// Default 800 (AlphaZero).
+    /// Default 64 (AlphaZero used 800; at a few thousand games an hour on a CPU, 64 with
+    /// a Gumbel root learns more per hour).
     pub simulations: u32,
     /// Largest number of leaves gathered, evaluated in one evaluator batch and backed up
-    /// together (simulations in flight per tree). 1 = classic sequential MCTS. Default 8.
+    /// together (simulations in flight per tree). 1 = classic sequential MCTS. Default 4
+    /// (self-play keeps many trees in flight, so each needs few); strength play uses
+    /// [`PLAY_BATCH_SIZE`].
     pub batch_size: usize,
     /// Virtual loss per in-flight simulation, in visits: each pending simulation through a
     /// node counts as this many extra visits that scored a loss for the chooser.
@@ -93,7 +134,9 @@ pub struct SearchConfig {
     /// Temperature used for plies `< temperature_plies` (game ply from `Game::ply`).
     /// Default 1.0.
     pub temperature: f32,
-    /// Number of opening plies played with `temperature`. Default 30 (AlphaZero).
+    /// Number of opening plies played with `temperature` (a PUCT root; a Gumbel root's
+    /// noise samples every move). Default 12 (AlphaZero: 30 plies of 200-ply games; the
+    /// short games of small networks need fewer).
     pub temperature_plies: u32,
     /// Temperature after the opening; 0 = most visited move. Default 0.0.
     pub temperature_after: f32,
@@ -121,7 +164,8 @@ pub struct SearchConfig {
     /// Largest number of tree nodes; the search stops (after the current batch) when the
     /// arena reaches it. Default 10,000,000.
     pub max_nodes: usize,
-    /// Root selection rule. Default `puct`.
+    /// Root selection rule. Default `gumbel` (learns at small budgets, Danihelka et al.);
+    /// strength play uses `puct`.
     pub root_selection: RootSelection,
     /// Gumbel: number of root actions m sampled by Gumbel-top-k. Default 16.
     pub gumbel_considered: usize,
@@ -154,8 +198,8 @@ pub struct SearchConfig {
 impl Default for SearchConfig {
     fn default() -> Self {
         SearchConfig {
-            simulations: 800,
-            batch_size: 8,
+            simulations: 64,
+            batch_size: 4,
             virtual_loss: 1.0,
             max_collisions: 8,
             c_init: 1.25,
@@ -165,7 +209,7 @@ impl Default for SearchConfig {
             dirichlet_alpha: 0.15,
             dirichlet_weight: 0.25,
             temperature: 1.0,
-            temperature_plies: 30,
+            temperature_plies: 12,
             temperature_after: 0.0,
             tree_reuse: true,
             stop_when_proven: true,
@@ -174,7 +218,7 @@ impl Default for SearchConfig {
             leaf_mate_nodes: 0,
             leaf_mate_plies: 5,
             max_nodes: 10_000_000,
-            root_selection: RootSelection::Puct,
+            root_selection: RootSelection::Gumbel,
             gumbel_considered: 16,
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 1.0,
@@ -188,13 +232,21 @@ impl Default for SearchConfig {
     }
 }
 
+/// Leaves evaluated together per tree in strength play (matches, the gate): a game has
+/// one tree, so it gathers more leaves per request than a self-play tree among many.
+pub const PLAY_BATCH_SIZE: usize = 8;
+
 impl SearchConfig {
-    /// Settings for strength play (arena, gate, engine): no noise, temperature 0, every
-    /// expanded child checked for a game end, so a mate in one is never missed because
-    /// the prior ranked it low, and a 10,000-node mate search from the root, so a won
-    /// game is mated rather than drawn at the ply cap (dlshogi does both).
+    /// Settings for strength play (arena, gate, engine): a PUCT root (the most visited
+    /// move; `gumbel_considered` players opt into Gumbel), [`PLAY_BATCH_SIZE`] leaves a
+    /// request, no noise, temperature 0, every expanded child checked for a game end,
+    /// so a mate in one is never missed because the prior ranked it low, and a
+    /// 10,000-node mate search from the root, so a won game is mated rather than drawn
+    /// at the ply cap (dlshogi does both). Simulations are the default's.
     pub fn for_play() -> Self {
         SearchConfig {
+            root_selection: RootSelection::Puct,
+            batch_size: PLAY_BATCH_SIZE,
             expand_check_terminal: true,
             root_mate_nodes: 10_000,
             dirichlet_weight: 0.0,

@@ -39,7 +39,9 @@ pub mod search;
 pub mod toy;
 mod tree;
 
-pub use config::{GumbelInterior, PlayoutCap, RootSelection, SearchConfig};
+pub use config::{
+    GumbelInterior, PLAY_BATCH_SIZE, PlayoutCap, RootSelection, SearchConfig, UnknownRootSelection,
+};
 pub use eval::{
     EvalError, EvalRequest, Evaluator, FnEvaluator, RolloutEvaluator, UniformEvaluator, Wdl,
 };

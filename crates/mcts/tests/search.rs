@@ -68,6 +68,8 @@ fn fixed_seed_is_reproducible() {
         let c = SearchConfig {
             simulations: 200,
             batch_size: 8,
+            root_selection: RootSelection::Puct,
+            temperature_plies: 30,
             ..SearchConfig::default()
         };
         let mut s = Search::new(c, seed);
@@ -116,6 +118,8 @@ fn temperature_one_samples_proportionally() {
             simulations: 60,
             batch_size: 1,
             dirichlet_weight: 0.0,
+            root_selection: RootSelection::Puct,
+            temperature_plies: 30,
             ..SearchConfig::default()
         };
         let mut s = Search::new(c, seed);
@@ -190,6 +194,9 @@ fn noise_applied_at_root_only_in_full_search() {
     let c = SearchConfig {
         simulations: 10,
         dirichlet_weight: 0.25,
+        batch_size: 8,
+        root_selection: RootSelection::Puct,
+        temperature_plies: 30,
         ..SearchConfig::default()
     };
     let mut s = Search::new(c, 3);
@@ -425,6 +432,9 @@ fn playout_cap_randomization() {
             full_search_prob: 0.25,
             cheap_simulations: 20,
         }),
+        batch_size: 8,
+        root_selection: RootSelection::Puct,
+        temperature_plies: 30,
         ..SearchConfig::default()
     };
     let mut s = Search::new(c, 9);
@@ -563,6 +573,7 @@ fn self_play_game_with_reuse_completes() {
         simulations: 100,
         batch_size: 4,
         temperature_plies: 4,
+        root_selection: RootSelection::Puct,
         ..SearchConfig::default()
     };
     let mut s = Search::new(c, 11);

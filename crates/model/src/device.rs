@@ -55,6 +55,9 @@ pub fn check_device_syntax(s: &str) -> Result<(), DeviceError> {
     parse_request(s).map(|_| ())
 }
 
+/// The device every front end uses unless told otherwise: CUDA 0 if there is one.
+pub const DEFAULT_DEVICE: &str = "auto";
+
 /// Parses `"auto"` (CUDA 0 if available, else CPU), `"cpu"`, `"cuda"` (= `cuda:0`) or
 /// `"cuda:N"`. Case-insensitive, surrounding whitespace ignored.
 pub fn parse_device(s: &str) -> Result<Device, DeviceError> {

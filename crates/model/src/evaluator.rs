@@ -21,6 +21,12 @@ pub fn model_config_for(variant: Variant, blocks: usize, channels: usize) -> Mod
     model_config_for_layout(&NetLayout::shogi(variant), blocks, channels)
 }
 
+/// Residual blocks of a fresh network unless a config or flag says otherwise.
+pub const DEFAULT_BLOCKS: usize = 4;
+/// Channels per convolution of a fresh network unless a config or flag says otherwise:
+/// 4x32 is the size that learns most per CPU-hour at the run config's budget.
+pub const DEFAULT_CHANNELS: usize = 32;
+
 /// The architecture for a [`NetLayout`] (any variant, tai shogi included).
 pub fn model_config_for_layout(layout: &NetLayout, blocks: usize, channels: usize) -> ModelConfig {
     let n = layout.board;

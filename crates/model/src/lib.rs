@@ -29,14 +29,19 @@ pub use checkpoint::{
     WEIGHTS_FILE, load_checkpoint, load_weights, publish_checkpoint, read_manifest,
     save_checkpoint, save_weights, sha256_hex,
 };
-pub use device::{CudaBackend, DeviceError, DeviceReport, check_device_syntax, parse_device};
-pub use evaluator::{
-    NetBatchModel, NetEvaluator, NetInput, encode_input, model_config_for, model_config_for_layout,
+pub use device::{
+    CudaBackend, DEFAULT_DEVICE, DeviceError, DeviceReport, check_device_syntax, parse_device,
 };
-pub use inference::{Inference, InferenceOptions, set_num_threads};
+pub use evaluator::{
+    DEFAULT_BLOCKS, DEFAULT_CHANNELS, NetBatchModel, NetEvaluator, NetInput, encode_input,
+    model_config_for, model_config_for_layout,
+};
+pub use inference::{Inference, InferenceOptions, SELFPLAY_HALF_INFERENCE, set_num_threads};
 pub use net::{Model, ModelConfig, Net};
 pub use service::{NetService, NetServiceError, checkpoint_layout};
-pub use train::{Losses, OPTIMIZER_FILE, OptimizerKind, SparsePolicy, TrainConfig, Trainer};
+pub use train::{
+    Losses, OPTIMIZER_FILE, OptimizerKind, SGD_MOMENTUM, SparsePolicy, TrainConfig, Trainer,
+};
 
 /// Re-export so dependents use exactly the same tch.
 pub use tch;

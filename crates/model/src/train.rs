@@ -54,11 +54,14 @@ pub struct TrainConfig {
     pub mixed_precision: bool,
 }
 
+/// SGD's momentum unless a config says otherwise (AlphaZero's).
+pub const SGD_MOMENTUM: f64 = 0.9;
+
 impl Default for TrainConfig {
     fn default() -> Self {
         Self {
             optimizer: OptimizerKind::Sgd {
-                momentum: 0.9,
+                momentum: SGD_MOMENTUM,
                 nesterov: true,
             },
             lr: 0.02,

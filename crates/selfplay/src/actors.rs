@@ -9,13 +9,22 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use shogi_game::EndReason;
+use shogi_mcts::batch::BatchConfig;
 use shogi_mcts::{EvalRequest, Evaluator, SearchConfig};
 
 use crate::play::{GameProgress, PlayConfig, RecordGame, SelfPlayGame};
 use crate::record::{ChunkWriter, RecordError};
 
+/// The self-play inference service's batching: at most 16 leaves a network call (two
+/// actor threads' requests of 8 games' leaves), waiting at most 2 ms for it to fill.
+/// Matches and the engine batch by their own ([`BatchConfig::default`]).
+pub const SELFPLAY_BATCH: BatchConfig = BatchConfig {
+    max_batch: 16,
+    max_wait: Duration::from_millis(2),
+};
+
 /// How many games, on how many threads, and where they go.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ActorConfig {
     /// Actor threads. Each blocks while the network evaluates its request, so two threads
     /// keep search and network busy at once (one searches while the other waits).
@@ -31,7 +40,30 @@ pub struct ActorConfig {
     pub seed: u64,
 }
 
+impl Default for ActorConfig {
+    /// [`ActorConfig::DEFAULT_GAMES_IN_FLIGHT`] games on [`ActorConfig::DEFAULT_THREADS`]
+    /// threads until stopped, 8 games a chunk, seed 1.
+    fn default() -> Self {
+        let (threads, games_per_thread) =
+            ActorConfig::spread(Self::DEFAULT_GAMES_IN_FLIGHT, Self::DEFAULT_THREADS);
+        ActorConfig {
+            threads,
+            games_per_thread,
+            games: None,
+            games_per_chunk: 8,
+            seed: 1,
+        }
+    }
+}
+
 impl ActorConfig {
+    /// Games in flight by default: enough leaves for the network batch
+    /// ([`SELFPLAY_BATCH`]) with a tree batch of 4.
+    pub const DEFAULT_GAMES_IN_FLIGHT: usize = 16;
+    /// Actor threads by default: one searches while the network evaluates the other's
+    /// request.
+    pub const DEFAULT_THREADS: usize = 2;
+
     /// `games_in_flight` concurrent games spread over `threads` threads (at least one
     /// game per thread; rounded up so no fewer than asked are in flight).
     pub fn spread(games_in_flight: usize, threads: usize) -> (usize, usize) {

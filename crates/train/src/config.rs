@@ -4,10 +4,18 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use shogi_features::{FeatureSet, NetLayout};
+use shogi_arena::{GATE_SPRT, GateConfig};
+use shogi_features::{FeatureSet, NetLayout, TRAINING_MAX_PLIES};
 use shogi_game::GameKind;
-use shogi_mcts::RootSelection;
+use shogi_learner::{LearnerConfig, ReplayWindow, SampleConfig};
+use shogi_mcts::{RootSelection, SearchConfig};
+use shogi_model::{
+    DEFAULT_BLOCKS, DEFAULT_CHANNELS, DEFAULT_DEVICE, OptimizerKind, SELFPLAY_HALF_INFERENCE,
+    TrainConfig,
+};
 use shogi_rules::ImpasseRule;
+use shogi_selfplay::actors::{ActorConfig, SELFPLAY_BATCH};
+use shogi_selfplay::play::PlayConfig;
 use shogi_tai::{EmperorCaptures, LionDog, PromotionTrigger, Repetition, TaiRules};
 
 /// A config that could not be read, parsed or validated. Every message names the file
@@ -84,7 +92,11 @@ pub enum ScheduleName {
     Cosine,
 }
 
-/// The whole run config. Defaults are those of `configs/minishogi.toml`.
+/// The whole run config. A key's default is the library's own (the search's
+/// [`SearchConfig::default`], the learner's [`TrainConfig::default`] and
+/// [`SampleConfig::default`], the gate's [`GateConfig::default`], ...), written here
+/// only where the run itself decides it; `configs/minishogi.toml` sets some keys
+/// differently and lists every default in its comments.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct RunConfig {
@@ -130,7 +142,7 @@ impl Default for RunSection {
             seed: 1,
             minutes: 30.0,
             max_steps: 0,
-            device: "auto".into(),
+            device: DEFAULT_DEVICE.into(),
             torch_threads: 1,
             status_every_secs: 10,
         }
@@ -155,7 +167,7 @@ impl Default for GameSection {
     fn default() -> Self {
         GameSection {
             variant: GameKind::Minishogi,
-            max_plies: 200,
+            max_plies: TRAINING_MAX_PLIES,
             impasse: ImpasseRule::None,
             tai: TaiSection::default(),
         }
@@ -224,8 +236,8 @@ pub struct NetworkSection {
 impl Default for NetworkSection {
     fn default() -> Self {
         NetworkSection {
-            blocks: 4,
-            channels: 32,
+            blocks: DEFAULT_BLOCKS,
+            channels: DEFAULT_CHANNELS,
             se: false,
             features: FeatureSet::Pieces,
         }
@@ -310,31 +322,37 @@ pub struct SelfplaySection {
 }
 
 impl Default for SelfplaySection {
+    /// The self-play libraries' defaults ([`SearchConfig`], [`PlayConfig`],
+    /// [`ActorConfig`], [`SELFPLAY_BATCH`]); only the run-level keys are set here.
     fn default() -> Self {
+        let search = SearchConfig::default();
+        let play = PlayConfig::default();
+        let actors = ActorConfig::default();
         SelfplaySection {
-            actors: 16,
-            actor_threads: 2,
-            simulations: 64,
-            root: RootSelection::Gumbel,
-            gumbel_considered: 16,
-            tree_batch: 4,
-            terminal_check: false,
-            mate_search_nodes: 0,
-            leaf_mate_nodes: 0,
-            full_search_prob: 1.0,
-            cheap_simulations: 8,
-            dirichlet_alpha: 0.15,
-            dirichlet_weight: 0.25,
-            temperature_plies: 12,
-            random_opening_plies: 0,
-            resign_threshold: 0.05,
-            resign_disabled_fraction: 0.2,
-            adjudicate_margin: 0,
-            max_batch: 16,
-            max_wait_ms: 2,
-            games_per_chunk: 8,
+            actors: ActorConfig::DEFAULT_GAMES_IN_FLIGHT,
+            actor_threads: ActorConfig::DEFAULT_THREADS,
+            simulations: search.simulations,
+            root: search.root_selection,
+            gumbel_considered: search.gumbel_considered,
+            tree_batch: search.batch_size,
+            terminal_check: search.expand_check_terminal,
+            mate_search_nodes: search.root_mate_nodes,
+            leaf_mate_nodes: search.leaf_mate_nodes,
+            // No cap by default: every move is a full search.
+            full_search_prob: search.playout_cap.map_or(1.0, |c| c.full_search_prob),
+            cheap_simulations: search.playout_cap.unwrap_or_default().cheap_simulations,
+            dirichlet_alpha: search.dirichlet_alpha,
+            dirichlet_weight: search.dirichlet_weight,
+            temperature_plies: search.temperature_plies,
+            random_opening_plies: play.random_opening_plies,
+            resign_threshold: play.resign_threshold,
+            resign_disabled_fraction: play.resign_disabled_fraction,
+            adjudicate_margin: play.adjudicate_margin,
+            max_batch: SELFPLAY_BATCH.max_batch,
+            max_wait_ms: SELFPLAY_BATCH.max_wait.as_millis() as u64,
+            games_per_chunk: actors.games_per_chunk,
             games_per_generation: 32,
-            half_inference: true,
+            half_inference: SELFPLAY_HALF_INFERENCE,
         }
     }
 }
@@ -405,31 +423,40 @@ pub struct LearnerSection {
 }
 
 impl Default for LearnerSection {
+    /// The learner libraries' defaults ([`TrainConfig`], [`SampleConfig`],
+    /// [`LearnerConfig`], [`ReplayWindow`]); only the run-level keys are set here.
     fn default() -> Self {
+        let train = TrainConfig::default();
+        let samples = SampleConfig::default();
+        let OptimizerKind::Sgd { momentum, .. } = train.optimizer else {
+            unreachable!("TrainConfig::default() uses SGD")
+        };
         LearnerSection {
-            batch: 256,
-            window: 100_000,
+            batch: LearnerConfig::DEFAULT_BATCH,
+            window: ReplayWindow::DEFAULT_CAPACITY,
             min_positions: 2000,
             replay_ratio: 4.0,
-            steps_per_candidate: 200,
+            steps_per_candidate: LearnerConfig::DEFAULT_EXPORT_EVERY,
             optimizer: OptimizerName::Sgd,
-            lr: 0.02,
+            lr: train.lr,
             schedule: ScheduleName::Constant,
             lr_boundaries: Vec::new(),
             lr_factor: 0.1,
             lr_warmup: 0,
             lr_total: 10_000,
             lr_min: 0.0002,
-            momentum: 0.9,
-            weight_decay: 1e-4,
-            grad_clip: 10.0,
-            value_weight: 1.0,
-            q_blend: 0.0,
+            momentum,
+            weight_decay: train.weight_decay,
+            grad_clip: train.grad_clip.unwrap_or(0.0),
+            value_weight: train.value_weight,
+            q_blend: samples.q_blend,
+            // The run's 0 means "no material head" (TrainConfig's weight only scales
+            // the loss of a network that has one).
             material_weight: 0.0,
-            material_plies: 8,
-            material_value: 0.0,
+            material_plies: samples.material_plies,
+            material_value: samples.material_value,
             prune_replay: false,
-            mixed_precision: true,
+            mixed_precision: train.mixed_precision,
         }
     }
 }
@@ -475,21 +502,23 @@ pub struct GateSection {
 }
 
 impl Default for GateSection {
+    /// The arena's defaults ([`GateConfig`], [`GATE_SPRT`]).
     fn default() -> Self {
+        let gate = GateConfig::default();
         GateSection {
             enabled: true,
-            games: 40,
-            threshold: 0.55,
-            simulations: 64,
-            parallel_games: 8,
-            opening_plies: 4,
-            adjudicate_margin: 0,
-            sprt: false,
-            sprt_elo0: 0.0,
-            sprt_elo1: 35.0,
-            sprt_error: 0.05,
-            fixed_opponent: String::new(),
-            fixed_games: 20,
+            games: gate.games,
+            threshold: gate.threshold,
+            simulations: gate.simulations,
+            parallel_games: gate.parallel_games,
+            opening_plies: gate.opening_plies,
+            adjudicate_margin: gate.adjudicate_margin,
+            sprt: gate.sprt.is_some(),
+            sprt_elo0: GATE_SPRT.elo0,
+            sprt_elo1: GATE_SPRT.elo1,
+            sprt_error: GATE_SPRT.alpha,
+            fixed_opponent: gate.fixed_opponent.unwrap_or_default(),
+            fixed_games: gate.fixed_games,
         }
     }
 }
@@ -790,6 +819,166 @@ fn apply_override(table: &mut toml::Table, given: &str) -> Result<(), ConfigErro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shipped configs, by file name.
+    fn shipped_configs() -> Vec<(String, String)> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+        let mut configs: Vec<(String, String)> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+            .map(|p| {
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                (name, std::fs::read_to_string(&p).unwrap())
+            })
+            .collect();
+        configs.sort();
+        assert!(
+            configs.len() >= 5,
+            "configs/ not found at {}",
+            dir.display()
+        );
+        configs
+    }
+
+    /// Every `section.key` path below `table`, tables themselves excluded.
+    fn key_paths(table: &toml::Table, prefix: &str, out: &mut Vec<String>) {
+        for (key, value) in table {
+            let path = format!("{prefix}{key}");
+            match value {
+                toml::Value::Table(inner) => key_paths(inner, &format!("{path}."), out),
+                _ => out.push(path),
+            }
+        }
+    }
+
+    /// Whether a comment's `Default X` states `value`.
+    fn states(claimed: &str, value: &toml::Value) -> bool {
+        match value {
+            toml::Value::String(s) => {
+                claimed.trim_matches('"') == s || (claimed == "off" && s.is_empty())
+            }
+            toml::Value::Integer(i) => claimed.parse::<f64>() == Ok(*i as f64),
+            toml::Value::Float(f) => claimed.parse::<f64>() == Ok(*f),
+            toml::Value::Boolean(b) => claimed == b.to_string(),
+            toml::Value::Array(a) => claimed == "[]" && a.is_empty(),
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn minishogi_toml_documents_every_key() {
+        let configs = shipped_configs();
+        let (_, text) = configs.iter().find(|(n, _)| n == "minishogi.toml").unwrap();
+        let file: toml::Table = text.parse().unwrap();
+        let defaults: toml::Table = RunConfig::default().to_toml().parse().unwrap();
+        let (mut listed, mut accepted) = (Vec::new(), Vec::new());
+        key_paths(&file, "", &mut listed);
+        key_paths(&defaults, "", &mut accepted);
+        listed.sort();
+        accepted.sort();
+        assert_eq!(
+            listed, accepted,
+            "configs/minishogi.toml must list every key"
+        );
+    }
+
+    #[test]
+    fn default_comments_in_shipped_configs_are_true() {
+        let defaults: toml::Table = RunConfig::default().to_toml().parse().unwrap();
+        let mut checked = 0;
+        for (name, text) in shipped_configs() {
+            RunConfig::parse(&text, &name, &[]).unwrap();
+            let mut section: Vec<String> = Vec::new();
+            for line in text.lines() {
+                let code = line.split('#').next().unwrap().trim();
+                if let Some(header) = code.strip_prefix('[') {
+                    section = header
+                        .trim_end_matches(']')
+                        .split('.')
+                        .map(String::from)
+                        .collect();
+                    continue;
+                }
+                let (Some((key, _)), Some(comment)) = (code.split_once('='), line.split_once('#'))
+                else {
+                    continue;
+                };
+                let Some((_, claim)) = comment.1.rsplit_once("Default ") else {
+                    continue;
+                };
+                let claimed = claim.split_whitespace().next().unwrap_or_default();
+                let mut value = &defaults[section[0].as_str()];
+                for part in section[1..].iter().map(String::as_str).chain([key.trim()]) {
+                    value = &value[part];
+                }
+                assert!(
+                    states(claimed, value),
+                    "{name}: [{}] {}: the comment says Default {claimed}, the default is {value}",
+                    section.join("."),
+                    key.trim()
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "only {checked} Default comments found");
+    }
+
+    /// The run config's defaults are the libraries': a run with no keys set searches,
+    /// plays, samples, trains and gates as the libraries do by default, except where the
+    /// run itself owns a setting (listed here).
+    #[test]
+    fn run_defaults_are_the_libraries_defaults() {
+        use crate::run::{
+            batch_config, gate_config, play_config, sample_config, search_config, train_config,
+        };
+        let run = RunConfig::default();
+        assert_eq!(search_config(&run), SearchConfig::default());
+        assert_eq!(play_config(&run), PlayConfig::default());
+        assert_eq!(batch_config(&run), SELFPLAY_BATCH);
+        assert_eq!(sample_config(&run), SampleConfig::default());
+        assert_eq!(
+            train_config(&run),
+            TrainConfig {
+                // The run's 0 is "no material head"; TrainConfig's weight scales a head.
+                material_weight: 0.0,
+                ..TrainConfig::default()
+            }
+        );
+        assert_eq!(
+            gate_config(&run),
+            GateConfig {
+                // The gate plays the run's own game, seed and threads.
+                max_plies: run.game.max_plies,
+                seed: run.run.seed,
+                torch_threads: run.run.torch_threads,
+                rules: Some(crate::game_spec(&run)),
+                ..GateConfig::default()
+            }
+        );
+        let (threads, games_per_thread) =
+            ActorConfig::spread(run.selfplay.actors, run.selfplay.actor_threads);
+        assert_eq!(
+            (threads, games_per_thread, run.selfplay.games_per_chunk),
+            (
+                ActorConfig::default().threads,
+                ActorConfig::default().games_per_thread,
+                ActorConfig::default().games_per_chunk
+            )
+        );
+        assert_eq!(
+            (
+                run.learner.batch,
+                run.learner.window,
+                run.learner.steps_per_candidate
+            ),
+            (
+                LearnerConfig::DEFAULT_BATCH,
+                ReplayWindow::DEFAULT_CAPACITY,
+                LearnerConfig::DEFAULT_EXPORT_EVERY
+            )
+        );
+    }
 
     #[test]
     fn defaults_validate_and_round_trip() {

@@ -324,7 +324,8 @@ fn learner_start(run: &RunDir) -> Result<(u64, PathBuf)> {
         .context("the run directory has no network at all (accepted/ is empty)")
 }
 
-fn search_config(config: &RunConfig) -> SearchConfig {
+/// The self-play search of a config.
+pub fn search_config(config: &RunConfig) -> SearchConfig {
     let s = &config.selfplay;
     SearchConfig {
         simulations: s.simulations,
@@ -363,7 +364,39 @@ fn schedule(config: &RunConfig) -> LrSchedule {
     }
 }
 
-fn train_config(config: &RunConfig) -> TrainConfig {
+/// The self-play settings of a config besides the search's.
+pub fn play_config(config: &RunConfig) -> PlayConfig {
+    let s = &config.selfplay;
+    PlayConfig {
+        resign_threshold: s.resign_threshold,
+        resign_disabled_fraction: s.resign_disabled_fraction,
+        random_opening_plies: s.random_opening_plies,
+        adjudicate_margin: s.adjudicate_margin,
+        ..PlayConfig::default()
+    }
+}
+
+/// The self-play inference service's batching of a config.
+pub fn batch_config(config: &RunConfig) -> BatchConfig {
+    BatchConfig {
+        max_batch: config.selfplay.max_batch,
+        max_wait: Duration::from_millis(config.selfplay.max_wait_ms),
+    }
+}
+
+/// How the learner turns a config's replay into samples.
+pub fn sample_config(config: &RunConfig) -> SampleConfig {
+    let l = &config.learner;
+    SampleConfig {
+        q_blend: l.q_blend,
+        features: config.network.features,
+        material_plies: l.material_plies,
+        material_value: l.material_value,
+    }
+}
+
+/// The optimiser settings of a config.
+pub fn train_config(config: &RunConfig) -> TrainConfig {
     let l = &config.learner;
     TrainConfig {
         optimizer: match l.optimizer {
@@ -664,17 +697,8 @@ where
     let device = parse_device(&config.run.device)?;
     let s = &config.selfplay;
     let search = search_config(config);
-    let play = PlayConfig {
-        resign_threshold: s.resign_threshold,
-        resign_disabled_fraction: s.resign_disabled_fraction,
-        random_opening_plies: s.random_opening_plies,
-        adjudicate_margin: s.adjudicate_margin,
-        ..PlayConfig::default()
-    };
-    let batch = BatchConfig {
-        max_batch: s.max_batch,
-        max_wait: Duration::from_millis(s.max_wait_ms),
-    };
+    let play = play_config(config);
+    let batch = batch_config(config);
     // Several self-play processes may share replay/: each names its chunks with its own
     // tag, so no two writers ever pick the same file name; and the generation, so that a
     // process never repeats a name even when its chunks are taken away as they appear
@@ -826,13 +850,7 @@ fn learner_loop(
     interrupt: &AtomicBool,
 ) -> Result<()> {
     let l = &config.learner;
-    let sample_config = SampleConfig {
-        q_blend: l.q_blend,
-        features: config.network.features,
-        material_plies: l.material_plies,
-        material_value: l.material_value,
-    };
-    let mut window = ReplayWindow::new(run.replay(), l.window, sample_config);
+    let mut window = ReplayWindow::new(run.replay(), l.window, sample_config(config));
     let learner_config = LearnerConfig {
         layout: layout_of(config),
         batch: l.batch,

@@ -31,7 +31,9 @@ pub const ENGINE_NAME: &str = concat!("shogi-zero ", env!("CARGO_PKG_VERSION"));
 /// Sent in `id author`.
 pub const ENGINE_AUTHOR: &str = "the shogi-zero authors";
 /// Simulations per move when `go` gives no clock, no `nodes` and the `Simulations`
-/// option is 0.
+/// option is 0: AlphaZero's budget, deliberately above the training search's
+/// ([`shogi_mcts::SearchConfig::default`]), since a GUI that sends a bare `go` wants the
+/// engine's strength, not a self-play move.
 pub const DEFAULT_SIMULATIONS: u32 = 800;
 /// How often `info` lines are sent during a search.
 pub const INFO_INTERVAL: Duration = Duration::from_millis(250);

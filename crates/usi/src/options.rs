@@ -55,6 +55,11 @@ pub struct Options {
     pub contempt: i64,
 }
 
+/// The `BatchSize` option's default: leaves evaluated together per request. The engine's
+/// network is fed by one tree alone, so it gathers twice a match player's
+/// [`shogi_mcts::PLAY_BATCH_SIZE`] (for a GPU's sake).
+pub const ENGINE_BATCH_SIZE: u64 = 16;
+
 impl Default for Options {
     fn default() -> Self {
         Options {
@@ -63,8 +68,8 @@ impl Default for Options {
             threads: 1,
             multipv: 1,
             model_path: String::new(),
-            device: "auto".into(),
-            batch_size: 16,
+            device: shogi_model::DEFAULT_DEVICE.into(),
+            batch_size: ENGINE_BATCH_SIZE,
             simulations: 0,
             byoyomi_margin: 100,
             resign_percent: 2,

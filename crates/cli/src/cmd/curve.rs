@@ -9,15 +9,18 @@ use std::time::SystemTime;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use shogi_arena::curve::{Curve, CurvePoint, pick_checkpoints};
-use shogi_arena::{MatchConfig, Openings, PlayerSettings, PlayerSpec, run_match};
+use shogi_arena::curve::{CURVE_SIMULATIONS, Curve, CurvePoint, pick_checkpoints};
+use shogi_arena::{
+    MATCH_OPENING_PLIES, MatchConfig, Openings, PlayerSettings, PlayerSpec, run_match,
+};
 use shogi_features::GameSpec;
 use shogi_model::{MANIFEST_FILE, read_manifest};
 use shogi_rundir::RunDir;
 
 use super::match_cmd::{PlyLimitArgs, match_game};
 
-/// Arguments of `shogi-zero curve`.
+/// Arguments of `shogi-zero curve`. Defaults are a match's ([`MatchConfig::default`]),
+/// at [`CURVE_SIMULATIONS`].
 #[derive(Debug, Args)]
 pub struct CurveArgs {
     /// The run directory whose accepted networks are measured.
@@ -29,10 +32,10 @@ pub struct CurveArgs {
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(2..))]
     pub points: u32,
     /// Games per network (paired openings, colours swapped).
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = MatchConfig::default().games, value_parser = clap::value_parser!(u32).range(1..))]
     pub games: u32,
     /// MCTS simulations per move (the run's networks and any searching opponent).
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = CURVE_SIMULATIONS)]
     pub simulations: u32,
     /// The networks search with a noise-free Gumbel root considering this many moves
     /// (the search self-play trains with) instead of PUCT; 0 = PUCT.
@@ -40,20 +43,20 @@ pub struct CurveArgs {
     pub gumbel: usize,
     /// Nodes of the networks' mate search at every new leaf (the run's
     /// `selfplay.leaf_mate_nodes`); 0 = off.
-    #[arg(long, default_value_t = 0, value_name = "NODES")]
+    #[arg(long, default_value_t = PlayerSettings::default().leaf_mate_nodes, value_name = "NODES")]
     pub leaf_mate_nodes: usize,
     /// Random plies of the openings (the same openings for every network).
-    #[arg(long, default_value_t = 6)]
+    #[arg(long, default_value_t = MATCH_OPENING_PLIES)]
     pub opening_plies: u32,
     #[command(flatten)]
     pub limit: PlyLimitArgs,
     /// Games played at once.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = MatchConfig::default().parallel)]
     pub parallel: usize,
     #[command(flatten)]
     pub net: super::DeviceArgs,
     /// Seed of the openings and searches (the same for every network).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = MatchConfig::default().seed)]
     pub seed: u64,
     /// Output directory; default `RUN/proof/curve-OPPONENT`.
     #[arg(long)]
@@ -75,6 +78,19 @@ fn modified(dir: &std::path::Path) -> Result<SystemTime> {
     std::fs::metadata(&manifest)
         .and_then(|m| m.modified())
         .with_context(|| format!("reading the time of {}", manifest.display()))
+}
+
+impl CurveArgs {
+    /// The networks' (and any searching opponent's) settings these flags ask for.
+    pub(crate) fn player_settings(&self) -> PlayerSettings {
+        PlayerSettings {
+            simulations: self.simulations.max(1),
+            gumbel_considered: (self.gumbel > 0).then_some(self.gumbel),
+            leaf_mate_nodes: self.leaf_mate_nodes,
+            device: self.net.device.clone(),
+            ..PlayerSettings::default()
+        }
+    }
 }
 
 /// Runs the subcommand.
@@ -150,13 +166,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
             },
             parallel: args.parallel.max(1),
             sprt: None,
-            players: PlayerSettings {
-                simulations: curve.simulations,
-                gumbel_considered: (curve.gumbel > 0).then_some(curve.gumbel),
-                leaf_mate_nodes: curve.leaf_mate_nodes,
-                device: args.net.device.clone(),
-                ..PlayerSettings::default()
-            },
+            players: args.player_settings(),
             seed: args.seed,
             games_dir: Some(out.join(&name)),
         };

@@ -7,11 +7,12 @@ use std::sync::atomic::AtomicBool;
 use anyhow::Result;
 use clap::Args;
 use shogi_arena::{GateConfig, gate_pending};
+use shogi_features::GameSpec;
 use shogi_rundir::RunDir;
 
 use super::match_cmd::{PlyLimitArgs, SprtArgs};
 
-/// Arguments of `shogi-zero gate`.
+/// Arguments of `shogi-zero gate`. Defaults are [`GateConfig::default`]'s.
 #[derive(Debug, Args)]
 pub struct GateArgs {
     /// The run directory (candidates/, accepted/, rejected/, games/, ratings.*): gate its
@@ -22,36 +23,58 @@ pub struct GateArgs {
     #[command(flatten)]
     pub follow: super::train::FollowArgs,
     /// Games per candidate.
-    #[arg(long, default_value_t = 40, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = GateConfig::default().games, value_parser = clap::value_parser!(u32).range(1..))]
     pub games: u32,
     /// Score a candidate needs to be promoted.
-    #[arg(long, default_value_t = 0.55)]
+    #[arg(long, default_value_t = GateConfig::default().threshold)]
     pub threshold: f64,
     #[command(flatten)]
     pub sprt: SprtArgs,
     /// MCTS simulations per move.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = GateConfig::default().simulations)]
     pub simulations: u32,
     #[command(flatten)]
     pub limit: PlyLimitArgs,
     /// Games played at once.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = GateConfig::default().parallel_games)]
     pub parallel: usize,
     #[command(flatten)]
     pub net: super::DeviceArgs,
     /// Random plies of the openings (the first is the start position).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = GateConfig::default().opening_plies)]
     pub opening_plies: u32,
     /// Seed.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = GateConfig::default().seed)]
     pub seed: u64,
     /// A fixed opponent every accepted network also plays (e.g. `alphabeta:depth=2`): a
     /// rating line on a scale that does not move with the run (ratings.csv/png).
     #[arg(long)]
     pub fixed_opponent: Option<String>,
     /// Games against `--fixed-opponent`.
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(2..))]
+    #[arg(long, default_value_t = GateConfig::default().fixed_games, value_parser = clap::value_parser!(u32).range(2..))]
     pub fixed_games: u32,
+}
+
+impl GateArgs {
+    /// The gate these flags ask for, playing `rules` (the run's game).
+    pub(crate) fn gate_config(&self, rules: Option<GameSpec>) -> Result<GateConfig> {
+        Ok(GateConfig {
+            games: self.games,
+            threshold: self.threshold,
+            sprt: self.sprt.config()?,
+            simulations: self.simulations.max(1),
+            max_plies: self.limit.max_plies,
+            adjudicate_margin: self.limit.adjudicate,
+            parallel_games: self.parallel.max(1),
+            device: self.net.device.clone(),
+            torch_threads: self.net.torch_threads,
+            opening_plies: self.opening_plies,
+            seed: self.seed,
+            fixed_opponent: self.fixed_opponent.clone(),
+            fixed_games: self.fixed_games,
+            rules,
+        })
+    }
 }
 
 /// Runs the subcommand.
@@ -74,22 +97,7 @@ pub fn run(args: &GateArgs) -> Result<()> {
     } else {
         None
     };
-    let config = GateConfig {
-        games: args.games,
-        threshold: args.threshold,
-        sprt: args.sprt.config()?,
-        simulations: args.simulations.max(1),
-        max_plies: args.limit.max_plies,
-        adjudicate_margin: args.limit.adjudicate,
-        parallel_games: args.parallel.max(1),
-        device: args.net.device.clone(),
-        torch_threads: args.net.torch_threads,
-        opening_plies: args.opening_plies,
-        seed: args.seed,
-        fixed_opponent: args.fixed_opponent.clone(),
-        fixed_games: args.fixed_games,
-        rules,
-    };
+    let config = args.gate_config(rules)?;
     if !run.root().is_dir() {
         anyhow::bail!("{} is not a run directory", run.root().display());
     }

@@ -7,7 +7,7 @@ use shogi_model::{DeviceReport, tch};
 #[derive(Debug, Args)]
 pub struct InfoArgs {
     /// Device to resolve: auto (CUDA if available, else CPU), cpu, cuda, cuda:N.
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = shogi_model::DEFAULT_DEVICE)]
     device: String,
 }
 

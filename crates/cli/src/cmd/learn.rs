@@ -7,12 +7,18 @@ use clap::Args;
 use shogi_features::{FeatureSet, NetLayout};
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
 use shogi_model::{
-    Expected, Model, TrainConfig, checkpoint_layout, model_config_for_layout, parse_device,
+    DEFAULT_BLOCKS, DEFAULT_CHANNELS, Expected, Model, TrainConfig, checkpoint_layout,
+    model_config_for_layout, parse_device,
 };
 
 use shogi_game::GameKind;
 
-/// Arguments of `learn`.
+/// `learn`'s default steps; a candidate is exported at the last one (a run exports every
+/// [`LearnerConfig::DEFAULT_EXPORT_EVERY`] steps because its gate takes them as they come).
+const LEARN_STEPS: u64 = 1000;
+
+/// Arguments of `learn`. The learner's defaults are a training run's ([`TrainConfig`],
+/// [`LearnerConfig`], [`ReplayWindow`], the network size of `shogi_model`).
 #[derive(Debug, Args)]
 pub struct LearnArgs {
     /// Replay directory of record chunks.
@@ -30,33 +36,43 @@ pub struct LearnArgs {
     #[arg(long, value_enum, default_value = "minishogi")]
     pub variant: GameKind,
     /// Optimiser steps.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = LEARN_STEPS)]
     pub steps: u64,
     /// Minibatch size.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = LearnerConfig::DEFAULT_BATCH)]
     pub batch: usize,
     /// Constant learning rate.
-    #[arg(long, default_value_t = 0.02)]
+    #[arg(long, default_value_t = TrainConfig::default().lr)]
     pub lr: f64,
     /// Positions kept in the replay window.
-    #[arg(long, default_value_t = 500_000)]
+    #[arg(long, default_value_t = ReplayWindow::DEFAULT_CAPACITY)]
     pub window: usize,
     /// Export a candidate every this many steps.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = LEARN_STEPS)]
     pub export_every: u64,
     /// Device: auto, cpu, cuda, cuda:N.
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = shogi_model::DEFAULT_DEVICE)]
     pub device: String,
     /// Residual blocks of a fresh network.
-    #[arg(long, default_value_t = 6)]
+    #[arg(long, default_value_t = DEFAULT_BLOCKS)]
     pub blocks: usize,
     /// Channels of a fresh network.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = DEFAULT_CHANNELS)]
     pub channels: usize,
     /// Input planes of a fresh network: pieces | attacks (a checkpoint's are its own;
     /// given with --checkpoint, they must be the checkpoint's).
     #[arg(long)]
     pub features: Option<FeatureSet>,
+}
+
+impl LearnArgs {
+    /// The optimiser settings these flags ask for.
+    pub(crate) fn train_config(&self) -> TrainConfig {
+        TrainConfig {
+            lr: self.lr,
+            ..TrainConfig::default()
+        }
+    }
 }
 
 /// Runs `learn`.
@@ -98,10 +114,7 @@ pub fn run(args: &LearnArgs) -> Result<()> {
     window
         .refresh()
         .with_context(|| format!("reading {}", replay.display()))?;
-    let train = TrainConfig {
-        lr: args.lr,
-        ..TrainConfig::default()
-    };
+    let train = args.train_config();
     let config = LearnerConfig {
         layout,
         batch: args.batch,

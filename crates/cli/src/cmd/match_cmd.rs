@@ -10,14 +10,15 @@ use clap::Args;
 use shogi_arena::openings::read_openings_file;
 use shogi_arena::player::checkpoint_game;
 use shogi_arena::{
-    MatchConfig, Openings, PlayerSettings, PlayerSpec, SprtConfig, UsiTimeControl,
-    parse_usi_option, run_match,
+    MATCH_OPENING_PLIES, MATCH_TEMPERATURE_PLIES, MatchConfig, Openings, PlayerSettings,
+    PlayerSpec, SprtConfig, UsiTimeControl, parse_usi_option, run_match,
 };
-use shogi_features::GameSpec;
+use shogi_features::{GameSpec, TOURNAMENT_MAX_PLIES};
 
 use shogi_game::GameKind;
 
-/// Arguments of `shogi-zero match`.
+/// Arguments of `shogi-zero match`. Defaults are [`MatchConfig::default`]'s, its
+/// players' [`PlayerSettings::default`] (strength play) and [`UsiTimeControl::default`].
 #[derive(Debug, Args)]
 pub struct MatchArgs {
     /// Player A: `checkpoint:DIR`, `uniform`, `rollout`, `random`, `alphabeta:depth=N`,
@@ -30,14 +31,15 @@ pub struct MatchArgs {
     #[arg(long)]
     pub b: PlayerSpec,
     /// Games to play (paired: each opening twice, colours swapped).
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = MatchConfig::default().games, value_parser = clap::value_parser!(u32).range(1..))]
     pub games: u32,
     /// Variant; default: the checkpoints' (from their manifests), else shogi.
     #[arg(long, value_enum)]
     pub variant: Option<GameKind>,
-    /// MCTS simulations per move of checkpoint/uniform/rollout players [default: 64;
-    /// with `--movetime`, no limit but the time unless given].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    /// MCTS simulations per move of checkpoint/uniform/rollout players; with
+    /// `--movetime`, no limit but the time unless given.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..),
+          help = format!("MCTS simulations per move of checkpoint/uniform/rollout players [default: {}; with --movetime, no limit but the time unless given]", PlayerSettings::default().simulations))]
     pub simulations: Option<u32>,
     /// Time per move of checkpoint/uniform/rollout players, ms: they search until it has
     /// passed (or `--simulations`, if given, are spent), so that a network can play
@@ -47,16 +49,16 @@ pub struct MatchArgs {
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
     pub movetime: Option<u64>,
     /// Opening plies played with temperature 1 by the searching players (0 after).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = MATCH_TEMPERATURE_PLIES)]
     pub temperature_plies: u32,
     /// Nodes of the searching players' mate search from every root (df-pn; a proven
     /// mate is played at once); 0 = off.
-    #[arg(long, default_value_t = shogi_mcts::SearchConfig::for_play().root_mate_nodes, value_name = "NODES")]
+    #[arg(long, default_value_t = PlayerSettings::default().mate_nodes, value_name = "NODES")]
     pub mate_nodes: usize,
     /// Nodes of the searching players' mate search at every new leaf (a mate in up to 5
     /// plies makes the leaf a proven win); 0 = off. Give a run's networks its
     /// `selfplay.leaf_mate_nodes`.
-    #[arg(long, default_value_t = 0, value_name = "NODES")]
+    #[arg(long, default_value_t = PlayerSettings::default().leaf_mate_nodes, value_name = "NODES")]
     pub leaf_mate_nodes: usize,
     /// Searching players use a noise-free Gumbel root considering this many moves (the
     /// search self-play trains with) instead of PUCT; 0 = PUCT.
@@ -67,26 +69,26 @@ pub struct MatchArgs {
     #[arg(long)]
     pub openings: Option<PathBuf>,
     /// Random plies of the generated openings.
-    #[arg(long, default_value_t = 6)]
+    #[arg(long, default_value_t = MATCH_OPENING_PLIES)]
     pub opening_plies: u32,
     /// Games played at once (one shared inference batch per network).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = MatchConfig::default().parallel)]
     pub parallel: usize,
     #[command(flatten)]
     pub sprt: SprtArgs,
     #[command(flatten)]
     pub limit: PlyLimitArgs,
     /// USI engines: byoyomi per move, ms.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = UsiTimeControl::default().byoyomi_ms)]
     pub byoyomi: u64,
     /// USI engines: increment per move, ms (replaces byoyomi when set).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = UsiTimeControl::default().increment_ms)]
     pub increment: u64,
     /// USI engines: main time per side, ms.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = UsiTimeControl::default().main_time_ms)]
     pub main_time: u64,
     /// USI engines: grace beyond their time before they forfeit, ms.
-    #[arg(long, default_value_t = 3000)]
+    #[arg(long, default_value_t = UsiTimeControl::default().margin_ms)]
     pub usi_margin: u64,
     /// USI engines: fixed work per move, `go nodes N` (no clock is sent; `--byoyomi` +
     /// `--usi-margin` still bound the wall time of a move).
@@ -106,7 +108,7 @@ pub struct MatchArgs {
     #[command(flatten)]
     pub net: super::DeviceArgs,
     /// Seed of the openings and searches.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = MatchConfig::default().seed)]
     pub seed: u64,
     /// Output directory: every game (`game-NNNN.usi`, `.csa`, `.kif`) and `summary.json`.
     #[arg(long)]
@@ -122,10 +124,10 @@ pub struct SprtArgs {
     #[arg(long = "sprt")]
     pub bounds: Option<String>,
     /// SPRT false-positive rate.
-    #[arg(long = "sprt-alpha", default_value_t = 0.05)]
+    #[arg(long = "sprt-alpha", default_value_t = SprtConfig::default().alpha)]
     pub alpha: f64,
     /// SPRT false-negative rate.
-    #[arg(long = "sprt-beta", default_value_t = 0.05)]
+    #[arg(long = "sprt-beta", default_value_t = SprtConfig::default().beta)]
     pub beta: f64,
 }
 
@@ -143,12 +145,12 @@ impl SprtArgs {
 #[derive(Debug, clap::Args)]
 pub struct PlyLimitArgs {
     /// Stop a game at this many plies (a draw unless adjudicated).
-    #[arg(long, default_value_t = 320)]
+    #[arg(long, default_value_t = TOURNAMENT_MAX_PLIES)]
     pub max_plies: u32,
     /// A game stopped at `--max-plies` goes to the side ahead by at least this many
     /// material points (rook and bishop 5, other pieces 1, board plus hand; tai shogi:
     /// mobility values, pawn 1 to hook mover 80); 0 = draw.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = MatchConfig::default().adjudicate_margin)]
     pub adjudicate: u32,
 }
 
@@ -194,6 +196,37 @@ fn usi_options(texts: &[String], spec: &PlayerSpec, flag: &str) -> Result<Vec<(S
         .collect()
 }
 
+impl MatchArgs {
+    /// The players' settings these flags ask for.
+    pub(crate) fn player_settings(&self) -> Result<PlayerSettings> {
+        Ok(PlayerSettings {
+            simulations: match (self.simulations, self.movetime) {
+                (Some(n), _) => n,
+                (None, Some(_)) => u32::MAX,
+                (None, None) => PlayerSettings::default().simulations,
+            },
+            movetime_ms: self.movetime,
+            temperature_plies: self.temperature_plies,
+            mate_nodes: self.mate_nodes,
+            leaf_mate_nodes: self.leaf_mate_nodes,
+            gumbel_considered: (self.gumbel > 0).then_some(self.gumbel),
+            device: self.net.device.clone(),
+            usi: UsiTimeControl {
+                byoyomi_ms: self.byoyomi,
+                increment_ms: self.increment,
+                main_time_ms: self.main_time,
+                margin_ms: self.usi_margin,
+                nodes: self.usi_nodes,
+                depth: self.usi_depth,
+                options: usi_options(&self.a_options, &self.a, "--a-option")?,
+                ..UsiTimeControl::default()
+            },
+            usi_options_b: usi_options(&self.b_options, &self.b, "--b-option")?,
+            ..PlayerSettings::default()
+        })
+    }
+}
+
 /// Runs the subcommand.
 pub fn run(args: &MatchArgs) -> Result<()> {
     let game = match_game(args.variant, &[&args.a, &args.b])?;
@@ -211,31 +244,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         openings,
         parallel: args.parallel.max(1),
         sprt: args.sprt.config()?,
-        players: PlayerSettings {
-            simulations: match (args.simulations, args.movetime) {
-                (Some(n), _) => n,
-                (None, Some(_)) => u32::MAX,
-                (None, None) => 64,
-            },
-            movetime_ms: args.movetime,
-            temperature_plies: args.temperature_plies,
-            mate_nodes: args.mate_nodes,
-            leaf_mate_nodes: args.leaf_mate_nodes,
-            gumbel_considered: (args.gumbel > 0).then_some(args.gumbel),
-            device: args.net.device.clone(),
-            usi: UsiTimeControl {
-                byoyomi_ms: args.byoyomi,
-                increment_ms: args.increment,
-                main_time_ms: args.main_time,
-                margin_ms: args.usi_margin,
-                nodes: args.usi_nodes,
-                depth: args.usi_depth,
-                options: usi_options(&args.a_options, &args.a, "--a-option")?,
-                ..UsiTimeControl::default()
-            },
-            usi_options_b: usi_options(&args.b_options, &args.b, "--b-option")?,
-            ..PlayerSettings::default()
-        },
+        players: args.player_settings()?,
         seed: args.seed,
         games_dir: args.out.clone(),
     };

@@ -17,7 +17,7 @@ pub mod view;
 #[derive(Debug, clap::Args)]
 pub struct DeviceArgs {
     /// Device of the networks: auto, cpu, cuda, cuda:N.
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = shogi_model::DEFAULT_DEVICE)]
     pub device: String,
     /// libtorch CPU threads (0 = libtorch's default).
     #[arg(long, default_value_t = 1)]

@@ -4,20 +4,25 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use anyhow::{Result, bail};
 use clap::Args;
-use shogi_features::{FeatureSet, FromSpec, GameSpec, NetGame, NetLayout, with_game_type};
+use shogi_features::{
+    FeatureSet, FromSpec, GameSpec, NetGame, NetLayout, TRAINING_MAX_PLIES, with_game_type,
+};
 use shogi_game::GameKind;
 use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, uniform_batch};
 use shogi_mcts::{RootSelection, SearchConfig};
 use shogi_model::{
-    Inference, InferenceOptions, Model, NetService, model_config_for_layout, parse_device,
+    DEFAULT_BLOCKS, DEFAULT_CHANNELS, Inference, InferenceOptions, Model, NetService,
+    SELFPLAY_HALF_INFERENCE, model_config_for_layout, parse_device,
 };
-use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
+use shogi_selfplay::actors::{ActorConfig, ActorStats, SELFPLAY_BATCH, run_actors};
 use shogi_selfplay::play::{PlayConfig, RecordGame};
 
+/// Arguments of `shogi-zero selfplay`. Every default is a training run's (the search's
+/// [`SearchConfig::default`], [`PlayConfig::default`], [`ActorConfig::default`],
+/// [`SELFPLAY_BATCH`]), so these games are the games a run with no keys set plays.
 #[derive(Debug, Args)]
 pub struct SelfplayArgs {
     /// Which game to play.
@@ -35,11 +40,11 @@ pub struct SelfplayArgs {
     #[arg(long)]
     uniform: bool,
     /// Residual blocks of a fresh network.
-    #[arg(long, default_value_t = 4)]
-    blocks: usize,
+    #[arg(long, default_value_t = DEFAULT_BLOCKS)]
+    pub(crate) blocks: usize,
     /// Channels of a fresh network.
-    #[arg(long, default_value_t = 32)]
-    channels: usize,
+    #[arg(long, default_value_t = DEFAULT_CHANNELS)]
+    pub(crate) channels: usize,
     /// Input planes of a fresh network: pieces | attacks (a checkpoint reads its own).
     #[arg(long, default_value = "pieces", conflicts_with = "checkpoint")]
     features: FeatureSet,
@@ -47,47 +52,102 @@ pub struct SelfplayArgs {
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..))]
     games: u64,
     /// Games in flight (all sharing the network batch).
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = ActorConfig::DEFAULT_GAMES_IN_FLIGHT)]
     actors: usize,
     /// Threads advancing those games; each sends its games' leaves in one request.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = ActorConfig::DEFAULT_THREADS)]
     threads: usize,
     /// Simulations per move.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = SearchConfig::default().simulations)]
     simulations: u32,
     /// Leaves gathered per tree before evaluating (virtual loss).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = SearchConfig::default().batch_size)]
     tree_batch: usize,
     /// Largest network batch.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = SELFPLAY_BATCH.max_batch)]
     max_batch: usize,
     /// Run the network in f16 on CUDA (the run config's `selfplay.half_inference`);
     /// ignored on the CPU.
-    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    #[arg(long, default_value_t = SELFPLAY_HALF_INFERENCE, action = clap::ArgAction::Set, value_name = "BOOL")]
     half_inference: bool,
-    /// Use the Gumbel AlphaZero root instead of PUCT + Dirichlet noise.
-    #[arg(long)]
+    /// Root selection: gumbel (Gumbel AlphaZero, sequential halving) or puct (PUCT with
+    /// Dirichlet noise and the temperature schedule).
+    #[arg(long, default_value_t = SearchConfig::default().root_selection, value_name = "ROOT")]
+    root: RootSelection,
+    /// Same as `--root gumbel`.
+    #[arg(long, conflicts_with = "root")]
     gumbel: bool,
+    /// PUCT root: plies sampled from the visit counts before the most visited move is
+    /// played.
+    #[arg(long, default_value_t = SearchConfig::default().temperature_plies, value_name = "PLIES")]
+    temperature_plies: u32,
     /// Check every expanded child for a game end (mates in one are exact everywhere in
     /// the tree; `selfplay.terminal_check` in a run config).
     #[arg(long)]
     terminal_check: bool,
     /// Nodes of the mate search run from every root before simulating (0 = off;
     /// `selfplay.mate_search_nodes` in a run config).
-    #[arg(long, default_value_t = 0, value_name = "NODES")]
+    #[arg(long, default_value_t = SearchConfig::default().root_mate_nodes, value_name = "NODES")]
     mate_search_nodes: usize,
     /// Draw a game at this many plies.
-    #[arg(long, default_value_t = 320)]
+    #[arg(long, default_value_t = TRAINING_MAX_PLIES)]
     max_plies: u32,
     /// Give a game reaching --max-plies to the side this many material points ahead
     /// (shogi: rook and bishop 5, others 1; tai: mobility values); 0 = a draw.
-    #[arg(long, default_value_t = 0, value_name = "POINTS")]
+    #[arg(long, default_value_t = PlayConfig::default().adjudicate_margin, value_name = "POINTS")]
     adjudicate: u32,
     #[command(flatten)]
     net: super::DeviceArgs,
     /// Base seed (game i uses seed + i).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = ActorConfig::default().seed)]
     seed: u64,
+}
+
+impl SelfplayArgs {
+    /// The search these flags ask for.
+    pub(crate) fn search_config(&self) -> SearchConfig {
+        SearchConfig {
+            simulations: self.simulations,
+            batch_size: self.tree_batch.max(1),
+            root_selection: if self.gumbel {
+                RootSelection::Gumbel
+            } else {
+                self.root
+            },
+            temperature_plies: self.temperature_plies,
+            expand_check_terminal: self.terminal_check,
+            root_mate_nodes: self.mate_search_nodes,
+            ..SearchConfig::default()
+        }
+    }
+
+    /// The self-play settings these flags ask for.
+    pub(crate) fn play_config(&self) -> PlayConfig {
+        PlayConfig {
+            adjudicate_margin: self.adjudicate,
+            ..PlayConfig::default()
+        }
+    }
+
+    /// The actors these flags ask for.
+    pub(crate) fn actor_config(&self) -> ActorConfig {
+        let (threads, games_per_thread) = ActorConfig::spread(self.actors, self.threads);
+        ActorConfig {
+            threads,
+            games_per_thread,
+            games: Some(self.games),
+            seed: self.seed,
+            ..ActorConfig::default()
+        }
+    }
+
+    /// The inference service's batching these flags ask for.
+    pub(crate) fn batch_config(&self) -> BatchConfig {
+        BatchConfig {
+            max_batch: self.max_batch,
+            ..SELFPLAY_BATCH
+        }
+    }
 }
 
 pub fn run(args: &SelfplayArgs) -> Result<()> {
@@ -119,34 +179,10 @@ where
     G: NetGame + RecordGame,
     S: Fn(u64) -> G + Sync,
 {
-    let search = SearchConfig {
-        simulations: args.simulations,
-        batch_size: args.tree_batch.max(1),
-        root_selection: if args.gumbel {
-            RootSelection::Gumbel
-        } else {
-            RootSelection::Puct
-        },
-        expand_check_terminal: args.terminal_check,
-        root_mate_nodes: args.mate_search_nodes,
-        ..SearchConfig::default()
-    };
-    let play = PlayConfig {
-        adjudicate_margin: args.adjudicate,
-        ..PlayConfig::default()
-    };
-    let (threads, games_per_thread) = ActorConfig::spread(args.actors, args.threads);
-    let actors = ActorConfig {
-        threads,
-        games_per_thread,
-        games: Some(args.games),
-        games_per_chunk: 4,
-        seed: args.seed,
-    };
-    let batch = BatchConfig {
-        max_batch: args.max_batch,
-        max_wait: Duration::from_millis(2),
-    };
+    let search = args.search_config();
+    let play = args.play_config();
+    let actors = args.actor_config();
+    let batch = args.batch_config();
     let stop = AtomicBool::new(false);
     let stats = ActorStats::default();
 
