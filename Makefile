@@ -16,9 +16,9 @@ test:
 bootstrap:
 	bash scripts/bootstrap.sh
 
-# fmt + clippy over every target, warnings as errors.
-lint: bootstrap
-	. scripts/env.sh && cargo fmt --all -- --check && cargo clippy --workspace --all-targets -- -D warnings
+# fmt + clippy over every target, warnings as errors (also run by `make test`).
+lint:
+	bash scripts/lint.sh
 
 bench: bootstrap
 	. scripts/env.sh && cargo bench --workspace

@@ -20,3 +20,6 @@ else
   echo "test.sh: no GPU (nvidia-smi): the CUDA tests were not run (listed as ignored)"
 fi
 echo "test.sh: all tests finished after $(( $(date +%s) - start )) s"
+# The lint gate, so `make lint` keeps working on a fresh clone.
+bash scripts/lint.sh
+echo "test.sh: lint passed after $(( $(date +%s) - start )) s"

@@ -1,0 +1,197 @@
+//! Legal move generation (with 打ち歩詰め, the pawn-drop mate rule).
+
+use std::mem::MaybeUninit;
+
+use super::*;
+
+impl Position {
+    /// All legal moves (promotion and non-promotion both where allowed).
+    pub fn legal_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        self.generate(&mut list);
+        list
+    }
+
+    /// Appends all legal moves to `list`.
+    pub fn generate(&self, list: &mut MoveList) {
+        let mut n = list.len;
+        self.generate_into(&mut list.moves, &mut n);
+        list.len = n;
+    }
+
+    #[inline(always)]
+    fn generate_into(
+        &self,
+        buf: &mut [MaybeUninit<Move>; crate::types::MAX_MOVES],
+        len: &mut usize,
+    ) {
+        let mut n = *len;
+        macro_rules! push {
+            ($m:expr) => {{
+                buf[n] = MaybeUninit::new($m);
+                n += 1;
+            }};
+        }
+        let us = self.side;
+        let them = us.flip();
+        let u = us as usize;
+        let ksq = self.kings[u] as usize;
+        let occ = self.occ();
+        let own = self.by_color[u];
+        let mask = self.geo.mask;
+
+        // King moves.
+        let mut kt = STEPS[0][7][ksq] & !own & mask;
+        let occ_nok = occ ^ bit(ksq);
+        while kt != 0 {
+            let to = kt.trailing_zeros() as usize;
+            kt &= kt - 1;
+            if self.attackers_raw(them, to, occ_nok) == 0 {
+                push!(Move::normal(Square(ksq as u8), Square(to as u8), false));
+            }
+        }
+        if self.checkers & self.checkers.wrapping_sub(1) != 0 {
+            *len = n;
+            return;
+        }
+        let (target, drop_target) = if self.checkers == 0 {
+            (!own & mask, !occ & mask)
+        } else {
+            let c = self.checkers.trailing_zeros() as usize;
+            let b = BETWEEN[ksq][c];
+            (b | self.checkers, b)
+        };
+        let pinned = self.pinned(us);
+        let zone = self.geo.zone[u];
+        let last1 = self.geo.last1[u];
+        let last2 = self.geo.last2[u];
+
+        // Piece by kind group, so that the attack dispatch is predictable; the gold-moving
+        // kinds (gold, tokin, promoted lance/knight/silver) share one group.
+        let k = &self.by_kind;
+        let groups = [
+            (k[0], PieceKind::Pawn),
+            (k[1], PieceKind::Lance),
+            (k[2], PieceKind::Knight),
+            (k[3], PieceKind::Silver),
+            (k[4], PieceKind::Bishop),
+            (k[5], PieceKind::Rook),
+            (k[6] | k[8] | k[9] | k[10] | k[11], PieceKind::Gold),
+            (k[12], PieceKind::Horse),
+            (k[13], PieceKind::Dragon),
+        ];
+        for (group, kind) in groups {
+            let mut pieces = own & group;
+            while pieces != 0 {
+                let from = pieces.trailing_zeros() as usize;
+                pieces &= pieces - 1;
+                let mut att = attacks(us, kind, from, occ) & target;
+                if pinned & bit(from) != 0 {
+                    att &= LINE[ksq][from];
+                }
+                if att == 0 {
+                    continue;
+                }
+                let fsq = Square(from as u8);
+                if !kind.can_promote() {
+                    while att != 0 {
+                        let to = att.trailing_zeros() as u8;
+                        att &= att - 1;
+                        push!(Move::normal(fsq, Square(to), false));
+                    }
+                    continue;
+                }
+                let from_zone = zone & bit(from) != 0;
+                let forced = match kind {
+                    PieceKind::Pawn | PieceKind::Lance => last1,
+                    PieceKind::Knight => last2,
+                    _ => 0,
+                };
+                while att != 0 {
+                    let to = att.trailing_zeros() as usize;
+                    att &= att - 1;
+                    let tsq = Square(to as u8);
+                    if from_zone || zone & bit(to) != 0 {
+                        push!(Move::normal(fsq, tsq, true));
+                    }
+                    if forced & bit(to) == 0 {
+                        push!(Move::normal(fsq, tsq, false));
+                    }
+                }
+            }
+        }
+        // Drops.
+        if drop_target == 0 {
+            *len = n;
+            return;
+        }
+        let hand = &self.hands[u];
+        if hand[0] > 0 {
+            let mut pawn_files = 0u128;
+            let mut p = own & self.by_kind[0];
+            while p != 0 {
+                let s = p.trailing_zeros() as usize;
+                p &= p - 1;
+                pawn_files |= FILES[s / 9];
+            }
+            let mut t = drop_target & !last1 & !pawn_files;
+            let their_k = self.kings[them as usize] as usize;
+            let mate_sq = STEPS[them as usize][0][their_k] & t;
+            if mate_sq != 0 && self.is_uchifuzume(mate_sq.trailing_zeros() as usize) {
+                t ^= mate_sq;
+            }
+            while t != 0 {
+                let to = t.trailing_zeros() as u8;
+                t &= t - 1;
+                push!(Move::drop(PieceKind::Pawn, Square(to)));
+            }
+        }
+        for k in 1..7 {
+            if hand[k] == 0 {
+                continue;
+            }
+            let kind = PieceKind::from_index(k);
+            let mut t = match kind {
+                PieceKind::Lance => drop_target & !last1,
+                PieceKind::Knight => drop_target & !last2,
+                _ => drop_target,
+            };
+            while t != 0 {
+                let to = t.trailing_zeros() as u8;
+                t &= t - 1;
+                push!(Move::drop(kind, Square(to)));
+            }
+        }
+        *len = n;
+    }
+
+    /// Whether dropping a pawn of the side to move on `to` (directly in front of the
+    /// enemy king) would be checkmate: 打ち歩詰め.
+    pub(super) fn is_uchifuzume(&self, to: usize) -> bool {
+        let us = self.side;
+        let them = us.flip();
+        let ksq = self.kings[them as usize] as usize;
+        let occ2 = self.occ() | bit(to);
+        // Capture by a non-king piece that is not pinned.
+        let mut caps = self.attackers_raw(them, to, occ2) & !bit(ksq);
+        while caps != 0 {
+            let c = caps.trailing_zeros() as usize;
+            caps &= caps - 1;
+            let occ3 = occ2 ^ bit(c);
+            if self.slider_attackers(us, ksq, occ3) == 0 {
+                return false;
+            }
+        }
+        // King escapes (including capturing the pawn when it is undefended).
+        let mut esc = STEPS[0][7][ksq] & !self.by_color[them as usize] & self.geo.mask;
+        let occ_nok = occ2 ^ bit(ksq);
+        while esc != 0 {
+            let e = esc.trailing_zeros() as usize;
+            esc &= esc - 1;
+            if self.attackers_raw(us, e, occ_nok) == 0 {
+                return false;
+            }
+        }
+        true
+    }
+}
