@@ -1,0 +1,184 @@
+//! Preparing a run directory: the config snapshot, the initial network, role locks, and
+//! what a resumed run must agree with.
+
+use super::*;
+
+/// Prepares the run directory: a fresh run writes the config snapshot and the initial
+/// network `accepted/step-00000000`; a resumed run checks the snapshot exists. Stale
+/// temporaries of a killed process are removed. Returns the locks of the one-per-run
+/// roles this process plays (learner, gate), held until they drop.
+pub fn prepare(
+    run: &RunDir,
+    config: &RunConfig,
+    resume: bool,
+    roles: Roles,
+) -> Result<Vec<RoleLock>> {
+    let snapshot = run.config_file();
+    if snapshot.exists() && !resume {
+        bail!(
+            "{} already holds a run; continue it with --resume, or choose another run.dir",
+            run.root().display()
+        );
+    }
+    run.create()
+        .with_context(|| format!("creating run directory {}", run.root().display()))?;
+    let mut locks = Vec::new();
+    for (plays, role) in [(roles.learn, "learner"), (roles.gate, "gate")] {
+        if plays {
+            locks.push(run.lock_role(role)?);
+        }
+    }
+    if roles.is_all() {
+        // Only a process that plays every role owns the directory: anyone else's
+        // temporaries may be writes in progress on another machine.
+        remove_stale_temporaries(run)?;
+    }
+    check_config_fits_run(run, config)?;
+    if roles.learn || !snapshot.exists() {
+        shogi_rundir::write_atomic(&snapshot, config.to_toml().as_bytes())
+            .with_context(|| format!("writing {}", snapshot.display()))?;
+    }
+    if let Some((_, best)) = run.best()?
+        && roles.gate
+    {
+        // Heals a BEST left one promotion behind by a kill between rename and rewrite.
+        let name = best.file_name().unwrap_or_default().to_string_lossy();
+        run.write_best_pointer(&name)?;
+    }
+    if run.best()?.is_none() {
+        let device = parse_device(&config.run.device)?;
+        tch_seed(config.run.seed);
+        let model = Model::new(&model_config(config), device);
+        let meta = CheckpointMeta {
+            architecture: model.config().clone(),
+            variant: layout_of(config).variant.to_string(),
+            feature_version: FEATURE_VERSION,
+            features: config.network.features,
+            policy_version: POLICY_VERSION,
+            training_step: 0,
+            samples_seen: 0,
+            parent: None,
+        };
+        shogi_model::publish_checkpoint(
+            &run.accepted().join(checkpoint_name(0)),
+            &model.vs,
+            &meta,
+            |_| Ok(()),
+        )?;
+        run.write_best_pointer(&checkpoint_name(0))?;
+        info!("initial network written to accepted/{}", checkpoint_name(0));
+    }
+    Ok(locks)
+}
+
+/// Refuses a config whose networks would differ from the run's (input planes or
+/// architecture), naming each difference and the key that sets it. Called before
+/// anything is written, so a refused resume leaves the run as it was.
+pub(super) fn check_config_fits_run(run: &RunDir, config: &RunConfig) -> Result<()> {
+    let Ok((_, newest)) = learner_start(run) else {
+        return Ok(()); // no network yet: a fresh run
+    };
+    let manifest = shogi_model::read_manifest(&newest)
+        .with_context(|| format!("reading the manifest of {}", newest.display()))?;
+    let layout = layout_of(config);
+    if manifest.meta.features != layout.features {
+        bail!(
+            "the run's networks read the {} input planes but the config asks for {} \
+             (network.features): a run keeps one feature set",
+            manifest.meta.features,
+            layout.features
+        );
+    }
+    let arch = model_config(config);
+    let differences = manifest.meta.architecture.diff(&arch);
+    if !differences.is_empty() {
+        // Each field as `name: the run's vs the config's`, with the key that sets it.
+        let named: Vec<String> = differences
+            .iter()
+            .map(|d| match d.split(':').next().unwrap_or("") {
+                "blocks" => format!("{d} (network.blocks)"),
+                "channels" => format!("{d} (network.channels)"),
+                "se" => format!("{d} (network.se)"),
+                "material_head" => format!("{d} (learner.material_weight > 0)"),
+                _ => d.clone(),
+            })
+            .collect();
+        bail!(
+            "the run's networks differ from what the config asks for: {} (the run's vs the \
+             config's): a run keeps one architecture",
+            named.join(", ")
+        );
+    }
+    Ok(())
+}
+
+pub(super) fn tch_seed(seed: u64) {
+    shogi_model::tch::manual_seed(seed as i64);
+}
+
+/// Temporaries ([`shogi_rundir::is_temporary_name`]) are only ever left by a killed
+/// process; `train` owns its run directory, so it clears them on start.
+pub(super) fn remove_stale_temporaries(run: &RunDir) -> Result<()> {
+    for dir in [
+        run.candidates(),
+        run.accepted(),
+        run.rejected(),
+        run.replay(),
+    ] {
+        for path in shogi_rundir::remove_temporaries(&dir)
+            .with_context(|| format!("clearing temporaries in {}", dir.display()))?
+        {
+            warn!("removed {} left by an interrupted process", path.display());
+        }
+    }
+    Ok(())
+}
+
+/// The newest network the learner produced (candidates, accepted or rejected): a
+/// resumed learner continues from it, losing only the steps since that export.
+pub(super) fn learner_start(run: &RunDir) -> Result<(u64, PathBuf)> {
+    let mut all = Vec::new();
+    for dir in [run.candidates(), run.accepted(), run.rejected()] {
+        all.extend(RunDir::checkpoints_in(&dir)?);
+    }
+    all.sort();
+    all.pop()
+        .context("the run directory has no network at all (accepted/ is empty)")
+}
+
+/// The network the learner continues (`start`: the newest network's step and
+/// directory), loaded when this process plays the learner; `None` otherwise. Logs which.
+pub(super) fn learner_network(
+    run: &RunDir,
+    layout: &NetLayout,
+    roles: Roles,
+    (start_step, start_dir): (u64, &Path),
+    device: shogi_model::tch::Device,
+) -> Result<Option<(Model, shogi_model::Manifest)>> {
+    if !roles.learn {
+        info!(
+            "run {} ({}): playing {} beside the run's learner (newest network: step {})",
+            run.root().display(),
+            layout.variant,
+            roles.describe(),
+            start_step
+        );
+        return Ok(None);
+    }
+    let expected = Expected::for_layout(layout).any_features();
+    let (model, manifest) = load_checkpoint(start_dir, &expected, device)
+        .with_context(|| format!("loading {}", start_dir.display()))?;
+    info!(
+        "run {} ({}): learner {} {} at step {}",
+        run.root().display(),
+        layout.variant,
+        if start_step == 0 {
+            "starts from"
+        } else {
+            "resumes from"
+        },
+        manifest.name,
+        start_step
+    );
+    Ok(Some((model, manifest)))
+}

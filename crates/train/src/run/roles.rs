@@ -1,0 +1,336 @@
+//! The three roles of a run, each a loop over the run directory: self-play generations,
+//! learner steps and the gate.
+
+use super::settings::schedule;
+use super::*;
+
+pub(super) fn selfplay_loop<G, S>(
+    config: &RunConfig,
+    run: &RunDir,
+    progress: &Progress,
+    stop_work: &(dyn Fn() -> bool + Sync),
+    start: S,
+) -> Result<()>
+where
+    G: NetGame + RecordGame,
+    S: Fn(u64) -> G + Sync,
+{
+    let layout = layout_of(config);
+    let device = parse_device(&config.run.device)?;
+    let s = &config.selfplay;
+    let search = search_config(config);
+    let play = play_config(config);
+    let batch = batch_config(config);
+    // Several self-play processes may share replay/: each names its chunks with its own
+    // tag, so no two writers ever pick the same file name; and the generation, so that a
+    // process never repeats a name even when its chunks are taken away as they appear
+    // (the Ray launcher's actors upload and delete them).
+    let process_prefix = format!("selfplay-{}", process_tag());
+    let stop_flag = AtomicBool::new(false);
+    let mut total_batches = BatchStats::default();
+    while !stop_work() {
+        let generation = claim_generation(run.root())?;
+        let chunk_prefix = format!("{process_prefix}-g{generation}");
+        let (_, best) = run.best()?.context("no accepted network")?;
+        let service =
+            NetService::from_checkpoint(&best, layout, device, batch.clone(), s.half_inference)?;
+        if let Some(manifest) = service.manifest() {
+            *progress.best_name.lock().unwrap() = manifest.name.clone();
+        }
+        let evaluator = service.evaluator::<G>();
+        let (threads, games_per_thread) = ActorConfig::spread(s.actors, s.actor_threads);
+        let actors = ActorConfig {
+            threads,
+            games_per_thread,
+            games: Some(s.games_per_generation),
+            games_per_chunk: s.games_per_chunk,
+            seed: generation_seed(config.run.seed, generation),
+        };
+        // run_actors watches one flag; mirror the run's stop conditions into it.
+        // The watcher also publishes the batch counters as they grow: a generation can
+        // last an hour on a GPU (thousands of games), and the status line must not show
+        // the last generation's fill (or 0%) all that time.
+        let result = std::thread::scope(|scope| {
+            let watcher = scope.spawn(|| {
+                let mut published = Instant::now();
+                while !stop_flag.load(Ordering::Relaxed) {
+                    if stop_work() {
+                        stop_flag.store(true, Ordering::Relaxed);
+                    }
+                    if published.elapsed() >= Duration::from_millis(500) {
+                        *progress.batches.lock().unwrap() = merge(total_batches, service.stats());
+                        published = Instant::now();
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            });
+            let result = run_actors(
+                &actors,
+                &search,
+                &play,
+                &start,
+                &evaluator,
+                &run.replay(),
+                &chunk_prefix,
+                &stop_flag,
+                &progress.actors,
+            );
+            stop_flag.store(true, Ordering::Relaxed);
+            watcher.join().expect("watcher thread panicked");
+            result
+        });
+        stop_flag.store(false, Ordering::Relaxed);
+        let stats = service.shutdown();
+        total_batches = merge(total_batches, stats);
+        *progress.batches.lock().unwrap() = total_batches;
+        result.context("writing replay chunks")?;
+    }
+    Ok(())
+}
+
+/// Eight hex digits that differ between processes (pid and start time).
+pub(super) fn process_tag() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    let mixed = (nanos ^ (u64::from(std::process::id()) << 40)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    format!("{:08x}", mixed >> 32)
+}
+
+/// The run directory's count of self-play generations started, continued across resumes.
+pub const GENERATION_FILE: &str = "selfplay-generation";
+
+/// Claims the next self-play generation number: reads `RUN/selfplay-generation` (0 when
+/// absent), writes it back plus one (atomically) and returns the number read. A resumed
+/// run so continues the generation numbers (and seeds) where the last invocation
+/// stopped; a generation killed half-way is not replayed with the same seeds. Processes
+/// started at the same instant on one run could claim the same number (their games
+/// would repeat); give such self-play processes different `run.seed`s.
+pub(super) fn claim_generation(run_root: &Path) -> Result<u64> {
+    let path = run_root.join(GENERATION_FILE);
+    let current = match std::fs::read_to_string(&path) {
+        Ok(text) => text
+            .trim()
+            .parse::<u64>()
+            .with_context(|| format!("{}: not a generation number", path.display()))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    shogi_rundir::write_atomic(&path, format!("{}\n", current + 1).as_bytes())
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(current)
+}
+
+/// The base seed of a self-play generation: a pure function of the run's seed and the
+/// generation number (game `i` of the generation uses `base + i`, see
+/// [`ActorConfig::seed`]), so two runs with one `run.seed` play the same games.
+pub fn generation_seed(run_seed: u64, generation: u64) -> u64 {
+    // splitmix64 of the pair: bases of neighbouring generations are far apart, so the
+    // `base + i` ranges of two generations do not overlap in practice.
+    let mut z = run_seed
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .wrapping_add(generation.wrapping_mul(0xD1B5_4A32_D192_ED03))
+        .wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+pub(super) fn merge(a: BatchStats, b: BatchStats) -> BatchStats {
+    let batches = a.batches + b.batches;
+    let inputs = a.inputs + b.inputs;
+    let fill = if batches == 0 {
+        0.0
+    } else {
+        (a.avg_fill * a.batches as f64 + b.avg_fill * b.batches as f64) / batches as f64
+    };
+    BatchStats {
+        batches,
+        inputs,
+        requests: a.requests + b.requests,
+        avg_batch: if batches == 0 {
+            0.0
+        } else {
+            inputs as f64 / batches as f64
+        },
+        avg_fill: fill,
+        max_batch_seen: a.max_batch_seen.max(b.max_batch_seen),
+        model_time: a.model_time + b.model_time,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn learner_loop(
+    config: &RunConfig,
+    run: &RunDir,
+    model: Model,
+    manifest: &shogi_model::Manifest,
+    start_dir: &Path,
+    progress: &Progress,
+    stop_work: &(dyn Fn() -> bool + Sync),
+    interrupt: &AtomicBool,
+) -> Result<()> {
+    let l = &config.learner;
+    let mut window = ReplayWindow::new(run.replay(), l.window, sample_config(config));
+    let learner_config = LearnerConfig {
+        layout: layout_of(config),
+        batch: l.batch,
+        schedule: schedule(config),
+        export_every: l.steps_per_candidate,
+        run_dir: run.root().to_path_buf(),
+        parent: Some(manifest.name.clone()),
+        seed: config.run.seed ^ manifest.meta.training_step,
+        start_step: manifest.meta.training_step,
+        start_samples: manifest.meta.samples_seen,
+    };
+    let mut learner = Learner::new(model, train_config(config), learner_config)?;
+    if manifest.meta.training_step > 0 {
+        match learner.restore_optimizer(start_dir) {
+            Ok(()) => info!("learner: optimiser state restored from {}", manifest.name),
+            Err(why) => warn!(
+                "learner: optimiser state NOT restored, it starts afresh (momentum/moments lost): {why}"
+            ),
+        }
+    }
+    let mut positions_seen: usize = 0;
+    let mut samples_this_run: u64 = 0;
+    let mut last_export = learner.step_count();
+    const STEPS_PER_CALL: u64 = 5;
+    while !stop_work() {
+        positions_seen += window.refresh().context("reading replay/")?;
+        let retired = window.take_retired();
+        if l.prune_replay {
+            for chunk in retired {
+                // Another process may have pruned it already.
+                if let Err(e) = std::fs::remove_file(&chunk)
+                    && e.kind() != std::io::ErrorKind::NotFound
+                {
+                    warn!("pruning {}: {e}", chunk.display());
+                }
+            }
+        }
+        let allowed = l.replay_ratio * positions_seen as f64;
+        if window.len() < l.min_positions || (samples_this_run + l.batch as u64) as f64 > allowed {
+            std::thread::sleep(Duration::from_millis(200));
+            continue;
+        }
+        let mut steps = STEPS_PER_CALL;
+        if config.run.max_steps > 0 {
+            steps = steps.min(config.run.max_steps.saturating_sub(learner.step_count()));
+            if steps == 0 {
+                break;
+            }
+        }
+        let summary = learner.run(&window, steps)?;
+        samples_this_run += steps * l.batch as u64;
+        progress
+            .learner_samples
+            .fetch_add(steps * l.batch as u64, Ordering::Relaxed);
+        if !summary.candidates.is_empty() {
+            last_export = learner.step_count();
+            for c in &summary.candidates {
+                info!("learner exported {}", c.display());
+            }
+        }
+        progress
+            .learner_step
+            .store(learner.step_count(), Ordering::Relaxed);
+        *progress.learner_loss.lock().unwrap() = summary.last;
+    }
+    // A graceful stop keeps every step: export what was trained since the last candidate.
+    if learner.step_count() > last_export {
+        let dir = learner.export()?;
+        info!(
+            "learner exported {} on stop{}",
+            dir.display(),
+            if interrupt.load(Ordering::Relaxed) {
+                " (interrupted)"
+            } else {
+                ""
+            }
+        );
+    }
+    Ok(())
+}
+
+pub(super) fn gate_loop(
+    config: &RunConfig,
+    run: &RunDir,
+    progress: &Progress,
+    finishing: &AtomicBool,
+    interrupt: &AtomicBool,
+) -> Result<()> {
+    let gate = gate_config(config);
+    loop {
+        // Read the flag before the pass, so the pass after the learner's last export
+        // still runs.
+        let last_pass = finishing.load(Ordering::Relaxed);
+        if interrupt.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let reports = if config.gate.enabled {
+            match gate_pending(run, &gate, interrupt) {
+                // The candidate stays pending; a resumed run gates it again.
+                Err(shogi_arena::ArenaError::Interrupted { .. }) => return Ok(()),
+                other => other?,
+            }
+        } else {
+            accept_all(run)?
+        };
+        for report in reports {
+            if report.games == 0 {
+                info!("gate off: {} promoted", report.candidate);
+                progress.gate.lock().unwrap().push(report);
+                continue;
+            }
+            info!(
+                "gate: {} scored {:.1}% ({}-{}-{}) vs {}: {} (Elo vs first {:+.0})",
+                report.candidate,
+                report.score * 100.0,
+                report.wins,
+                report.draws,
+                report.losses,
+                report.best,
+                if report.accepted {
+                    "accepted"
+                } else {
+                    "rejected"
+                },
+                report.elo_vs_first
+            );
+            progress.gate.lock().unwrap().push(report);
+        }
+        if last_pass {
+            return Ok(());
+        }
+        for _ in 0..10 {
+            if finishing.load(Ordering::Relaxed) || interrupt.load(Ordering::Relaxed) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+/// Gating off: every candidate is promoted as it comes (AlphaZero's continual update).
+pub(super) fn accept_all(run: &RunDir) -> Result<Vec<GateReport>> {
+    let mut reports = Vec::new();
+    let best = run
+        .best()?
+        .map(|(_, p)| p.file_name().unwrap().to_string_lossy().into_owned())
+        .unwrap_or_default();
+    for (step, path) in run.pending_candidates()? {
+        let report = GateReport {
+            candidate: path.file_name().unwrap().to_string_lossy().into_owned(),
+            best: best.clone(),
+            step,
+            accepted: true,
+            ..GateReport::default()
+        };
+        let json = serde_json::to_vec_pretty(&report)?;
+        run.promote(&path, &json)?;
+        reports.push(report);
+    }
+    Ok(reports)
+}

@@ -1,0 +1,154 @@
+//! The run config translated into each library's settings: one function per settings
+//! struct, so a test can hold `RunConfig::default()` to the libraries' defaults.
+
+use super::*;
+
+/// The network layout of the config's game and input planes (checked by
+/// [`RunConfig::validate`]).
+pub(super) fn layout_of(config: &RunConfig) -> NetLayout {
+    NetLayout::with_features(game_spec(config).kind, config.network.features)
+        .expect("a validated config's feature set fits its game")
+}
+
+/// The game and rules the config asks for.
+pub fn game_spec(config: &RunConfig) -> GameSpec {
+    let g = &config.game;
+    GameSpec {
+        kind: g.variant,
+        max_plies: g.max_plies,
+        impasse: g.impasse,
+        tai: g.tai.rules(g.max_plies),
+    }
+}
+
+/// The network architecture a config asks for.
+pub fn model_config(config: &RunConfig) -> ModelConfig {
+    let mut arch = model_config_for_layout(
+        &layout_of(config),
+        config.network.blocks,
+        config.network.channels,
+    );
+    arch.se = config.network.se;
+    arch.material_head = config.learner.material_weight > 0.0;
+    arch
+}
+
+/// The self-play search of a config.
+pub fn search_config(config: &RunConfig) -> SearchConfig {
+    let s = &config.selfplay;
+    SearchConfig {
+        simulations: s.simulations,
+        batch_size: s.tree_batch,
+        root_selection: s.root,
+        gumbel_considered: s.gumbel_considered,
+        dirichlet_alpha: s.dirichlet_alpha,
+        dirichlet_weight: s.dirichlet_weight,
+        temperature_plies: s.temperature_plies,
+        expand_check_terminal: s.terminal_check,
+        root_mate_nodes: s.mate_search_nodes,
+        leaf_mate_nodes: s.leaf_mate_nodes,
+        playout_cap: (s.full_search_prob < 1.0).then_some(PlayoutCap {
+            full_search_prob: s.full_search_prob,
+            cheap_simulations: s.cheap_simulations,
+        }),
+        ..SearchConfig::default()
+    }
+}
+
+pub(super) fn schedule(config: &RunConfig) -> LrSchedule {
+    let l = &config.learner;
+    match l.schedule {
+        ScheduleName::Steps => LrSchedule::Steps {
+            initial: l.lr,
+            factor: l.lr_factor,
+            boundaries: l.lr_boundaries.clone(),
+        },
+        ScheduleName::Cosine => LrSchedule::Cosine {
+            peak: l.lr,
+            min: l.lr_min,
+            warmup: l.lr_warmup,
+            total: l.lr_total,
+        },
+        ScheduleName::Constant => LrSchedule::Constant(l.lr),
+    }
+}
+
+/// The self-play settings of a config besides the search's.
+pub fn play_config(config: &RunConfig) -> PlayConfig {
+    let s = &config.selfplay;
+    PlayConfig {
+        resign_threshold: s.resign_threshold,
+        resign_disabled_fraction: s.resign_disabled_fraction,
+        random_opening_plies: s.random_opening_plies,
+        adjudicate_margin: s.adjudicate_margin,
+        ..PlayConfig::default()
+    }
+}
+
+/// The self-play inference service's batching of a config.
+pub fn batch_config(config: &RunConfig) -> BatchConfig {
+    BatchConfig {
+        max_batch: config.selfplay.max_batch,
+        max_wait: Duration::from_millis(config.selfplay.max_wait_ms),
+    }
+}
+
+/// How the learner turns a config's replay into samples.
+pub fn sample_config(config: &RunConfig) -> SampleConfig {
+    let l = &config.learner;
+    SampleConfig {
+        q_blend: l.q_blend,
+        features: config.network.features,
+        material_plies: l.material_plies,
+        material_value: l.material_value,
+    }
+}
+
+/// The optimiser settings of a config.
+pub fn train_config(config: &RunConfig) -> TrainConfig {
+    let l = &config.learner;
+    TrainConfig {
+        optimizer: match l.optimizer {
+            OptimizerName::Adamw => OptimizerKind::AdamW {
+                beta1: 0.9,
+                beta2: 0.999,
+            },
+            OptimizerName::Sgd => OptimizerKind::Sgd {
+                momentum: l.momentum,
+                nesterov: true,
+            },
+        },
+        lr: l.lr,
+        weight_decay: l.weight_decay,
+        grad_clip: (l.grad_clip > 0.0).then_some(l.grad_clip),
+        value_weight: l.value_weight,
+        material_weight: l.material_weight,
+        mixed_precision: l.mixed_precision,
+    }
+}
+
+/// The gate settings of a config.
+pub fn gate_config(config: &RunConfig) -> GateConfig {
+    let g = &config.gate;
+    GateConfig {
+        games: g.games,
+        threshold: g.threshold,
+        simulations: g.simulations,
+        max_plies: config.game.max_plies,
+        adjudicate_margin: g.adjudicate_margin,
+        parallel_games: g.parallel_games,
+        device: config.run.device.clone(),
+        torch_threads: config.run.torch_threads,
+        opening_plies: g.opening_plies,
+        seed: config.run.seed,
+        fixed_opponent: Some(g.fixed_opponent.trim().to_string()).filter(|s| !s.is_empty()),
+        fixed_games: g.fixed_games,
+        rules: Some(game_spec(config)),
+        sprt: g.sprt.then_some(shogi_arena::SprtConfig {
+            elo0: g.sprt_elo0,
+            elo1: g.sprt_elo1,
+            alpha: g.sprt_error,
+            beta: g.sprt_error,
+        }),
+    }
+}
