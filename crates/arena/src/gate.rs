@@ -8,6 +8,7 @@ use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
 use shogi_features::{GameSpec, TOURNAMENT_MAX_PLIES};
+use shogi_game::GameKind;
 
 use crate::error::{ArenaError, io_err};
 use crate::matchplay::{MatchConfig, MatchSummary, run_match};
@@ -193,44 +194,10 @@ pub fn gate_candidate(
         .best()
         .map_err(io_err("list", &run.accepted()))?
         .ok_or_else(|| ArenaError::NoBest(run.root().to_path_buf()))?;
-    let game = checkpoint_game(candidate)?;
-    let best_game = checkpoint_game(&best)?;
-    if game != best_game {
-        return Err(ArenaError::Config(format!(
-            "candidate {} is for {} but the best {} is for {}",
-            candidate.display(),
-            game,
-            best.display(),
-            best_game
-        )));
-    }
-    let spec = match config.rules {
-        Some(rules) if rules.kind != game => {
-            return Err(ArenaError::Config(format!(
-                "the run plays {} but candidate {} is for {game}",
-                rules.kind,
-                candidate.display()
-            )));
-        }
-        Some(rules) => GameSpec {
-            max_plies: config.max_plies,
-            ..rules
-        },
-        None => GameSpec::standard(game, config.max_plies),
-    };
+    let spec = gate_game(config, candidate, &best)?;
+    let game = spec.kind;
     // Checked before the gate match, so a bad spec costs no games.
-    let fixed_opponent = match &config.fixed_opponent {
-        Some(text) if !text.trim().is_empty() => {
-            let spec: PlayerSpec = text
-                .trim()
-                .parse()
-                .map_err(|e| ArenaError::Config(format!("gate fixed opponent: {e}")))?;
-            check_player(game, &spec)
-                .map_err(|e| ArenaError::Config(format!("gate fixed opponent {spec}: {e}")))?;
-            Some(spec)
-        }
-        _ => None,
-    };
+    let fixed_opponent = fixed_opponent(config, game)?;
     let cand_name = name_of(candidate);
     let best_name = name_of(&best);
     let step = step_from(candidate)?;
@@ -273,35 +240,14 @@ pub fn gate_candidate(
     let accepted = gate_decision(&summary, config);
     // An accepted network also plays the fixed opponent (the rating on a fixed scale).
     let fixed = match (&fixed_opponent, accepted) {
-        (Some(opponent), true) => {
-            let dir = run.games().join(format!("fixed-{cand_name}"));
-            if dir.exists() {
-                std::fs::remove_dir_all(&dir).map_err(io_err("remove", &dir))?;
-            }
-            let fixed_config = MatchConfig {
-                games: config.fixed_games.max(2),
-                sprt: None,
-                games_dir: Some(dir.clone()),
-                ..match_config.clone()
-            };
-            let a = PlayerSpec::Checkpoint(candidate.to_path_buf());
-            let s = run_match(&a, opponent, &fixed_config, stop)?;
-            if s.interrupted {
-                return Err(ArenaError::Interrupted {
-                    games: s.total.games(),
-                    planned: s.planned,
-                });
-            }
-            s.save_json(&dir.join("summary.json"))?;
-            Some(FixedRating {
-                opponent: opponent.to_string(),
-                games: s.total.games(),
-                score: s.score,
-                elo: s.elo.elo,
-                elo_low: s.elo.low,
-                elo_high: s.elo.high,
-            })
-        }
+        (Some(opponent), true) => Some(play_fixed_opponent(
+            run,
+            candidate,
+            opponent,
+            &match_config,
+            config,
+            stop,
+        )?),
         _ => None,
     };
     let ratings = load_ratings(run)?;
@@ -378,6 +324,89 @@ pub fn gate_candidate(
     .map_err(io_err("move", candidate))?;
     report.moved_to = moved;
     Ok(report)
+}
+
+/// The game a gate plays: the candidate's, which must be the best network's and the
+/// run's, under the run's rules (`config.rules`) with the gate's ply cap.
+fn gate_game(config: &GateConfig, candidate: &Path, best: &Path) -> Result<GameSpec, ArenaError> {
+    let game = checkpoint_game(candidate)?;
+    let best_game = checkpoint_game(best)?;
+    if game != best_game {
+        return Err(ArenaError::Config(format!(
+            "candidate {} is for {} but the best {} is for {}",
+            candidate.display(),
+            game,
+            best.display(),
+            best_game
+        )));
+    }
+    match config.rules {
+        Some(rules) if rules.kind != game => Err(ArenaError::Config(format!(
+            "the run plays {} but candidate {} is for {game}",
+            rules.kind,
+            candidate.display()
+        ))),
+        Some(rules) => Ok(GameSpec {
+            max_plies: config.max_plies,
+            ..rules
+        }),
+        None => Ok(GameSpec::standard(game, config.max_plies)),
+    }
+}
+
+/// The configured fixed opponent, parsed and checked against `game`; `None` when off.
+fn fixed_opponent(config: &GateConfig, game: GameKind) -> Result<Option<PlayerSpec>, ArenaError> {
+    match &config.fixed_opponent {
+        Some(text) if !text.trim().is_empty() => {
+            let spec: PlayerSpec = text
+                .trim()
+                .parse()
+                .map_err(|e| ArenaError::Config(format!("gate fixed opponent: {e}")))?;
+            check_player(game, &spec)
+                .map_err(|e| ArenaError::Config(format!("gate fixed opponent {spec}: {e}")))?;
+            Ok(Some(spec))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Plays an accepted candidate against the fixed opponent with the gate's settings
+/// (`config.fixed_games` games, no SPRT), saving the games under `games/fixed-NAME/`.
+fn play_fixed_opponent(
+    run: &RunDir,
+    candidate: &Path,
+    opponent: &PlayerSpec,
+    gate_match: &MatchConfig,
+    config: &GateConfig,
+    stop: &AtomicBool,
+) -> Result<FixedRating, ArenaError> {
+    let dir = run.games().join(format!("fixed-{}", name_of(candidate)));
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(io_err("remove", &dir))?;
+    }
+    let fixed_config = MatchConfig {
+        games: config.fixed_games.max(2),
+        sprt: None,
+        games_dir: Some(dir.clone()),
+        ..gate_match.clone()
+    };
+    let a = PlayerSpec::Checkpoint(candidate.to_path_buf());
+    let s = run_match(&a, opponent, &fixed_config, stop)?;
+    if s.interrupted {
+        return Err(ArenaError::Interrupted {
+            games: s.total.games(),
+            planned: s.planned,
+        });
+    }
+    s.save_json(&dir.join("summary.json"))?;
+    Ok(FixedRating {
+        opponent: opponent.to_string(),
+        games: s.total.games(),
+        score: s.score,
+        elo: s.elo.elo,
+        elo_low: s.elo.low,
+        elo_high: s.elo.high,
+    })
 }
 
 /// Gates every pending candidate, oldest first, each against the best at that moment
