@@ -161,16 +161,13 @@ pub fn to_csa(rec: &Record) -> Result<String, RecordError> {
 /// (`+7776FU`, optionally `,T12`) and an end marker (`%TORYO`, ...). Every move is
 /// checked for legality.
 pub fn from_csa(text: &str) -> Result<Record, RecordError> {
-    let mut board: [Option<(Color, PieceKind)>; 81] = [None; 81];
-    let mut hands = [[0u8; 7]; 2];
+    let mut setup = CsaSetup::default();
     let mut side = None;
     let mut names: [Option<String>; 2] = [None, None];
     let mut pos: Option<Position> = None;
     let mut start: Option<Position> = None;
     let mut moves = Vec::new();
     let mut end = None;
-    let mut have_board = false;
-    let even = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL";
     for (i, raw_line) in text.lines().enumerate() {
         let line = i + 1;
         for stmt in raw_line.split(',') {
@@ -180,169 +177,59 @@ pub fn from_csa(text: &str) -> Result<Record, RecordError> {
                 text: s.to_string(),
                 reason: reason.to_string(),
             };
-            if s.is_empty() || s.starts_with('\'') || s.starts_with('$') || s.starts_with('V') {
-                continue;
-            }
-            if s.starts_with('T') {
+            if s.is_empty()
+                || s.starts_with('\'')
+                || s.starts_with('$')
+                || s.starts_with('V')
+                || s.starts_with('T')
+            {
                 continue;
             }
             if let Some(n) = s.strip_prefix("N+") {
                 names[0] = Some(n.to_string());
-                continue;
-            }
-            if let Some(n) = s.strip_prefix("N-") {
+            } else if let Some(n) = s.strip_prefix("N-") {
                 names[1] = Some(n.to_string());
-                continue;
-            }
-            if let Some(e) = s.strip_prefix('%') {
+            } else if let Some(e) = s.strip_prefix('%') {
                 end = Some(e.to_string());
-                continue;
-            }
-            if let Some(rest) = s.strip_prefix("PI") {
-                let p = Position::from_sfen(Variant::Shogi, &format!("{even} b - 1"))?;
-                for sq in 0..81 {
-                    board[sq] = p
-                        .piece_at(Square::from_index(sq))
-                        .map(|p| (p.color, p.kind));
-                }
-                let b = rest.as_bytes();
-                if b.len() % 4 != 0 || !rest.is_ascii() {
-                    return Err(err("PI expects square+piece pairs like 82HI"));
-                }
-                for chunk in b.chunks(4) {
-                    let sq = parse_csa_square(&chunk[..2]).ok_or_else(|| err("bad square"))?;
-                    board[sq.index()] = None;
-                }
-                have_board = true;
-                continue;
-            }
-            if let Some(rest) = s.strip_prefix('P') {
-                let bytes = rest.as_bytes();
-                match bytes.first() {
-                    Some(d @ b'1'..=b'9') => {
-                        let rank = d - b'1';
-                        // Trailing blanks of ` * ` cells may have been trimmed.
-                        let row = format!("{:<27}", &rest[1..]);
-                        let row = row.as_str();
-                        if row.len() != 27 || !row.is_ascii() {
-                            return Err(err("a board row has 9 cells of 3 characters"));
-                        }
-                        for c in 0..9 {
-                            let cell = &row[c * 3..c * 3 + 3];
-                            let sq = Square::new(8 - c as u8, rank);
-                            board[sq.index()] = match cell {
-                                " * " => None,
-                                _ => {
-                                    let color = match &cell[..1] {
-                                        "+" => Color::Black,
-                                        "-" => Color::White,
-                                        _ => return Err(err("bad cell")),
-                                    };
-                                    let k = csa_kind(&cell[1..]).ok_or_else(|| err("bad piece"))?;
-                                    Some((color, k))
-                                }
-                            };
-                        }
-                        have_board = true;
-                    }
-                    Some(sign @ (b'+' | b'-')) => {
-                        let color = if *sign == b'+' {
-                            Color::Black
-                        } else {
-                            Color::White
-                        };
-                        let b = &bytes[1..];
-                        if b.len() % 4 != 0 || !rest.is_ascii() {
-                            return Err(err("P+/P- expects square+piece pairs like 00FU"));
-                        }
-                        for chunk in b.chunks(4) {
-                            let name = std::str::from_utf8(&chunk[2..]).unwrap_or("");
-                            if &chunk[..2] == b"00" {
-                                if name == "AL" {
-                                    return Err(err("AL (all remaining pieces) is not supported"));
-                                }
-                                let k = csa_kind(name)
-                                    .filter(|k| k.index() < 7)
-                                    .ok_or_else(|| err("bad hand piece"))?;
-                                let n = &mut hands[color as usize][k.index()];
-                                // 256 entries would wrap a u8 (to 0 in release builds).
-                                *n = n
-                                    .checked_add(1)
-                                    .ok_or_else(|| err("too many hand pieces of one kind"))?;
-                            } else {
-                                let sq = parse_csa_square(&chunk[..2])
-                                    .ok_or_else(|| err("bad square"))?;
-                                let k = csa_kind(name).ok_or_else(|| err("bad piece"))?;
-                                board[sq.index()] = Some((color, k));
-                            }
-                        }
-                        have_board = true;
-                    }
-                    _ => return Err(err("unknown P line")),
-                }
-                continue;
-            }
-            if (s == "+" || s == "-") && pos.is_none() {
+            } else if let Some(rest) = s.strip_prefix("PI") {
+                setup.handicap(rest).map_err(err)?;
+            } else if let Some(rest) = s.strip_prefix('P') {
+                setup.p_line(rest).map_err(err)?;
+            } else if (s == "+" || s == "-") && pos.is_none() {
                 side = Some(if s == "+" { Color::Black } else { Color::White });
-                continue;
-            }
-            if (s.starts_with('+') || s.starts_with('-')) && s.len() == 7 && s.is_ascii() {
+            } else if (s.starts_with('+') || s.starts_with('-')) && s.len() == 7 && s.is_ascii() {
                 if pos.is_none() {
-                    if !have_board {
+                    if !setup.have_board {
                         return Err(err("move before the start position"));
                     }
-                    let p = build(&board, &hands, side.unwrap_or(Color::Black))?;
+                    let p = setup.position(side.unwrap_or(Color::Black))?;
                     start = Some(p.clone());
                     pos = Some(p);
                 }
                 let Some(p) = pos.as_mut() else { continue };
-                let sign = if s.starts_with('+') {
-                    Color::Black
-                } else {
-                    Color::White
-                };
-                if sign != p.side_to_move() {
-                    return Err(err("move by the side not to move"));
-                }
-                let b = s.as_bytes();
-                let to = parse_csa_square(&b[3..5]).ok_or_else(|| err("bad square"))?;
-                let kind = csa_kind(&s[5..7]).ok_or_else(|| err("bad piece"))?;
-                let mv = if &b[1..3] == b"00" {
-                    if kind.index() >= 7 {
-                        return Err(err("cannot drop that piece"));
-                    }
-                    Move::drop(kind, to)
-                } else {
-                    let from = parse_csa_square(&b[1..3]).ok_or_else(|| err("bad square"))?;
-                    let before = p.piece_at(from).map(|pc| pc.kind);
-                    let promote = before.is_some_and(|k| !k.is_promoted() && kind.is_promoted());
-                    if before.is_some_and(|k| k != kind && !(promote && k.promote() == kind)) {
-                        return Err(err("the piece does not match the board"));
-                    }
-                    Move::normal(from, to, promote)
-                };
+                let mv = csa_move(p, s).map_err(err)?;
                 p.play(mv).map_err(|reason| RecordError::Illegal {
                     line,
                     text: s.to_string(),
                     reason,
                 })?;
                 moves.push(mv);
-                continue;
+            } else {
+                return Err(err("unrecognised statement"));
             }
-            return Err(err("unrecognised statement"));
         }
     }
     let start = match start {
         Some(s) => s,
         None => {
-            if !have_board {
+            if !setup.have_board {
                 return Err(RecordError::Syntax {
                     line: 0,
                     text: String::new(),
                     reason: "no start position".into(),
                 });
             }
-            build(&board, &hands, side.unwrap_or(Color::Black))?
+            setup.position(side.unwrap_or(Color::Black))?
         }
     };
     Ok(Record {
@@ -351,6 +238,146 @@ pub fn from_csa(text: &str) -> Result<Record, RecordError> {
         end,
         names,
     })
+}
+
+/// A CSA record's start position as its `PI` and `P` lines build it.
+struct CsaSetup {
+    board: [Option<(Color, PieceKind)>; 81],
+    hands: [[u8; 7]; 2],
+    /// Whether any line set up the board (a record without one has no start).
+    have_board: bool,
+}
+
+impl Default for CsaSetup {
+    fn default() -> Self {
+        CsaSetup {
+            board: [None; 81],
+            hands: [[0; 7]; 2],
+            have_board: false,
+        }
+    }
+}
+
+impl CsaSetup {
+    /// `PI` with removed pieces (`82HI22KA`): the even start less those (駒落ち).
+    fn handicap(&mut self, rest: &str) -> Result<(), &'static str> {
+        let even = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1";
+        let p = Position::from_sfen(Variant::Shogi, even).expect("the even start parses");
+        for sq in 0..81 {
+            self.board[sq] = p
+                .piece_at(Square::from_index(sq))
+                .map(|p| (p.color, p.kind));
+        }
+        let b = rest.as_bytes();
+        if !b.len().is_multiple_of(4) || !rest.is_ascii() {
+            return Err("PI expects square+piece pairs like 82HI");
+        }
+        for chunk in b.chunks(4) {
+            let sq = parse_csa_square(&chunk[..2]).ok_or("bad square")?;
+            self.board[sq.index()] = None;
+        }
+        self.have_board = true;
+        Ok(())
+    }
+
+    /// A `P1`..`P9` board row or a `P+`/`P-` piece line (`rest` follows the `P`).
+    fn p_line(&mut self, rest: &str) -> Result<(), &'static str> {
+        let bytes = rest.as_bytes();
+        match bytes.first() {
+            Some(d @ b'1'..=b'9') => self.row(d - b'1', &rest[1..])?,
+            Some(b'+') => self.pieces(Color::Black, &rest[1..])?,
+            Some(b'-') => self.pieces(Color::White, &rest[1..])?,
+            _ => return Err("unknown P line"),
+        }
+        self.have_board = true;
+        Ok(())
+    }
+
+    /// Board row `rank` (0 = rank 1): 9 cells of 3 characters, ` * ` or `+FU`.
+    fn row(&mut self, rank: u8, cells: &str) -> Result<(), &'static str> {
+        // Trailing blanks of ` * ` cells may have been trimmed.
+        let row = format!("{cells:<27}");
+        if row.len() != 27 || !row.is_ascii() {
+            return Err("a board row has 9 cells of 3 characters");
+        }
+        for c in 0..9 {
+            let cell = &row[c * 3..c * 3 + 3];
+            let sq = Square::new(8 - c as u8, rank);
+            self.board[sq.index()] = match cell {
+                " * " => None,
+                _ => {
+                    let color = match &cell[..1] {
+                        "+" => Color::Black,
+                        "-" => Color::White,
+                        _ => return Err("bad cell"),
+                    };
+                    Some((color, csa_kind(&cell[1..]).ok_or("bad piece")?))
+                }
+            };
+        }
+        Ok(())
+    }
+
+    /// `P+`/`P-` pieces of `color`: square+piece pairs, `00` for the hand.
+    fn pieces(&mut self, color: Color, pairs: &str) -> Result<(), &'static str> {
+        let b = pairs.as_bytes();
+        if !b.len().is_multiple_of(4) || !pairs.is_ascii() {
+            return Err("P+/P- expects square+piece pairs like 00FU");
+        }
+        for chunk in b.chunks(4) {
+            let name = std::str::from_utf8(&chunk[2..]).unwrap_or("");
+            if &chunk[..2] == b"00" {
+                if name == "AL" {
+                    return Err("AL (all remaining pieces) is not supported");
+                }
+                let k = csa_kind(name)
+                    .filter(|k| k.index() < 7)
+                    .ok_or("bad hand piece")?;
+                let n = &mut self.hands[color as usize][k.index()];
+                // 256 entries would wrap a u8 (to 0 in release builds).
+                *n = n.checked_add(1).ok_or("too many hand pieces of one kind")?;
+            } else {
+                let sq = parse_csa_square(&chunk[..2]).ok_or("bad square")?;
+                let k = csa_kind(name).ok_or("bad piece")?;
+                self.board[sq.index()] = Some((color, k));
+            }
+        }
+        Ok(())
+    }
+
+    /// The position set up, `side` to move, validated as any SFEN.
+    fn position(&self, side: Color) -> Result<Position, RecordError> {
+        build(&self.board, &self.hands, side)
+    }
+}
+
+/// A CSA move (`+7776FU`, `-0055KA`) in `p`, where its mover must be to move; the piece
+/// named is the one after the move, so a promotion is a change of piece.
+fn csa_move(p: &Position, s: &str) -> Result<Move, &'static str> {
+    let sign = if s.starts_with('+') {
+        Color::Black
+    } else {
+        Color::White
+    };
+    if sign != p.side_to_move() {
+        return Err("move by the side not to move");
+    }
+    let b = s.as_bytes();
+    let to = parse_csa_square(&b[3..5]).ok_or("bad square")?;
+    let kind = csa_kind(&s[5..7]).ok_or("bad piece")?;
+    if &b[1..3] == b"00" {
+        if kind.index() >= 7 {
+            return Err("cannot drop that piece");
+        }
+        return Ok(Move::drop(kind, to));
+    }
+    let from = parse_csa_square(&b[1..3]).ok_or("bad square")?;
+    let before = p.piece_at(from).map(|pc| pc.kind);
+    let promote = before.is_some_and(|k| !k.is_promoted() && kind.is_promoted());
+    if before.is_some_and(|k| k != kind && !(promote && k.promote() == kind)) {
+        return Err("the piece does not match the board");
+    }
+    Ok(Move::normal(from, to, promote))
 }
 
 fn build(
