@@ -164,59 +164,13 @@ pub fn compile(betza: &str) -> Result<MoveSpec, String> {
     let text = |i: usize| bytes[i..].iter().collect::<String>();
     let mut i = 0;
     let mut mods = Modifiers::default();
-    let all_lines3 = |spec: &mut MoveSpec| {
-        for d in KING_DIRECTIONS {
-            push_unique(&mut spec.lines, (d, 3));
-        }
-    };
     while i < bytes.len() {
         let rest = text(i);
-        // The seed's multi-leg forms.
-        if mods.is_empty() {
-            if let Some(len) = ["KavKafavK", "avKafavK", "afavK"]
-                .iter()
-                .find(|p| rest.starts_with(*p))
-                .map(|p| p.len())
-            {
-                all_lines3(&mut spec);
-                i += len;
-                continue;
-            }
-            if rest.starts_with("NADaK") {
-                spec.area_lion = true;
-                for dr in -2i8..=2 {
-                    for dc in -2i8..=2 {
-                        if (dr, dc) != (0, 0) {
-                            push_unique(&mut spec.leaps, (dr, dc));
-                        }
-                    }
-                }
-                i += 5;
-                continue;
-            }
-            if rest.starts_with("maR") || rest.starts_with("maB") {
-                // RmaR / BmaB: the preceding rider's directions start hooks.
-                let family = if rest.starts_with("maR") { 'W' } else { 'F' };
-                for d in directions(family, &Modifiers::default())? {
-                    push_unique(&mut spec.hooks, d);
-                }
-                i += 3;
-                continue;
-            }
-            if rest.starts_with("mBaB") {
-                for d in directions('F', &Modifiers::default())? {
-                    push_unique(&mut spec.hooks, d);
-                    push_unique(
-                        &mut spec.slides,
-                        Slide {
-                            dir: d,
-                            max: UNLIMITED,
-                        },
-                    );
-                }
-                i += 4;
-                continue;
-            }
+        if mods.is_empty()
+            && let Some(len) = multi_leg(&mut spec, &rest)?
+        {
+            i += len;
+            continue;
         }
         if rest.starts_with("masB") {
             // fmasB: hooks from the modified diagonals, turning sideways.
@@ -271,52 +225,7 @@ pub fn compile(betza: &str) -> Result<MoveSpec, String> {
             i += 1;
         }
         let max = if range == 0 { UNLIMITED } else { range };
-        match c {
-            'U' => spec.universal = true,
-            'N' => {
-                let singles: String = mods.singles.iter().collect();
-                let knights: &[Offset] = match singles.as_str() {
-                    "" => &[
-                        (-2, -1),
-                        (-2, 1),
-                        (2, -1),
-                        (2, 1),
-                        (-1, -2),
-                        (-1, 2),
-                        (1, -2),
-                        (1, 2),
-                    ],
-                    "ff" => &[(-2, -1), (-2, 1)],
-                    other => return Err(format!("unsupported knight modifier {other:?}")),
-                };
-                for &o in knights {
-                    push_unique(&mut spec.leaps, o);
-                }
-            }
-            'W' | 'F' | 'K' | 'D' | 'A' => {
-                let (family, scale) = match c {
-                    'D' => ('W', 2),
-                    'A' => ('F', 2),
-                    other => (other, 1),
-                };
-                for (dr, dc) in directions(family, &mods)? {
-                    push_unique(&mut spec.leaps, (dr * scale, dc * scale));
-                }
-            }
-            _ => {
-                let family = match c {
-                    'R' => 'W',
-                    'B' => 'F',
-                    _ => 'K',
-                };
-                for dir in directions(family, &mods)? {
-                    match spec.slides.iter_mut().find(|s| s.dir == dir) {
-                        Some(s) => s.max = s.max.max(max),
-                        None => spec.slides.push(Slide { dir, max }),
-                    }
-                }
-            }
-        }
+        atom(&mut spec, c, max, &mods)?;
         mods = Modifiers::default();
     }
     if !mods.is_empty() {
@@ -324,6 +233,106 @@ pub fn compile(betza: &str) -> Result<MoveSpec, String> {
     }
     finish(&mut spec);
     Ok(spec)
+}
+
+/// The seed's multi-leg forms at the start of `rest` (no modifiers before them): adds
+/// their moves to `spec` and returns their length, or `None` when `rest` starts with
+/// none of them.
+fn multi_leg(spec: &mut MoveSpec, rest: &str) -> Result<Option<usize>, String> {
+    if let Some(len) = ["KavKafavK", "avKafavK", "afavK"]
+        .iter()
+        .find(|p| rest.starts_with(*p))
+        .map(|p| p.len())
+    {
+        for d in KING_DIRECTIONS {
+            push_unique(&mut spec.lines, (d, 3));
+        }
+        return Ok(Some(len));
+    }
+    if rest.starts_with("NADaK") {
+        spec.area_lion = true;
+        for dr in -2i8..=2 {
+            for dc in -2i8..=2 {
+                if (dr, dc) != (0, 0) {
+                    push_unique(&mut spec.leaps, (dr, dc));
+                }
+            }
+        }
+        return Ok(Some(5));
+    }
+    if rest.starts_with("maR") || rest.starts_with("maB") {
+        // RmaR / BmaB: the preceding rider's directions start hooks.
+        let family = if rest.starts_with("maR") { 'W' } else { 'F' };
+        for d in directions(family, &Modifiers::default())? {
+            push_unique(&mut spec.hooks, d);
+        }
+        return Ok(Some(3));
+    }
+    if rest.starts_with("mBaB") {
+        for d in directions('F', &Modifiers::default())? {
+            push_unique(&mut spec.hooks, d);
+            push_unique(
+                &mut spec.slides,
+                Slide {
+                    dir: d,
+                    max: UNLIMITED,
+                },
+            );
+        }
+        return Ok(Some(4));
+    }
+    Ok(None)
+}
+
+/// Adds one atom (`c`, with range `max` for riders) under modifiers `mods` to `spec`.
+fn atom(spec: &mut MoveSpec, c: char, max: u8, mods: &Modifiers) -> Result<(), String> {
+    match c {
+        'U' => spec.universal = true,
+        'N' => {
+            let singles: String = mods.singles.iter().collect();
+            let knights: &[Offset] = match singles.as_str() {
+                "" => &[
+                    (-2, -1),
+                    (-2, 1),
+                    (2, -1),
+                    (2, 1),
+                    (-1, -2),
+                    (-1, 2),
+                    (1, -2),
+                    (1, 2),
+                ],
+                "ff" => &[(-2, -1), (-2, 1)],
+                other => return Err(format!("unsupported knight modifier {other:?}")),
+            };
+            for &o in knights {
+                push_unique(&mut spec.leaps, o);
+            }
+        }
+        'W' | 'F' | 'K' | 'D' | 'A' => {
+            let (family, scale) = match c {
+                'D' => ('W', 2),
+                'A' => ('F', 2),
+                other => (other, 1),
+            };
+            for (dr, dc) in directions(family, mods)? {
+                push_unique(&mut spec.leaps, (dr * scale, dc * scale));
+            }
+        }
+        _ => {
+            let family = match c {
+                'R' => 'W',
+                'B' => 'F',
+                _ => 'K',
+            };
+            for dir in directions(family, mods)? {
+                match spec.slides.iter_mut().find(|s| s.dir == dir) {
+                    Some(s) => s.max = s.max.max(max),
+                    None => spec.slides.push(Slide { dir, max }),
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Drops steps that a slide already covers and fills in the derived fields.
