@@ -378,6 +378,46 @@ fn tally(games: &[GameResult]) -> (Wdl, Wdl, Wdl) {
     (total, black, white)
 }
 
+/// Game `index` of a match (opening `index / 2`, A playing Black when `a_black`) as the
+/// summary lists it: from A's side, with who forfeited and each player's thinking time.
+fn game_result<G: GamePlayers>(
+    index: u32,
+    a_black: bool,
+    start: &G::Start,
+    (_, moves, outcome, forfeit, thinking): &Played<G>,
+) -> GameResult {
+    let a_color = if a_black { Color::Black } else { Color::White };
+    let (a_think, b_think) = (thinking[a_color.index()], thinking[a_color.flip().index()]);
+    let forfeit = forfeit.as_ref().map(|f| {
+        let who = if f.starts_with(&format!("{a_color:?}")) {
+            "A"
+        } else {
+            "B"
+        };
+        format!("{who} ({f})")
+    });
+    GameResult {
+        index,
+        opening: index / 2,
+        a_black,
+        score_a: f64::from(outcome.score_for(a_color)),
+        winner: match outcome.winner {
+            Some(Color::Black) => "black".into(),
+            Some(Color::White) => "white".into(),
+            None => "draw".into(),
+        },
+        reason: format!("{:?}", outcome.reason),
+        forfeit,
+        plies: moves.len() as u32,
+        start_sfen: G::start_text(start),
+        moves: moves.iter().map(|m| m.to_string()).collect(),
+        a_think_ms: a_think.millis,
+        a_moves: a_think.moves,
+        b_think_ms: b_think.millis,
+        b_moves: b_think.moves,
+    }
+}
+
 /// Plays a match between prepared players `a` and `b`. Returns the summary; if `stop`
 /// is raised the games in progress are abandoned and the summary says `interrupted`.
 pub fn play_match<G: GamePlayers>(
@@ -432,7 +472,7 @@ pub fn play_match<G: GamePlayers>(
                     } else {
                         (&mut *mb, &mut *ma)
                     };
-                    let Some((_game, moves, outcome, forfeit, thinking)) = play_game(
+                    let Some(played) = play_game(
                         &config.game,
                         start,
                         black,
@@ -444,37 +484,8 @@ pub fn play_match<G: GamePlayers>(
                         interrupted.store(true, Ordering::Relaxed);
                         break;
                     };
-                    let a_color = if a_black { Color::Black } else { Color::White };
-                    let (a_think, b_think) =
-                        (thinking[a_color.index()], thinking[a_color.flip().index()]);
-                    let forfeit = forfeit.map(|f| {
-                        let who = if f.starts_with(&format!("{a_color:?}")) {
-                            "A"
-                        } else {
-                            "B"
-                        };
-                        format!("{who} ({f})")
-                    });
-                    let result = GameResult {
-                        index,
-                        opening,
-                        a_black,
-                        score_a: f64::from(outcome.score_for(a_color)),
-                        winner: match outcome.winner {
-                            Some(Color::Black) => "black".into(),
-                            Some(Color::White) => "white".into(),
-                            None => "draw".into(),
-                        },
-                        reason: format!("{:?}", outcome.reason),
-                        forfeit,
-                        plies: moves.len() as u32,
-                        start_sfen: G::start_text(start),
-                        moves: moves.iter().map(|m| m.to_string()).collect(),
-                        a_think_ms: a_think.millis,
-                        a_moves: a_think.moves,
-                        b_think_ms: b_think.millis,
-                        b_moves: b_think.moves,
-                    };
+                    let result = game_result::<G>(index, a_black, start, &played);
+                    let (_, moves, outcome, _, _) = played;
                     if let Some(dir) = &config.games_dir
                         && let Err(e) = G::write_game(
                             &record_of::<G>(&config.game, start, &moves, outcome),

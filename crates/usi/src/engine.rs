@@ -540,6 +540,49 @@ fn run_job<G: UsiGame>(
     }
 }
 
+/// A mate search of at most an eighth of the move's time (300 ms at most): a forced
+/// mate it proves is reported (`score mate`) and its `bestmove` line returned.
+fn play_probed_mate<G: UsiGame>(
+    game: &G,
+    shared: &Shared,
+    out: &Out,
+    start: Instant,
+    ponder_out: bool,
+) -> Option<String> {
+    let (deadline, open) = current_deadline(shared);
+    let probe = match deadline {
+        Some(d) => d.saturating_duration_since(Instant::now()) / 8,
+        None => Duration::from_millis(if open { 300 } else { 100 }),
+    }
+    .min(Duration::from_millis(300));
+    let mate_limits = MateLimits {
+        deadline: Instant::now().checked_add(probe),
+        stop: Some(shared.stop.clone()),
+        max_nodes: 200_000,
+        max_plies: 31,
+    };
+    let (line, mate_nodes) = game.mate_probe(&mate_limits)?;
+    let ms = start.elapsed().as_millis().max(1);
+    send(
+        out,
+        &format!(
+            "info depth {} seldepth {} nodes {} nps {} time {} score mate {} pv {}",
+            line.len(),
+            line.len(),
+            mate_nodes,
+            mate_nodes as u128 * 1000 / ms,
+            ms,
+            line.len(),
+            join_moves(&line)
+        ),
+    );
+    let mut s = format!("bestmove {}", line[0]);
+    if ponder_out && line.len() > 1 {
+        s.push_str(&format!(" ponder {}", line[1]));
+    }
+    Some(s)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn search_move<G: UsiGame>(
     game: &G,
@@ -566,38 +609,8 @@ fn search_move<G: UsiGame>(
     }
 
     // A short mate probe first: a forced mate found here is played at once.
-    let (deadline, open) = current_deadline(shared);
-    let probe = match deadline {
-        Some(d) => d.saturating_duration_since(Instant::now()) / 8,
-        None => Duration::from_millis(if open { 300 } else { 100 }),
-    }
-    .min(Duration::from_millis(300));
-    let mate_limits = MateLimits {
-        deadline: Instant::now().checked_add(probe),
-        stop: Some(shared.stop.clone()),
-        max_nodes: 200_000,
-        max_plies: 31,
-    };
-    if let Some((line, mate_nodes)) = game.mate_probe(&mate_limits) {
-        let ms = start.elapsed().as_millis().max(1);
-        send(
-            out,
-            &format!(
-                "info depth {} seldepth {} nodes {} nps {} time {} score mate {} pv {}",
-                line.len(),
-                line.len(),
-                mate_nodes,
-                mate_nodes as u128 * 1000 / ms,
-                ms,
-                line.len(),
-                join_moves(&line)
-            ),
-        );
-        let mut s = format!("bestmove {}", line[0]);
-        if ponder_out && line.len() > 1 {
-            s.push_str(&format!(" ponder {}", line[1]));
-        }
-        return (s, 0);
+    if let Some(bestmove) = play_probed_mate(game, shared, out, start, ponder_out) {
+        return (bestmove, 0);
     }
 
     let mut total_sims: u64 = 0;
