@@ -62,6 +62,86 @@ impl<G: Game> Search<G> {
         Some(best)
     }
 
+    /// The root's win/draw/loss for its side to move: exact when proven, else the mean
+    /// of its backed-up values.
+    fn root_wdl(&self) -> Wdl {
+        let root = &self.nodes[0];
+        let c = root.to_move;
+        if let Proven::Win { winner, .. } = root.proven {
+            if winner == c { Wdl::WIN } else { Wdl::LOSS }
+        } else if let Proven::Draw { .. } = root.proven {
+            Wdl::DRAW
+        } else if root.visits > 0 {
+            let nv = root.visits as f64;
+            let score = (root.score_for(c) / nv) as f32;
+            let draw = (root.draw / nv) as f32;
+            let win = (score - 0.5 * draw).clamp(0.0, 1.0);
+            Wdl::new(win, draw, (1.0 - win - draw).max(0.0))
+        } else {
+            Wdl::DRAW
+        }
+    }
+
+    /// Gumbel root: among the considered moves that got the most simulations, the one
+    /// with the highest g + logit + sigma(completed Q) (`sigma` per root child).
+    fn gumbel_choice(&self, sigma: &[f32]) -> Option<usize> {
+        let gs = self.gstate.as_ref().map(|g| &g.0)?;
+        let maxv = (0..sigma.len())
+            .filter(|&i| gs.considered[i])
+            .map(|i| gs.started[i])
+            .max()
+            .unwrap_or(0);
+        let mut best = None;
+        let mut bv = f32::NEG_INFINITY;
+        for (i, &si) in sigma.iter().enumerate() {
+            if gs.considered[i] && gs.started[i] == maxv {
+                let v = gs.g[i] + gs.logits[i] + si;
+                if best.is_none() || v > bv {
+                    best = Some(i);
+                    bv = v;
+                }
+            }
+        }
+        best
+    }
+
+    /// A root child drawn with probability proportional to visits^(1/tau).
+    fn sample_by_visits(&mut self, visits: &[u32], tau: f32) -> usize {
+        let w: Vec<f64> = visits
+            .iter()
+            .map(|&v| (v as f64).powf(1.0 / tau as f64))
+            .collect();
+        let s: f64 = w.iter().sum();
+        let mut r = self.rng.random::<f64>() * s;
+        let mut pick = w.len() - 1;
+        for (i, x) in w.iter().enumerate() {
+            if r < *x {
+                pick = i;
+                break;
+            }
+            r -= x;
+        }
+        pick
+    }
+
+    /// The moves the search would play from the root on, while they are visited or
+    /// proven (at most 257).
+    fn principal_variation(&self) -> Vec<G::Move> {
+        let mut pv = Vec::new();
+        let mut node = 0usize;
+        while let Some(ch) = self.child_for_play(node) {
+            if self.nodes[ch].visits == 0 && !self.nodes[ch].proven.is_known() {
+                break;
+            }
+            pv.push(self.nodes[ch].mv.unwrap());
+            node = ch;
+            if pv.len() > 256 {
+                break;
+            }
+        }
+        pv
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub(super) fn make_result(
         &mut self,
@@ -85,19 +165,7 @@ impl<G: Game> Search<G> {
             .clone()
             .map(|i| self.nodes[i].q_for(c, self.draw_black))
             .collect();
-        let root_wdl = if let Proven::Win { winner, .. } = root.proven {
-            if winner == c { Wdl::WIN } else { Wdl::LOSS }
-        } else if let Proven::Draw { .. } = root.proven {
-            Wdl::DRAW
-        } else if root.visits > 0 {
-            let nv = root.visits as f64;
-            let score = (root.score_for(c) / nv) as f32;
-            let draw = (root.draw / nv) as f32;
-            let win = (score - 0.5 * draw).clamp(0.0, 1.0);
-            Wdl::new(win, draw, (1.0 - win - draw).max(0.0))
-        } else {
-            Wdl::DRAW
-        };
+        let root_wdl = self.root_wdl();
         let raw = if c == Color::Black {
             root.nn_black
         } else {
@@ -118,27 +186,7 @@ impl<G: Game> Search<G> {
                 .map(|(&p, &s)| gumbel::logit(p) + s)
                 .collect();
             policy_target = gumbel::softmax(&x);
-            if let Some(gs) = self.gstate.as_ref().map(|g| &g.0) {
-                let maxv = (0..moves.len())
-                    .filter(|&i| gs.considered[i])
-                    .map(|i| gs.started[i])
-                    .max()
-                    .unwrap_or(0);
-                let mut best = usize::MAX;
-                let mut bv = f32::NEG_INFINITY;
-                for (i, &si) in s.iter().enumerate() {
-                    if gs.considered[i] && gs.started[i] == maxv {
-                        let v = gs.g[i] + gs.logits[i] + si;
-                        if best == usize::MAX || v > bv {
-                            best = i;
-                            bv = v;
-                        }
-                    }
-                }
-                if best != usize::MAX {
-                    best_move = Some(moves[best]);
-                }
-            }
+            best_move = self.gumbel_choice(&s).map(|i| moves[i]);
         } else {
             policy_target = if total > 0 {
                 visits.iter().map(|&v| v as f32 / total as f32).collect()
@@ -152,21 +200,7 @@ impl<G: Game> Search<G> {
         if proven_win || (!gumbel_mode && !moves.is_empty()) || best_move.is_none() {
             let tau = self.config.temperature_at(game.ply());
             if !proven_win && tau > 1e-3 && total > 0 {
-                let w: Vec<f64> = visits
-                    .iter()
-                    .map(|&v| (v as f64).powf(1.0 / tau as f64))
-                    .collect();
-                let s: f64 = w.iter().sum();
-                let mut r = self.rng.random::<f64>() * s;
-                let mut pick = w.len() - 1;
-                for (i, x) in w.iter().enumerate() {
-                    if r < *x {
-                        pick = i;
-                        break;
-                    }
-                    r -= x;
-                }
-                best_move = moves.get(pick).copied();
+                best_move = moves.get(self.sample_by_visits(&visits, tau)).copied();
             } else if let Some(i) = self.child_for_play(0) {
                 best_move = self.nodes[i].mv;
             }
@@ -178,19 +212,7 @@ impl<G: Game> Search<G> {
             policy_target[i - first] = 1.0;
         }
 
-        // Principal variation.
-        let mut pv = Vec::new();
-        let mut node = 0usize;
-        while let Some(ch) = self.child_for_play(node) {
-            if self.nodes[ch].visits == 0 && !self.nodes[ch].proven.is_known() {
-                break;
-            }
-            pv.push(self.nodes[ch].mv.unwrap());
-            node = ch;
-            if pv.len() > 256 {
-                break;
-            }
-        }
+        let pv = self.principal_variation();
 
         SearchResult {
             best_move,
