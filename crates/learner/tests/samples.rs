@@ -5,7 +5,7 @@ mod common;
 use shogi_features::FeatureSet;
 use shogi_game::Game;
 use shogi_learner::{SampleConfig, samples_from_record};
-use shogi_mcts::{RootSelection, SearchConfig, UniformEvaluator};
+use shogi_mcts::{SearchConfig, UniformEvaluator};
 use shogi_rules::{Position, ShogiGame};
 use shogi_selfplay::convert::variant_from_name;
 use shogi_selfplay::play::{PlayConfig, RecordGame, play_game};
@@ -158,9 +158,7 @@ fn tai_shogi_records_give_sparse_samples() {
     let search = SearchConfig {
         simulations: 16,
         batch_size: 4,
-        root_selection: RootSelection::Puct,
-        temperature_plies: 30,
-        ..SearchConfig::default()
+        ..SearchConfig::alphazero()
     };
     let record = play_game(
         TaiGame::startpos(rules),

@@ -5,7 +5,7 @@ use std::time::Duration;
 use shogi_game::Game;
 use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, EvalInput, EvalOutput};
 use shogi_mcts::toy::TicTacToe;
-use shogi_mcts::{EvalError, RootSelection, Search, SearchConfig, SearchLimits, Wdl};
+use shogi_mcts::{EvalError, Search, SearchConfig, SearchLimits, Wdl};
 
 #[test]
 fn many_threads_every_request_answered_correctly() {
@@ -200,10 +200,7 @@ fn searches_on_many_threads_share_one_service() {
             std::thread::spawn(move || {
                 let c = SearchConfig {
                     simulations: 64,
-                    batch_size: 8,
-                    root_selection: RootSelection::Puct,
-                    temperature_plies: 30,
-                    ..SearchConfig::default()
+                    ..SearchConfig::alphazero()
                 };
                 let mut s = Search::new(c, t);
                 let mut g = TicTacToe::new();

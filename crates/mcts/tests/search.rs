@@ -67,10 +67,7 @@ fn fixed_seed_is_reproducible() {
     let run = |seed| {
         let c = SearchConfig {
             simulations: 200,
-            batch_size: 8,
-            root_selection: RootSelection::Puct,
-            temperature_plies: 30,
-            ..SearchConfig::default()
+            ..SearchConfig::alphazero()
         };
         let mut s = Search::new(c, seed);
         let ev = RolloutEvaluator::new(2, 20, 7);
@@ -118,9 +115,7 @@ fn temperature_one_samples_proportionally() {
             simulations: 60,
             batch_size: 1,
             dirichlet_weight: 0.0,
-            root_selection: RootSelection::Puct,
-            temperature_plies: 30,
-            ..SearchConfig::default()
+            ..SearchConfig::alphazero()
         };
         let mut s = Search::new(c, seed);
         let r = s
@@ -194,10 +189,7 @@ fn noise_applied_at_root_only_in_full_search() {
     let c = SearchConfig {
         simulations: 10,
         dirichlet_weight: 0.25,
-        batch_size: 8,
-        root_selection: RootSelection::Puct,
-        temperature_plies: 30,
-        ..SearchConfig::default()
+        ..SearchConfig::alphazero()
     };
     let mut s = Search::new(c, 3);
     let r = s
@@ -432,10 +424,7 @@ fn playout_cap_randomization() {
             full_search_prob: 0.25,
             cheap_simulations: 20,
         }),
-        batch_size: 8,
-        root_selection: RootSelection::Puct,
-        temperature_plies: 30,
-        ..SearchConfig::default()
+        ..SearchConfig::alphazero()
     };
     let mut s = Search::new(c, 9);
     let (mut full, mut cheap) = (0, 0);
@@ -573,8 +562,7 @@ fn self_play_game_with_reuse_completes() {
         simulations: 100,
         batch_size: 4,
         temperature_plies: 4,
-        root_selection: RootSelection::Puct,
-        ..SearchConfig::default()
+        ..SearchConfig::alphazero()
     };
     let mut s = Search::new(c, 11);
     let ev = RolloutEvaluator::new(1, 9, 3);

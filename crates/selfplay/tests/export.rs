@@ -1,7 +1,7 @@
 //! CSA / KIF / USI export of self-play records: CSA round trips through the rules' CSA
 //! reader, a game directory gets its three files, and minishogi is refused clearly.
 
-use shogi_mcts::{RootSelection, SearchConfig, UniformEvaluator};
+use shogi_mcts::{SearchConfig, UniformEvaluator};
 use shogi_rules::record::from_csa;
 use shogi_rules::{GameRules, Position, ShogiGame, Variant};
 use shogi_selfplay::convert::{
@@ -20,9 +20,7 @@ fn played(variant: Variant, max_plies: u32, seed: u64) -> shogi_selfplay::GameRe
     let search = SearchConfig {
         simulations: 16,
         batch_size: 4,
-        root_selection: RootSelection::Puct,
-        temperature_plies: 30,
-        ..SearchConfig::default()
+        ..SearchConfig::alphazero()
     };
     let play = PlayConfig {
         random_opening_plies: 4,

@@ -9,7 +9,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 use shogi_game::{Game, Outcome};
-use shogi_mcts::{RootSelection, SearchConfig, UniformEvaluator};
+use shogi_mcts::{SearchConfig, UniformEvaluator};
 use shogi_rules::{GameRules, Move, Position, ShogiGame, Variant};
 use shogi_selfplay::hcpe3::{self, eval_from_score};
 use shogi_selfplay::play::{PlayConfig, play_game};
@@ -74,9 +74,7 @@ fn hcpe3_export_is_read_back_exactly_by_cshogi() {
     let search = SearchConfig {
         simulations: 12,
         batch_size: 4,
-        root_selection: RootSelection::Puct,
-        temperature_plies: 30,
-        ..SearchConfig::default()
+        ..SearchConfig::alphazero()
     };
     let mut records = Vec::new();
     for k in 0..24u32 {
@@ -145,10 +143,7 @@ fn hcpe3_refuses_what_it_cannot_hold() {
         ),
         &SearchConfig {
             simulations: 4,
-            batch_size: 8,
-            root_selection: RootSelection::Puct,
-            temperature_plies: 30,
-            ..SearchConfig::default()
+            ..SearchConfig::alphazero()
         },
         &PlayConfig::default(),
         &UniformEvaluator::default(),

@@ -2,7 +2,7 @@
 //! reproducible, and resign (or record a would-be resignation) as configured.
 
 use shogi_game::{Color, EndReason};
-use shogi_mcts::{FnEvaluator, RootSelection, SearchConfig, UniformEvaluator, Wdl};
+use shogi_mcts::{FnEvaluator, SearchConfig, UniformEvaluator, Wdl};
 use shogi_rules::{GameRules, Position, ShogiGame, Variant};
 use shogi_selfplay::convert::replay;
 use shogi_selfplay::play::{PlayConfig, play_game};
@@ -11,9 +11,7 @@ fn small_search() -> SearchConfig {
     SearchConfig {
         simulations: 24,
         batch_size: 4,
-        root_selection: RootSelection::Puct,
-        temperature_plies: 30,
-        ..SearchConfig::default()
+        ..SearchConfig::alphazero()
     }
 }
 

@@ -1,7 +1,7 @@
 //! What the learner's tests share: self-play records of minishogi played with the
 //! uniform evaluator (no network), reproducible from their seed.
 
-use shogi_mcts::{RootSelection, SearchConfig, UniformEvaluator};
+use shogi_mcts::{SearchConfig, UniformEvaluator};
 use shogi_rules::{GameRules, Position, ShogiGame, Variant};
 use shogi_selfplay::play::{PlayConfig, play_game};
 use shogi_selfplay::record::GameRecord;
@@ -18,9 +18,7 @@ pub fn minishogi_game(seed: u64, max_plies: u32, simulations: u32) -> GameRecord
     let search = SearchConfig {
         simulations,
         batch_size: 4,
-        root_selection: RootSelection::Puct,
-        temperature_plies: 30,
-        ..SearchConfig::default()
+        ..SearchConfig::alphazero()
     };
     play_game(
         start,
