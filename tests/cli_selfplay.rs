@@ -34,11 +34,11 @@ fn selfplay_with_a_fresh_network_writes_replayable_games() {
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.starts_with("games 3 "), "{stdout}");
-    let (games, skipped) = shogi_selfplay::read_chunk_dir(dir.path()).unwrap();
+    let (games, skipped) = shogi_records::read_chunk_dir(dir.path()).unwrap();
     assert!(skipped.is_empty());
     assert_eq!(games.len(), 3);
     for g in &games {
-        shogi_selfplay::convert::replay(g).unwrap();
+        shogi_records::convert::replay(g).unwrap();
     }
 }
 
@@ -52,7 +52,7 @@ fn selfplay_with_the_uniform_evaluator() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(
-        shogi_selfplay::read_chunk_dir(dir.path()).unwrap().0.len(),
+        shogi_records::read_chunk_dir(dir.path()).unwrap().0.len(),
         3
     );
 }
@@ -100,18 +100,17 @@ fn tai_shogi_selfplay_writes_games_that_replay() {
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains(" adjudications "), "{stdout}");
-    let (games, skipped) = shogi_selfplay::read_chunk_dir(dir.path()).unwrap();
+    let (games, skipped) = shogi_records::read_chunk_dir(dir.path()).unwrap();
     assert!(skipped.is_empty());
     assert_eq!(games.len(), 2);
     for g in &games {
         assert_eq!(g.variant, "tai");
         assert_eq!(g.moves.len(), 12);
         let mut searched = 0;
-        let end =
-            <shogi_tai::TaiGame as shogi_selfplay::play::RecordGame>::replay_each(g, |_, m| {
-                searched += usize::from(!m.searched.is_empty());
-            })
-            .unwrap();
+        let end = <shogi_tai::TaiGame as shogi_records::RecordGame>::replay_each(g, |_, m| {
+            searched += usize::from(!m.searched.is_empty());
+        })
+        .unwrap();
         assert_eq!(searched, 12, "every move was searched");
         // At the cap, a lead of 2 material points wins (--adjudicate 2).
         use shogi_game::{Color, EndReason, Game};

@@ -47,7 +47,7 @@ fn assert_consistent(run: &RunDir) {
     for entry in std::fs::read_dir(run.replay()).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "szgr") {
-            shogi_selfplay::record::read_chunk(&path)
+            shogi_records::record::read_chunk(&path)
                 .unwrap_or_else(|e| panic!("{} is damaged: {e}", path.display()));
         }
     }
@@ -362,7 +362,7 @@ fn selfplay_games(seed: u64) -> Vec<Vec<u32>> {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let (games, skipped) = shogi_selfplay::read_chunk_dir(&RunDir::new(&dir).replay()).unwrap();
+    let (games, skipped) = shogi_records::read_chunk_dir(&RunDir::new(&dir).replay()).unwrap();
     assert!(skipped.is_empty(), "{skipped:?}");
     let mut moves: Vec<Vec<u32>> = games
         .iter()
@@ -646,13 +646,12 @@ fn tai_shogi_trains_through_the_same_loop() {
         shogi_model::load_checkpoint(path, &tai, shogi_model::tch::Device::Cpu)
             .unwrap_or_else(|e| panic!("{} does not load: {e}", path.display()));
     }
-    let (games, skipped) = shogi_selfplay::read_chunk_dir(&run.replay()).unwrap();
+    let (games, skipped) = shogi_records::read_chunk_dir(&run.replay()).unwrap();
     assert!(skipped.is_empty() && !games.is_empty());
     for g in &games {
         // The records carry the rule options they were played under (the Q3 lion dog).
         assert_eq!(g.impasse, 8);
-        <shogi_tai::TaiGame as shogi_selfplay::play::RecordGame>::replay_each(g, |_, _| {})
-            .unwrap();
+        <shogi_tai::TaiGame as shogi_records::RecordGame>::replay_each(g, |_, _| {}).unwrap();
     }
     // The arena plays tai shogi: the newest network against a random mover.
     let (_, newest) = accepted.last().unwrap();

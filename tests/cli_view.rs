@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use shogi_game::Game;
-use shogi_selfplay::play::RecordGame;
-use shogi_selfplay::record::GameRecord;
+use shogi_records::RecordGame;
+use shogi_records::record::GameRecord;
 
 const BIN: &str = env!("CARGO_BIN_EXE_shogi-zero");
 
@@ -118,7 +118,7 @@ fn a_selfplay_page_replays_the_chunk_minishogi_and_tai() {
             "no external resources"
         );
         let data = page_data(&page);
-        let games = shogi_selfplay::record::read_chunk(&chunk).unwrap();
+        let games = shogi_records::record::read_chunk(&chunk).unwrap();
         let record = &games[1];
         if variant == "tai" {
             check_against_replay::<shogi_tai::TaiGame>(&data, record);

@@ -52,7 +52,7 @@ def ok(message: str) -> None:
 
 def read_chunk(path: Path) -> list[tuple[str, tuple[int, ...], bytes]]:
     """(start SFEN, moves, the whole record) of every game of a chunk; refuses a chunk cut
-    short or corrupted (the format of crates/selfplay/src/record.rs)."""
+    short or corrupted (the format of crates/records/src/record.rs)."""
     data = path.read_bytes()
     if data[:4] != b"SZGR" or data[-4:] != b"SZEN":
         raise ValueError(f"{path.name}: bad magic or trailer (cut short?)")

@@ -6,10 +6,10 @@ use std::path::Path;
 
 use shogi_features::{GameSpec, NetGame};
 use shogi_game::{Color, GameKind};
+use shogi_records::RecordGame;
+use shogi_records::convert::{ExportError, write_game_dir};
+use shogi_records::record::GameRecord;
 use shogi_rules::{GameRules, Position, ShogiGame, Variant};
-use shogi_selfplay::convert::{ExportError, write_game_dir};
-use shogi_selfplay::play::RecordGame;
-use shogi_selfplay::record::GameRecord;
 use shogi_tai::{TaiGame, TaiMove, TaiRules};
 
 use crate::error::{ArenaError, io_err};

@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use shogi_features::{GameSpec, NetLayout, TOURNAMENT_MAX_PLIES, with_game_type};
 use shogi_game::GameKind;
 use shogi_game::{Color, EndReason, Game, Outcome, adjudicate_points};
+use shogi_records::record::{GameRecord, MoveRecord};
 use shogi_rules::Position;
-use shogi_selfplay::record::{GameRecord, MoveRecord};
 
 use crate::error::{ArenaError, io_err};
 use crate::game::ArenaGame;

@@ -6,10 +6,10 @@ use rand::Rng;
 use shogi_features::with_game_type;
 use shogi_features::{FeatureSet, NetGame, NetLayout};
 use shogi_game::{Color, Game};
-use shogi_selfplay::ReplayError;
-use shogi_selfplay::convert::variant_from_name;
-use shogi_selfplay::play::RecordGame;
-use shogi_selfplay::record::{GameRecord, MoveRecord};
+use shogi_records::RecordGame;
+use shogi_records::ReplayError;
+use shogi_records::convert::variant_from_name;
+use shogi_records::record::{GameRecord, MoveRecord};
 
 /// One training position, stored sparsely: a tai shogi position has 129,375 input
 /// floats and 191,250 policy entries, almost all zero. [`Sample::write_planes`] and

@@ -5,7 +5,7 @@ use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
 use rand::Rng;
-use shogi_selfplay::record::{CHUNK_EXTENSION, RecordError, read_chunk};
+use shogi_records::record::{CHUNK_EXTENSION, RecordError, read_chunk};
 
 use crate::sample::{Sample, SampleConfig, samples_from_record};
 

@@ -8,8 +8,8 @@ use std::process::Command;
 
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
 use shogi_model::{Expected, Model, TrainConfig, model_config_for, tch::Device};
+use shogi_records::write_chunk;
 use shogi_rules::Variant;
-use shogi_selfplay::write_chunk;
 
 #[test]
 fn trains_exports_and_logs() {

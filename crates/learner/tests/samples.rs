@@ -6,10 +6,11 @@ use shogi_features::FeatureSet;
 use shogi_game::Game;
 use shogi_learner::{SampleConfig, samples_from_record};
 use shogi_mcts::{SearchConfig, UniformEvaluator};
+use shogi_records::RecordGame;
+use shogi_records::convert::variant_from_name;
+use shogi_records::record::GameRecord;
 use shogi_rules::{Position, ShogiGame};
-use shogi_selfplay::convert::variant_from_name;
-use shogi_selfplay::play::{PlayConfig, RecordGame, play_game};
-use shogi_selfplay::record::GameRecord;
+use shogi_selfplay::play::{PlayConfig, play_game};
 
 fn game(seed: u64) -> GameRecord {
     common::minishogi_game(seed, 60, 16)
@@ -207,7 +208,7 @@ fn tai_shogi_records_give_sparse_samples() {
 #[test]
 fn material_targets_on_a_hand_made_game() {
     use shogi_game::{Color, EndReason, Outcome};
-    use shogi_selfplay::record::{MoveRecord, SearchedMove};
+    use shogi_records::record::{MoveRecord, SearchedMove};
     let mut record = GameRecord {
         variant: "minishogi".into(),
         start_sfen: "4k/5/2p2/2R2/K4 b - 1".into(),

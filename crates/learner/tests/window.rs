@@ -4,9 +4,9 @@ mod common;
 
 use rand::SeedableRng;
 use shogi_learner::{ReplayWindow, SampleConfig};
-use shogi_selfplay::write_chunk;
+use shogi_records::write_chunk;
 
-fn game(seed: u64) -> shogi_selfplay::GameRecord {
+fn game(seed: u64) -> shogi_records::GameRecord {
     common::minishogi_game(seed, 40, 8)
 }
 

@@ -12,8 +12,9 @@ use shogi_game::EndReason;
 use shogi_mcts::batch::BatchConfig;
 use shogi_mcts::{EvalRequest, Evaluator, SearchConfig};
 
-use crate::play::{GameProgress, PlayConfig, RecordGame, SelfPlayGame};
-use crate::record::{ChunkWriter, RecordError};
+use crate::play::{GameProgress, PlayConfig, SelfPlayGame};
+use shogi_records::RecordGame;
+use shogi_records::record::{ChunkWriter, RecordError};
 
 /// The self-play inference service's batching: at most 16 leaves a network call (two
 /// actor threads' requests of 8 games' leaves), waiting at most 2 ms for it to fill.

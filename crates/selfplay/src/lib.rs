@@ -1,18 +1,7 @@
-//! Self-play game records.
-//!
-//! [`record`] defines the on-disk chunk format (versioned, checksummed, written with
-//! tmp + rename) that actors write and the learner reads; [`convert`] turns records into
-//! text any shogi tool reads (USI `position` lines, CSA, KIF); [`play`] plays one
-//! self-play game with a shared evaluator; [`actors`] runs many games on actor threads
-//! into a replay directory.
+//! Self-play: [`play`] plays one game with a shared evaluator (searching every move,
+//! recording visit counts and policy targets, resigning when hopeless); [`actors`] runs
+//! many games on actor threads into a replay directory. The records they write, and
+//! their format, are `shogi_records`'.
 
 pub mod actors;
-pub mod convert;
-pub mod hcpe3;
 pub mod play;
-pub mod record;
-
-pub use record::{
-    ChunkWriter, FORMAT_VERSION, GameRecord, MoveRecord, RecordError, ReplayError, SearchedMove,
-    read_chunk, read_chunk_dir, write_chunk,
-};

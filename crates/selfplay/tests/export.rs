@@ -2,14 +2,14 @@
 //! reader, a game directory gets its three files, and minishogi is refused clearly.
 
 use shogi_mcts::{SearchConfig, UniformEvaluator};
-use shogi_rules::record::from_csa;
-use shogi_rules::{GameRules, Position, ShogiGame, Variant};
-use shogi_selfplay::convert::{
+use shogi_records::convert::{
     ExportError, replay, to_csa_text, to_kif_text, to_usi_position, write_game_dir,
 };
+use shogi_rules::record::from_csa;
+use shogi_rules::{GameRules, Position, ShogiGame, Variant};
 use shogi_selfplay::play::{PlayConfig, play_game};
 
-fn played(variant: Variant, max_plies: u32, seed: u64) -> shogi_selfplay::GameRecord {
+fn played(variant: Variant, max_plies: u32, seed: u64) -> shogi_records::GameRecord {
     let game = ShogiGame::new(
         Position::startpos(variant),
         GameRules {

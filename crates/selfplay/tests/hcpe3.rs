@@ -10,10 +10,10 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 use shogi_game::{Game, Outcome};
 use shogi_mcts::{SearchConfig, UniformEvaluator};
+use shogi_records::hcpe3::{self, eval_from_score};
+use shogi_records::record::GameRecord;
 use shogi_rules::{GameRules, Move, Position, ShogiGame, Variant};
-use shogi_selfplay::hcpe3::{self, eval_from_score};
 use shogi_selfplay::play::{PlayConfig, play_game};
-use shogi_selfplay::record::GameRecord;
 
 /// A position after `plies` uniformly random legal plies from the start (captures,
 /// promotions and pieces in hand appear after a few dozen).

@@ -3,8 +3,8 @@
 
 use shogi_game::{Color, EndReason};
 use shogi_mcts::{FnEvaluator, SearchConfig, UniformEvaluator, Wdl};
+use shogi_records::convert::replay;
 use shogi_rules::{GameRules, Position, ShogiGame, Variant};
-use shogi_selfplay::convert::replay;
 use shogi_selfplay::play::{PlayConfig, play_game};
 
 fn small_search() -> SearchConfig {
@@ -191,7 +191,7 @@ fn actors_fill_a_replay_directory_through_a_batched_service() {
     )
     .unwrap();
     assert_eq!(summary.games, 10);
-    let (games, skipped) = shogi_selfplay::read_chunk_dir(dir.path()).unwrap();
+    let (games, skipped) = shogi_records::read_chunk_dir(dir.path()).unwrap();
     assert!(skipped.is_empty());
     assert_eq!(games.len(), 10);
     assert_eq!(
@@ -384,7 +384,7 @@ fn actors_advancing_many_games_per_thread_play_the_same_games_as_play_game() {
         )
         .unwrap();
         assert_eq!(summary.games, games);
-        let (records, skipped) = shogi_selfplay::read_chunk_dir(dir.path()).unwrap();
+        let (records, skipped) = shogi_records::read_chunk_dir(dir.path()).unwrap();
         assert!(skipped.is_empty());
         let mut got: Vec<String> = records.iter().map(|r| format!("{r:?}")).collect();
         got.sort();

@@ -19,10 +19,10 @@ use shogi_model::{
     CheckpointMeta, Expected, Losses, Model, ModelConfig, NetService, OptimizerKind, TrainConfig,
     load_checkpoint, model_config_for_layout, parse_device, set_num_threads,
 };
+use shogi_records::RecordGame;
 use shogi_rundir::{RoleLock, RunDir, checkpoint_name};
 use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
 use shogi_selfplay::play::PlayConfig;
-use shogi_selfplay::play::RecordGame;
 use tracing::{info, warn};
 
 use crate::config::{OptimizerName, RunConfig, ScheduleName};

@@ -8,8 +8,8 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use shogi_arena::ArenaGame;
 use shogi_features::with_game_type;
-use shogi_selfplay::hcpe3;
-use shogi_selfplay::record::{GameRecord, read_chunk, read_chunk_dir};
+use shogi_records::hcpe3;
+use shogi_records::record::{GameRecord, read_chunk, read_chunk_dir};
 
 /// Arguments of `shogi-zero export`.
 #[derive(Debug, Args)]

@@ -21,7 +21,7 @@ pub fn formats_line() -> String {
         shogi_tai::net::FEATURE_VERSION,
         shogi_features::POLICY_VERSION,
         shogi_tai::net::POLICY_VERSION,
-        shogi_selfplay::record::FORMAT_VERSION,
+        shogi_records::record::FORMAT_VERSION,
     )
 }
 

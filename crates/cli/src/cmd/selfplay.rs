@@ -17,8 +17,9 @@ use shogi_model::{
     DEFAULT_BLOCKS, DEFAULT_CHANNELS, Inference, InferenceOptions, Model, NetService,
     SELFPLAY_HALF_INFERENCE, model_config_for_layout, parse_device,
 };
+use shogi_records::RecordGame;
 use shogi_selfplay::actors::{ActorConfig, ActorStats, SELFPLAY_BATCH, run_actors};
-use shogi_selfplay::play::{PlayConfig, RecordGame};
+use shogi_selfplay::play::PlayConfig;
 
 /// Arguments of `shogi-zero selfplay`. Every default is a training run's (the search's
 /// [`SearchConfig::default`], [`PlayConfig::default`], [`ActorConfig::default`],

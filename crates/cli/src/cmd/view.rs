@@ -18,8 +18,8 @@ use serde::Serialize;
 use shogi_arena::MatchSummary;
 use shogi_features::with_game_type;
 use shogi_game::{Color, Game, GameKind, Outcome};
-use shogi_selfplay::play::RecordGame;
-use shogi_selfplay::record::{GameRecord, MoveRecord, read_chunk};
+use shogi_records::RecordGame;
+use shogi_records::record::{GameRecord, MoveRecord, read_chunk};
 
 const TEMPLATE: &str = include_str!("view.html");
 

@@ -2,9 +2,9 @@
 //! uniform evaluator (no network), reproducible from their seed.
 
 use shogi_mcts::{SearchConfig, UniformEvaluator};
+use shogi_records::record::GameRecord;
 use shogi_rules::{GameRules, Position, ShogiGame, Variant};
 use shogi_selfplay::play::{PlayConfig, play_game};
-use shogi_selfplay::record::GameRecord;
 
 /// A minishogi self-play game of at most `max_plies`, `simulations` per move.
 pub fn minishogi_game(seed: u64, max_plies: u32, simulations: u32) -> GameRecord {

@@ -8,7 +8,7 @@ use shogi_game::{EndReason, Outcome};
 use shogi_rules::record::{Record, to_csa, to_kif};
 use shogi_rules::{ShogiGame, Variant};
 
-use crate::play::RecordGame;
+use crate::game::RecordGame;
 use crate::record::{GameRecord, ReplayError};
 
 /// The rules variant a record's name stands for.

@@ -5,11 +5,11 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use shogi_game::{Color, EndReason, Game, Outcome};
+use shogi_records::RecordGame;
+use shogi_records::convert::{replay, to_usi_position};
+use shogi_records::record::{decode_chunk, encode_chunk};
+use shogi_records::*;
 use shogi_rules::{ShogiGame, Variant};
-use shogi_selfplay::convert::{replay, to_usi_position};
-use shogi_selfplay::play::RecordGame;
-use shogi_selfplay::record::{decode_chunk, encode_chunk};
-use shogi_selfplay::*;
 
 /// A game of `plies` moves, always the first legal move, with made-up search data.
 fn sample_game(variant: Variant, plies: usize, seed: u32) -> GameRecord {
