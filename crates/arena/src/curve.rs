@@ -11,7 +11,7 @@ use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ArenaError, io_err};
-use crate::stats::score_from_elo;
+use crate::stats::{Rating, Wdl, score_from_elo};
 use shogi_rundir::write_atomic;
 
 /// Simulations a move of the curve's searching players unless told otherwise: half a
@@ -33,19 +33,11 @@ pub struct CurvePoint {
     /// and resumed counts the pause too).
     pub minutes: f64,
     /// Games won, drawn and lost against the opponent.
-    pub wins: u32,
-    /// Draws.
-    pub draws: u32,
-    /// Losses.
-    pub losses: u32,
-    /// Score (wins + draws / 2) / games.
-    pub score: f64,
-    /// Elo over the opponent with its 95% interval.
-    pub elo: f64,
-    /// Lower end.
-    pub elo_low: f64,
-    /// Upper end.
-    pub elo_high: f64,
+    #[serde(flatten)]
+    pub result: Wdl,
+    /// Score and Elo over the opponent.
+    #[serde(flatten)]
+    pub rating: Rating,
 }
 
 /// The curve and the settings every point shares.
@@ -103,15 +95,15 @@ impl Curve {
                 p.samples_seen,
                 p.minutes,
                 csv_field(&self.opponent),
-                p.wins + p.draws + p.losses,
-                p.wins,
-                p.draws,
-                p.losses,
-                p.score,
+                p.result.games(),
+                p.result.wins,
+                p.result.draws,
+                p.result.losses,
+                p.rating.score,
                 // `+ 0.0` turns a negative zero (a 50% score) into a plain 0.
-                p.elo + 0.0,
-                p.elo_low + 0.0,
-                p.elo_high + 0.0
+                p.rating.elo + 0.0,
+                p.rating.low + 0.0,
+                p.rating.high + 0.0
             ));
         }
         s
@@ -205,14 +197,14 @@ fn draw(curve: &Curve, root: &crate::plot::Canvas<'_>) -> Result<(), String> {
     let line: Vec<(f64, f64)> = curve
         .points
         .iter()
-        .map(|p| (p.minutes, p.score * 100.0))
+        .map(|p| (p.minutes, p.rating.score * 100.0))
         .collect();
     chart
         .draw_series(LineSeries::new(line, &BLUE))
         .map_err(|e| err(&e))?;
     for p in &curve.points {
-        let low = score_from_elo(p.elo_low).clamp(0.0, 1.0) * 100.0;
-        let high = score_from_elo(p.elo_high).clamp(0.0, 1.0) * 100.0;
+        let low = score_from_elo(p.rating.low).clamp(0.0, 1.0) * 100.0;
+        let high = score_from_elo(p.rating.high).clamp(0.0, 1.0) * 100.0;
         chart
             .draw_series(std::iter::once(PathElement::new(
                 vec![(p.minutes, low), (p.minutes, high)],
@@ -221,7 +213,7 @@ fn draw(curve: &Curve, root: &crate::plot::Canvas<'_>) -> Result<(), String> {
             .map_err(|e| err(&e))?;
         chart
             .draw_series(std::iter::once(Circle::new(
-                (p.minutes, p.score * 100.0),
+                (p.minutes, p.rating.score * 100.0),
                 5,
                 BLUE.filled(),
             )))
@@ -246,13 +238,17 @@ mod tests {
             step,
             samples_seen: step * 256,
             minutes: step as f64 / 10.0,
-            wins: (score * 10.0) as u32,
-            draws: 0,
-            losses: 10 - (score * 10.0) as u32,
-            score,
-            elo: 0.0,
-            elo_low: -100.0,
-            elo_high: 100.0,
+            result: Wdl {
+                wins: (score * 10.0) as u32,
+                draws: 0,
+                losses: 10 - (score * 10.0) as u32,
+            },
+            rating: Rating {
+                score,
+                elo: 0.0,
+                low: -100.0,
+                high: 100.0,
+            },
         }
     }
 
@@ -293,7 +289,7 @@ mod tests {
             curve.points.iter().map(|p| p.step).collect::<Vec<_>>(),
             vec![0, 200]
         );
-        assert_eq!(curve.points[1].score, 0.9);
+        assert_eq!(curve.points[1].rating.score, 0.9);
         curve.save(&dir).unwrap();
         let back = Curve::load(&dir).unwrap().unwrap();
         assert_eq!(back, curve);

@@ -15,7 +15,7 @@ use crate::matchplay::{MatchConfig, MatchSummary, run_match};
 use crate::openings::Openings;
 use crate::player::{PlayerSettings, PlayerSpec, check_player, checkpoint_game};
 use crate::ratings::{FixedRating, RatingEntry, append_rating, load_ratings, rating_of};
-use crate::stats::{SprtConfig, SprtDecision, SprtState};
+use crate::stats::{Rating, SprtConfig, SprtDecision, SprtState, Wdl};
 use shogi_rundir::{RunDir, step_of};
 
 /// The SPRT of a gate unless told otherwise: H1 is +35 Elo, not the +10 of
@@ -110,20 +110,12 @@ pub struct GateReport {
     pub games: u32,
     /// Games planned.
     pub planned: u32,
-    /// Candidate wins.
-    pub wins: u32,
-    /// Draws.
-    pub draws: u32,
-    /// Candidate losses.
-    pub losses: u32,
-    /// Candidate's score.
-    pub score: f64,
-    /// Elo of the candidate over the best.
-    pub elo: f64,
-    /// Lower end of its 95% interval.
-    pub elo_low: f64,
-    /// Upper end.
-    pub elo_high: f64,
+    /// The candidate's wins, draws and losses.
+    #[serde(flatten)]
+    pub result: Wdl,
+    /// The candidate's score and Elo over the best.
+    #[serde(flatten)]
+    pub rating: Rating,
     /// Likelihood of superiority.
     pub los: f64,
     /// The threshold applied.
@@ -269,13 +261,8 @@ pub fn gate_candidate(
         variant: game.name().to_string(),
         games: summary.total.games(),
         planned: summary.planned,
-        wins: summary.total.wins,
-        draws: summary.total.draws,
-        losses: summary.total.losses,
-        score: summary.score,
-        elo: e.elo,
-        elo_low: e.low,
-        elo_high: e.high,
+        result: summary.total,
+        rating: Rating::new(summary.score, &e),
         los: e.los,
         threshold: config.threshold,
         sprt: summary.sprt,
@@ -306,10 +293,7 @@ pub fn gate_candidate(
             best: best_name,
             accepted,
             games: report.games,
-            score: report.score,
-            elo: report.elo,
-            elo_low: report.elo_low,
-            elo_high: report.elo_high,
+            rating: report.rating,
             elo_vs_first: report.elo_vs_first,
             elo_vs_first_low: report.elo_vs_first_low,
             elo_vs_first_high: report.elo_vs_first_high,
@@ -402,10 +386,7 @@ fn play_fixed_opponent(
     Ok(FixedRating {
         opponent: opponent.to_string(),
         games: s.total.games(),
-        score: s.score,
-        elo: s.elo.elo,
-        elo_low: s.elo.low,
-        elo_high: s.elo.high,
+        rating: Rating::new(s.score, &s.elo),
     })
 }
 
@@ -428,4 +409,44 @@ pub fn gate_pending(
         reports.push(gate_candidate(run, &candidate, config, stop)?);
     }
     Ok(reports)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `gate.json` as the gate wrote it before results and ratings became structs
+    /// (flat `wins` .. `elo_high` keys): it must read back, and write the same keys.
+    #[test]
+    fn gate_json_keeps_its_flat_keys() {
+        let text = r#"{"candidate": "step-00016800", "best": "step-00016000", "step": 16800,
+            "best_step": 16000, "variant": "minishogi", "games": 40, "planned": 40,
+            "wins": 24, "draws": 1, "losses": 15, "score": 0.6125, "elo": 79.5,
+            "elo_low": -25.4, "elo_high": 201.6, "los": 0.925, "threshold": 0.55,
+            "sprt": null, "accepted": true, "elo_vs_first": 1402.0,
+            "elo_vs_first_low": 912.7, "elo_vs_first_high": 1956.9, "forfeits": 0,
+            "simulations": 32, "seconds": 2.1, "games_dir": "g", "moved_to": "m",
+            "fixed": {"opponent": "alphabeta:depth=2", "games": 20, "score": 0.25,
+                      "elo": -190.8, "elo_low": -400.0, "elo_high": -20.0}}"#;
+        let report: GateReport = serde_json::from_str(text).unwrap();
+        let expected_result = Wdl {
+            wins: 24,
+            draws: 1,
+            losses: 15,
+        };
+        assert_eq!(report.result, expected_result);
+        assert_eq!(
+            report.rating,
+            Rating {
+                score: 0.6125,
+                elo: 79.5,
+                low: -25.4,
+                high: 201.6
+            }
+        );
+        assert_eq!(report.fixed.as_ref().unwrap().rating.low, -400.0);
+        let again: serde_json::Value = serde_json::to_value(&report).unwrap();
+        let original: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(again, original);
+    }
 }

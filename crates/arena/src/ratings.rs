@@ -9,6 +9,7 @@ use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ArenaError, io_err};
+use crate::stats::Rating;
 use shogi_rundir::{RunDir, write_atomic};
 
 /// One gated candidate.
@@ -24,14 +25,9 @@ pub struct RatingEntry {
     pub accepted: bool,
     /// Games played.
     pub games: u32,
-    /// Candidate's score against the best.
-    pub score: f64,
-    /// Elo against the best (with the 95% interval).
-    pub elo: f64,
-    /// Lower end.
-    pub elo_low: f64,
-    /// Upper end.
-    pub elo_high: f64,
+    /// Candidate's score and Elo against the best.
+    #[serde(flatten)]
+    pub rating: Rating,
     /// Elo against the first network.
     pub elo_vs_first: f64,
     /// Lower end of its 95% interval.
@@ -51,14 +47,9 @@ pub struct FixedRating {
     pub opponent: String,
     /// Games played.
     pub games: u32,
-    /// The network's score.
-    pub score: f64,
-    /// Elo of the network over the opponent.
-    pub elo: f64,
-    /// Lower end of its 95% interval.
-    pub elo_low: f64,
-    /// Upper end.
-    pub elo_high: f64,
+    /// The network's score and Elo over the opponent.
+    #[serde(flatten)]
+    pub rating: Rating,
 }
 
 /// Reads `ratings.json` (empty if absent).
@@ -104,17 +95,17 @@ pub fn ratings_csv(entries: &[RatingEntry]) -> String {
             e.best,
             e.accepted,
             e.games,
-            e.score,
-            e.elo,
-            e.elo_low,
-            e.elo_high,
+            e.rating.score,
+            e.rating.elo,
+            e.rating.low,
+            e.rating.high,
             e.elo_vs_first,
             e.elo_vs_first_low,
             e.elo_vs_first_high,
             match &e.fixed {
                 Some(f) => format!(
                     "{},{},{:.4},{:.1},{:.1},{:.1}",
-                    f.opponent, f.games, f.score, f.elo, f.elo_low, f.elo_high
+                    f.opponent, f.games, f.rating.score, f.rating.elo, f.rating.low, f.rating.high
                 ),
                 None => ",,,,,".to_string(),
             }
@@ -173,8 +164,8 @@ fn draw(entries: &[RatingEntry], root: &crate::plot::Canvas<'_>) -> Result<(), S
         y0 = y0.min(e.elo_vs_first_low);
         y1 = y1.max(e.elo_vs_first_high);
         if let Some(f) = &e.fixed {
-            y0 = y0.min(f.elo_low);
-            y1 = y1.max(f.elo_high);
+            y0 = y0.min(f.rating.low);
+            y1 = y1.max(f.rating.high);
         }
     }
     let pad = ((x1 - x0) / 20).max(1);
@@ -230,20 +221,20 @@ fn draw(entries: &[RatingEntry], root: &crate::plot::Canvas<'_>) -> Result<(), S
         .collect();
     chart
         .draw_series(LineSeries::new(
-            fixed.iter().map(|(s, f)| (*s, f.elo)),
+            fixed.iter().map(|(s, f)| (*s, f.rating.elo)),
             &BLUE,
         ))
         .map_err(|e| err(&e))?;
     for (step, f) in &fixed {
         chart
             .draw_series(std::iter::once(PathElement::new(
-                vec![(*step, f.elo_low), (*step, f.elo_high)],
+                vec![(*step, f.rating.low), (*step, f.rating.high)],
                 BLUE.stroke_width(1),
             )))
             .map_err(|e| err(&e))?;
         chart
             .draw_series(std::iter::once(Circle::new(
-                (*step, f.elo),
+                (*step, f.rating.elo),
                 4,
                 BLUE.filled(),
             )))
@@ -267,20 +258,24 @@ mod tests {
             best: "step-00000000".into(),
             accepted,
             games: 10,
-            score: 0.6,
-            elo,
-            elo_low: elo - 30.0,
-            elo_high: elo + 40.0,
+            rating: Rating {
+                score: 0.6,
+                elo,
+                low: elo - 30.0,
+                high: elo + 40.0,
+            },
             elo_vs_first: elo,
             elo_vs_first_low: elo - 30.0,
             elo_vs_first_high: elo + 40.0,
             fixed: accepted.then(|| FixedRating {
                 opponent: "alphabeta:depth=2".into(),
                 games: 20,
-                score: 0.5,
-                elo: elo / 2.0 - 100.0,
-                elo_low: elo / 2.0 - 200.0,
-                elo_high: elo / 2.0,
+                rating: Rating {
+                    score: 0.5,
+                    elo: elo / 2.0 - 100.0,
+                    low: elo / 2.0 - 200.0,
+                    high: elo / 2.0,
+                },
             }),
         }
     }

@@ -74,6 +74,35 @@ impl Wdl {
     }
 }
 
+/// A score against one opponent and the Elo difference it implies, with its 95%
+/// interval: what gate reports, the rating history and learning curves record of a
+/// match. Flattened into those files as `score`, `elo`, `elo_low`, `elo_high`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Rating {
+    /// Score, (wins + draws / 2) / games.
+    pub score: f64,
+    /// Elo difference over the opponent.
+    pub elo: f64,
+    /// Lower end of the 95% interval.
+    #[serde(rename = "elo_low")]
+    pub low: f64,
+    /// Upper end of the 95% interval.
+    #[serde(rename = "elo_high")]
+    pub high: f64,
+}
+
+impl Rating {
+    /// The rating of a match with this score and Elo estimate.
+    pub fn new(score: f64, elo: &EloEstimate) -> Rating {
+        Rating {
+            score,
+            elo: elo.elo,
+            low: elo.low,
+            high: elo.high,
+        }
+    }
+}
+
 /// An Elo difference with its 95% interval and the likelihood of superiority.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EloEstimate {

@@ -532,9 +532,9 @@ fn the_gate_promotes_rejects_and_rates() {
         ("step-00000100", "step-00000000")
     );
     assert_eq!(r1.step, 100);
-    assert_eq!(r1.wins + r1.draws + r1.losses, 4);
+    assert_eq!(r1.result.wins + r1.result.draws + r1.result.losses, 4);
     assert_eq!(r1.forfeits, 0);
-    assert_eq!(r1.elo_vs_first, r1.elo);
+    assert_eq!(r1.elo_vs_first, r1.rating.elo);
     assert_eq!(run.best().unwrap().unwrap().0, 100);
     assert_eq!(
         std::fs::read_to_string(run.best_pointer()).unwrap(),
@@ -565,7 +565,7 @@ fn the_gate_promotes_rejects_and_rates() {
     assert!(run.pending_candidates().unwrap().is_empty());
     assert_eq!(run.best().unwrap().unwrap().0, 100);
     // The chain: Elo vs first = the best's + this match's.
-    assert!((r2.elo_vs_first - (r1.elo_vs_first + r2.elo)).abs() < 1e-9);
+    assert!((r2.elo_vs_first - (r1.elo_vs_first + r2.rating.elo)).abs() < 1e-9);
     assert!(r2.elo_vs_first_low < r2.elo_vs_first && r2.elo_vs_first_high > r2.elo_vs_first);
 
     let csv = std::fs::read_to_string(run.ratings_csv()).unwrap();
@@ -699,7 +699,10 @@ fn an_accepted_network_is_also_rated_against_the_fixed_opponent() {
         .clone()
         .expect("an accepted network plays the fixed opponent");
     assert_eq!((f.opponent.as_str(), f.games), ("alphabeta:depth=1", 2));
-    assert!(f.elo_low <= f.elo && f.elo <= f.elo_high, "{f:?}");
+    assert!(
+        f.rating.low <= f.rating.elo && f.rating.elo <= f.rating.high,
+        "{f:?}"
+    );
     assert!(
         run.games()
             .join("fixed-step-00000100/summary.json")

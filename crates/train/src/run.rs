@@ -347,7 +347,7 @@ fn status_line(progress: &Progress, began: Instant) -> String {
             format!(
                 "last gate {} {:.0}% {} | Elo vs first {:+.0}",
                 r.candidate,
-                r.score * 100.0,
+                r.rating.score * 100.0,
                 if r.accepted { "accepted" } else { "rejected" },
                 r.elo_vs_first
             )

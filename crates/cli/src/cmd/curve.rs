@@ -11,7 +11,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use shogi_arena::curve::{CURVE_SIMULATIONS, Curve, CurvePoint, pick_checkpoints};
 use shogi_arena::{
-    MATCH_OPENING_PLIES, MatchConfig, Openings, PlayerSettings, PlayerSpec, run_match,
+    MATCH_OPENING_PLIES, MatchConfig, Openings, PlayerSettings, PlayerSpec, Rating, run_match,
 };
 use shogi_features::GameSpec;
 use shogi_model::{MANIFEST_FILE, read_manifest};
@@ -148,7 +148,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
     for (step, dir) in &chosen {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
         if let Some(p) = curve.points.iter().find(|p| p.checkpoint == name) {
-            println!("{name}: {:.1}% (measured before)", p.score * 100.0);
+            println!("{name}: {:.1}% (measured before)", p.rating.score * 100.0);
             continue;
         }
         let manifest = read_manifest(dir).with_context(|| format!("reading {}", dir.display()))?;
@@ -189,13 +189,8 @@ pub fn run(args: &CurveArgs) -> Result<()> {
             step: *step,
             samples_seen: manifest.meta.samples_seen,
             minutes,
-            wins: t.wins,
-            draws: t.draws,
-            losses: t.losses,
-            score: summary.score,
-            elo: summary.elo.elo,
-            elo_low: summary.elo.low,
-            elo_high: summary.elo.high,
+            result: *t,
+            rating: Rating::new(summary.score, &summary.elo),
         });
         // Saved after every point: a stopped command keeps what it measured.
         curve.save(&out)?;

@@ -116,13 +116,13 @@ pub fn run(args: &GateArgs) -> Result<()> {
             "{} vs {}: +{} ={} -{} score {:.1}% Elo {:+.1} [{:+.1}, {:+.1}] LOS {:.1}% -> {} (Elo vs first {:+.1})",
             r.candidate,
             r.best,
-            r.wins,
-            r.draws,
-            r.losses,
-            100.0 * r.score,
-            r.elo,
-            r.elo_low,
-            r.elo_high,
+            r.result.wins,
+            r.result.draws,
+            r.result.losses,
+            100.0 * r.rating.score,
+            r.rating.elo,
+            r.rating.low,
+            r.rating.high,
             100.0 * r.los,
             if r.accepted { "accepted" } else { "rejected" },
             r.elo_vs_first
@@ -132,10 +132,10 @@ pub fn run(args: &GateArgs) -> Result<()> {
                 "  vs {}: {} games, score {:.1}%, Elo {:+.1} [{:+.1}, {:+.1}]",
                 f.opponent,
                 f.games,
-                100.0 * f.score,
-                f.elo,
-                f.elo_low,
-                f.elo_high
+                100.0 * f.rating.score,
+                f.rating.elo,
+                f.rating.low,
+                f.rating.high
             );
         }
     }

@@ -164,8 +164,8 @@ pub fn run(args: &TrainArgs) -> Result<()> {
                 "{:<16} {:>6} {:>10} {:>6.1}% {:>9} {:>+8.0} ±{:<4.0}",
                 r.candidate,
                 r.games,
-                format!("{}-{}-{}", r.wins, r.draws, r.losses),
-                r.score * 100.0,
+                format!("{}-{}-{}", r.result.wins, r.result.draws, r.result.losses),
+                r.rating.score * 100.0,
                 if r.accepted { "accepted" } else { "rejected" },
                 r.elo_vs_first,
                 (r.elo_vs_first_high - r.elo_vs_first_low) / 2.0

@@ -287,10 +287,10 @@ pub(super) fn gate_loop(
             info!(
                 "gate: {} scored {:.1}% ({}-{}-{}) vs {}: {} (Elo vs first {:+.0})",
                 report.candidate,
-                report.score * 100.0,
-                report.wins,
-                report.draws,
-                report.losses,
+                report.rating.score * 100.0,
+                report.result.wins,
+                report.result.draws,
+                report.result.losses,
                 report.best,
                 if report.accepted {
                     "accepted"
