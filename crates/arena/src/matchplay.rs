@@ -308,7 +308,7 @@ fn play_game<G: GamePlayers>(
         spent.moves += 1;
         match answer {
             UsiAnswer::Move(mv) => {
-                if let Err(e) = game.play_checked(mv) {
+                if let Err(e) = game.play(mv) {
                     forfeit = Some(format!("{side:?} forfeits: illegal move {mv}: {e}"));
                     end = Some(Outcome::win(side.flip(), EndReason::Forfeit));
                     continue;

@@ -121,7 +121,7 @@ fn random_openings<G: Game, S: Clone>(
                 ok = false;
                 break;
             }
-            game.play(legal[rng.random_range(0..legal.len())]);
+            game.play_unchecked(legal[rng.random_range(0..legal.len())]);
         }
         legal.clear();
         if ok && game.outcome().is_none() {

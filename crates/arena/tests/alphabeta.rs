@@ -143,7 +143,7 @@ fn random_games(variant: Variant, n: usize, seed: u64) -> Vec<ShogiGame> {
             }
             legal.clear();
             g.legal_moves(&mut legal);
-            g.play(legal[rng.random_range(0..legal.len())]);
+            g.play_unchecked(legal[rng.random_range(0..legal.len())]);
         }
         if g.outcome().is_none() {
             out.push(g);
@@ -200,7 +200,7 @@ fn a_repetition_is_a_draw_in_the_search() {
     let mut g = ShogiGame::new(pos("4k4/9/4p4/9/9/9/4P4/9/4K4 b G 1"), GameRules::default());
     for m in ["5i4h", "5a4a", "4h5i", "4a5a", "5i4h", "5a4a", "4h5i"] {
         let mv = g.position().parse_usi_move(m).unwrap();
-        g.play(mv);
+        g.play_unchecked(mv);
     }
     // White to move; 4a5a repeats the start position (Black a gold up): a draw for
     // White is better than anything else it has.
@@ -213,7 +213,7 @@ fn a_repetition_is_a_draw_in_the_search() {
 fn play_all(g: &mut ShogiGame, moves: &[&str]) {
     for m in moves {
         let mv = g.position().parse_usi_move(m).unwrap();
-        g.play(mv);
+        g.play_unchecked(mv);
     }
 }
 
@@ -234,7 +234,7 @@ fn a_mate_on_the_last_allowed_ply_wins() {
     for (name, sfen) in MATE_IN_1 {
         let g = capped(sfen, 1);
         let mut after = g.clone();
-        after.play(g.position().mate_in_one().unwrap());
+        after.play_unchecked(g.position().mate_in_one().unwrap());
         assert_eq!(
             after.outcome(),
             Some(Outcome::win(Color::Black, EndReason::Checkmate)),
@@ -254,12 +254,12 @@ fn a_mate_on_the_last_allowed_ply_wins() {
             assert_eq!(r.mate_in(), Some(3), "{name} depth {d}: {r:?}");
             // Every reply leaves a mate in 1 that the rules score as a win at the cap.
             let mut after = g.clone();
-            after.play(r.best_move.unwrap());
+            after.play_unchecked(r.best_move.unwrap());
             for reply in after.position().legal_moves().iter().copied() {
                 let mut g3 = after.clone();
-                g3.play(reply);
+                g3.play_unchecked(reply);
                 let mate = g3.position().mate_in_one().expect("a mate in 1 remains");
-                g3.play(mate);
+                g3.play_unchecked(mate);
                 assert_eq!(
                     g3.outcome(),
                     Some(Outcome::win(Color::Black, EndReason::Checkmate)),
@@ -353,7 +353,7 @@ fn a_move_time_limit_returns_a_searched_legal_move_in_bounded_time() {
             if g.outcome().is_some() {
                 break;
             }
-            g.play(legal[rng.random_range(0..legal.len())]);
+            g.play_unchecked(legal[rng.random_range(0..legal.len())]);
         }
         if g.outcome().is_some() {
             continue;

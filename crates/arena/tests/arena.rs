@@ -11,7 +11,7 @@ use shogi_arena::{
 };
 use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
 use shogi_features::{GameSpec, NetLayout};
-use shogi_game::GameKind;
+use shogi_game::{Game, GameKind};
 use shogi_model::{CheckpointMeta, Model, model_config_for, save_checkpoint, tch};
 use shogi_rules::Variant;
 use shogi_rundir::{RunDir, checkpoint_name};
@@ -216,7 +216,7 @@ fn adjudication_gives_a_game_stopped_at_the_ply_limit_to_the_side_ahead_in_mater
         );
         for m in &g.moves {
             let mv = game.position().parse_usi_move(m).unwrap();
-            game.try_play(mv).unwrap();
+            game.play(mv).unwrap();
         }
         let (b, w) = (
             game.position().material_points(Color::Black),
@@ -638,7 +638,7 @@ fn tai_shogi_matches_play_through_the_same_arena() {
         );
         for m in &g.moves {
             let mv = shogi_game::Game::parse_move(&game, m).expect("a legal move");
-            shogi_game::Game::play(&mut game, mv);
+            shogi_game::Game::play_unchecked(&mut game, mv);
         }
         assert!(shogi_game::Game::outcome(&game).is_some());
         assert!(dir.path().join(format!("game-{:04}.txt", g.index)).exists());

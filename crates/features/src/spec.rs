@@ -127,7 +127,7 @@ mod tests {
         assert_eq!(GameSpec::standard(GameKind::Tai, 10).max_plies, 10);
     }
 
-    /// Checked play (`Game::play_checked`) plays a legal move and refuses another one
+    /// Checked play (`Game::play`) plays a legal move and refuses another one
     /// (here a legal move of the position before) without touching the game, for every
     /// game; a finished tai game (whose legal moves do not stop at the end) takes none.
     #[test]
@@ -136,12 +136,12 @@ mod tests {
             let mut legal = Vec::new();
             game.legal_moves(&mut legal);
             let first = legal[0];
-            game.play_checked(first).unwrap();
+            game.play(first).unwrap();
             let (ply, key) = (game.ply(), game.key());
             let mut now = Vec::new();
             game.legal_moves(&mut now);
             if let Some(&stale) = legal.iter().find(|mv| !now.contains(mv)) {
-                assert!(game.play_checked(stale).is_err(), "{stale} played");
+                assert!(game.play(stale).is_err(), "{stale} played");
                 assert_eq!((game.ply(), game.key()), (ply, key));
             }
         }
@@ -152,12 +152,12 @@ mod tests {
         let mut tai = TaiGame::from_spec(&GameSpec::new(GameKind::Tai, 1));
         let mut legal = Vec::new();
         tai.legal_moves(&mut legal);
-        tai.play_checked(legal[0]).unwrap();
+        tai.play(legal[0]).unwrap();
         assert!(tai.outcome().is_some());
         let mut after = Vec::new();
         tai.legal_moves(&mut after);
         if let Some(&mv) = after.first() {
-            assert!(tai.play_checked(mv).unwrap_err().contains("over"));
+            assert!(tai.play(mv).unwrap_err().contains("over"));
         }
     }
 }

@@ -137,12 +137,12 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
 
     /// Plays a move that `legal_moves` produced. Behaviour on other moves is unspecified
     /// (it may panic in debug builds) but never memory-unsafe.
-    fn play(&mut self, mv: Self::Move);
+    fn play_unchecked(&mut self, mv: Self::Move);
 
     /// Plays `mv` if it is legal here (and the game is not over); otherwise leaves the
     /// game as it was and says why. The default checks against [`Game::legal_moves`]; a
     /// game with a faster legality test overrides it.
-    fn play_checked(&mut self, mv: Self::Move) -> Result<(), String> {
+    fn play(&mut self, mv: Self::Move) -> Result<(), String> {
         if self.outcome().is_some() {
             return Err(format!("{mv}: the game is over"));
         }
@@ -151,7 +151,7 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
         if !legal.contains(&mv) {
             return Err(format!("{mv} is not legal here"));
         }
-        self.play(mv);
+        self.play_unchecked(mv);
         Ok(())
     }
 
@@ -201,7 +201,7 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
             .into_iter()
             .map(|mv| {
                 let mut next = self.clone();
-                next.play(mv);
+                next.play_unchecked(mv);
                 next.perft(depth - 1, bulk)
             })
             .sum()

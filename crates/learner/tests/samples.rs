@@ -188,7 +188,7 @@ fn tai_shogi_records_give_sparse_samples() {
         assert!(s.policy.iter().all(|(i, _)| indices.contains(i)));
         // Tai shogi is not mirror-symmetric: no mirroring.
         assert_eq!(s.mirrored(), *s);
-        g.play(TaiMove::from_code(m.mv).unwrap());
+        g.play_unchecked(TaiMove::from_code(m.mv).unwrap());
     }
     // Tai shogi offers no attack planes: its records refuse them by name.
     let attacks = SampleConfig {
@@ -234,7 +234,7 @@ fn material_targets_on_a_hand_made_game() {
                 target: 1.0,
             }],
         });
-        game.play(mv);
+        game.play_unchecked(mv);
     }
     let targets = |material_plies| -> Vec<f32> {
         let config = SampleConfig {

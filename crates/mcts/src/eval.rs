@@ -259,7 +259,7 @@ impl<G: Game> Evaluator<G> for RolloutEvaluator {
                         ));
                     }
                     let mv = moves[rng.random_range(0..moves.len())];
-                    g.play(mv);
+                    g.play_unchecked(mv);
                     plies += 1;
                 };
                 match result.and_then(|o| o.winner) {

@@ -22,7 +22,7 @@
 //!     // r.policy_target / r.root_wdl are the training targets when r.is_full_search.
 //!     let mv = r.best_move.unwrap();
 //!     search.advance(mv); // tree reuse
-//!     game.play(mv);
+//!     game.play_unchecked(mv);
 //! }
 //! ```
 //!

@@ -184,7 +184,7 @@ impl<G: Game> Search<G> {
             self.clear();
             return;
         }
-        game.play(mv);
+        game.play_unchecked(mv);
         // Compact the subtree into a fresh arena (breadth first, children stay contiguous).
         let mut new: Vec<Node<G::Move>> = Vec::new();
         let mut root = self.nodes[child].clone();
@@ -686,7 +686,7 @@ impl<G: Game> Search<G> {
                 State::Expanded => {}
             }
             let child = self.select_child(node, node == 0);
-            game.play(self.nodes[child].mv.expect("child has a move"));
+            game.play_unchecked(self.nodes[child].mv.expect("child has a move"));
             node = child;
         }
     }
@@ -784,7 +784,7 @@ impl<G: Game> Search<G> {
             if self.config.expand_check_terminal {
                 for (k, mv) in p.moves.iter().enumerate() {
                     let mut g = p.game.clone();
-                    g.play(*mv);
+                    g.play_unchecked(*mv);
                     if let Some(o) = g.outcome() {
                         let o = adjudicate(&g, o, self.config.adjudicate_margin);
                         let c = &mut self.nodes[first as usize + k];
@@ -920,7 +920,7 @@ mod tests {
                 let mut moves = Vec::new();
                 g.legal_moves(&mut moves);
                 if moves.is_empty() { break; }
-                g.play(moves[m as usize % moves.len()]);
+                g.play_unchecked(moves[m as usize % moves.len()]);
             }
             let c = SearchConfig {
                 simulations: sims,
@@ -943,7 +943,7 @@ mod tests {
                 // Reuse keeps invariants.
                 let mv = r.best_move.unwrap();
                 s.advance(mv);
-                g.play(mv);
+                g.play_unchecked(mv);
                 let _ = s.search(&g, &ev, &SearchLimits::simulations(50)).unwrap();
                 prop_assert!(s.check_invariants().is_ok(), "{:?}", s.check_invariants());
             }

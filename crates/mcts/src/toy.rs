@@ -68,7 +68,7 @@ impl Game for Nim {
             out.push(Idx(k));
         }
     }
-    fn play(&mut self, mv: Idx) {
+    fn play_unchecked(&mut self, mv: Idx) {
         self.pile -= mv.0;
         self.ply += 1;
     }
@@ -100,7 +100,7 @@ impl TicTacToe {
     pub fn from_moves(moves: &[u8]) -> Self {
         let mut g = Self::new();
         for &m in moves {
-            g.play(Idx(m));
+            g.play_unchecked(Idx(m));
         }
         g
     }
@@ -150,7 +150,7 @@ impl Game for TicTacToe {
             }
         }
     }
-    fn play(&mut self, mv: Idx) {
+    fn play_unchecked(&mut self, mv: Idx) {
         self.board[mv.0 as usize] = if self.ply.is_multiple_of(2) { 1 } else { 2 };
         self.ply += 1;
     }
@@ -223,7 +223,7 @@ impl Game for MateIn {
             out.extend((0..self.width).map(Idx));
         }
     }
-    fn play(&mut self, mv: Idx) {
+    fn play_unchecked(&mut self, mv: Idx) {
         if self.side_to_move() == Color::Black && !self.defused {
             if mv == self.attacking_move() {
                 self.hits += 1;

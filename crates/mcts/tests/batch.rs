@@ -208,7 +208,7 @@ fn searches_on_many_threads_share_one_service() {
                     let r = s.search(&g, &ev, &SearchLimits::default()).unwrap();
                     let mv = r.best_move.unwrap();
                     s.advance(mv);
-                    g.play(mv);
+                    g.play_unchecked(mv);
                 }
             })
         })

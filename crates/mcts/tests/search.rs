@@ -35,7 +35,7 @@ fn visits_add_up_fresh_and_reused() {
         let carried = r.visits[k];
         s.advance(mv);
         let mut g2 = g.clone();
-        g2.play(mv);
+        g2.play_unchecked(mv);
         assert_eq!(s.root_visits(), carried);
         let r2 = s
             .search(
@@ -300,7 +300,7 @@ fn nim_proofs() {
         .unwrap();
     assert_eq!(r.best_move, Some(Idx(1)));
     s.advance(Idx(1));
-    g.play(Idx(1));
+    g.play_unchecked(Idx(1));
     let r = s
         .search(&g, &UniformEvaluator::default(), &SearchLimits::default())
         .unwrap();
@@ -571,7 +571,7 @@ fn self_play_game_with_reuse_completes() {
         let r = s.search(&g, &ev, &SearchLimits::default()).unwrap();
         let mv = r.best_move.unwrap();
         s.advance(mv);
-        g.play(mv);
+        g.play_unchecked(mv);
     }
 }
 
@@ -634,7 +634,7 @@ fn interleaved_resumable_searches_match_blocking_searches() {
                     let r = s.search(&g, &ev, &SearchLimits::default()).unwrap();
                     out.push((r.best_move, r.visits.clone(), r.policy_target.clone()));
                     let Some(mv) = r.best_move else { break };
-                    g.play(mv);
+                    g.play_unchecked(mv);
                     s.advance(mv);
                 }
                 out
@@ -663,7 +663,7 @@ fn interleaved_resumable_searches_match_blocking_searches() {
                     Progress::Done(r) => {
                         results[i].push((r.best_move, r.visits.clone(), r.policy_target));
                         if let Some(mv) = r.best_move {
-                            games[i].play(mv);
+                            games[i].play_unchecked(mv);
                             s.advance(mv);
                         }
                     }

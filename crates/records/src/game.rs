@@ -38,7 +38,7 @@ pub trait RecordGame: Game {
         let mut game = Self::replay_start(record)?;
         for (i, m) in record.moves.iter().enumerate() {
             visit(&game, m);
-            let played = Self::move_from_code(m.mv).map(|mv| game.play_checked(mv));
+            let played = Self::move_from_code(m.mv).map(|mv| game.play(mv));
             if !matches!(played, Some(Ok(()))) {
                 return Err(ReplayError::Move {
                     ply: i + 1,

@@ -40,7 +40,7 @@ fn sample_game(variant: Variant, plies: usize, seed: u32) -> GameRecord {
             full_search: ply % 3 != 0,
             searched,
         });
-        game.play(pick);
+        game.play_unchecked(pick);
     }
     GameRecord {
         variant: variant.name().to_string(),

@@ -111,13 +111,6 @@ impl ShogiGame {
         self.rules
     }
 
-    /// Plays a move, checking legality.
-    pub fn try_play(&mut self, mv: Move) -> Result<(), crate::IllegalMove> {
-        self.pos.play(mv)?;
-        self.record(mv);
-        Ok(())
-    }
-
     fn record(&mut self, mv: Move) {
         self.keys.push(self.pos.key());
         self.checks.push(self.pos.in_check());
@@ -276,7 +269,7 @@ impl Game for ShogiGame {
         out.extend_from_slice(l.as_slice());
     }
 
-    fn play(&mut self, mv: Move) {
+    fn play_unchecked(&mut self, mv: Move) {
         debug_assert!(self.pos.is_legal(mv), "illegal move {mv} in {}", self.pos);
         self.pos.play_unchecked(mv);
         self.record(mv);
@@ -289,8 +282,10 @@ impl Game for ShogiGame {
     }
 
     /// The position's own legality test (no move generation).
-    fn play_checked(&mut self, mv: Move) -> Result<(), String> {
-        self.try_play(mv).map_err(|e| e.to_string())
+    fn play(&mut self, mv: Move) -> Result<(), String> {
+        self.pos.play(mv).map_err(|e| e.to_string())?;
+        self.record(mv);
+        Ok(())
     }
 
     fn outcome(&self) -> Option<Outcome> {

@@ -18,7 +18,7 @@ fn pos(sfen: &str) -> Position {
 fn play(g: &mut ShogiGame, moves: &[&str]) {
     for m in moves {
         let mv = g.position().parse_usi_move(m).unwrap();
-        g.play(mv);
+        g.play_unchecked(mv);
     }
 }
 
@@ -38,7 +38,7 @@ fn outcome_of(mut g: ShogiGame, line: &[Move]) -> Option<Outcome> {
         if let Some(o) = g.outcome() {
             return Some(o);
         }
-        g.play(mv);
+        g.play_unchecked(mv);
     }
     g.outcome()
 }

@@ -211,7 +211,7 @@ fn drive(g: &mut ShogiGame, moves: &[&str]) {
         let mv = g
             .parse_move(m)
             .unwrap_or_else(|| panic!("{m} illegal in {}", g.position()));
-        g.play(mv);
+        g.play_unchecked(mv);
     }
 }
 
@@ -399,10 +399,10 @@ fn game_trait_basics() {
     g.legal_moves(&mut v);
     assert_eq!(v.len(), 14);
     let mv = g.parse_move("5d5c").unwrap();
-    g.play(mv);
+    g.play_unchecked(mv);
     assert_eq!(g.side_to_move(), Color::White);
     assert_eq!(g.key(), g.position().key());
-    assert!(g.try_play(mv).is_err());
+    assert!(g.play(mv).is_err());
 }
 
 #[test]
@@ -414,7 +414,7 @@ fn repetitions_count_earlier_occurrences_of_the_position() {
     for round in 1..=3u32 {
         for (i, text) in cycle.iter().enumerate() {
             let mv = game.position().parse_usi_move(text).unwrap();
-            game.try_play(mv).unwrap();
+            game.play(mv).unwrap();
             if i < 3 {
                 // Positions inside the cycle occurred round - 1 times before.
                 assert_eq!(game.repetitions(), round - 1, "round {round}, after {text}");

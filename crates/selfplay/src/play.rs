@@ -147,7 +147,7 @@ impl<G: RecordGame> SelfPlayGame<G> {
             game.legal_moves(&mut legal);
             let mv = legal[rng.random_range(0..legal.len())];
             record.moves.push(MoveRecord::unsearched(G::move_code(mv)));
-            game.play(mv);
+            game.play_unchecked(mv);
         }
         SelfPlayGame {
             game,
@@ -258,7 +258,7 @@ impl<G: RecordGame> SelfPlayGame<G> {
             full_search: result.is_full_search,
             searched,
         });
-        self.game.play(mv);
+        self.game.play_unchecked(mv);
         self.search.advance(mv);
     }
 }

@@ -32,7 +32,7 @@ fn random_position(plies: u32, rng: &mut ChaCha8Rng) -> Position {
         }
         moves.clear();
         game.legal_moves(&mut moves);
-        game.play(moves[rng.random_range(0..moves.len())]);
+        game.play_unchecked(moves[rng.random_range(0..moves.len())]);
     }
     game.position().clone()
 }

@@ -330,7 +330,7 @@ impl Game for TaiGame {
         }
     }
 
-    fn play(&mut self, mv: TaiMove) {
+    fn play_unchecked(&mut self, mv: TaiMove) {
         let from = usize::from(mv.from().0);
         let to = usize::from(mv.to().0);
         let mover_color = self.pos.side_to_move();

@@ -497,7 +497,7 @@ fn the_emperor_jumps_anywhere_and_captures_royals_only_undefended() {
         Black,
     );
     let take = game.parse_move("20t5e").expect("an undefended prince");
-    game.play(take);
+    game.play_unchecked(take);
     assert_eq!(game.outcome().unwrap().winner, Some(Black));
     // White's emperor is the only defender, but Black's gold would retake on 5e: the
     // white emperor could not recapture there, so the prince is undefended.
@@ -536,7 +536,7 @@ fn promotion_on_the_first_capture_only_and_contagion() {
         Black,
     );
     let mut g = game.clone();
-    g.play(g.parse_move("13m13f").unwrap());
+    g.play_unchecked(g.parse_move("13m13f").unwrap());
     let p = g.position().piece(Square::parse("13f").unwrap()).unwrap();
     assert_eq!(
         (p.kind.abbr(), p.promoted),
@@ -552,13 +552,13 @@ fn promotion_on_the_first_capture_only_and_contagion() {
         ],
         Black,
     );
-    g.play(g.parse_move("13m13l13k").unwrap());
+    g.play_unchecked(g.parse_move("13m13l13k").unwrap());
     let p = g.position().piece(Square::parse("13k").unwrap()).unwrap();
     assert_eq!((p.kind.abbr(), p.promoted), ("FF", true));
     assert!(g.position().piece(Square::parse("13l").unwrap()).is_none());
     // A promoted furious fiend does not promote again; a piece without promotion neither.
     let mut g = game_with(&[("FK", "13m", Black), ("P", "13l", White)], Black);
-    g.play(g.parse_move("13m13l").unwrap());
+    g.play_unchecked(g.parse_move("13m13l").unwrap());
     assert_eq!(
         g.position()
             .piece(Square::parse("13l").unwrap())
@@ -590,7 +590,7 @@ fn promotion_on_the_first_capture_only_and_contagion() {
         Some(Piece::new(kind("CP"), Black)),
     );
     let mut g = TaiGame::new(pos, TaiRules::default());
-    g.play(g.parse_move("13m13l").unwrap());
+    g.play_unchecked(g.parse_move("13m13l").unwrap());
     assert_eq!(
         g.position()
             .piece(Square::parse("13l").unwrap())
@@ -608,7 +608,7 @@ fn promotion_on_the_first_capture_only_and_contagion() {
         ],
         Black,
     );
-    g.play(g.parse_move("13m13l13k").unwrap());
+    g.play_unchecked(g.parse_move("13m13l13k").unwrap());
     assert_eq!(
         g.position()
             .piece(Square::parse("13k").unwrap())
@@ -620,7 +620,7 @@ fn promotion_on_the_first_capture_only_and_contagion() {
     // A drunk elephant taking a deva becomes a prince: one more royal.
     let mut g = game_with(&[("DE", "13m", Black), ("DV", "13l", White)], Black);
     assert_eq!(g.royal_count(Black), 1);
-    g.play(g.parse_move("13m13l").unwrap());
+    g.play_unchecked(g.parse_move("13m13l").unwrap());
     assert_eq!(
         g.position()
             .piece(Square::parse("13l").unwrap())
@@ -636,7 +636,7 @@ fn promotion_on_the_first_capture_only_and_contagion() {
         ..TaiRules::default()
     };
     let mut g = TaiGame::new(game.position().clone(), rules);
-    g.play(g.parse_move("13m13f").unwrap());
+    g.play_unchecked(g.parse_move("13m13f").unwrap());
     assert_eq!(
         g.position()
             .piece(Square::parse("13f").unwrap())
@@ -659,7 +659,7 @@ fn the_game_ends_when_every_royal_is_captured() {
         ],
         Black,
     );
-    g.play(g.parse_move("13m13f").unwrap());
+    g.play_unchecked(g.parse_move("13m13f").unwrap());
     assert_eq!(g.royal_count(White), 1);
     assert!(g.outcome().is_none(), "the emperor is left");
     // Capturing the last royal wins at once.
@@ -667,7 +667,7 @@ fn the_game_ends_when_every_royal_is_captured() {
         &[("L", "1y", Black), ("E", "1f", White), ("CP", "25y", Black)],
         Black,
     );
-    g.play(g.parse_move("1y1f").unwrap());
+    g.play_unchecked(g.parse_move("1y1f").unwrap());
     let outcome = g.outcome().unwrap();
     assert_eq!(
         (outcome.winner, outcome.reason),
@@ -678,16 +678,16 @@ fn the_game_ends_when_every_royal_is_captured() {
 #[test]
 fn no_pass_right_after_a_pass_and_fourfold_repetition_draws() {
     let mut g = game_with(&[("Ln", "13m", Black), ("Ln", "13c", White)], Black);
-    g.play(g.parse_move("13m13m").unwrap());
+    g.play_unchecked(g.parse_move("13m13m").unwrap());
     assert!(g.parse_move("13c13c").is_none(), "two passes in a row");
-    g.play(g.parse_move("13c13d").unwrap());
+    g.play_unchecked(g.parse_move("13c13d").unwrap());
     assert!(g.parse_move("13m13m").is_some());
     // Shuffle back and forth: the start position recurs for the fourth time at ply 12.
     let mut g = game_with(&[("G", "13m", Black), ("G", "13c", White)], Black);
     let cycle = ["13m13l", "13c13d", "13l13m", "13d13c"];
     for (i, m) in cycle.iter().cycle().take(12).enumerate() {
         assert!(g.outcome().is_none(), "ply {i}");
-        g.play(g.parse_move(m).unwrap());
+        g.play_unchecked(g.parse_move(m).unwrap());
     }
     assert_eq!(
         g.outcome().unwrap().reason,
@@ -705,7 +705,7 @@ fn no_pass_right_after_a_pass_and_fourfold_repetition_draws() {
         rules,
     );
     for m in &cycle[..3] {
-        g.play(g.parse_move(m).unwrap());
+        g.play_unchecked(g.parse_move(m).unwrap());
     }
     assert!(
         g.parse_move("13d13c").is_none(),
@@ -773,7 +773,7 @@ fn a_promoted_piece_never_promotes_again_and_contagion_follows_the_path() {
         Some(Piece::new(kind("CP"), Black)),
     );
     let mut g = TaiGame::new(pos, TaiRules::default());
-    g.play(g.parse_move("13m13l").unwrap());
+    g.play_unchecked(g.parse_move("13m13l").unwrap());
     let p = g.position().piece(Square::parse("13l").unwrap()).unwrap();
     assert_eq!((p.kind.abbr(), p.promoted), ("Ln", true));
     // A lion dog capturing a dark spirit on 13l (passed first) and a deva on 13k, then
@@ -786,7 +786,7 @@ fn a_promoted_piece_never_promotes_again_and_contagion_follows_the_path() {
         ],
         Black,
     );
-    g.play(g.parse_move("13m13k13l").unwrap());
+    g.play_unchecked(g.parse_move("13m13k13l").unwrap());
     assert_eq!(
         g.position()
             .piece(Square::parse("13l").unwrap())

@@ -42,7 +42,7 @@ fn policy_indices_are_in_range_and_distinct_over_random_games() {
             moves_seen += moves.len();
             positions += 1;
             let mv = moves[rng.random_range(0..moves.len())];
-            game.play(mv);
+            game.play_unchecked(mv);
         }
     }
     eprintln!("{positions} positions, {moves_seen} moves, {hook_collisions} hook collisions");

@@ -83,7 +83,7 @@ impl UsiGame for ShogiGame {
                     sanitize(&e.to_string())
                 )
             })?;
-            game.try_play(mv)
+            game.play(mv)
                 .map_err(|e| format!("move {} ({}): {}", k + 1, sanitize(text), e))?;
         }
         let key = game.start_position().key();
@@ -154,7 +154,7 @@ impl UsiGame for TaiGame {
             let mv: TaiMove = game
                 .parse_move(text)
                 .ok_or_else(|| format!("move {} ({}): not a legal move", k + 1, sanitize(text)))?;
-            game.play(mv);
+            game.play_unchecked(mv);
             played.push(mv);
         }
         Ok((game, key, played))

@@ -5,6 +5,7 @@ mod common;
 use std::time::Duration;
 
 use common::Harness;
+use shogi_game::Game;
 use shogi_rules::{GameRules, Position, ShogiGame, Variant};
 use shogi_usi::Options;
 
@@ -43,7 +44,7 @@ fn game_after(variant: Variant, sfen: Option<&str>, moves: &[&str]) -> ShogiGame
     let mut g = ShogiGame::new(pos, GameRules::default());
     for m in moves {
         let mv = g.position().parse_usi_move(m).unwrap();
-        g.try_play(mv).unwrap();
+        g.play(mv).unwrap();
     }
     g
 }
@@ -72,7 +73,7 @@ fn check_search_lines(lines: &[(std::time::Instant, String)], game: &ShogiGame) 
                 .position()
                 .parse_usi_move(m)
                 .unwrap_or_else(|e| panic!("pv move {m}: {e}"));
-            g.try_play(mv).unwrap();
+            g.play(mv).unwrap();
         }
     }
     let t: Vec<&str> = last.1.split_whitespace().collect();
@@ -84,8 +85,7 @@ fn check_search_lines(lines: &[(std::time::Instant, String)], game: &ShogiGame) 
     if t.len() > 2 {
         assert_eq!(t[2], "ponder");
         let mut g = game.clone();
-        g.try_play(g.position().parse_usi_move(&mv).unwrap())
-            .unwrap();
+        g.play(g.position().parse_usi_move(&mv).unwrap()).unwrap();
         g.position()
             .parse_usi_move(t[3])
             .expect("ponder move legal after bestmove");
@@ -326,7 +326,7 @@ fn tai_shogi_through_the_same_protocol_loop() {
         .to_string();
     let mut game = TaiGame::startpos(TaiRules::default());
     let opening = game.parse_move("25s25r").unwrap();
-    game.play(opening);
+    game.play_unchecked(opening);
     assert!(
         game.parse_move(&best).is_some(),
         "{best} is not legal for White"

@@ -8,6 +8,7 @@ use std::time::Duration;
 use common::Harness;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use shogi_game::Game;
 use shogi_rules::{ShogiGame, Variant};
 use shogi_usi::Options;
 
@@ -186,14 +187,14 @@ fn thousands_of_malformed_lines_never_break_the_engine() {
     let mv = best.split_whitespace().nth(1).unwrap();
     let mut game = ShogiGame::startpos(Variant::Shogi);
     let first = game.position().parse_usi_move("7g7f").unwrap();
-    game.try_play(first).unwrap();
+    game.play(first).unwrap();
     let reply = game.position().parse_usi_move(mv).unwrap_or_else(|e| {
         panic!(
             "{best}: {e}\n{:?}",
             &h.log[h.log.len().saturating_sub(30)..]
         )
     });
-    game.try_play(reply)
+    game.play(reply)
         .unwrap_or_else(|e| panic!("{best} is not legal after 7g7f: {e}"));
     h.quit();
 }

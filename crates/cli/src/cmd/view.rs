@@ -196,7 +196,7 @@ fn codes_from_text<G: Game + RecordGame>(record: &mut GameRecord, moves: &[Strin
             bail!("move {} {text:?} is not legal there", ply + 1);
         };
         record.moves.push(MoveRecord::unsearched(G::move_code(mv)));
-        game.play(mv);
+        game.play_unchecked(mv);
     }
     Ok(())
 }
@@ -275,7 +275,7 @@ fn page_data<G: Game + RecordGame>(source: &Source, title: &str) -> Result<PageD
             bail!("move {} has an unknown code {}", ply + 1, m.mv);
         };
         let text = mv.to_string();
-        game.play_checked(mv)
+        game.play(mv)
             .map_err(|e| anyhow::anyhow!("move {} {text}: {e}", ply + 1))?;
         let sfen = game.record_start().start_sfen;
         let after = Diagram::parse(&sfen)?;
