@@ -11,7 +11,7 @@ use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ArenaError, io_err};
-use crate::stats::{Rating, Wdl, score_from_elo};
+use crate::stats::{Rating, Tally, score_from_elo};
 use shogi_rundir::write_atomic;
 
 /// Simulations a move of the curve's searching players unless told otherwise: half a
@@ -34,7 +34,7 @@ pub struct CurvePoint {
     pub minutes: f64,
     /// Games won, drawn and lost against the opponent.
     #[serde(flatten)]
-    pub result: Wdl,
+    pub result: Tally,
     /// Score and Elo over the opponent.
     #[serde(flatten)]
     pub rating: Rating,
@@ -238,7 +238,7 @@ mod tests {
             step,
             samples_seen: step * 256,
             minutes: step as f64 / 10.0,
-            result: Wdl {
+            result: Tally {
                 wins: (score * 10.0) as u32,
                 draws: 0,
                 losses: 10 - (score * 10.0) as u32,

@@ -15,7 +15,7 @@ use crate::matchplay::{MatchConfig, MatchSummary, run_match};
 use crate::openings::Openings;
 use crate::player::{PlayerSettings, PlayerSpec, check_player, checkpoint_game};
 use crate::ratings::{FixedRating, RatingEntry, append_rating, load_ratings, rating_of};
-use crate::stats::{Rating, SprtConfig, SprtDecision, SprtState, Wdl};
+use crate::stats::{Rating, SprtConfig, SprtDecision, SprtState, Tally};
 use shogi_rundir::{RunDir, step_of};
 
 /// The SPRT of a gate unless told otherwise: H1 is +35 Elo, not the +10 of
@@ -112,7 +112,7 @@ pub struct GateReport {
     pub planned: u32,
     /// The candidate's wins, draws and losses.
     #[serde(flatten)]
-    pub result: Wdl,
+    pub result: Tally,
     /// The candidate's score and Elo over the best.
     #[serde(flatten)]
     pub rating: Rating,
@@ -429,7 +429,7 @@ mod tests {
             "fixed": {"opponent": "alphabeta:depth=2", "games": 20, "score": 0.25,
                       "elo": -190.8, "elo_low": -400.0, "elo_high": -20.0}}"#;
         let report: GateReport = serde_json::from_str(text).unwrap();
-        let expected_result = Wdl {
+        let expected_result = Tally {
             wins: 24,
             draws: 1,
             losses: 15,

@@ -34,5 +34,5 @@ pub use openings::Openings;
 pub use player::{
     GamePlayers, MATCH_TEMPERATURE_PLIES, PlayerSettings, PlayerSpec, PreparedPlayer, check_player,
 };
-pub use stats::{EloEstimate, Rating, SprtConfig, SprtDecision, SprtState, Wdl};
+pub use stats::{EloEstimate, Rating, SprtConfig, SprtDecision, SprtState, Tally};
 pub use usi_client::{UsiEngine, UsiTimeControl, go_line, parse_usi_option, setoption_lines};

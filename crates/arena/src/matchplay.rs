@@ -18,7 +18,7 @@ use crate::error::{ArenaError, io_err};
 use crate::game::ArenaGame;
 use crate::openings::{Openings, opening_positions};
 use crate::player::{GamePlayers, Mover, PlayerSettings, PlayerSpec, PreparedPlayer};
-use crate::stats::{EloEstimate, SprtConfig, SprtDecision, SprtState, Wdl};
+use crate::stats::{EloEstimate, SprtConfig, SprtDecision, SprtState, Tally};
 use crate::usi_client::UsiAnswer;
 
 /// Random plies of a match's generated openings unless told otherwise (the gate uses
@@ -121,11 +121,11 @@ pub struct MatchSummary {
     /// Games planned.
     pub planned: u32,
     /// All games.
-    pub total: Wdl,
+    pub total: Tally,
     /// A's games with Black.
-    pub a_black: Wdl,
+    pub a_black: Tally,
     /// A's games with White.
-    pub a_white: Wdl,
+    pub a_white: Tally,
     /// A's score.
     pub score: f64,
     /// A's Elo over B with its 95% interval and LOS.
@@ -168,7 +168,7 @@ impl MatchSummary {
 
     /// The results table: W/D/L per colour, score, Elo with interval, LOS, SPRT.
     pub fn table(&self) -> String {
-        let row = |name: &str, r: &Wdl| {
+        let row = |name: &str, r: &Tally| {
             format!(
                 "{name:<12} {:>6} {:>5} {:>5} {:>5} {:>7.1}%\n",
                 r.games(),
@@ -365,8 +365,8 @@ fn mean_move_ms(games: impl Iterator<Item = (f64, u32)>) -> f64 {
 }
 
 /// Tallies per colour and overall from A's point of view.
-fn tally(games: &[GameResult]) -> (Wdl, Wdl, Wdl) {
-    let (mut total, mut black, mut white) = (Wdl::default(), Wdl::default(), Wdl::default());
+fn tally(games: &[GameResult]) -> (Tally, Tally, Tally) {
+    let (mut total, mut black, mut white) = (Tally::default(), Tally::default(), Tally::default());
     for g in games {
         total.add(g.score_a);
         if g.a_black {

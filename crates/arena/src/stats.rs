@@ -7,9 +7,10 @@ use serde::{Deserialize, Serialize};
 /// The z value of a two-sided 95% interval.
 pub const Z95: f64 = 1.959_963_984_540_054;
 
-/// Wins, draws and losses from one player's point of view.
+/// Wins, draws and losses counted from one player's point of view (a match's tally;
+/// `shogi_mcts::Wdl` is a position's win/draw/loss probabilities).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Wdl {
+pub struct Tally {
     /// Games won.
     pub wins: u32,
     /// Games drawn.
@@ -18,7 +19,7 @@ pub struct Wdl {
     pub losses: u32,
 }
 
-impl Wdl {
+impl Tally {
     /// Games in all.
     pub fn games(&self) -> u32 {
         self.wins + self.draws + self.losses
@@ -236,7 +237,7 @@ impl SprtConfig {
     /// expected scores of `elo0`, `elo1`, `s` the observed score and `var` its per-game
     /// variance. The variance is estimated with one pseudo-win and one pseudo-loss added,
     /// so that a short run of identical results (variance 0) cannot decide at once.
-    pub fn state(&self, results: &Wdl) -> SprtState {
+    pub fn state(&self, results: &Tally) -> SprtState {
         let (lower, upper) = self.bounds();
         let n = f64::from(results.games());
         let llr = if n == 0.0 {
@@ -244,7 +245,7 @@ impl SprtConfig {
         } else {
             let s0 = score_from_elo(self.elo0);
             let s1 = score_from_elo(self.elo1);
-            let var = Wdl {
+            let var = Tally {
                 wins: results.wins + 1,
                 draws: results.draws,
                 losses: results.losses + 1,
@@ -279,7 +280,7 @@ mod tests {
         // interval of s: 0.7 -+ 1.96 * 0.04 = [0.62160, 0.77840];
         // Elo = -400 log10(1/0.7 - 1) = 147.19, low = 86.22, high = 218.25;
         // LOS = 0.5 (1 + erf(40 / sqrt(160))) = 0.99999611.
-        let r = Wdl {
+        let r = Tally {
             wins: 60,
             draws: 20,
             losses: 20,
@@ -295,7 +296,7 @@ mod tests {
 
     #[test]
     fn even_results_are_zero_elo_and_even_los() {
-        let r = Wdl {
+        let r = Tally {
             wins: 10,
             draws: 5,
             losses: 10,
@@ -308,7 +309,7 @@ mod tests {
 
     #[test]
     fn perfect_scores_stay_finite() {
-        let r = Wdl {
+        let r = Tally {
             wins: 8,
             draws: 0,
             losses: 0,
@@ -339,7 +340,7 @@ mod tests {
     /// and the number of games at which the SPRT stopped (or `max` if it never did).
     fn run_sprt(cycle: &[f64], max: u32) -> (SprtDecision, u32) {
         let sprt = SprtConfig::default();
-        let mut r = Wdl::default();
+        let mut r = Tally::default();
         for i in 0..max {
             r.add(cycle[i as usize % cycle.len()]);
             let st = sprt.state(&r);
@@ -361,7 +362,7 @@ mod tests {
         assert_eq!(d, SprtDecision::AcceptH0);
         assert!((20..250).contains(&n), "stopped after {n} games");
         // One lucky win decides nothing.
-        let one = Wdl {
+        let one = Tally {
             wins: 1,
             draws: 0,
             losses: 0,
@@ -377,7 +378,7 @@ mod tests {
         // A tie is H0 for bounds [0, 10] but only weakly: 200 games of
         // win/loss/draw/draw must not decide (LLR about -0.0008 per game).
         let sprt = SprtConfig::default();
-        let mut r = Wdl::default();
+        let mut r = Tally::default();
         for i in 0..200 {
             r.add([1.0, 0.0, 0.5, 0.5][i % 4]);
             let st = sprt.state(&r);
@@ -390,7 +391,7 @@ mod tests {
             elo1: 10.0,
             ..SprtConfig::default()
         };
-        let tie = Wdl {
+        let tie = Tally {
             wins: 5000,
             draws: 1000,
             losses: 5000,

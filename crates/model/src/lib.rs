@@ -22,7 +22,7 @@ pub mod evaluator;
 mod inference;
 mod net;
 mod service;
-mod train;
+mod trainer;
 
 pub use checkpoint::{
     CheckpointError, CheckpointMeta, Expected, FORMAT_VERSION, MANIFEST_FILE, Manifest,
@@ -39,7 +39,7 @@ pub use evaluator::{
 pub use inference::{Inference, InferenceOptions, SELFPLAY_HALF_INFERENCE, set_num_threads};
 pub use net::{Model, ModelConfig, Net};
 pub use service::{NetService, NetServiceError, checkpoint_layout};
-pub use train::{
+pub use trainer::{
     Losses, OPTIMIZER_FILE, OptimizerKind, SGD_MOMENTUM, SparsePolicy, TrainConfig, Trainer,
 };
 

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use shogi_game::{EndReason, Outcome};
-use shogi_rules::record::{Record, to_csa, to_kif};
+use shogi_rules::kifu::{Record, to_csa, to_kif};
 use shogi_rules::{ShogiGame, Variant};
 
 use crate::game::RecordGame;
@@ -53,7 +53,7 @@ pub enum ExportError {
     },
     /// The rules' record writer refused the record.
     #[error("record export: {0}")]
-    Record(#[from] shogi_rules::record::RecordError),
+    Record(#[from] shogi_rules::kifu::RecordError),
     /// Writing a file failed.
     #[error("{path}: {source}")]
     Io {

@@ -5,7 +5,7 @@
 //! - [`Move`]: a 16-bit move that prints as USI (`7g7f`, `8h2b+`, `P*5e`).
 //! - [`ShogiGame`]: a [`shogi_game::Game`] with 千日手 sennichite, perpetual check,
 //!   入玉宣言 impasse declaration and a ply cap.
-//! - [`perft`]: tree counting; [`record`]: CSA and KIF records; [`mate`]: the df-pn
+//! - [`perft`]: tree counting; [`kifu`]: CSA and KIF game records (棋譜); [`mate`]: the df-pn
 //!   mate solver (詰将棋) the searches and the USI engine probe with.
 
 #![allow(clippy::needless_range_loop)]
@@ -15,9 +15,9 @@ mod position;
 mod tables;
 mod types;
 
+pub mod kifu;
 pub mod mate;
 pub mod perft;
-pub mod record;
 
 pub use game::{GameRules, ImpasseRule, ShogiGame};
 pub use position::{HANDICAPS, IllegalMove, MoveParseError, Position, SfenError};

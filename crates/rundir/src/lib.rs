@@ -2,7 +2,7 @@
 //! learner exports into it, self-play appends replay chunks, the gate promotes, the
 //! arena and the USI engine load its best network.
 //!
-//! * [`run`]: the layout ([`RunDir`]), checkpoint names (`step-NNNNNNNN`), `BEST`, the
+//! * [`layout`]: the layout ([`RunDir`]), checkpoint names (`step-NNNNNNNN`), `BEST`, the
 //!   one-per-run role locks, and [`network_dir`] (a run stands for its best network).
 //! * [`atomic`]: publication by rename under one temporary scheme, `.NAME.tmp-PID`
 //!   ([`publish`], [`write_atomic`]), and the clean-up of a killed writer's temporaries.
@@ -10,10 +10,10 @@
 //! It depends on nothing else in the workspace, so every crate above it can share it.
 
 pub mod atomic;
-pub mod run;
+pub mod layout;
 
 pub use atomic::{is_temporary_name, publish, remove_temporaries, temporary_path, write_atomic};
-pub use run::{
+pub use layout::{
     MANIFEST_FILE, RoleLock, RunDir, RunDirError, STEP_PREFIX, checkpoint_name, network_dir,
     step_of,
 };

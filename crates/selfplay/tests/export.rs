@@ -5,7 +5,7 @@ use shogi_mcts::{SearchConfig, UniformEvaluator};
 use shogi_records::convert::{
     ExportError, replay, to_csa_text, to_kif_text, to_usi_position, write_game_dir,
 };
-use shogi_rules::record::from_csa;
+use shogi_rules::kifu::from_csa;
 use shogi_rules::{GameRules, Position, ShogiGame, Variant};
 use shogi_selfplay::play::{PlayConfig, play_game};
 

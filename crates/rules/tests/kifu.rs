@@ -1,6 +1,6 @@
 //! CSA and KIF records.
 
-use shogi_rules::record::{Record, from_csa, kif_move, to_csa, to_kif};
+use shogi_rules::kifu::{Record, from_csa, kif_move, to_csa, to_kif};
 use shogi_rules::{Color, Position, Variant};
 
 fn random_game(seed: u64, start: Position, plies: usize) -> Record {
