@@ -165,14 +165,7 @@ impl Inference {
     /// If `inputs.len() != batch * input_size`.
     pub fn infer(&self, inputs: &[f32], batch: usize) -> (Vec<f32>, Vec<f32>) {
         let cfg = self.config();
-        assert_eq!(
-            inputs.len(),
-            batch * cfg.input_size(),
-            "inference input has {} floats, expected batch {} x {}",
-            inputs.len(),
-            batch,
-            cfg.input_size()
-        );
+        check_input_len(inputs, batch, cfg.input_size());
         if batch == 0 {
             return (Vec::new(), Vec::new());
         }
@@ -211,14 +204,7 @@ impl Inference {
         legal: &[&[u32]],
     ) -> (Vec<f32>, Vec<f32>) {
         let cfg = self.config();
-        assert_eq!(
-            inputs.len(),
-            batch * cfg.input_size(),
-            "inference input has {} floats, expected batch {} x {}",
-            inputs.len(),
-            batch,
-            cfg.input_size()
-        );
+        check_input_len(inputs, batch, cfg.input_size());
         assert_eq!(legal.len(), batch, "one legal-index list per position");
         if batch == 0 {
             return (Vec::new(), Vec::new());
@@ -259,4 +245,14 @@ impl Inference {
             (picked, wdl)
         })
     }
+}
+
+/// Panics unless `inputs` holds `batch` positions of `input_size` floats.
+fn check_input_len(inputs: &[f32], batch: usize, input_size: usize) {
+    assert_eq!(
+        inputs.len(),
+        batch * input_size,
+        "inference input has {} floats, expected batch {batch} x {input_size}",
+        inputs.len(),
+    );
 }

@@ -83,6 +83,24 @@ struct Node {
     ply: u32,
 }
 
+impl Node {
+    /// A new, unexpanded OR node (the attacker to move) after `mv` from `parent`.
+    fn attacker_to_move(mv: Option<Move>, parent: u32, ply: u32) -> Node {
+        Node {
+            mv,
+            parent,
+            first: 0,
+            len: 0,
+            pn: 1,
+            dn: 1,
+            mate_len: 0,
+            expanded: false,
+            or_node: true,
+            ply,
+        }
+    }
+}
+
 /// Statistics of the last search.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MateStats {
@@ -110,18 +128,7 @@ pub fn search_mate_after(
     let history: HashSet<u64> = history.iter().copied().collect();
     // Keys of the positions from the root to the node being expanded.
     let mut path: Vec<u64> = Vec::new();
-    let mut nodes: Vec<Node> = vec![Node {
-        mv: None,
-        parent: NONE,
-        first: 0,
-        len: 0,
-        pn: 1,
-        dn: 1,
-        mate_len: 0,
-        expanded: false,
-        or_node: true,
-        ply: 0,
-    }];
+    let mut nodes: Vec<Node> = vec![Node::attacker_to_move(None, NONE, 0)];
     let mut stats = MateStats::default();
     let mut iter = 0u64;
     loop {
@@ -262,18 +269,7 @@ fn expand(
                 nodes.push(repeated_node(mv, n, true, node.ply + 1));
                 continue;
             }
-            nodes.push(Node {
-                mv: Some(mv),
-                parent: n as u32,
-                first: 0,
-                len: 0,
-                pn: 1,
-                dn: 1,
-                mate_len: 0,
-                expanded: false,
-                or_node: true,
-                ply: node.ply + 1,
-            });
+            nodes.push(Node::attacker_to_move(Some(mv), n as u32, node.ply + 1));
         }
     }
     nodes[n].first = first;

@@ -21,6 +21,18 @@
 /// Black's left is `-1` cols.
 pub type Offset = (i8, i8);
 
+/// The knight's eight leaps, in the order the policy index numbers them (`net`).
+pub(crate) const KNIGHT_LEAPS: [Offset; 8] = [
+    (-2, -1),
+    (-2, 1),
+    (2, -1),
+    (2, 1),
+    (-1, -2),
+    (-1, 2),
+    (1, -2),
+    (1, 2),
+];
+
 /// The eight unit directions.
 pub const KING_DIRECTIONS: [Offset; 8] = [
     (-1, 0),
@@ -291,16 +303,7 @@ fn atom(spec: &mut MoveSpec, c: char, max: u8, mods: &Modifiers) -> Result<(), S
         'N' => {
             let singles: String = mods.singles.iter().collect();
             let knights: &[Offset] = match singles.as_str() {
-                "" => &[
-                    (-2, -1),
-                    (-2, 1),
-                    (2, -1),
-                    (2, 1),
-                    (-1, -2),
-                    (-1, 2),
-                    (1, -2),
-                    (1, 2),
-                ],
+                "" => &KNIGHT_LEAPS,
                 "ff" => &[(-2, -1), (-2, 1)],
                 other => return Err(format!("unsupported knight modifier {other:?}")),
             };

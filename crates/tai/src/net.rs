@@ -23,7 +23,7 @@
 
 use shogi_game::{Color, Game};
 
-use crate::betza::KING_DIRECTIONS;
+use crate::betza::{KING_DIRECTIONS, KNIGHT_LEAPS};
 use crate::game::TaiGame;
 use crate::movegen::{TaiMove, is_emperor, spec};
 use crate::pieces::Catalogue;
@@ -52,17 +52,6 @@ const LINE: usize = 264;
 const PASS: usize = 296;
 const EMPEROR: usize = 297;
 const HOOK: usize = 298;
-
-const KNIGHT_OFFSETS: [(i32, i32); 8] = [
-    (-2, -1),
-    (-2, 1),
-    (2, -1),
-    (2, 1),
-    (-1, -2),
-    (-1, 2),
-    (1, -2),
-    (1, 2),
-];
 
 /// Plies a move-number plane is divided by.
 pub const MOVE_NUMBER_SCALE: f32 = 1000.0;
@@ -138,7 +127,10 @@ pub fn policy_index(game: &TaiGame, mv: TaiMove) -> Option<usize> {
                     from_cell,
                 );
             }
-            if let Some(k) = KNIGHT_OFFSETS.iter().position(|&o| o == (dr, dc)) {
+            if let Some(k) = KNIGHT_LEAPS
+                .iter()
+                .position(|&(r, c)| (i32::from(r), i32::from(c)) == (dr, dc))
+            {
                 return at(KNIGHT + k, from_cell);
             }
             let diagonal = spec(mover.kind, game.rules())
