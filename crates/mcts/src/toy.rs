@@ -51,11 +51,7 @@ impl Game for Nim {
         "nim"
     }
     fn side_to_move(&self) -> Color {
-        if self.ply.is_multiple_of(2) {
-            Color::Black
-        } else {
-            Color::White
-        }
+        mover_at(self.ply)
     }
     fn ply(&self) -> u32 {
         self.ply
@@ -131,11 +127,7 @@ impl Game for TicTacToe {
         "tictactoe"
     }
     fn side_to_move(&self) -> Color {
-        if self.ply.is_multiple_of(2) {
-            Color::Black
-        } else {
-            Color::White
-        }
+        mover_at(self.ply)
     }
     fn ply(&self) -> u32 {
         self.ply
@@ -209,11 +201,7 @@ impl Game for MateIn {
         "mate-in"
     }
     fn side_to_move(&self) -> Color {
-        if self.ply.is_multiple_of(2) {
-            Color::Black
-        } else {
-            Color::White
-        }
+        mover_at(self.ply)
     }
     fn ply(&self) -> u32 {
         self.ply
@@ -245,5 +233,14 @@ impl Game for MateIn {
     }
     fn key(&self) -> u64 {
         mix(self.hash, self.ply as u64)
+    }
+}
+
+/// Who moves at `ply` of a game Black starts.
+fn mover_at(ply: u32) -> Color {
+    if ply.is_multiple_of(2) {
+        Color::Black
+    } else {
+        Color::White
     }
 }

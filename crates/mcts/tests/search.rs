@@ -8,6 +8,17 @@ use shogi_game::{Color, Game};
 use shogi_mcts::toy::{Idx, MateIn, Nim, TicTacToe};
 use shogi_mcts::*;
 
+/// One search of the empty tic-tac-toe board with uniform priors.
+fn search_tictactoe(config: SearchConfig, seed: u64) -> SearchResult<Idx> {
+    Search::new(config, seed)
+        .search(
+            &TicTacToe::new(),
+            &UniformEvaluator::default(),
+            &SearchLimits::default(),
+        )
+        .unwrap()
+}
+
 fn cfg(sims: u32, batch: usize) -> SearchConfig {
     SearchConfig {
         simulations: sims,
@@ -117,14 +128,7 @@ fn temperature_one_samples_proportionally() {
             dirichlet_weight: 0.0,
             ..SearchConfig::alphazero()
         };
-        let mut s = Search::new(c, seed);
-        let r = s
-            .search(
-                &TicTacToe::new(),
-                &UniformEvaluator::default(),
-                &SearchLimits::default(),
-            )
-            .unwrap();
+        let r = search_tictactoe(c, seed);
         distinct.insert(r.best_move.unwrap());
     }
     assert!(distinct.len() > 2);
@@ -191,14 +195,7 @@ fn noise_applied_at_root_only_in_full_search() {
         dirichlet_weight: 0.25,
         ..SearchConfig::alphazero()
     };
-    let mut s = Search::new(c, 3);
-    let r = s
-        .search(
-            &TicTacToe::new(),
-            &UniformEvaluator::default(),
-            &SearchLimits::default(),
-        )
-        .unwrap();
+    let r = search_tictactoe(c, 3);
     assert!(r.priors.iter().any(|&p| (p - 1.0 / 9.0).abs() > 1e-4));
     assert!((r.priors.iter().sum::<f32>() - 1.0).abs() < 1e-4);
 }
@@ -543,14 +540,7 @@ fn gumbel_visits_follow_sequential_halving() {
         gumbel_noise: false,
         ..SearchConfig::default()
     };
-    let mut s = Search::new(c, 1);
-    let r = s
-        .search(
-            &TicTacToe::new(),
-            &UniformEvaluator::default(),
-            &SearchLimits::default(),
-        )
-        .unwrap();
+    let r = search_tictactoe(c, 1);
     let mut v = r.visits.clone();
     v.sort_unstable_by(|a, b| b.cmp(a));
     assert_eq!(v, vec![3, 3, 1, 1, 0, 0, 0, 0, 0]);
