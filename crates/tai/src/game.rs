@@ -177,25 +177,18 @@ impl TaiGame {
 
     /// Every move of the side to move before the repetition and pass rules.
     fn pseudo_moves(&self, out: &mut Vec<TaiMove>) {
-        let me = self.pos.side_to_move();
-        for sq in 0..self.pos.board().len() {
-            self.pseudo_moves_from(sq, me, out);
-        }
-    }
-
-    /// The moves of the piece on `sq` if it is `me`'s (before the repetition and pass
-    /// rules).
-    #[inline]
-    fn pseudo_moves_from(&self, sq: usize, me: Color, out: &mut Vec<TaiMove>) {
         let board = self.pos.board();
-        let Some(p) = board[sq] else { return };
-        if p.color != me {
-            return;
-        }
-        if is_emperor(p.kind) {
-            emperor_moves(board, sq, p, &self.rules, out);
-        } else {
-            piece_moves(board, sq, p, spec(p.kind, &self.rules), out);
+        let me = self.pos.side_to_move();
+        for (sq, cell) in board.iter().enumerate() {
+            let Some(p) = *cell else { continue };
+            if p.color != me {
+                continue;
+            }
+            if is_emperor(p.kind) {
+                emperor_moves(board, sq, p, &self.rules, out);
+            } else {
+                piece_moves(board, sq, p, spec(p.kind, &self.rules), out);
+            }
         }
     }
 
@@ -256,10 +249,19 @@ impl TaiGame {
 
     fn has_any_move(&self) -> bool {
         let mut moves = Vec::new();
+        let board = self.pos.board();
         let me = self.pos.side_to_move();
-        for sq in 0..self.pos.board().len() {
+        for (sq, cell) in board.iter().enumerate() {
+            let Some(p) = *cell else { continue };
+            if p.color != me {
+                continue;
+            }
             moves.clear();
-            self.pseudo_moves_from(sq, me, &mut moves);
+            if is_emperor(p.kind) {
+                emperor_moves(board, sq, p, &self.rules, &mut moves);
+            } else {
+                piece_moves(board, sq, p, spec(p.kind, &self.rules), &mut moves);
+            }
             if moves.iter().any(|&m| self.allowed(m)) {
                 return true;
             }

@@ -228,33 +228,6 @@ fn mv(from: usize, vias: &[usize], to: usize) -> TaiMove {
     }
 }
 
-/// Appends the moves of the piece on `from` (of colour `me`) along `dir` from `origin`
-/// (`from` itself, or a hook move's corner), at most `max` squares: every empty square,
-/// and the first occupied one if it holds an enemy piece.
-#[inline]
-fn slide(
-    board: &[Option<Piece>],
-    me: Color,
-    from: usize,
-    origin: usize,
-    dir: Offset,
-    max: i32,
-    out: &mut Vec<TaiMove>,
-) {
-    for k in 1..=max {
-        let Some(t) = step(origin, dir, k) else { break };
-        match board[t] {
-            None => out.push(mv(from, &[], t)),
-            Some(p) => {
-                if p.color != me {
-                    out.push(mv(from, &[], t));
-                }
-                break;
-            }
-        }
-    }
-}
-
 /// Appends the moves of the non-emperor piece on `from` (passes included).
 pub(crate) fn piece_moves(
     board: &[Option<Piece>],
@@ -275,15 +248,19 @@ pub(crate) fn piece_moves(
         }
     }
     for s in &spec.slides {
-        slide(
-            board,
-            me,
-            from,
-            from,
-            orient(me, s.dir),
-            i32::from(s.max),
-            out,
-        );
+        let d = orient(me, s.dir);
+        for k in 1..=i32::from(s.max) {
+            let Some(t) = step(from, d, k) else { break };
+            match board[t] {
+                None => out.push(mv(from, &[], t)),
+                Some(p) => {
+                    if p.color != me {
+                        out.push(mv(from, &[], t));
+                    }
+                    break;
+                }
+            }
+        }
     }
     for &h in &spec.hooks {
         let d = orient(me, h);
@@ -295,7 +272,20 @@ pub(crate) fn piece_moves(
                 break;
             }
             for turn in [(d.1, -d.0), (-d.1, d.0)] {
-                slide(board, me, from, corner, turn, i32::MAX, out);
+                for j in 1.. {
+                    let Some(t) = step(corner, turn, j) else {
+                        break;
+                    };
+                    match board[t] {
+                        None => out.push(mv(from, &[], t)),
+                        Some(p) => {
+                            if p.color != me {
+                                out.push(mv(from, &[], t));
+                            }
+                            break;
+                        }
+                    }
+                }
             }
         }
     }

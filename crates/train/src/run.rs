@@ -464,4 +464,120 @@ mod tests {
         assert!(err.contains("unknown role \"actor\""), "{err}");
         assert!(Roles::parse("").is_err());
     }
+
+    /// Every key of the run config reaches what it configures: changing any one of them
+    /// changes a setting the run hands a library (search, self-play, samples, optimiser,
+    /// schedule, gate, network, game), or the key is one the run loop reads itself
+    /// (listed). A key added to a section but never mapped fails here.
+    #[test]
+    fn every_config_key_reaches_the_settings_it_names() {
+        use super::settings::{play_config, schedule};
+        use super::{
+            batch_config, game_spec, gate_config, sample_config, search_config, train_config,
+        };
+        // Keys the run loop reads directly (budgets, actors, the learner's pace).
+        const RUN_LOOP: [&str; 16] = [
+            "run.dir",
+            "run.minutes",
+            "run.max_steps",
+            "run.status_every_secs",
+            "selfplay.actors",
+            "selfplay.actor_threads",
+            "selfplay.games_per_chunk",
+            "selfplay.games_per_generation",
+            "selfplay.half_inference",
+            "learner.batch",
+            "learner.window",
+            "learner.min_positions",
+            "learner.replay_ratio",
+            "learner.steps_per_candidate",
+            "learner.prune_replay",
+            "gate.enabled",
+        ];
+        let settings = |c: &RunConfig| {
+            format!(
+                "{:?}",
+                (
+                    search_config(c),
+                    play_config(c),
+                    batch_config(c),
+                    sample_config(c),
+                    train_config(c),
+                    schedule(c),
+                    gate_config(c),
+                    model_config(c),
+                    game_spec(c),
+                )
+            )
+        };
+        // Keys that matter only under another key's value.
+        let context = |key: &str| -> Vec<String> {
+            let set: &[&str] = match key {
+                "learner.lr_boundaries" | "learner.lr_factor" => &["learner.schedule=\"steps\""],
+                "learner.lr_warmup" | "learner.lr_total" | "learner.lr_min" => {
+                    &["learner.schedule=\"cosine\""]
+                }
+                "gate.sprt_elo0" | "gate.sprt_elo1" | "gate.sprt_error" => &["gate.sprt=true"],
+                "gate.fixed_games" => &["gate.fixed_opponent=\"random\""],
+                "selfplay.cheap_simulations" => &["selfplay.full_search_prob=0.5"],
+                k if k.starts_with("game.tai.") => &["game.variant=\"tai\""],
+                _ => &[],
+            };
+            set.iter().map(|s| s.to_string()).collect()
+        };
+        let other_value = |key: &str, value: &toml::Value| -> String {
+            match (key, value) {
+                ("selfplay.root", _) => "\"puct\"".into(),
+                ("learner.optimizer", _) => "\"adamw\"".into(),
+                ("learner.schedule", _) => "\"cosine\"".into(),
+                ("network.features", _) => "\"attacks\"".into(),
+                ("game.variant", _) => "\"shogi\"".into(),
+                ("game.impasse", _) => "\"declaration27\"".into(),
+                ("game.tai.emperor", _) => "\"never\"".into(),
+                ("game.tai.promotion", _) => "\"capturing_promoted\"".into(),
+                ("game.tai.lion_dog", _) => "\"q3\"".into(),
+                ("game.tai.repetition", _) => "\"forbidden\"".into(),
+                ("run.device", _) => "\"cpu\"".into(),
+                ("gate.fixed_opponent", _) => "\"random\"".into(),
+                (_, toml::Value::String(_)) => "\"elsewhere\"".into(),
+                (_, toml::Value::Boolean(b)) => (!b).to_string(),
+                (_, toml::Value::Integer(i)) => (i + 2).to_string(),
+                (_, toml::Value::Float(f)) if *f == 0.0 => "0.5".into(),
+                (_, toml::Value::Float(f)) => format!("{:?}", f * 0.5),
+                (_, toml::Value::Array(_)) => "[10, 20]".into(),
+                (_, other) => panic!("{key}: no other value for {other}"),
+            }
+        };
+        let defaults: toml::Table = RunConfig::default().to_toml().parse().unwrap();
+        let mut keys = Vec::new();
+        for (section, table) in &defaults {
+            for (key, value) in table.as_table().unwrap() {
+                match value.as_table() {
+                    Some(inner) => keys.extend(
+                        inner
+                            .iter()
+                            .map(|(k, v)| (format!("{section}.{key}.{k}"), v.clone())),
+                    ),
+                    None => keys.push((format!("{section}.{key}"), value.clone())),
+                }
+            }
+        }
+        assert!(keys.len() > 70, "{} keys", keys.len());
+        for (key, value) in keys {
+            let base = RunConfig::parse("", "base", &context(&key)).unwrap();
+            let mut changed = context(&key);
+            changed.push(format!("{key}={}", other_value(&key, &value)));
+            let config =
+                RunConfig::parse("", "changed", &changed).unwrap_or_else(|e| panic!("{key}: {e}"));
+            let reaches = settings(&config) != settings(&base);
+            if RUN_LOOP.contains(&key.as_str()) {
+                assert!(!reaches, "{key} is mapped: take it off the run-loop list");
+            } else {
+                assert!(
+                    reaches,
+                    "{key} changes none of the settings the run hands out"
+                );
+            }
+        }
+    }
 }
