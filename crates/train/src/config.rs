@@ -292,6 +292,11 @@ pub struct SelfplaySection {
     pub dirichlet_alpha: f32,
     /// PUCT Dirichlet noise weight (0 = none). Default 0.25.
     pub dirichlet_weight: f32,
+    /// First-play urgency below the root: an unvisited child is valued at its parent's
+    /// value less this times the square root of the visited children's prior mass
+    /// (`root = "puct"`; a Gumbel search's interior rule does not use it).
+    /// Default: [`SearchConfig::fpu_reduction`] (0.25).
+    pub fpu_reduction: f32,
     /// PUCT root: plies played by visit-count sampling (temperature 1); later plies play
     /// the most visited move. A Gumbel root ignores it: its Gumbel noise samples every
     /// move of the game (Danihelka et al.), and the policy target does not depend on it.
@@ -343,6 +348,7 @@ impl Default for SelfplaySection {
             cheap_simulations: search.playout_cap.unwrap_or_default().cheap_simulations,
             dirichlet_alpha: search.dirichlet_alpha,
             dirichlet_weight: search.dirichlet_weight,
+            fpu_reduction: search.fpu_reduction,
             temperature_plies: search.temperature_plies,
             random_opening_plies: play.random_opening_plies,
             resign_threshold: play.resign_threshold,
@@ -592,6 +598,7 @@ impl RunConfig {
             ("run.minutes", r.minutes),
             ("selfplay.dirichlet_alpha", s.dirichlet_alpha as f64),
             ("selfplay.dirichlet_weight", s.dirichlet_weight as f64),
+            ("selfplay.fpu_reduction", s.fpu_reduction as f64),
             ("selfplay.full_search_prob", s.full_search_prob as f64),
             ("selfplay.resign_threshold", s.resign_threshold as f64),
             (
@@ -666,6 +673,13 @@ impl RunConfig {
             ));
         }
         c.unit("selfplay.dirichlet_weight", s.dirichlet_weight as f64)?;
+        if !(0.0..=2.0).contains(&s.fpu_reduction) {
+            return Err(c.range(
+                "selfplay.fpu_reduction",
+                s.fpu_reduction.to_string(),
+                "must be between 0 and 2",
+            ));
+        }
         c.unit("selfplay.resign_threshold", s.resign_threshold as f64)?;
         c.unit(
             "selfplay.resign_disabled_fraction",
@@ -1197,6 +1211,7 @@ mod tests {
             "run.minutes",
             "selfplay.dirichlet_alpha",
             "selfplay.dirichlet_weight",
+            "selfplay.fpu_reduction",
             "selfplay.full_search_prob",
             "selfplay.resign_threshold",
             "selfplay.resign_disabled_fraction",

@@ -43,6 +43,7 @@ pub fn search_config(config: &RunConfig) -> SearchConfig {
         gumbel_considered: s.gumbel_considered,
         dirichlet_alpha: s.dirichlet_alpha,
         dirichlet_weight: s.dirichlet_weight,
+        fpu_reduction: s.fpu_reduction,
         temperature_plies: s.temperature_plies,
         expand_check_terminal: s.terminal_check,
         root_mate_nodes: s.mate_search_nodes,
