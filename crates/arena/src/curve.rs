@@ -14,8 +14,8 @@ use crate::error::{ArenaError, io_err};
 use crate::stats::{Rating, Tally, score_from_elo};
 use shogi_rundir::write_atomic;
 
-/// Simulations a move of the curve's searching players unless told otherwise: half a
-/// run's self-play budget keeps a point cheap beside a running run, and `learns.sh` and
+/// Simulations a move of the curve's searching players unless told otherwise: half the
+/// default self-play budget keeps a point cheap beside a running run, and `learns.sh` and
 /// `ladder.sh` measure at the same 32 (curves measured at another count are not merged,
 /// [`Curve::same_settings`]).
 pub const CURVE_SIMULATIONS: u32 = 32;

@@ -39,8 +39,7 @@ pub struct LearnerConfig {
 }
 
 impl LearnerConfig {
-    /// Minibatch size unless a config says otherwise (a CPU step of the 4x32 network on
-    /// 256 positions keeps pace with two self-play threads).
+    /// Minibatch size unless a config says otherwise.
     pub const DEFAULT_BATCH: usize = 256;
     /// Steps between candidate exports unless a config says otherwise.
     pub const DEFAULT_EXPORT_EVERY: u64 = 200;

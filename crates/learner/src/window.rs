@@ -38,7 +38,7 @@ pub struct ReplayWindow {
 }
 
 impl ReplayWindow {
-    /// Positions kept unless a config says otherwise: about the last hour of a CPU run.
+    /// Positions kept unless a config says otherwise.
     pub const DEFAULT_CAPACITY: usize = 100_000;
 
     /// An empty window over `dir`; call [`ReplayWindow::refresh`] to load.

@@ -97,8 +97,8 @@ impl Default for PlayoutCap {
 pub struct SearchConfig {
     /// Simulation (playout) budget per `search` call when the limits do not override it.
     /// Counts leaf playouts below the root; the root's own evaluation is not counted.
-    /// Default 64 (AlphaZero used 800; at a few thousand games an hour on a CPU, 64 with
-    /// a Gumbel root learns more per hour).
+    /// Default 64, a training run's (AlphaZero searched 800, [`SearchConfig::alphazero`]:
+    /// a CPU run plays a few thousand games an hour and needs cheaper moves).
     pub simulations: u32,
     /// Largest number of leaves gathered, evaluated in one evaluator batch and backed up
     /// together (simulations in flight per tree). 1 = classic sequential MCTS. Default 4
@@ -135,8 +135,8 @@ pub struct SearchConfig {
     /// Default 1.0.
     pub temperature: f32,
     /// Number of opening plies played with `temperature` (a PUCT root; a Gumbel root's
-    /// noise samples every move). Default 12 (AlphaZero: 30 plies of 200-ply games; the
-    /// short games of small networks need fewer).
+    /// noise samples every move). Default 12, a training run's (AlphaZero sampled 30,
+    /// [`SearchConfig::alphazero`]).
     pub temperature_plies: u32,
     /// Temperature after the opening; 0 = most visited move. Default 0.0.
     pub temperature_after: f32,

@@ -16,9 +16,9 @@ use crate::play::{GameProgress, PlayConfig, SelfPlayGame};
 use shogi_records::RecordGame;
 use shogi_records::record::{ChunkWriter, RecordError};
 
-/// The self-play inference service's batching: at most 16 leaves a network call (two
-/// actor threads' requests of 8 games' leaves), waiting at most 2 ms for it to fill.
-/// Matches and the engine batch by their own ([`BatchConfig::default`]).
+/// The self-play inference service's batching unless a config says otherwise: at most 16
+/// leaves a network call, waiting at most 2 ms for a batch to fill. Matches and the
+/// engine batch by their own ([`BatchConfig::default`]).
 pub const SELFPLAY_BATCH: BatchConfig = BatchConfig {
     max_batch: 16,
     max_wait: Duration::from_millis(2),
@@ -58,8 +58,7 @@ impl Default for ActorConfig {
 }
 
 impl ActorConfig {
-    /// Games in flight by default: enough leaves for the network batch
-    /// ([`SELFPLAY_BATCH`]) with a tree batch of 4.
+    /// Games in flight unless a config says otherwise.
     pub const DEFAULT_GAMES_IN_FLIGHT: usize = 16;
     /// Actor threads by default: one searches while the network evaluates the other's
     /// request.

@@ -24,8 +24,7 @@ pub struct PlayConfig {
     /// Own moves in a row below the threshold before resigning. Default 3.
     pub resign_consecutive: u32,
     /// Share of games (0..=1) played with resignation disabled, to measure how often a
-    /// resignation would have been wrong. Default 0.2 (AlphaZero kept 10%; twice that
-    /// gives a few hundred checked games an hour on a CPU).
+    /// resignation would have been wrong. Default 0.2 (AlphaGo Zero's was 10%).
     pub resign_disabled_fraction: f32,
     /// Uniformly random plies played before search starts (opening diversity; not
     /// recorded as targets). Default 0.
