@@ -271,22 +271,21 @@ mod defaults {
         );
     }
 
-    #[test]
-    fn help_shows_the_library_defaults() {
-        let mut cli = Cli::command();
-        let help = cli
-            .find_subcommand_mut("selfplay")
+    fn long_help(subcommand: &str) -> String {
+        Cli::command()
+            .find_subcommand_mut(subcommand)
             .unwrap()
             .render_long_help()
-            .to_string();
+            .to_string()
+    }
+
+    #[test]
+    fn help_shows_the_library_defaults() {
+        let help = long_help("selfplay");
         let simulations = format!("[default: {}]", SearchConfig::default().simulations);
         assert!(help.contains(&simulations), "{help}");
         assert!(help.contains("[default: gumbel]"), "{help}");
-        let help = cli
-            .find_subcommand_mut("match")
-            .unwrap()
-            .render_long_help()
-            .to_string();
+        let help = long_help("match");
         let simulations = format!("[default: {};", PlayerSettings::default().simulations);
         assert!(help.contains(&simulations), "{help}");
     }

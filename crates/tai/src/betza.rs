@@ -186,16 +186,7 @@ pub fn compile(betza: &str) -> Result<MoveSpec, String> {
         }
         if rest.starts_with("masB") {
             // fmasB: hooks from the modified diagonals, turning sideways.
-            for d in directions('F', &mods)? {
-                push_unique(&mut spec.hooks, d);
-                push_unique(
-                    &mut spec.slides,
-                    Slide {
-                        dir: d,
-                        max: UNLIMITED,
-                    },
-                );
-            }
+            diagonal_hooks(&mut spec, &mods)?;
             mods = Modifiers::default();
             i += 4;
             continue;
@@ -281,19 +272,26 @@ fn multi_leg(spec: &mut MoveSpec, rest: &str) -> Result<Option<usize>, String> {
         return Ok(Some(3));
     }
     if rest.starts_with("mBaB") {
-        for d in directions('F', &Modifiers::default())? {
-            push_unique(&mut spec.hooks, d);
-            push_unique(
-                &mut spec.slides,
-                Slide {
-                    dir: d,
-                    max: UNLIMITED,
-                },
-            );
-        }
+        diagonal_hooks(spec, &Modifiers::default())?;
         return Ok(Some(4));
     }
     Ok(None)
+}
+
+/// Hook moves starting along the diagonals `mods` select, with those diagonals as
+/// unlimited slides too (`mBaB`, `fmasB`).
+fn diagonal_hooks(spec: &mut MoveSpec, mods: &Modifiers) -> Result<(), String> {
+    for d in directions('F', mods)? {
+        push_unique(&mut spec.hooks, d);
+        push_unique(
+            &mut spec.slides,
+            Slide {
+                dir: d,
+                max: UNLIMITED,
+            },
+        );
+    }
+    Ok(())
 }
 
 /// Adds one atom (`c`, with range `max` for riders) under modifiers `mods` to `spec`.
