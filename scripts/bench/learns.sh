@@ -26,33 +26,44 @@ fi
 # The networks play with the search their run's self-play used (noise off): a Gumbel
 # root with its considered moves, or PUCT (EVAL_ROOT=puct forces PUCT), and its leaf
 # mate search.
-read -r gumbel leaf_mate < <("${SHOGI_ZERO_PYTHON:-python3}" - "$run/config.toml" "${EVAL_ROOT:-run}" <<'PY'
+# Tai shogi games are also played to the run's own ply cap and adjudicated by its own
+# material margin (its games rarely end by the rules inside a CPU budget); shogi and
+# minishogi keep the match defaults, the fixed scale's.
+read -r gumbel leaf_mate tai_cap tai_margin < <("${SHOGI_ZERO_PYTHON:-python3}" - "$run/config.toml" "${EVAL_ROOT:-run}" <<'PY'
 import re, sys
 # The resolved config writes every key as `key = value`; Python 3.10 has no tomllib.
 # (A snapshot holds every key; the fallbacks below are SearchConfig::default()'s.)
-selfplay, section = {}, None
+sections, section = {}, None
 for line in open(sys.argv[1]):
     line = line.split("#")[0].strip()
     if line.startswith("["):
         section = line.strip("[]").strip()
-    elif section == "selfplay" and "=" in line:
+    elif section and "=" in line:
         key, value = (x.strip() for x in line.split("=", 1))
-        selfplay[key] = value.strip('"')
+        sections.setdefault(section, {})[key] = value.strip('"')
+selfplay, game = sections.get("selfplay", {}), sections.get("game", {})
 gumbel = selfplay.get("root", "gumbel") == "gumbel" and sys.argv[2] != "puct"
-print(int(selfplay.get("gumbel_considered", 16)) if gumbel else 0, int(selfplay.get("leaf_mate_nodes", 0)))
+tai = game.get("variant") == "tai"
+print(int(selfplay.get("gumbel_considered", 16)) if gumbel else 0, int(selfplay.get("leaf_mate_nodes", 0)),
+      int(game.get("max_plies", 0)) if tai else 0, int(selfplay.get("adjudicate_margin", 0)) if tai else 0)
 PY
 )
+rules=()
+if [ "$tai_cap" != 0 ]; then
+  rules=(--max-plies "$tai_cap" --adjudicate "$tai_margin")
+  echo "tai shogi: games capped at $tai_cap plies, adjudicated at a $tai_margin-point material lead (the run's own rules)"
+fi
 best="$(ls -d "$run"/accepted/step-* | sort | tail -n 1)"
 initial="$(ls -d "$run"/accepted/step-* | sort | head -n 1)"
 echo "best: $best   initial: $initial   games: $games   simulations: $sims   gumbel root: $gumbel moves (0 = PUCT)   leaf mate search: $leaf_mate nodes"
 mkdir -p "$run/proof"
 "$bin" match --a "checkpoint:$best" --b random --games "$games" --simulations "$sims" \
-  --gumbel "$gumbel" --leaf-mate-nodes "$leaf_mate" --parallel 8 --out "$run/proof/vs-random" | tee "$run/proof/vs-random.txt"
+  --gumbel "$gumbel" --leaf-mate-nodes "$leaf_mate" "${rules[@]}" --parallel 8 --out "$run/proof/vs-random" | tee "$run/proof/vs-random.txt"
 "$bin" match --a "checkpoint:$best" --b "checkpoint:$initial" --games "$games" \
-  --simulations "$sims" --gumbel "$gumbel" --leaf-mate-nodes "$leaf_mate" --parallel 8 --out "$run/proof/vs-initial" | tee "$run/proof/vs-initial.txt"
+  --simulations "$sims" --gumbel "$gumbel" --leaf-mate-nodes "$leaf_mate" "${rules[@]}" --parallel 8 --out "$run/proof/vs-initial" | tee "$run/proof/vs-initial.txt"
 if [ "${CURVE_POINTS:-6}" -ge 2 ]; then
   "$bin" curve "$run" --opponent "${CURVE_OPPONENT:-alphabeta:depth=1}" --points "${CURVE_POINTS:-6}" \
-    --games "${CURVE_GAMES:-20}" --simulations "$sims" --gumbel "$gumbel" --leaf-mate-nodes "$leaf_mate" --parallel 8
+    --games "${CURVE_GAMES:-20}" --simulations "$sims" --gumbel "$gumbel" --leaf-mate-nodes "$leaf_mate" "${rules[@]}" --parallel 8
 fi
 echo "Elo history (ratings.json, plot ratings.png):"
 "${SHOGI_ZERO_PYTHON:-python3}" - "$run" <<'PY'

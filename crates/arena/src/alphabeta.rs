@@ -160,9 +160,9 @@ impl fmt::Display for AlphaBetaLimits {
 
 /// What one search found.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AlphaBetaResult {
+pub struct AlphaBetaResult<M = Move> {
     /// The move to play (`None` when the side to move has no legal move).
-    pub best_move: Option<Move>,
+    pub best_move: Option<M>,
     /// Its score in centipawns from the side to move; `MATE - n` for a mate in `n`
     /// plies, `-(MATE - n)` when mated.
     pub score: i32,
@@ -172,7 +172,7 @@ pub struct AlphaBetaResult {
     pub nodes: u64,
 }
 
-impl AlphaBetaResult {
+impl<M> AlphaBetaResult<M> {
     /// Plies to the mate the score announces (positive: the side to move mates).
     pub fn mate_in(&self) -> Option<i32> {
         if self.score >= MATE_BOUND {

@@ -4,13 +4,15 @@
 //!   MCTS, uniform search, random mover, external USI engines) on parallel threads, for
 //!   any [`ArenaGame`] (shogi and minishogi through `ShogiGame`, tai shogi through
 //!   `TaiGame`; see [`game`]).
-//! * [`alphabeta`]: a classical network-free baseline player (the fixed yardstick).
+//! * [`alphabeta`]: a classical network-free baseline player (the fixed yardstick);
+//!   [`alphabeta_tai`] is tai shogi's.
 //! * [`stats`]: score, Elo with a 95% interval, LOS, SPRT.
 //! * [`gate`]: the training loop's gate ([`gate_candidate`], [`gate_pending`]).
 //! * [`ratings`]: the run's rating history (CSV, JSON, PNG).
 //! * [`curve`]: a run's learning curve against one fixed opponent (CSV, JSON, PNG).
 
 pub mod alphabeta;
+pub mod alphabeta_tai;
 pub mod curve;
 pub mod error;
 pub mod game;
@@ -24,6 +26,7 @@ pub mod stats;
 pub mod usi_client;
 
 pub use alphabeta::{AlphaBeta, AlphaBetaLimits, AlphaBetaResult, BASELINE_VERSION};
+pub use alphabeta_tai::{TAI_BASELINE_VERSION, TaiAlphaBeta};
 pub use error::ArenaError;
 pub use game::ArenaGame;
 pub use gate::{GATE_SPRT, GateConfig, GateReport, gate_candidate, gate_pending};

@@ -138,8 +138,10 @@ pub struct MatchSummary {
     pub interrupted: bool,
     /// Games ended by a forfeit.
     pub forfeits: u32,
-    /// [`crate::alphabeta::BASELINE_VERSION`] when a player is the `alphabeta` baseline
-    /// (games cached by rung are reused only while it matches), else `None`.
+    /// The game's baseline version ([`crate::GamePlayers::baseline_version`]: shogi's
+    /// [`crate::BASELINE_VERSION`], tai's [`crate::TAI_BASELINE_VERSION`]) when a player
+    /// is the `alphabeta` baseline (games cached by rung are reused only while it
+    /// matches), else `None`.
     #[serde(default)]
     pub baseline_version: Option<u32>,
     /// Wall time, seconds.
@@ -539,7 +541,7 @@ pub fn play_match<G: GamePlayers>(
         baseline_version: [&a.spec, &b.spec]
             .iter()
             .any(|s| matches!(s, PlayerSpec::AlphaBeta(_)))
-            .then_some(crate::alphabeta::BASELINE_VERSION),
+            .then_some(G::baseline_version()),
         seconds: began.elapsed().as_secs_f64(),
         a_move_ms: mean_move_ms(games.iter().map(|g| (g.a_think_ms, g.a_moves))),
         b_move_ms: mean_move_ms(games.iter().map(|g| (g.b_think_ms, g.b_moves))),

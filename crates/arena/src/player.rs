@@ -20,9 +20,10 @@ use shogi_mcts::{
 };
 use shogi_model::{DEFAULT_DEVICE, NetService, parse_device, read_manifest};
 use shogi_rules::{Move, ShogiGame};
-use shogi_tai::TaiGame;
+use shogi_tai::{TaiGame, TaiMove};
 
-use crate::alphabeta::{AlphaBeta, AlphaBetaLimits};
+use crate::alphabeta::{AlphaBeta, AlphaBetaLimits, BASELINE_VERSION};
+use crate::alphabeta_tai::{TAI_BASELINE_VERSION, TaiAlphaBeta};
 use crate::error::ArenaError;
 use crate::game::ArenaGame;
 use crate::usi_client::{UsiAnswer, UsiEngine, UsiTimeControl};
@@ -47,8 +48,8 @@ pub enum PlayerSpec {
     /// `usi:COMMAND ARGS`: an external USI engine.
     Usi(String),
     /// `alphabeta:depth=N`, `alphabeta:nodes=N` or `alphabeta:movetime=MS` (or several,
-    /// comma separated): the classical network-free baseline ([`crate::alphabeta`];
-    /// shogi and minishogi).
+    /// comma separated): the classical network-free baseline ([`crate::alphabeta`] for
+    /// shogi and minishogi, [`crate::alphabeta_tai`] for tai shogi).
     AlphaBeta(AlphaBetaLimits),
 }
 
@@ -175,7 +176,7 @@ pub fn checkpoint_game(dir: &Path) -> Result<GameKind, ArenaError> {
 
 /// The players a game has beyond the generic ones (networks, network-free searches,
 /// the random mover): an external USI engine and the classical alpha-beta baseline,
-/// where the game has them (shogi and minishogi).
+/// where the game has them (the USI client: shogi and minishogi; the baseline: every game).
 pub trait GamePlayers: ArenaGame {
     /// A mover driving the external USI engine `command`, where the arena's USI client
     /// speaks the game.
@@ -186,6 +187,12 @@ pub trait GamePlayers: ArenaGame {
     /// A mover playing the classical alpha-beta baseline, where the game has one.
     fn alphabeta_mover(_limits: &AlphaBetaLimits) -> Option<Box<dyn Mover<Self>>> {
         None
+    }
+
+    /// The version of the game's alpha-beta baseline, recorded with every match it
+    /// plays (a cache of its games is keyed on it).
+    fn baseline_version() -> u32 {
+        BASELINE_VERSION
     }
 }
 
@@ -199,11 +206,22 @@ impl GamePlayers for ShogiGame {
     }
 }
 
-/// No USI client or classical baseline speaks tai shogi.
-impl GamePlayers for TaiGame {}
+/// No USI client speaks tai shogi; its classical baseline is [`crate::alphabeta_tai`].
+impl GamePlayers for TaiGame {
+    fn alphabeta_mover(limits: &AlphaBetaLimits) -> Option<Box<dyn Mover<Self>>> {
+        Some(Box::new(TaiAlphaBetaMover {
+            limits: *limits,
+            search: TaiAlphaBeta::new(1),
+        }))
+    }
 
-/// Refuses `spec` where the game (`G`, named `game`) does not offer it: the external USI
-/// engine and the alpha-beta baseline exist for shogi and minishogi only.
+    fn baseline_version() -> u32 {
+        TAI_BASELINE_VERSION
+    }
+}
+
+/// Refuses `spec` where the game (`G`, named `game`) does not offer it: the arena's USI
+/// client speaks shogi and minishogi only.
 fn check_player_for<G: GamePlayers>(spec: &PlayerSpec, game: &str) -> Result<(), ArenaError> {
     let refused = match spec {
         PlayerSpec::AlphaBeta(limits) => G::alphabeta_mover(limits)
@@ -554,5 +572,28 @@ impl Mover<ShogiGame> for AlphaBetaMover {
         }
     }
     fn observe(&mut self, _mv: Move) {}
+    fn game_over(&mut self, _score: f64) {}
+}
+
+/// Plays tai shogi's classical baseline ([`crate::alphabeta_tai`]) at a fixed depth,
+/// node count or time per move.
+struct TaiAlphaBetaMover {
+    limits: AlphaBetaLimits,
+    search: TaiAlphaBeta,
+}
+
+impl Mover<TaiGame> for TaiAlphaBetaMover {
+    fn new_game(&mut self, _game: &TaiGame, seed: u64) -> Result<(), String> {
+        // Nonzero: a zero seed turns the tie-break noise off.
+        self.search.new_game(seed | 1);
+        Ok(())
+    }
+    fn choose(&mut self, game: &TaiGame) -> UsiAnswer<TaiMove> {
+        match self.search.search(game, &self.limits).best_move {
+            Some(mv) => UsiAnswer::Move(mv),
+            None => UsiAnswer::Resign,
+        }
+    }
+    fn observe(&mut self, _mv: TaiMove) {}
     fn game_over(&mut self, _score: f64) {}
 }

@@ -653,17 +653,32 @@ fn tai_shogi_matches_play_through_the_same_arena() {
     .unwrap_err();
     assert!(err.to_string().contains("USI client speaks shogi"), "{err}");
     // The same check, before anything is loaded (the gate's fixed opponent).
-    let alphabeta: PlayerSpec = "alphabeta:depth=1".parse().unwrap();
-    let err = shogi_arena::check_player(GameKind::Tai, &alphabeta).unwrap_err();
+    let usi = PlayerSpec::Usi("true".into());
+    let err = shogi_arena::check_player(GameKind::Tai, &usi).unwrap_err();
     assert!(
         err.to_string()
-            .contains("baseline plays shogi and minishogi only, not tai")
+            .contains("USI client speaks shogi and minishogi only, not tai"),
+        "{err}"
     );
-    for game in [GameKind::Shogi, GameKind::Minishogi] {
+    let alphabeta: PlayerSpec = "alphabeta:depth=1".parse().unwrap();
+    for game in [GameKind::Shogi, GameKind::Minishogi, GameKind::Tai] {
         shogi_arena::check_player(game, &alphabeta).unwrap();
-        shogi_arena::check_player(game, &PlayerSpec::Usi("true".into())).unwrap();
+        shogi_arena::check_player(game, &PlayerSpec::Random).unwrap();
     }
-    shogi_arena::check_player(GameKind::Tai, &PlayerSpec::Random).unwrap();
+    shogi_arena::check_player(GameKind::Shogi, &usi).unwrap();
+    shogi_arena::check_player(GameKind::Minishogi, &usi).unwrap();
+
+    // Tai's own baseline plays through the same arena and records its version.
+    let s = run_match(&alphabeta, &PlayerSpec::Random, &config, &stop).unwrap();
+    assert_eq!(s.total.games(), 4);
+    assert_eq!(s.forfeits, 0, "{}", s.table());
+    assert_eq!(
+        s.baseline_version,
+        Some(shogi_arena::TAI_BASELINE_VERSION),
+        "{}",
+        s.table()
+    );
+    assert!(s.games.iter().all(|g| g.moves.len() <= 16));
 }
 
 #[test]

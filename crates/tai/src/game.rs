@@ -231,6 +231,24 @@ impl TaiGame {
         out
     }
 
+    /// What `mv` takes: the material ([`crate::material::kind_value`]) of the pieces it
+    /// captures and how many of them are royal (whose value is 0 there). A search orders
+    /// and prunes by it without playing the move.
+    pub fn capture_gain(&self, mv: TaiMove) -> (u32, u32) {
+        let board = self.pos.board();
+        let on = |sq: crate::Square| board[usize::from(sq.0)];
+        let to = (mv.to() != mv.from()).then(|| on(mv.to())).flatten();
+        mv.vias()
+            .filter_map(on)
+            .chain(to)
+            .fold((0, 0), |(value, royals), p| {
+                (
+                    value + crate::material::kind_value(p.kind),
+                    royals + u32::from(p.kind.is_royal()),
+                )
+            })
+    }
+
     /// The key of the position after `mv`.
     pub fn key_after(&self, mv: TaiMove) -> u64 {
         let from = usize::from(mv.from().0);
