@@ -212,6 +212,48 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
     fn material_points(&self, _c: Color) -> Option<u32> {
         None
     }
+
+    /// Material of `c` valued on `scale` (board and hand); `None` where the variant
+    /// has no such count. [`MaterialScale::Impasse`] is [`Game::material_points`].
+    fn material_on(&self, c: Color, scale: MaterialScale) -> Option<u32> {
+        match scale {
+            MaterialScale::Impasse => self.material_points(c),
+            MaterialScale::Mobility => None,
+        }
+    }
+}
+
+/// The piece values of a material count (a learning target's, not the rules').
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum MaterialScale {
+    /// The variant's adjudication count, [`Game::material_points`]: in shogi the impasse
+    /// declaration's points (rook and bishop 5, every other piece 1), which price a
+    /// silver, a gold and a pawn alike.
+    #[default]
+    Impasse,
+    /// Each piece worth its mobility: the squares it reaches from the centre of an
+    /// empty board (shogi: pawn 1, knight 2, lance 4, silver 5, gold and the promoted
+    /// minors 6, bishop and rook 16, horse and dragon 20; tai shogi's own count, which
+    /// is this already). Values only the move rules define.
+    Mobility,
+}
+
+impl MaterialScale {
+    /// Every scale, in the order of their names in messages.
+    pub const ALL: [MaterialScale; 2] = [MaterialScale::Impasse, MaterialScale::Mobility];
+
+    /// The scale's name in configs.
+    pub fn name(self) -> &'static str {
+        match self {
+            MaterialScale::Impasse => "impasse",
+            MaterialScale::Mobility => "mobility",
+        }
+    }
 }
 
 /// The outcome of a game stopped at its ply cap when games are adjudicated by material:

@@ -5,7 +5,7 @@
 use rand::Rng;
 use shogi_features::with_game_type;
 use shogi_features::{FeatureSet, NetGame, NetLayout};
-use shogi_game::{Color, Game};
+use shogi_game::{Color, Game, MaterialScale};
 use shogi_records::RecordGame;
 use shogi_records::ReplayError;
 use shogi_records::convert::variant_from_name;
@@ -46,6 +46,9 @@ pub struct SampleConfig {
     /// ([`MATERIAL_VALUE_GAIN`]). A dense value signal: every position says what its
     /// exchanges will cost, not only the few thousand game results of an hour.
     pub material_value: f32,
+    /// The piece values of the material target and the material blend (shogi's impasse
+    /// points, or each piece's mobility).
+    pub material_scale: MaterialScale,
 }
 
 /// Gain of the material balance in the value blend ([`SampleConfig::material_value`]):
@@ -60,16 +63,17 @@ impl Default for SampleConfig {
             features: FeatureSet::Pieces,
             material_plies: 8,
             material_value: 0.0,
+            material_scale: MaterialScale::Impasse,
         }
     }
 }
 
 /// Black's share of the material lead, (black - white) / (black + white): -1..1, 0 when
 /// the variant counts no material or nothing is left.
-fn black_material_balance<G: Game>(game: &G) -> f32 {
+fn black_material_balance<G: Game>(game: &G, scale: MaterialScale) -> f32 {
     match (
-        game.material_points(Color::Black),
-        game.material_points(Color::White),
+        game.material_on(Color::Black, scale),
+        game.material_on(Color::White, scale),
     ) {
         (Some(b), Some(w)) if b + w > 0 => (b as f32 - w as f32) / (b + w) as f32,
         _ => 0.0,
@@ -159,9 +163,9 @@ pub fn samples_from_record(
             sampled_at.push((balance.len(), game.side_to_move()));
             out.push(sample);
         }
-        balance.push(black_material_balance(game));
+        balance.push(black_material_balance(game, config.material_scale));
     })
-    .map(|end| balance.push(black_material_balance(&end))))?;
+    .map(|end| balance.push(black_material_balance(&end, config.material_scale))))?;
     let ahead = config.material_plies as usize;
     let blend = config.material_value.clamp(0.0, 1.0);
     for (sample, &(ply, side)) in out.iter_mut().zip(&sampled_at) {

@@ -257,6 +257,20 @@ fn material_targets_on_a_hand_made_game() {
     close(targets(0), [4.0 / 6.0, -1.0, 1.0]);
     close(targets(1), [1.0, -1.0, 1.0]);
     close(targets(8), [1.0, -1.0, 1.0]);
+    // Valued by mobility the rook is 16 and the pawn 1 (1 in hand too): (16 - 1) / 17.
+    let mobility: Vec<f32> = samples_from_record(
+        &record,
+        &SampleConfig {
+            material_plies: 0,
+            material_scale: shogi_game::MaterialScale::Mobility,
+            ..SampleConfig::default()
+        },
+    )
+    .unwrap()
+    .iter()
+    .map(|s| s.material)
+    .collect();
+    close(mobility, [15.0 / 17.0, -1.0, 1.0]);
     // The mirrored sample keeps its target.
     let samples = samples_from_record(&record, &SampleConfig::default()).unwrap();
     assert_eq!(samples[0].mirrored().material, samples[0].material);

@@ -13,7 +13,7 @@ use shogi_mcts::{EvalError, EvalRequest, Evaluator, Wdl};
 use shogi_rules::Variant;
 
 use crate::inference::Inference;
-use crate::net::ModelConfig;
+use crate::net::{DEFAULT_STEM_KERNEL, ModelConfig};
 
 /// The architecture for `variant` with the given tower size: input planes, board size and
 /// policy planes come from the feature and policy layouts.
@@ -41,6 +41,7 @@ pub fn model_config_for_layout(layout: &NetLayout, blocks: usize, channels: usiz
         value_hidden: 128.max(channels),
         se: false,
         material_head: false,
+        stem_kernel: DEFAULT_STEM_KERNEL,
     }
 }
 

@@ -4,7 +4,7 @@
 //! `tests/py/crosscheck.py` attribute for attribute):
 //!
 //! ```text
-//! stem.conv.weight                      [C, input_planes, 3, 3]   (no bias: BN follows)
+//! stem.conv.weight                      [C, input_planes, K, K]   (no bias: BN follows; K = stem_kernel)
 //! stem.bn.{weight,bias,running_mean,running_var}
 //! tower.{i}.conv1.weight / tower.{i}.bn1.*      i = 0..blocks
 //! tower.{i}.conv2.weight / tower.{i}.bn2.*
@@ -58,10 +58,22 @@ pub struct ModelConfig {
     /// The auxiliary material head (training only; see the module docs).
     #[serde(default)]
     pub material_head: bool,
+    /// Kernel of the stem convolution (odd): 3, or 1 for inputs of many sparse planes
+    /// (tai shogi's 207), where a 3x3 stem costs as much as the whole tower and the
+    /// tower's own 3x3 convolutions see the neighbourhood anyway.
+    #[serde(default = "default_stem_kernel")]
+    pub stem_kernel: usize,
 }
 
 fn default_value_channels() -> usize {
     32
+}
+
+/// The stem's kernel unless a config says otherwise (AlphaZero's 3x3).
+pub const DEFAULT_STEM_KERNEL: usize = 3;
+
+fn default_stem_kernel() -> usize {
+    DEFAULT_STEM_KERNEL
 }
 
 impl ModelConfig {
@@ -112,7 +124,8 @@ impl ModelConfig {
             value_channels,
             value_hidden,
             se,
-            material_head
+            material_head,
+            stem_kernel
         );
         out
     }
@@ -148,6 +161,12 @@ impl ModelConfig {
             ("value_channels", self.value_channels),
             ("value_hidden", self.value_hidden),
         ];
+        if self.stem_kernel.is_multiple_of(2) || self.stem_kernel > 7 {
+            return Err(format!(
+                "model config: stem_kernel = {} must be odd, 1 to 7",
+                self.stem_kernel
+            ));
+        }
         for ((name, v), (_, max)) in dims.into_iter().zip(Self::LIMITS) {
             if v == 0 && name != "blocks" {
                 return Err(format!("model config: {name} must be > 0"));
@@ -184,9 +203,10 @@ impl ModelConfig {
                 add(format!("{p}.{t}"), vec![n]);
             }
         };
+        let k = self.stem_kernel as i64;
         add(
             "stem.conv.weight".into(),
-            vec![c, self.input_planes as i64, 3, 3],
+            vec![c, self.input_planes as i64, k, k],
         );
         bn(&mut add, "stem.bn", c);
         for i in 0..self.blocks {
@@ -368,7 +388,13 @@ impl Net {
         }
         let c = config.channels;
         let stem = ConvBn {
-            conv: conv(p / "stem" / "conv", config.input_planes, c, 3, false),
+            conv: conv(
+                p / "stem" / "conv",
+                config.input_planes,
+                c,
+                config.stem_kernel as i64,
+                false,
+            ),
             bn: bn(p / "stem" / "bn", c),
         };
         let tp = p / "tower";
@@ -547,6 +573,7 @@ mod tests {
             value_hidden: 16,
             se,
             material_head: false,
+            stem_kernel: 3,
         }
     }
 
@@ -614,6 +641,7 @@ mod tests {
     fn the_material_head_is_one_more_output_in_minus_one_to_one() {
         let cfg = ModelConfig {
             material_head: true,
+            stem_kernel: 3,
             ..tiny(false)
         };
         let m = Model::new(&cfg, Device::Cpu);

@@ -775,6 +775,7 @@ mod tests {
             value_hidden: 8,
             se: true,
             material_head: false,
+            stem_kernel: 3,
         }
     }
 

@@ -18,6 +18,7 @@ fn tiny() -> ModelConfig {
         value_hidden: 8,
         se: true,
         material_head: false,
+        stem_kernel: 3,
     }
 }
 

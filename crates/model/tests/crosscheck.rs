@@ -165,6 +165,7 @@ fn python_crosscheck_with_se() {
             value_hidden: 16,
             se: true,
             material_head: false,
+            stem_kernel: 3,
         },
         11,
     );
@@ -184,6 +185,7 @@ fn python_crosscheck_without_se() {
             value_hidden: 8,
             se: false,
             material_head: false,
+            stem_kernel: 1,
         },
         12,
     );
@@ -248,6 +250,7 @@ fn python_checkpoint_loads_in_rust() {
                 value_hidden: 16,
                 se: true,
                 material_head: false,
+                stem_kernel: 3,
             },
             3,
         ),
@@ -263,6 +266,7 @@ fn python_checkpoint_loads_in_rust() {
                 value_hidden: 8,
                 se: false,
                 material_head: false,
+                stem_kernel: 1,
             },
             4,
         ),

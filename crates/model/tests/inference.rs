@@ -15,6 +15,7 @@ fn cfg() -> ModelConfig {
         value_hidden: 16,
         se: true,
         material_head: false,
+        stem_kernel: 3,
     }
 }
 
@@ -160,6 +161,7 @@ fn cpu_throughput() {
         value_hidden: 128,
         se: true,
         material_head: false,
+        stem_kernel: 3,
     };
     let inf = Inference::new(
         Model::new(&cfg, Device::Cpu),

@@ -16,6 +16,7 @@ fn cfg() -> ModelConfig {
         value_hidden: 16,
         se: true,
         material_head: false,
+        stem_kernel: 3,
     }
 }
 
@@ -336,6 +337,7 @@ fn loss_scale_is_saved_with_the_optimiser_state() {
 fn the_material_head_learns_its_target_column() {
     let cfg = ModelConfig {
         material_head: true,
+        stem_kernel: 3,
         ..cfg()
     };
     assert_eq!(cfg.value_target_width(), 4);

@@ -1,6 +1,6 @@
 //! [`ShogiGame`]: a position plus the history that the end-of-game rules need.
 
-use shogi_game::{EndReason, Game, Outcome};
+use shogi_game::{EndReason, Game, MaterialScale, Outcome};
 
 use crate::mate::{MateLimits, MateResult, MateStats, search_mate_after};
 use crate::position::Position;
@@ -330,6 +330,14 @@ impl Game for ShogiGame {
     /// The impasse count's units: rook and bishop 5, every other piece but the king 1.
     fn material_points(&self, c: Color) -> Option<u32> {
         Some(self.pos.material_points(c))
+    }
+
+    /// Impasse points, or [`crate::MOBILITY_VALUE`]s.
+    fn material_on(&self, c: Color, scale: MaterialScale) -> Option<u32> {
+        Some(match scale {
+            MaterialScale::Impasse => self.pos.material_points(c),
+            MaterialScale::Mobility => self.pos.mobility_points(c),
+        })
     }
 
     fn in_check(&self) -> bool {

@@ -20,6 +20,13 @@ pub use legality::{IllegalMove, MoveParseError};
 pub use sfen::{HANDICAPS, SfenError};
 use sfen::{START_MINI, START_SHOGI};
 
+/// A piece's value by its mobility, by [`PieceKind`] index (pawn .. dragon): the squares
+/// it attacks from the centre (5e) of an empty 9x9 board. Pawn 1, lance 4, knight 2,
+/// silver 5, bishop 16, rook 16, gold 6, king 0 (not material), the promoted minors 6 (a
+/// gold's), horse and dragon 20. Only the move rules define it, so a learning target
+/// valued with it ([`shogi_game::MaterialScale::Mobility`]) uses no outside knowledge.
+pub const MOBILITY_VALUE: [u32; 14] = [1, 4, 2, 5, 16, 16, 6, 0, 6, 6, 6, 6, 20, 20];
+
 /// A shogi or minishogi position: board, hands (持ち駒), side to move, move number.
 #[derive(Clone)]
 pub struct Position {
@@ -432,6 +439,25 @@ impl Position {
     /// uses it to adjudicate games stopped at the ply limit.
     pub fn material_points(&self, c: Color) -> u32 {
         self.points(c, Bitboard(self.geo.mask)).0
+    }
+
+    /// Material of `c` with each piece worth its mobility ([`MOBILITY_VALUE`]), over
+    /// the whole board plus the hand (a hand piece at its unpromoted value).
+    pub fn mobility_points(&self, c: Color) -> u32 {
+        let u = c.index();
+        let board: u32 = PieceKind::ALL
+            .iter()
+            .map(|&k| {
+                let n = (self.by_color[u] & self.by_kind[k.index()] & self.geo.mask).count_ones();
+                n * MOBILITY_VALUE[k.index()]
+            })
+            .sum();
+        let hand: u32 = PieceKind::HAND
+            .iter()
+            .zip(&self.hands[u])
+            .map(|(&k, &n)| u32::from(n) * MOBILITY_VALUE[k.index()])
+            .sum();
+        board + hand
     }
 
     /// The promotion zone of `c` (the enemy camp, 敵陣).

@@ -427,3 +427,38 @@ fn repetitions_count_earlier_occurrences_of_the_position() {
         );
     }
 }
+
+#[test]
+fn mobility_values_are_the_squares_reached_from_the_centre() {
+    use shogi_rules::{Bitboard, Color, MOBILITY_VALUE, PieceKind, Square, piece_attacks};
+    let centre = Square::new(4, 4);
+    for kind in PieceKind::ALL {
+        let reached = piece_attacks(Color::Black, kind, centre, Bitboard::default())
+            .0
+            .count_ones();
+        let want = if kind == PieceKind::King { 0 } else { reached };
+        assert_eq!(MOBILITY_VALUE[kind.index()], want, "{kind:?}");
+    }
+    // Counted over board and hand: the start has 1*9 + 4*2 + 2*2 + 5*2 + 16 + 16 + 6*2 a side.
+    let start = pos("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1");
+    for c in Color::ALL {
+        assert_eq!(start.mobility_points(c), 75);
+    }
+    // A silver taken into hand moves 5 points (the impasse count: 1).
+    let taken = pos("lnsgkg1nl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b S 1");
+    assert_eq!(taken.mobility_points(Color::Black), 80);
+    assert_eq!(taken.mobility_points(Color::White), 70);
+    assert_eq!(taken.material_points(Color::Black), 28);
+    assert_eq!(taken.material_points(Color::White), 26);
+    // A promoted pawn counts as a gold, a dragon as rook plus king steps.
+    let promoted = pos("4k4/9/9/9/9/9/9/9/+P+R2K4 b - 1");
+    assert_eq!(promoted.mobility_points(Color::Black), 6 + 20);
+    assert_eq!(
+        Game::material_on(
+            &shogi_rules::ShogiGame::new(promoted.clone(), Default::default()),
+            Color::Black,
+            shogi_game::MaterialScale::Mobility
+        ),
+        Some(26)
+    );
+}

@@ -393,6 +393,11 @@ impl Game for TaiGame {
         Some(crate::material::material_points(&self.pos, c))
     }
 
+    /// Tai's material count is by mobility already: one count for both scales.
+    fn material_on(&self, c: Color, _scale: shogi_game::MaterialScale) -> Option<u32> {
+        self.material_points(c)
+    }
+
     fn parse_move(&self, text: &str) -> Option<TaiMove> {
         let mv = TaiMove::parse(text)?;
         let mut moves = Vec::new();

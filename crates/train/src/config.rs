@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use shogi_arena::{GATE_SPRT, GateConfig};
 use shogi_features::{FeatureSet, NetLayout, TRAINING_MAX_PLIES};
-use shogi_game::GameKind;
+use shogi_game::{GameKind, MaterialScale};
 use shogi_learner::{LearnerConfig, ReplayWindow, SampleConfig};
 use shogi_mcts::{RootSelection, SearchConfig};
 use shogi_model::{
-    DEFAULT_BLOCKS, DEFAULT_CHANNELS, DEFAULT_DEVICE, OptimizerKind, SELFPLAY_HALF_INFERENCE,
-    TrainConfig,
+    DEFAULT_BLOCKS, DEFAULT_CHANNELS, DEFAULT_DEVICE, DEFAULT_STEM_KERNEL, OptimizerKind,
+    SELFPLAY_HALF_INFERENCE, TrainConfig,
 };
 use shogi_rules::ImpasseRule;
 use shogi_selfplay::actors::{ActorConfig, SELFPLAY_BATCH};
@@ -231,6 +231,10 @@ pub struct NetworkSection {
     /// attacked squares, attacker counts and check; shogi and minishogi). Recorded in
     /// every checkpoint; a run cannot change it. Default "pieces".
     pub features: FeatureSet,
+    /// Kernel of the stem convolution, odd: 3 (AlphaZero's), or 1 where the input has
+    /// many sparse planes (tai shogi's 207: there a 3x3 stem costs as much as the
+    /// tower). Part of the architecture. Default 3.
+    pub stem_kernel: usize,
 }
 
 impl Default for NetworkSection {
@@ -240,6 +244,7 @@ impl Default for NetworkSection {
             channels: DEFAULT_CHANNELS,
             se: false,
             features: FeatureSet::Pieces,
+            stem_kernel: DEFAULT_STEM_KERNEL,
         }
     }
 }
@@ -418,6 +423,11 @@ pub struct LearnerSection {
     /// (`shogi_learner::SampleConfig::material_value`): a dense value signal, needs no
     /// head. Default 0.0.
     pub material_value: f32,
+    /// The piece values of the material target and blend: `impasse` (shogi's impasse
+    /// points: rook and bishop 5, every other piece 1) or `mobility` (each piece worth
+    /// the squares it reaches from the centre of an empty board; tai counts this way
+    /// under both). Default "impasse".
+    pub material_scale: MaterialScale,
     /// Delete replay chunks once all their games have left the window (`replay/` then
     /// holds about one window of games; `export` and a later larger window see no older
     /// games). Default false: keep every game.
@@ -461,6 +471,7 @@ impl Default for LearnerSection {
             material_weight: 0.0,
             material_plies: samples.material_plies,
             material_value: samples.material_value,
+            material_scale: samples.material_scale,
             prune_replay: false,
             mixed_precision: train.mixed_precision,
         }
@@ -650,6 +661,13 @@ impl RunConfig {
         let n = &self.network;
         c.at_least("network.blocks", n.blocks as u64, 1)?;
         c.at_least("network.channels", n.channels as u64, 1)?;
+        if n.stem_kernel.is_multiple_of(2) || n.stem_kernel > 7 {
+            return Err(c.range(
+                "network.stem_kernel",
+                n.stem_kernel.to_string(),
+                "an odd kernel, 1 to 7",
+            ));
+        }
         if let Err(why) = NetLayout::with_features(g.variant, n.features) {
             return Err(c.range("network.features", format!("{:?}", n.features.name()), &why));
         }

@@ -531,6 +531,7 @@ mod tests {
                 ("learner.optimizer", _) => "\"adamw\"".into(),
                 ("learner.schedule", _) => "\"cosine\"".into(),
                 ("network.features", _) => "\"attacks\"".into(),
+                ("learner.material_scale", _) => "\"mobility\"".into(),
                 ("game.variant", _) => "\"shogi\"".into(),
                 ("game.impasse", _) => "\"declaration27\"".into(),
                 ("game.tai.emperor", _) => "\"never\"".into(),

@@ -72,7 +72,7 @@ class Net(nn.Module):
         h, w = cfg["board_h"], cfg["board_w"]
         vc = cfg.get("value_channels", 32)
         self.cfg = cfg
-        self.stem = ConvBn(cfg["input_planes"], c, 3)
+        self.stem = ConvBn(cfg["input_planes"], c, cfg.get("stem_kernel", 3))
         self.tower = nn.ModuleList([ResBlock(cfg) for _ in range(cfg["blocks"])])
         self.policy = Head()
         self.policy.conv = nn.Conv2d(c, c, 3, padding=1, bias=False)

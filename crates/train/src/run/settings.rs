@@ -29,6 +29,7 @@ pub fn model_config(config: &RunConfig) -> ModelConfig {
         config.network.channels,
     );
     arch.se = config.network.se;
+    arch.stem_kernel = config.network.stem_kernel;
     arch.material_head = config.learner.material_weight > 0.0;
     arch
 }
@@ -102,6 +103,7 @@ pub fn sample_config(config: &RunConfig) -> SampleConfig {
         features: config.network.features,
         material_plies: l.material_plies,
         material_value: l.material_value,
+        material_scale: l.material_scale,
     }
 }
 
