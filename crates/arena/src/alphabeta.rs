@@ -45,8 +45,8 @@ pub const BASELINE_VERSION: u32 = 2;
 /// Score of a mate at the root (mate in `n` plies scores `MATE - n`).
 pub const MATE: i32 = 32_000;
 /// Scores beyond this are mates.
-const MATE_BOUND: i32 = MATE - 1_000;
-const INF: i32 = MATE + 1;
+pub(crate) const MATE_BOUND: i32 = MATE - 1_000;
+pub(crate) const INF: i32 = MATE + 1;
 /// Deepest ply the search reaches (quiescence included).
 const MAX_PLY: usize = 128;
 /// Deepest iteration (and the largest `depth=N`).
@@ -58,7 +58,7 @@ const TT_BITS: u32 = 18;
 /// entry computed far from the cap does not know that the cap ends the game.
 const CAP_MARGIN: u32 = 16;
 /// The clock is read once every this many nodes (a power of two).
-const CLOCK_EVERY: u64 = 1024;
+pub(crate) const CLOCK_EVERY: u64 = 1024;
 
 /// Board values by [`PieceKind`] index (pawn .. dragon).
 const VALUE: [i32; 14] = [
@@ -262,6 +262,16 @@ fn is_defender(k: PieceKind) -> bool {
     )
 }
 
+/// The seeded tie-break noise of a position with zobrist `key`: 0..=3, the same for the
+/// same key and seed; 0 when `seed` is 0 (noise off).
+pub(crate) fn tie_break_noise(key: u64, seed: u64) -> i32 {
+    if seed == 0 {
+        0
+    } else {
+        ((key ^ seed).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 62) as i32
+    }
+}
+
 /// The static evaluation from `c`'s side, without noise.
 pub fn evaluate_for(pos: &Position, c: Color) -> i32 {
     let mut score = [0i32; 2];
@@ -326,12 +336,7 @@ impl AlphaBeta {
 
     /// The evaluation the search uses (with the seeded noise), from the side to move.
     pub fn evaluate(&self, pos: &Position) -> i32 {
-        let noise = if self.seed == 0 {
-            0
-        } else {
-            ((pos.key() ^ self.seed).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 62) as i32
-        };
-        evaluate_for(pos, pos.side_to_move()) + noise
+        evaluate_for(pos, pos.side_to_move()) + tie_break_noise(pos.key(), self.seed)
     }
 
     /// Searches the game's current position within `limits`. The game's history counts

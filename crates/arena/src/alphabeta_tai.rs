@@ -23,7 +23,9 @@ use shogi_game::{Color, Game};
 use shogi_tai::material::{kind_value, material_points};
 use shogi_tai::{TaiGame, TaiMove};
 
-use crate::alphabeta::{AlphaBetaLimits, AlphaBetaResult, MATE};
+use crate::alphabeta::{
+    AlphaBetaLimits, AlphaBetaResult, CLOCK_EVERY, INF, MATE, MATE_BOUND, tie_break_noise,
+};
 
 /// The version of the tai baseline's play (see [`crate::BASELINE_VERSION`], the shogi
 /// one): bumped whenever a change alters the moves it chooses.
@@ -35,9 +37,6 @@ const UNIT: i32 = 8;
 /// A royal piece beyond the last, in material points: losing the last royal loses the
 /// game, so a spare one is worth about a free king (the strongest mover, 32).
 const SPARE_ROYAL: i32 = 32;
-/// Scores beyond this are game ends (won or lost royals, no moves).
-const MATE_BOUND: i32 = MATE - 1_000;
-const INF: i32 = MATE + 1;
 /// Deepest iteration (and the largest `depth=N` honoured).
 const MAX_DEPTH: u32 = 32;
 /// Plies of captures the quiescence search follows below the nominal depth: tai's 177
@@ -47,8 +46,6 @@ const QUIESCENCE_PLIES: u32 = 4;
 /// Delta pruning: a capture is not searched when even its material plus this margin
 /// (in material points: a lion's worth) cannot lift the stand-pat score to alpha.
 const DELTA_MARGIN: i32 = 24;
-/// The clock is read once every this many nodes (a power of two).
-const CLOCK_EVERY: u64 = 256;
 
 /// The tai baseline searcher. Reusable across searches; [`TaiAlphaBeta::new_game`]
 /// takes a new noise seed, so that a game's moves depend only on the game and the seed.
@@ -84,12 +81,7 @@ impl TaiAlphaBeta {
         let points = |c: Color| {
             material_points(game.position(), c) as i32 + SPARE_ROYAL * game.royal_count(c) as i32
         };
-        let noise = if self.seed == 0 {
-            0
-        } else {
-            ((game.key() ^ self.seed).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 62) as i32
-        };
-        UNIT * (points(me) - points(!me)) + noise
+        UNIT * (points(me) - points(!me)) + tie_break_noise(game.key(), self.seed)
     }
 
     /// Searches the game's current position within `limits`; the game's history counts
