@@ -243,19 +243,6 @@ pub enum MaterialScale {
     Mobility,
 }
 
-impl MaterialScale {
-    /// Every scale, in the order of their names in messages.
-    pub const ALL: [MaterialScale; 2] = [MaterialScale::Impasse, MaterialScale::Mobility];
-
-    /// The scale's name in configs.
-    pub fn name(self) -> &'static str {
-        match self {
-            MaterialScale::Impasse => "impasse",
-            MaterialScale::Mobility => "mobility",
-        }
-    }
-}
-
 /// The outcome of a game stopped at its ply cap when games are adjudicated by material:
 /// a win ([`EndReason::Adjudication`]) for the side at least `margin` points ahead, else
 /// `outcome` unchanged. Any other outcome, `margin` 0 and variants without material

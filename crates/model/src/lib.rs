@@ -37,7 +37,7 @@ pub use evaluator::{
     model_config_for, model_config_for_layout,
 };
 pub use inference::{Inference, InferenceOptions, SELFPLAY_HALF_INFERENCE, set_num_threads};
-pub use net::{DEFAULT_STEM_KERNEL, Model, ModelConfig, Net};
+pub use net::{DEFAULT_STEM_KERNEL, Model, ModelConfig, Net, valid_stem_kernel};
 pub use service::{NetService, NetServiceError, checkpoint_layout};
 pub use trainer::{
     Losses, OPTIMIZER_FILE, OptimizerKind, SGD_MOMENTUM, SparsePolicy, TrainConfig, Trainer,

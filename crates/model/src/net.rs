@@ -72,6 +72,12 @@ fn default_value_channels() -> usize {
 /// The stem's kernel unless a config says otherwise (AlphaZero's 3x3).
 pub const DEFAULT_STEM_KERNEL: usize = 3;
 
+/// Whether `k` is a stem kernel a network may have: odd, 1 to 7 (padding keeps the
+/// board's size only for odd kernels).
+pub fn valid_stem_kernel(k: usize) -> bool {
+    k % 2 == 1 && k <= 7
+}
+
 fn default_stem_kernel() -> usize {
     DEFAULT_STEM_KERNEL
 }
@@ -161,7 +167,7 @@ impl ModelConfig {
             ("value_channels", self.value_channels),
             ("value_hidden", self.value_hidden),
         ];
-        if self.stem_kernel.is_multiple_of(2) || self.stem_kernel > 7 {
+        if !valid_stem_kernel(self.stem_kernel) {
             return Err(format!(
                 "model config: stem_kernel = {} must be odd, 1 to 7",
                 self.stem_kernel
@@ -641,7 +647,6 @@ mod tests {
     fn the_material_head_is_one_more_output_in_minus_one_to_one() {
         let cfg = ModelConfig {
             material_head: true,
-            stem_kernel: 3,
             ..tiny(false)
         };
         let m = Model::new(&cfg, Device::Cpu);

@@ -661,7 +661,7 @@ impl RunConfig {
         let n = &self.network;
         c.at_least("network.blocks", n.blocks as u64, 1)?;
         c.at_least("network.channels", n.channels as u64, 1)?;
-        if n.stem_kernel.is_multiple_of(2) || n.stem_kernel > 7 {
+        if !shogi_model::valid_stem_kernel(n.stem_kernel) {
             return Err(c.range(
                 "network.stem_kernel",
                 n.stem_kernel.to_string(),
@@ -1198,6 +1198,36 @@ mod tests {
         assert!(
             err.contains("network.features") && err.contains("pieces"),
             "{err}"
+        );
+    }
+
+    /// `network.stem_kernel` and `learner.material_scale`: refused with their key when
+    /// out of range or unknown, taken through to the architecture and the samples.
+    #[test]
+    fn stem_kernel_and_material_scale_are_checked() {
+        for bad in ["0", "2", "9"] {
+            let err = RunConfig::parse("", "x.toml", &[format!("network.stem_kernel={bad}")])
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("network.stem_kernel") && err.contains("odd"),
+                "{err}"
+            );
+        }
+        let c = RunConfig::parse("", "x.toml", &["network.stem_kernel=1".into()]).unwrap();
+        assert_eq!(crate::run::model_config(&c).stem_kernel, 1);
+        let err = RunConfig::parse("[learner]\nmaterial_scale = \"values\"\n", "x.toml", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("material_scale") && err.contains("mobility"),
+            "{err}"
+        );
+        let c =
+            RunConfig::parse("[learner]\nmaterial_scale = \"mobility\"\n", "x.toml", &[]).unwrap();
+        assert_eq!(
+            crate::run::sample_config(&c).material_scale,
+            MaterialScale::Mobility
         );
     }
 
