@@ -436,6 +436,16 @@ class SelfplayActor:
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
+    def _get(self, ref, timeout: float):
+        """ray.get with a deadline that keeps watching the backlog while it waits: a
+        stalled learner must not let self-play pile up chunks here."""
+        deadline = time.monotonic() + timeout
+        while not ray.wait([ref], timeout=0.5)[0]:
+            self._backpressure()
+            if time.monotonic() >= deadline:
+                raise ray.exceptions.GetTimeoutError(f"no answer within {timeout} s")
+        return ray.get(ref)
+
     def _refresh_network(self, wait: bool = False) -> str | None:
         """Publishes the learner's newest network here if it is newer; returns the
         newest network of this directory."""
@@ -444,10 +454,10 @@ class SelfplayActor:
             try:
                 # Bounded waits: a stalled learner must not stall this loop (its
                 # backpressure and heartbeats go on).
-                name = ray.get(self.learner.best_name.remote(), timeout=10)
+                name = self._get(self.learner.best_name.remote(), 10)
                 if name is not None and name != local:
-                    name, refs = ray.get(self.learner.best.remote(), timeout=10)
-                    files = ray.get(refs[0], timeout=120) if name is not None and refs else None
+                    name, refs = self._get(self.learner.best.remote(), 10)
+                    files = self._get(refs[0], 120) if name is not None and refs else None
                 else:
                     files = None
             except ray.exceptions.RayError:  # GetTimeoutError too
