@@ -41,19 +41,25 @@ pub struct SampleConfig {
     /// when it ends sooner).
     pub material_plies: u32,
     /// Blend of the material outcome into the value target, 0..=1: the WDL target becomes
-    /// `(1 - b) * target + b * [(1 + m) / 2, 0, (1 - m) / 2]` with `m = tanh(GAIN *
-    /// material)`, the material balance [`Self::material_plies`] later
-    /// ([`MATERIAL_VALUE_GAIN`]). A dense value signal: every position says what its
-    /// exchanges will cost, not only the few thousand game results of an hour.
+    /// `(1 - b) * target + b * [(1 + m) / 2, 0, (1 - m) / 2]` with `m =
+    /// tanh(`[`Self::material_gain`]` * material)`, the material balance
+    /// [`Self::material_plies`] later. A dense value signal: every position says what
+    /// its exchanges will cost, not only the few thousand game results of an hour.
     pub material_value: f32,
+    /// Gain of the material balance in that blend: how far a won piece moves the target
+    /// ([`MATERIAL_VALUE_GAIN`] by default).
+    pub material_gain: f32,
     /// The piece values of the material target and the material blend (shogi's impasse
     /// points, or each piece's mobility).
     pub material_scale: MaterialScale,
 }
 
-/// Gain of the material balance in the value blend ([`SampleConfig::material_value`]):
-/// in shogi's 54 impasse points, a rook or bishop won (a 10-point swing) scores 0.73, a
-/// pawn won 0.18 (`tanh(5 * swing / 54)`).
+/// Default gain of the material balance in the value blend
+/// ([`SampleConfig::material_gain`]): in shogi's 54 impasse points, a rook or bishop won
+/// (a 10-point swing) scores 0.73, a pawn won 0.18 (`tanh(5 * swing / 54)`). On the
+/// mobility scale (150 points) a pawn won scores only 0.07 and a silver 0.32; a gain of
+/// about 12 gives the usual engine mapping there (a pawn 0.16, a silver 0.66: about
+/// `tanh(cp / 1200)` with a pawn worth 90 cp on board or in hand).
 pub const MATERIAL_VALUE_GAIN: f32 = 5.0;
 
 impl Default for SampleConfig {
@@ -63,6 +69,7 @@ impl Default for SampleConfig {
             features: FeatureSet::Pieces,
             material_plies: 8,
             material_value: 0.0,
+            material_gain: MATERIAL_VALUE_GAIN,
             material_scale: MaterialScale::Impasse,
         }
     }
@@ -175,7 +182,7 @@ pub fn samples_from_record(
             Color::White => -black,
         };
         if blend > 0.0 {
-            let m = (MATERIAL_VALUE_GAIN * sample.material).tanh();
+            let m = (config.material_gain * sample.material).tanh();
             let material_wdl = [(1.0 + m) / 2.0, 0.0, (1.0 - m) / 2.0];
             for (t, mt) in sample.wdl.iter_mut().zip(material_wdl) {
                 *t = (1.0 - blend) * *t + blend * mt;

@@ -312,4 +312,26 @@ fn material_targets_on_a_hand_made_game() {
     assert!(blended[0].wdl[0] < 1.0 && blended[0].wdl[0] > 0.99);
     // Without the blend the value target is the game result alone.
     assert_eq!(samples[0].wdl, [1.0, 0.0, 0.0]);
+
+    // learner.material_gain scales the balance inside the tanh: White's sample (a
+    // loss, one point behind) reads 0.5 * 0 + 0.5 * (1 - tanh(g * 1)) / 2 as its win.
+    for gain in [0.5f32, 2.0] {
+        let scaled = samples_from_record(
+            &record,
+            &SampleConfig {
+                material_plies: 0,
+                material_value: 0.5,
+                material_gain: gain,
+                ..SampleConfig::default()
+            },
+        )
+        .unwrap();
+        let m = (-gain).tanh();
+        let want_win = 0.25 * (1.0 + m);
+        assert!(
+            (scaled[1].wdl[0] - want_win).abs() < 1e-6,
+            "gain {gain}: {:?}, want a win share of {want_win}",
+            scaled[1].wdl
+        );
+    }
 }

@@ -423,6 +423,9 @@ pub struct LearnerSection {
     /// (`shogi_learner::SampleConfig::material_value`): a dense value signal, needs no
     /// head. Default 0.0.
     pub material_value: f32,
+    /// Gain of the material balance in that blend: the target's material score is
+    /// `tanh(gain * balance)` (`shogi_learner::MATERIAL_VALUE_GAIN` by default, 5).
+    pub material_gain: f32,
     /// The piece values of the material target and blend: `impasse` (shogi's impasse
     /// points: rook and bishop 5, every other piece 1) or `mobility` (each piece worth
     /// the squares it reaches from the centre of an empty board; tai counts this way
@@ -471,6 +474,7 @@ impl Default for LearnerSection {
             material_weight: 0.0,
             material_plies: samples.material_plies,
             material_value: samples.material_value,
+            material_gain: samples.material_gain,
             material_scale: samples.material_scale,
             prune_replay: false,
             mixed_precision: train.mixed_precision,
@@ -627,6 +631,7 @@ impl RunConfig {
             ("learner.q_blend", l.q_blend as f64),
             ("learner.material_weight", l.material_weight),
             ("learner.material_value", l.material_value as f64),
+            ("learner.material_gain", l.material_gain as f64),
             ("gate.threshold", gate.threshold),
             ("gate.sprt_elo0", gate.sprt_elo0),
             ("gate.sprt_elo1", gate.sprt_elo1),
@@ -759,6 +764,7 @@ impl RunConfig {
             ("learner.grad_clip", l.grad_clip),
             ("learner.value_weight", l.value_weight),
             ("learner.material_weight", l.material_weight),
+            ("learner.material_gain", l.material_gain as f64),
         ] {
             // NaN fails this too.
             if !(0.0..=f64::MAX).contains(&v) {
@@ -1274,6 +1280,7 @@ mod tests {
             "learner.q_blend",
             "learner.material_weight",
             "learner.material_value",
+            "learner.material_gain",
             "gate.threshold",
             "gate.sprt_elo0",
             "gate.sprt_elo1",

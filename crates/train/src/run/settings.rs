@@ -103,6 +103,7 @@ pub fn sample_config(config: &RunConfig) -> SampleConfig {
         features: config.network.features,
         material_plies: l.material_plies,
         material_value: l.material_value,
+        material_gain: l.material_gain,
         material_scale: l.material_scale,
     }
 }
