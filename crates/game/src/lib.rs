@@ -160,6 +160,16 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
     /// by players, not here.
     fn outcome(&self) -> Option<Outcome>;
 
+    /// [`Game::outcome`] of the game after `mv` (a move [`Game::legal_moves`] produced),
+    /// leaving this game as it is: a search's check of every child it expands. The
+    /// default plays `mv` on a clone; a game whose clone carries its history overrides
+    /// it with a test that copies only the position.
+    fn outcome_after(&self, mv: Self::Move) -> Option<Outcome> {
+        let mut next = self.clone();
+        next.play_unchecked(mv);
+        next.outcome()
+    }
+
     /// A hash of the position (board, hands, side to move), for caches and repetition.
     fn key(&self) -> u64;
 

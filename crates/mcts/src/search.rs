@@ -783,9 +783,10 @@ impl<G: Game> Search<G> {
             let mut any_terminal = false;
             if self.config.expand_check_terminal {
                 for (k, mv) in p.moves.iter().enumerate() {
-                    let mut g = p.game.clone();
-                    g.play_unchecked(*mv);
-                    if let Some(o) = g.outcome() {
+                    if let Some(o) = p.game.outcome_after(*mv) {
+                        // Rare: the child itself, for its side to move and material.
+                        let mut g = p.game.clone();
+                        g.play_unchecked(*mv);
                         let o = adjudicate(&g, o, self.config.adjudicate_margin);
                         let c = &mut self.nodes[first as usize + k];
                         c.state = State::Terminal;

@@ -44,7 +44,7 @@ impl Default for GameRules {
 
 /// A game in progress: position, keys of every position so far, and which of those
 /// positions had the side to move in check (for 連続王手の千日手).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct ShogiGame {
     pos: Position,
     start: Position,
@@ -56,6 +56,31 @@ pub struct ShogiGame {
     /// Plies after which a second occurrence already ends the game by the repetition
     /// rule (see [`ShogiGame::set_twofold_after`]); `None`: the fourfold rule throughout.
     twofold_after: Option<u32>,
+}
+
+/// Plies of room a clone's histories get: a search clones the game at its root for
+/// every simulation and plays a few moves down the tree, which would otherwise grow
+/// (reallocate and copy) all three histories on the first move.
+const CLONE_SPARE_PLIES: usize = 16;
+
+impl Clone for ShogiGame {
+    fn clone(&self) -> Self {
+        fn with_room<T: Copy>(v: &[T]) -> Vec<T> {
+            let mut out = Vec::with_capacity(v.len() + CLONE_SPARE_PLIES);
+            out.extend_from_slice(v);
+            out
+        }
+        ShogiGame {
+            pos: self.pos.clone(),
+            start: self.start.clone(),
+            keys: with_room(&self.keys),
+            checks: with_room(&self.checks),
+            moves: with_room(&self.moves),
+            rules: self.rules,
+            declared: self.declared,
+            twofold_after: self.twofold_after,
+        }
+    }
 }
 
 impl ShogiGame {
@@ -125,18 +150,7 @@ impl ShogiGame {
     /// Minishogi adaptation: the camp is the farthest rank and a side has at most 11
     /// non-king pieces, so the declaration is never available there (returns false).
     pub fn can_declare_win(&self) -> bool {
-        let p = &self.pos;
-        if p.variant() != Variant::Shogi || p.in_check() {
-            return false;
-        }
-        let c = p.side_to_move();
-        let zone = p.zone(c);
-        if !zone.contains(p.king_square(c)) {
-            return false;
-        }
-        let (pts, pieces) = p.points(c, zone);
-        let need = if c == Color::Black { 28 } else { 27 };
-        pieces >= 10 && pts >= need
+        declaration_allowed(&self.pos)
     }
 
     /// Declares a win for the side to move (USI `bestmove win`); `false` (and nothing
@@ -204,28 +218,84 @@ impl ShogiGame {
         Some(Outcome::draw(EndReason::Repetition))
     }
 
-    fn impasse24(&self) -> Option<Outcome> {
-        let p = &self.pos;
-        if p.variant() != Variant::Shogi {
-            return None;
+    /// The rules' verdict on `pos`, this game's position or one a move further
+    /// ([`Game::outcome_after`]), `ply` plies into the game; `repetition` gives its
+    /// repetition verdict, asked only when the side to move has a legal move.
+    fn end_by_rules(
+        &self,
+        pos: &Position,
+        ply: u32,
+        repetition: impl FnOnce() -> Option<Outcome>,
+    ) -> Option<Outcome> {
+        let side = pos.side_to_move();
+        if pos.legal_moves().is_empty() {
+            let reason = if pos.in_check() {
+                EndReason::Checkmate
+            } else {
+                EndReason::NoLegalMoves
+            };
+            return Some(Outcome::win(side.flip(), reason));
         }
-        let entered = Color::ALL
-            .iter()
-            .all(|&c| p.zone(c).contains(p.king_square(c)));
-        if !entered {
-            return None;
+        if let Some(o) = repetition() {
+            return Some(o);
         }
-        let all = p.board_mask();
-        let b = p.points(Color::Black, all).0;
-        let w = p.points(Color::White, all).0;
-        Some(if b < 24 {
-            Outcome::win(Color::White, EndReason::Impasse24)
-        } else if w < 24 {
-            Outcome::win(Color::Black, EndReason::Impasse24)
-        } else {
-            Outcome::draw(EndReason::Impasse24)
-        })
+        match self.rules.impasse {
+            ImpasseRule::None => {}
+            ImpasseRule::Declaration27 => {
+                if declaration_allowed(pos) {
+                    return Some(Outcome::win(side, EndReason::ImpasseDeclaration));
+                }
+            }
+            ImpasseRule::Points24 => {
+                if let Some(o) = impasse24(pos) {
+                    return Some(o);
+                }
+            }
+        }
+        if self.rules.max_plies > 0 && ply >= self.rules.max_plies {
+            return Some(Outcome::draw(EndReason::MaxPlies));
+        }
+        None
     }
+}
+
+/// Whether the side to move in `p` may declare a win under the 27-point rule
+/// ([`ShogiGame::can_declare_win`]).
+fn declaration_allowed(p: &Position) -> bool {
+    if p.variant() != Variant::Shogi || p.in_check() {
+        return false;
+    }
+    let c = p.side_to_move();
+    let zone = p.zone(c);
+    if !zone.contains(p.king_square(c)) {
+        return false;
+    }
+    let (pts, pieces) = p.points(c, zone);
+    let need = if c == Color::Black { 28 } else { 27 };
+    pieces >= 10 && pts >= need
+}
+
+/// The 24-point impasse rule's verdict (持将棋) once both kings have entered.
+fn impasse24(p: &Position) -> Option<Outcome> {
+    if p.variant() != Variant::Shogi {
+        return None;
+    }
+    let entered = Color::ALL
+        .iter()
+        .all(|&c| p.zone(c).contains(p.king_square(c)));
+    if !entered {
+        return None;
+    }
+    let all = p.board_mask();
+    let b = p.points(Color::Black, all).0;
+    let w = p.points(Color::White, all).0;
+    Some(if b < 24 {
+        Outcome::win(Color::White, EndReason::Impasse24)
+    } else if w < 24 {
+        Outcome::win(Color::Black, EndReason::Impasse24)
+    } else {
+        Outcome::draw(EndReason::Impasse24)
+    })
 }
 
 impl ShogiGame {
@@ -292,35 +362,25 @@ impl Game for ShogiGame {
         if let Some(c) = self.declared {
             return Some(Outcome::win(c, EndReason::ImpasseDeclaration));
         }
-        let side = self.pos.side_to_move();
-        if self.pos.legal_moves().is_empty() {
-            let reason = if self.pos.in_check() {
-                EndReason::Checkmate
-            } else {
-                EndReason::NoLegalMoves
-            };
-            return Some(Outcome::win(side.flip(), reason));
-        }
-        if let Some(o) = self.repetition() {
-            return Some(o);
-        }
-        match self.rules.impasse {
-            ImpasseRule::None => {}
-            ImpasseRule::Declaration27 => {
-                if self.can_declare_win() {
-                    return Some(Outcome::win(side, EndReason::ImpasseDeclaration));
-                }
+        self.end_by_rules(&self.pos, self.ply(), || self.repetition())
+    }
+
+    /// Copies the position only: a clone would copy the game's three histories and grow
+    /// them by one (six allocations a child, most of a search's time outside the
+    /// network). A position seen before in the game takes the whole repetition rule on
+    /// a game that played `mv`.
+    fn outcome_after(&self, mv: Move) -> Option<Outcome> {
+        let mut pos = self.pos.clone();
+        pos.play_unchecked(mv);
+        let key = pos.key();
+        self.end_by_rules(&pos, self.ply() + 1, || {
+            if !self.keys.contains(&key) {
+                return None;
             }
-            ImpasseRule::Points24 => {
-                if let Some(o) = self.impasse24() {
-                    return Some(o);
-                }
-            }
-        }
-        if self.rules.max_plies > 0 && self.ply() >= self.rules.max_plies {
-            return Some(Outcome::draw(EndReason::MaxPlies));
-        }
-        None
+            let mut next = self.clone();
+            next.play_unchecked(mv);
+            next.repetition()
+        })
     }
 
     fn key(&self) -> u64 {
