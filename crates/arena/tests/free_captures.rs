@@ -1,0 +1,63 @@
+//! `scripts/bench/free_captures.py` (the hanging-piece count of a run's games) on games
+//! whose free captures are known by hand.
+
+use std::process::Command;
+
+/// Runs the script on `path`; its stdout.
+fn run(path: &std::path::Path) -> String {
+    let script = shogi_testkit::repo_root().join("scripts/bench/free_captures.py");
+    let out = Command::new(shogi_testkit::python())
+        .arg(script)
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "free_captures.py failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+// Black's rook on 5h and White's lone pawn on 5e: 5h5e takes it and no white piece can
+// take back. With a white gold on 5d the same capture is recaptured: not free.
+const HANGING: &str = "4k4/9/9/9/4p4/9/9/4R4/4K4 b - 1";
+const DEFENDED: &str = "4k4/9/9/4g4/4p4/9/9/4R4/4K4 b - 1";
+
+#[test]
+fn free_captures_are_counted_offered_and_taken() {
+    let dir = tempfile::tempdir().unwrap();
+    let games = [
+        // Takes it (then White, with nothing to take, moves its king).
+        (HANGING, "5h5e 5a4a"),
+        // Leaves it.
+        (HANGING, "5i4i"),
+        // Its only capture is recaptured.
+        (DEFENDED, "5h5e"),
+    ];
+    for (k, (sfen, moves)) in games.iter().enumerate() {
+        let line = format!("position sfen {sfen} moves {moves}\n");
+        std::fs::write(dir.path().join(format!("g{k}.usi")), line).unwrap();
+    }
+    let out = run(dir.path());
+    assert!(
+        out.contains("(3 games): 4 positions; a free capture in 2 (50.0%), one taken in 1 (50.0%)"),
+        "{out}"
+    );
+
+    // A match's summary.json is split by player: A (Black here) took, B had none.
+    let summary = serde_json::json!({"games": [
+        {"a_black": true, "start_sfen": HANGING, "moves": ["5h5e", "5a4a"]},
+    ]});
+    let path = dir.path().join("summary.json");
+    std::fs::write(&path, summary.to_string()).unwrap();
+    let out = run(&path);
+    assert!(
+        out.contains("A's moves: 1 positions; a free capture in 1 (100.0%), one taken in 1"),
+        "{out}"
+    );
+    assert!(
+        out.contains("B's moves: 1 positions; a free capture in 0 (0.0%)"),
+        "{out}"
+    );
+}
