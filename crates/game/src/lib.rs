@@ -231,6 +231,13 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
             MaterialScale::Mobility => None,
         }
     }
+
+    /// The most material the side to move wins on `scale` with one capture and the
+    /// recaptures that follow on its square (a static exchange evaluation, no search);
+    /// `None` where the variant does not compute it.
+    fn exchange_gain(&self, _scale: MaterialScale) -> Option<u32> {
+        None
+    }
 }
 
 /// The piece values of a material count (a learning target's, not the rules').

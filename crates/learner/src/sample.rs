@@ -52,6 +52,12 @@ pub struct SampleConfig {
     /// The piece values of the material target and the material blend (shogi's impasse
     /// points, or each piece's mobility).
     pub material_scale: MaterialScale,
+    /// Count in each material balance what the side to move wins by its best capture
+    /// and the recaptures on that square ([`Game::exchange_gain`]): a piece left
+    /// hanging counts as lost even when the game's players let it be. Self-play
+    /// players that neither protect nor take pieces agree with a target read from
+    /// their own games; this one comes from the rules.
+    pub material_exchange: bool,
 }
 
 /// Default gain of the material balance in the value blend
@@ -71,18 +77,30 @@ impl Default for SampleConfig {
             material_value: 0.0,
             material_gain: MATERIAL_VALUE_GAIN,
             material_scale: MaterialScale::Impasse,
+            material_exchange: false,
         }
     }
 }
 
 /// Black's share of the material lead, (black - white) / (black + white): -1..1, 0 when
-/// the variant counts no material or nothing is left.
-fn black_material_balance<G: Game>(game: &G, scale: MaterialScale) -> f32 {
+/// the variant counts no material or nothing is left. With `exchange`, the side to
+/// move's best static exchange counts as won.
+fn black_material_balance<G: Game>(game: &G, scale: MaterialScale, exchange: bool) -> f32 {
     match (
         game.material_on(Color::Black, scale),
         game.material_on(Color::White, scale),
     ) {
-        (Some(b), Some(w)) if b + w > 0 => (b as f32 - w as f32) / (b + w) as f32,
+        (Some(b), Some(w)) if b + w > 0 => {
+            let mut lead = b as f32 - w as f32;
+            if exchange {
+                let gain = game.exchange_gain(scale).unwrap_or(0) as f32;
+                lead += match game.side_to_move() {
+                    Color::Black => gain,
+                    Color::White => -gain,
+                };
+            }
+            (lead / (b + w) as f32).clamp(-1.0, 1.0)
+        }
         _ => 0.0,
     }
 }
@@ -165,14 +183,15 @@ pub fn samples_from_record(
     // stands (its ply and side to move).
     let mut balance: Vec<f32> = Vec::with_capacity(record.moves.len() + 1);
     let mut sampled_at: Vec<(usize, Color)> = Vec::new();
+    let (scale, exchange) = (config.material_scale, config.material_exchange);
     with_game_type!(kind, G => G::replay_each(record, |game, m| {
         if let Some(sample) = sample_at(game, layout, m, winner, q) {
             sampled_at.push((balance.len(), game.side_to_move()));
             out.push(sample);
         }
-        balance.push(black_material_balance(game, config.material_scale));
+        balance.push(black_material_balance(game, scale, exchange));
     })
-    .map(|end| balance.push(black_material_balance(&end, config.material_scale))))?;
+    .map(|end| balance.push(black_material_balance(&end, scale, exchange))))?;
     let ahead = config.material_plies as usize;
     let blend = config.material_value.clamp(0.0, 1.0);
     for (sample, &(ply, side)) in out.iter_mut().zip(&sampled_at) {

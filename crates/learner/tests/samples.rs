@@ -271,6 +271,25 @@ fn material_targets_on_a_hand_made_game() {
     .map(|s| s.material)
     .collect();
     close(mobility, [15.0 / 17.0, -1.0, 1.0]);
+    // learner.material_exchange: before the capture Black's rook can take the hanging
+    // pawn (a 2-point swing: off White's board, into Black's hand), so the balance
+    // already counts it, (5 - 1 + 2) / 6; the later positions have nothing to take.
+    let exchange = |material_plies| -> Vec<f32> {
+        samples_from_record(
+            &record,
+            &SampleConfig {
+                material_plies,
+                material_exchange: true,
+                ..SampleConfig::default()
+            },
+        )
+        .unwrap()
+        .iter()
+        .map(|s| s.material)
+        .collect()
+    };
+    close(exchange(0), [1.0, -1.0, 1.0]);
+    close(exchange(8), [1.0, -1.0, 1.0]);
     // The mirrored sample keeps its target.
     let samples = samples_from_record(&record, &SampleConfig::default()).unwrap();
     assert_eq!(samples[0].mirrored().material, samples[0].material);

@@ -400,6 +400,14 @@ impl Game for ShogiGame {
         })
     }
 
+    /// [`Position::best_exchange_gain`] on the scale's values.
+    fn exchange_gain(&self, scale: MaterialScale) -> Option<u32> {
+        Some(self.pos.best_exchange_gain(match scale {
+            MaterialScale::Impasse => &crate::IMPASSE_VALUE,
+            MaterialScale::Mobility => &crate::MOBILITY_VALUE,
+        }))
+    }
+
     fn in_check(&self) -> bool {
         self.pos.in_check()
     }

@@ -20,7 +20,10 @@ pub mod mate;
 pub mod perft;
 
 pub use game::{GameRules, ImpasseRule, ShogiGame};
-pub use position::{HANDICAPS, IllegalMove, MOBILITY_VALUE, MoveParseError, Position, SfenError};
+pub use position::{
+    ExchangeValues, HANDICAPS, IMPASSE_VALUE, IllegalMove, MOBILITY_VALUE, MoveParseError,
+    Position, SfenError,
+};
 pub use tables::piece_attacks;
 pub use types::{
     Bitboard, Color, Hand, MAX_MOVES, Move, MoveList, Piece, PieceKind, Square, Variant,

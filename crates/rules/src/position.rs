@@ -9,11 +9,13 @@ use crate::tables::{
 };
 use crate::types::{Bitboard, Color, Hand, Move, MoveList, Piece, PieceKind, Square, Variant};
 
+mod exchange;
 mod geometry;
 mod legality;
 mod movegen;
 mod sfen;
 
+pub use exchange::{ExchangeValues, IMPASSE_VALUE};
 pub(crate) use geometry::Geometry;
 use geometry::{MINI_GEO, SHOGI_GEO, ZOBRIST};
 pub use legality::{IllegalMove, MoveParseError};

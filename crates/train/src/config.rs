@@ -431,6 +431,12 @@ pub struct LearnerSection {
     /// the squares it reaches from the centre of an empty board; tai counts this way
     /// under both). Default "impasse".
     pub material_scale: MaterialScale,
+    /// Count in every material balance of the target and blend what the side to move
+    /// wins by its best capture and the recaptures on that square (a static exchange
+    /// evaluation from the rules; `shogi_learner::SampleConfig::material_exchange`), so
+    /// a piece left hanging counts as lost even when the self-play players let it be.
+    /// Shogi and minishogi; tai counts none. Default false.
+    pub material_exchange: bool,
     /// Delete replay chunks once all their games have left the window (`replay/` then
     /// holds about one window of games; `export` and a later larger window see no older
     /// games). Default false: keep every game.
@@ -476,6 +482,7 @@ impl Default for LearnerSection {
             material_value: samples.material_value,
             material_gain: samples.material_gain,
             material_scale: samples.material_scale,
+            material_exchange: samples.material_exchange,
             prune_replay: false,
             mixed_precision: train.mixed_precision,
         }

@@ -105,6 +105,7 @@ pub fn sample_config(config: &RunConfig) -> SampleConfig {
         material_value: l.material_value,
         material_gain: l.material_gain,
         material_scale: l.material_scale,
+        material_exchange: l.material_exchange,
     }
 }
 
