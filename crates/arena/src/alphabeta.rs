@@ -58,7 +58,71 @@ const TT_BITS: u32 = 18;
 /// entry computed far from the cap does not know that the cap ends the game.
 const CAP_MARGIN: u32 = 16;
 /// The clock is read once every this many nodes (a power of two).
-pub(crate) const CLOCK_EVERY: u64 = 1024;
+const CLOCK_EVERY: u64 = 1024;
+
+/// The node and time limits of one search and whether they have ended it, shared by the
+/// shogi and tai baselines: depth 1 always completes (so the move played is always a
+/// searched one); from depth 2 on, passing the node limit or the deadline abandons the
+/// iteration in progress.
+#[derive(Debug)]
+pub(crate) struct SearchBudget {
+    /// Nodes searched so far.
+    pub(crate) nodes: u64,
+    node_limit: u64,
+    /// When the search must stop (a `movetime` limit).
+    deadline: Option<Instant>,
+    /// Whether the limits may end the iteration in progress (not during depth 1).
+    stoppable: bool,
+    /// Whether they did: the iteration in progress is to be abandoned.
+    pub(crate) aborted: bool,
+}
+
+impl Default for SearchBudget {
+    fn default() -> Self {
+        SearchBudget {
+            nodes: 0,
+            node_limit: u64::MAX,
+            deadline: None,
+            stoppable: false,
+            aborted: false,
+        }
+    }
+}
+
+impl SearchBudget {
+    /// A fresh budget for a search starting now.
+    pub(crate) fn start(limits: &AlphaBetaLimits) -> SearchBudget {
+        SearchBudget {
+            node_limit: limits.nodes.unwrap_or(u64::MAX),
+            deadline: limits
+                .movetime
+                .and_then(|ms| Instant::now().checked_add(Duration::from_millis(ms))),
+            ..SearchBudget::default()
+        }
+    }
+
+    /// Before iteration `depth`: whether the limits end the search here (never before
+    /// depth 1).
+    pub(crate) fn stop_before(&mut self, depth: u32) -> bool {
+        self.stoppable = depth > 1;
+        self.stoppable
+            && (self.nodes >= self.node_limit || self.deadline.is_some_and(|d| Instant::now() >= d))
+    }
+
+    /// Counts a node; true once the limits have ended the iteration in progress.
+    #[inline]
+    pub(crate) fn count_node(&mut self) -> bool {
+        self.nodes += 1;
+        if self.stoppable
+            && (self.nodes > self.node_limit
+                || (self.nodes.is_multiple_of(CLOCK_EVERY)
+                    && self.deadline.is_some_and(|d| Instant::now() >= d)))
+        {
+            self.aborted = true;
+        }
+        self.aborted
+    }
+}
 
 /// Board values by [`PieceKind`] index (pawn .. dragon).
 const VALUE: [i32; 14] = [
@@ -214,14 +278,7 @@ pub struct AlphaBeta {
     /// Keys (and whether the side to move was in check) of the game so far and the
     /// search path, one per position.
     stack: Vec<(u64, bool)>,
-    nodes: u64,
-    node_limit: u64,
-    /// When the search must stop (a `movetime` limit).
-    deadline: Option<Instant>,
-    /// Whether the limits may end the iteration in progress (not during depth 1, which
-    /// always completes).
-    stoppable: bool,
-    aborted: bool,
+    budget: SearchBudget,
     seed: u64,
     /// Plies already played when the search starts, and the game's ply cap (0: none).
     root_ply: u32,
@@ -315,11 +372,7 @@ impl AlphaBeta {
             killers: [[0; 2]; MAX_PLY],
             history: vec![0; 81 * 21],
             stack: Vec::with_capacity(1024),
-            nodes: 0,
-            node_limit: u64::MAX,
-            deadline: None,
-            stoppable: false,
-            aborted: false,
+            budget: SearchBudget::default(),
             seed,
             root_ply: 0,
             max_plies: 0,
@@ -365,14 +418,8 @@ impl AlphaBeta {
     }
 
     fn run(&mut self, pos: &Position, limits: &AlphaBetaLimits) -> AlphaBetaResult {
-        let started = Instant::now();
         let base = self.stack.len();
-        self.nodes = 0;
-        self.aborted = false;
-        self.node_limit = limits.nodes.unwrap_or(u64::MAX);
-        self.deadline = limits
-            .movetime
-            .and_then(|ms| started.checked_add(Duration::from_millis(ms)));
+        self.budget = SearchBudget::start(limits);
         let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         let mut legal = MoveList::new();
         pos.generate(&mut legal);
@@ -386,16 +433,12 @@ impl AlphaBeta {
             return result;
         }
         for depth in 1..=max_depth {
-            // Depth 1 always completes, so the move played is always a searched one;
-            // from depth 2 on the node and time limits end the search, and an iteration
-            // they cut short is abandoned.
-            self.stoppable = depth > 1;
-            if self.stoppable && self.limits_reached() {
+            if self.budget.stop_before(depth) {
                 break;
             }
             let (mv, score) = self.root(pos, &legal, depth as i32, result.best_move);
             self.stack.truncate(base);
-            if self.aborted {
+            if self.budget.aborted {
                 break;
             }
             result.best_move = mv.or(result.best_move);
@@ -406,13 +449,8 @@ impl AlphaBeta {
                 break;
             }
         }
-        result.nodes = self.nodes;
+        result.nodes = self.budget.nodes;
         result
-    }
-
-    /// Whether the node or time limit has been reached.
-    fn limits_reached(&self) -> bool {
-        self.nodes >= self.node_limit || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     fn root(
@@ -443,7 +481,7 @@ impl AlphaBeta {
                 neg(self.negamax(&child, depth - 1, -beta, -alpha, 1))
             } else {
                 let (s, dep) = neg(self.negamax(&child, depth - 1, -alpha - 1, -alpha, 1));
-                if s > alpha && !self.aborted {
+                if s > alpha && !self.budget.aborted {
                     let (s, dep2) = neg(self.negamax(&child, depth - 1, -beta, -alpha, 1));
                     (s, dep || dep2)
                 } else {
@@ -451,7 +489,7 @@ impl AlphaBeta {
                 }
             };
             self.stack.pop();
-            if self.aborted {
+            if self.budget.aborted {
                 // An unfinished iteration: nothing of it is kept.
                 return (None, 0);
             }
@@ -536,19 +574,6 @@ impl AlphaBeta {
         (0, true)
     }
 
-    #[inline]
-    fn count_node(&mut self) -> bool {
-        self.nodes += 1;
-        if self.stoppable
-            && (self.nodes > self.node_limit
-                || (self.nodes.is_multiple_of(CLOCK_EVERY)
-                    && self.deadline.is_some_and(|d| Instant::now() >= d)))
-        {
-            self.aborted = true;
-        }
-        self.aborted
-    }
-
     fn order_score(&self, pos: &Position, mv: Move, ply: usize, tt_move: Option<u16>) -> i32 {
         if Some(mv.to_u16()) == tt_move {
             return 1 << 30;
@@ -574,7 +599,7 @@ impl AlphaBeta {
         beta: i32,
         ply: usize,
     ) -> Scored {
-        if self.count_node() {
+        if self.budget.count_node() {
             return (0, false);
         }
         // A repeated position always has legal moves (one was played from it before),
@@ -641,7 +666,7 @@ impl AlphaBeta {
                 neg(self.negamax(&child, depth - 1, -beta, -alpha, ply + 1))
             } else {
                 let (s, dep) = neg(self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1));
-                if s > alpha && s < beta && !self.aborted {
+                if s > alpha && s < beta && !self.budget.aborted {
                     let (s, dep2) = neg(self.negamax(&child, depth - 1, -beta, -alpha, ply + 1));
                     (s, dep || dep2)
                 } else {
@@ -649,7 +674,7 @@ impl AlphaBeta {
                 }
             };
             self.stack.pop();
-            if self.aborted {
+            if self.budget.aborted {
                 return (0, false);
             }
             path_dependent |= dep;
@@ -694,7 +719,7 @@ impl AlphaBeta {
     }
 
     fn quiesce(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> Scored {
-        if self.count_node() {
+        if self.budget.count_node() {
             return (0, false);
         }
         let to_cap = self.plies_to_cap(ply);
@@ -750,7 +775,7 @@ impl AlphaBeta {
         for &(_, mv) in &moves {
             let child = pos.after(mv);
             let (score, dep) = neg(self.quiesce(&child, -beta, -alpha, ply + 1));
-            if self.aborted {
+            if self.budget.aborted {
                 return (0, false);
             }
             path_dependent |= dep;

@@ -17,19 +17,20 @@
 //! capturer first; the quiet moves after them in generation order. A seeded noise of
 //! 0..=3 units (a pawn is 8) breaks ties differently per game.
 
-use std::time::{Duration, Instant};
-
 use shogi_game::{Color, Game};
 use shogi_tai::material::{kind_value, material_points};
 use shogi_tai::{TaiGame, TaiMove};
 
 use crate::alphabeta::{
-    AlphaBetaLimits, AlphaBetaResult, CLOCK_EVERY, INF, MATE, MATE_BOUND, tie_break_noise,
+    AlphaBetaLimits, AlphaBetaResult, INF, MATE, MATE_BOUND, SearchBudget, tie_break_noise,
 };
 
 /// The version of the tai baseline's play (see [`crate::BASELINE_VERSION`], the shogi
 /// one): bumped whenever a change alters the moves it chooses.
-pub const TAI_BASELINE_VERSION: u32 = 1;
+///
+/// Version 2: a node limit lets the iteration in progress reach one node past it, as the
+/// shogi baseline's does (one definition of the limits for both).
+pub const TAI_BASELINE_VERSION: u32 = 2;
 
 /// Evaluation units per material point (a pawn), so that the tie-break noise is smaller
 /// than any difference in material.
@@ -52,12 +53,7 @@ const DELTA_MARGIN: i32 = 24;
 #[derive(Debug, Default)]
 pub struct TaiAlphaBeta {
     seed: u64,
-    nodes: u64,
-    node_limit: u64,
-    deadline: Option<Instant>,
-    /// Whether the limits may end the iteration in progress (not during depth 1).
-    stoppable: bool,
-    aborted: bool,
+    budget: SearchBudget,
 }
 
 impl TaiAlphaBeta {
@@ -87,13 +83,7 @@ impl TaiAlphaBeta {
     /// Searches the game's current position within `limits`; the game's history counts
     /// for repetitions and its ply cap ends lines.
     pub fn search(&mut self, game: &TaiGame, limits: &AlphaBetaLimits) -> AlphaBetaResult<TaiMove> {
-        let started = Instant::now();
-        self.nodes = 0;
-        self.aborted = false;
-        self.node_limit = limits.nodes.unwrap_or(u64::MAX);
-        self.deadline = limits
-            .movetime
-            .and_then(|ms| started.checked_add(Duration::from_millis(ms)));
+        self.budget = SearchBudget::start(limits);
         let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         let mut result = AlphaBetaResult {
             best_move: None,
@@ -109,8 +99,7 @@ impl TaiAlphaBeta {
             return result;
         }
         for depth in 1..=max_depth {
-            self.stoppable = depth > 1;
-            if self.stoppable && self.limits_reached() {
+            if self.budget.stop_before(depth) {
                 break;
             }
             let Some((best, score)) = self.root(game, &moves, depth) else {
@@ -128,25 +117,8 @@ impl TaiAlphaBeta {
                 break;
             }
         }
-        result.nodes = self.nodes;
+        result.nodes = self.budget.nodes;
         result
-    }
-
-    fn limits_reached(&self) -> bool {
-        self.nodes >= self.node_limit || self.deadline.is_some_and(|d| Instant::now() >= d)
-    }
-
-    /// Counts a node; false once the limits end the iteration in progress.
-    fn count_node(&mut self) -> bool {
-        self.nodes += 1;
-        if self.stoppable
-            && (self.nodes >= self.node_limit
-                || (self.nodes.is_multiple_of(CLOCK_EVERY)
-                    && self.deadline.is_some_and(|d| Instant::now() >= d)))
-        {
-            self.aborted = true;
-        }
-        !self.aborted
     }
 
     /// One iteration at the root: the best move and its score, `None` when the limits
@@ -158,7 +130,7 @@ impl TaiAlphaBeta {
             let mut child = game.clone();
             child.play_unchecked(mv);
             let score = -self.negamax(&child, depth - 1, -INF, -alpha, 1);
-            if self.aborted {
+            if self.budget.aborted {
                 return None;
             }
             if score > alpha {
@@ -170,7 +142,7 @@ impl TaiAlphaBeta {
     }
 
     fn negamax(&mut self, game: &TaiGame, depth: u32, mut alpha: i32, beta: i32, ply: u32) -> i32 {
-        if !self.count_node() {
+        if self.budget.count_node() {
             return 0;
         }
         if let Some(score) = terminal_score(game, ply) {
@@ -184,7 +156,7 @@ impl TaiAlphaBeta {
             let mut child = game.clone();
             child.play_unchecked(mv);
             let score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
-            if self.aborted {
+            if self.budget.aborted {
                 return 0;
             }
             best = best.max(score);
@@ -212,14 +184,14 @@ impl TaiAlphaBeta {
             }
             let mut child = game.clone();
             child.play_unchecked(mv);
-            if !self.count_node() {
+            if self.budget.count_node() {
                 return 0;
             }
             let score = match terminal_score(&child, ply + 1) {
                 Some(score) => -score,
                 None => -self.quiesce(&child, -beta, -alpha, ply + 1, left - 1),
             };
-            if self.aborted {
+            if self.budget.aborted {
                 return 0;
             }
             best = best.max(score);
