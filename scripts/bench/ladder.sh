@@ -19,9 +19,11 @@
 #   LADDER_MAX_PLIES  ply limit of every game (default 200 for minishogi, 320 for shogi)
 #   LADDER_DEVICE     the network's device (default auto)
 #   LADDER_GUMBEL     the network searches with a noise-free Gumbel root considering
+#                     this many moves (default 0: PUCT)
+#   LADDER_GUMBEL_CAPTURES  1: that root always considers the moves that win material
+#                     (learns.sh passes the run's selfplay.gumbel_captures)
 #   LADDER_LEAF_MATE  nodes of the network's mate search at every new leaf (default 0:
 #                     off; learns.sh passes the run's selfplay.leaf_mate_nodes)
-#                     this many moves (default 0: PUCT)
 #   LADDER_REPLAY     1: play the cached rung-vs-rung matches again
 #   SHOGI_ZERO_BIN    the binary (default ./target/release/shogi-zero, built if missing)
 # The table (also LADDER_OUT/ladder.txt and ladder.json) gives each player's Elo with a
@@ -73,12 +75,15 @@ device="${LADDER_DEVICE:-auto}"
 mkdir -p "$out"
 echo "ladder: $net ($variant, $sims simulations) against ${rungs[*]}; $games games per pairing, max $plies plies -> $out"
 
+captures=()
+if [ "${LADDER_GUMBEL_CAPTURES:-0}" = 1 ]; then captures=(--gumbel-captures); fi
+
 # One match into $out/$name.
 play() {
   local name="$1" a="$2" b="$3"
   rm -rf "${out:?}/$name"
   "$bin" match --a "$a" --b "$b" --variant "$variant" --games "$games" \
-    --simulations "$sims" --gumbel "${LADDER_GUMBEL:-0}" --leaf-mate-nodes "${LADDER_LEAF_MATE:-0}" --parallel "$parallel" --max-plies "$plies" --device "$device" \
+    --simulations "$sims" --gumbel "${LADDER_GUMBEL:-0}" "${captures[@]}" --leaf-mate-nodes "${LADDER_LEAF_MATE:-0}" --parallel "$parallel" --max-plies "$plies" --device "$device" \
     --seed 1 --out "$out/$name" > "$out/$name.txt" 2>&1 || { cat "$out/$name.txt" >&2; exit 1; }
   grep -E '^(total|Elo|forfeits)' "$out/$name.txt" | sed "s|^|  $name: |"
 }

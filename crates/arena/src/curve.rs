@@ -55,6 +55,10 @@ pub struct Curve {
     /// [`crate::PlayerSettings::gumbel_considered`].
     #[serde(default)]
     pub gumbel: usize,
+    /// Whether that root always considers the moves that win material
+    /// ([`crate::PlayerSettings::gumbel_captures`]).
+    #[serde(default)]
+    pub gumbel_captures: bool,
     /// Nodes of the networks' leaf mate search (0: off); see
     /// [`crate::PlayerSettings::leaf_mate_nodes`].
     #[serde(default)]
@@ -72,6 +76,7 @@ impl Curve {
             && self.simulations == other.simulations
             && self.seed == other.seed
             && self.gumbel == other.gumbel
+            && self.gumbel_captures == other.gumbel_captures
             && self.leaf_mate_nodes == other.leaf_mate_nodes
     }
 
@@ -279,6 +284,7 @@ mod tests {
             simulations: 32,
             seed: 1,
             gumbel: 0,
+            gumbel_captures: false,
             leaf_mate_nodes: 0,
             points: vec![],
         };
@@ -308,6 +314,11 @@ mod tests {
             gumbel: 8,
             ..curve.clone()
         };
+        let captures = Curve {
+            gumbel_captures: true,
+            ..gumbel.clone()
+        };
+        assert!(!captures.same_settings(&gumbel), "another root");
         assert!(!gumbel.same_settings(&curve), "another search");
         let leaf_mates = Curve {
             leaf_mate_nodes: 200,

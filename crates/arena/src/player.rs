@@ -123,6 +123,10 @@ pub struct PlayerSettings {
     /// `k` moves (sequential halving; the search self-play uses, so a network is measured
     /// with the search it was trained by).
     pub gumbel_considered: Option<usize>,
+    /// With a Gumbel root: every move that wins material by static exchange is among
+    /// the considered ones ([`SearchConfig::gumbel_captures`], the run's
+    /// `selfplay.gumbel_captures`).
+    pub gumbel_captures: bool,
     /// Nodes of the searching players' root mate search (0 = off); default
     /// [`SearchConfig::for_play`]'s.
     pub mate_nodes: usize,
@@ -151,6 +155,7 @@ impl Default for PlayerSettings {
             temperature_plies: MATCH_TEMPERATURE_PLIES,
             search_batch: play.batch_size,
             gumbel_considered: None,
+            gumbel_captures: false,
             mate_nodes: play.root_mate_nodes,
             leaf_mate_nodes: play.leaf_mate_nodes,
             device: DEFAULT_DEVICE.into(),
@@ -350,6 +355,7 @@ impl<G: GamePlayers> PreparedPlayer<G> {
                 if let Some(k) = self.settings.gumbel_considered {
                     config.root_selection = RootSelection::Gumbel;
                     config.gumbel_considered = k.max(1);
+                    config.gumbel_captures = self.settings.gumbel_captures;
                 }
                 config.temperature = 1.0;
                 config.temperature_plies = self.settings.temperature_plies;

@@ -238,6 +238,13 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
     fn exchange_gain(&self, _scale: MaterialScale) -> Option<u32> {
         None
     }
+
+    /// Whether `mv` (legal here) wins material by static exchange: a capture whose
+    /// recaptures on that square leave the mover ahead on the rules' own piece values.
+    /// False where the variant does not compute it.
+    fn wins_material(&self, _mv: Self::Move) -> bool {
+        false
+    }
 }
 
 /// The piece values of a material count (a learning target's, not the rules').

@@ -173,6 +173,11 @@ pub struct SearchConfig {
     pub gumbel_c_visit: f32,
     /// Gumbel: c_scale, see `gumbel_c_visit`. Default 1.0.
     pub gumbel_c_scale: f32,
+    /// Gumbel: every root move that wins material by static exchange
+    /// ([`shogi_game::Game::wins_material`]) is among the considered moves, the Gumbel
+    /// top-k filling the rest, so a free piece is always searched however low its prior
+    /// (at most `gumbel_considered` of them, the first in move order). Default false.
+    pub gumbel_captures: bool,
     /// Gumbel: add Gumbel(0,1) noise to the root logits (self-play). Off = deterministic
     /// (evaluation games). Default true.
     pub gumbel_noise: bool,
@@ -222,6 +227,7 @@ impl Default for SearchConfig {
             gumbel_considered: 16,
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 1.0,
+            gumbel_captures: false,
             gumbel_noise: true,
             gumbel_rescale_q: false,
             gumbel_interior: GumbelInterior::Deterministic,

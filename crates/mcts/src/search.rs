@@ -399,7 +399,7 @@ impl<G: Game> Search<G> {
         }
         if s.phase == Phase::PrepareRoot {
             s.phase = Phase::Simulate;
-            self.prepare_root(s.budget, s.is_full);
+            self.prepare_root(&s.game, s.budget, s.is_full);
             self.probe_root_mate(&s.game);
         }
         loop {
@@ -447,7 +447,7 @@ impl<G: Game> Search<G> {
     }
 
     /// Root noise (PUCT) or the Gumbel root state, once the root is expanded.
-    fn prepare_root(&mut self, budget: u32, is_full: bool) {
+    fn prepare_root(&mut self, game: &G, budget: u32, is_full: bool) {
         let gumbel_mode = self.config.root_selection == RootSelection::Gumbel;
         if self.nodes[0].state != State::Expanded {
             return;
@@ -467,7 +467,7 @@ impl<G: Game> Search<G> {
             self.noise_applied = true;
         }
         if gumbel_mode {
-            self.init_gumbel(budget as usize);
+            self.init_gumbel(game, budget as usize);
         }
     }
 

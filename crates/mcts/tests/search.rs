@@ -758,3 +758,43 @@ fn capped_leaves_are_adjudicated_like_the_recorded_game() {
         );
     }
 }
+
+/// `gumbel_captures`: a capture that wins material is searched even when the Gumbel
+/// top-k (here the first two moves, with uniform priors and no noise) leaves it out.
+#[test]
+fn gumbel_captures_puts_a_free_piece_among_the_considered() {
+    use shogi_rules::{GameRules, Position, ShogiGame, Variant};
+    // Black's rook takes a gold nothing defends (5h5e); about twenty legal moves.
+    let pos = Position::from_sfen(Variant::Shogi, "4k4/9/9/9/4g4/9/9/4R4/4K4 b - 1").unwrap();
+    let game = ShogiGame::new(pos, GameRules::default());
+    let visits_of_capture = |captures| {
+        let c = SearchConfig {
+            root_selection: RootSelection::Gumbel,
+            gumbel_considered: 2,
+            gumbel_noise: false,
+            gumbel_captures: captures,
+            ..cfg(16, 1)
+        };
+        let r = Search::new(c, 1)
+            .search(
+                &game,
+                &UniformEvaluator::default(),
+                &SearchLimits::default(),
+            )
+            .unwrap();
+        let i = r
+            .moves
+            .iter()
+            .position(|m| m.to_string() == "5h5e")
+            .unwrap();
+        (r.visits[i], r.visits.iter().filter(|&&v| v > 0).count())
+    };
+    assert_eq!(
+        visits_of_capture(false).0,
+        0,
+        "the top-2 leaves the capture out"
+    );
+    let (visits, searched) = visits_of_capture(true);
+    assert!(visits > 0, "the capture is searched");
+    assert_eq!(searched, 2, "still two considered moves");
+}

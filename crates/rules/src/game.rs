@@ -400,6 +400,11 @@ impl Game for ShogiGame {
         })
     }
 
+    /// [`Position::exchange_gain`] above 0 on the mobility values ([`crate::MOBILITY_VALUE`]).
+    fn wins_material(&self, mv: Move) -> bool {
+        self.pos.exchange_gain(mv, &crate::MOBILITY_VALUE) > 0
+    }
+
     /// [`Position::best_exchange_gain`] on the scale's values.
     fn exchange_gain(&self, scale: MaterialScale) -> Option<u32> {
         Some(self.pos.best_exchange_gain(match scale {

@@ -266,6 +266,9 @@ pub struct SelfplaySection {
     pub root: RootSelection,
     /// Gumbel: root moves considered. Default 16.
     pub gumbel_considered: usize,
+    /// Gumbel: every root move that wins material by static exchange is among the
+    /// considered ones (the top-k fills the rest). Default false.
+    pub gumbel_captures: bool,
     /// Leaves evaluated together per tree (virtual loss). Default 4.
     pub tree_batch: usize,
     /// At every expansion, play each child move and ask the rules whether it ends the
@@ -344,6 +347,7 @@ impl Default for SelfplaySection {
             simulations: search.simulations,
             root: search.root_selection,
             gumbel_considered: search.gumbel_considered,
+            gumbel_captures: search.gumbel_captures,
             tree_batch: search.batch_size,
             terminal_check: search.expand_check_terminal,
             mate_search_nodes: search.root_mate_nodes,

@@ -41,6 +41,10 @@ pub struct CurveArgs {
     /// (the search self-play trains with) instead of PUCT; 0 = PUCT.
     #[arg(long, default_value_t = 0, value_name = "MOVES")]
     pub gumbel: usize,
+    /// With `--gumbel`: every move that wins material by static exchange is among the
+    /// root's considered moves (a run's `selfplay.gumbel_captures`).
+    #[arg(long)]
+    pub gumbel_captures: bool,
     /// Nodes of the networks' mate search at every new leaf (the run's
     /// `selfplay.leaf_mate_nodes`); 0 = off.
     #[arg(long, default_value_t = PlayerSettings::default().leaf_mate_nodes, value_name = "NODES")]
@@ -86,6 +90,7 @@ impl CurveArgs {
         PlayerSettings {
             simulations: self.simulations.max(1),
             gumbel_considered: (self.gumbel > 0).then_some(self.gumbel),
+            gumbel_captures: self.gumbel_captures,
             leaf_mate_nodes: self.leaf_mate_nodes,
             device: self.net.device.clone(),
             ..PlayerSettings::default()
@@ -127,6 +132,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
         simulations: args.simulations.max(1),
         seed: args.seed,
         gumbel: args.gumbel,
+        gumbel_captures: args.gumbel_captures,
         leaf_mate_nodes: args.leaf_mate_nodes,
         points: Vec::new(),
     };

@@ -64,6 +64,10 @@ pub struct MatchArgs {
     /// search self-play trains with) instead of PUCT; 0 = PUCT.
     #[arg(long, default_value_t = 0, value_name = "MOVES")]
     pub gumbel: usize,
+    /// With `--gumbel`: every move that wins material by static exchange is among the
+    /// root's considered moves (a run's `selfplay.gumbel_captures`).
+    #[arg(long)]
+    pub gumbel_captures: bool,
     /// File of start positions (one SFEN, `startpos` or `handicap:NAME` per line); without
     /// it: the start position plus random openings of `--opening-plies` plies.
     #[arg(long)]
@@ -210,6 +214,7 @@ impl MatchArgs {
             mate_nodes: self.mate_nodes,
             leaf_mate_nodes: self.leaf_mate_nodes,
             gumbel_considered: (self.gumbel > 0).then_some(self.gumbel),
+            gumbel_captures: self.gumbel_captures,
             device: self.net.device.clone(),
             usi: UsiTimeControl {
                 byoyomi_ms: self.byoyomi,

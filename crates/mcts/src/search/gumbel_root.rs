@@ -25,7 +25,7 @@ impl std::fmt::Debug for GumbelRootBox {
 }
 
 impl<G: Game> Search<G> {
-    pub(super) fn init_gumbel(&mut self, budget: usize) {
+    pub(super) fn init_gumbel(&mut self, game: &G, budget: usize) {
         let range = self.nodes[0].children();
         let k = range.len();
         let logits: Vec<f32> = range
@@ -38,14 +38,27 @@ impl<G: Game> Search<G> {
             vec![0.0; k]
         };
         let m = self.config.gumbel_considered.clamp(1, k.max(1));
-        let mut order: Vec<usize> = (0..k).collect();
+        let mut considered = vec![false; k];
+        // Moves that win material first (gumbel_captures), then the Gumbel top-k.
+        let mut taken = 0;
+        if self.config.gumbel_captures {
+            for (j, i) in range.clone().enumerate() {
+                if taken == m {
+                    break;
+                }
+                if self.nodes[i].mv.is_some_and(|mv| game.wins_material(mv)) {
+                    considered[j] = true;
+                    taken += 1;
+                }
+            }
+        }
+        let mut order: Vec<usize> = (0..k).filter(|&j| !considered[j]).collect();
         order.sort_by(|&a, &b| {
             (g[b] + logits[b])
                 .total_cmp(&(g[a] + logits[a]))
                 .then(a.cmp(&b))
         });
-        let mut considered = vec![false; k];
-        for &i in order.iter().take(m) {
+        for &i in order.iter().take(m - taken) {
             considered[i] = true;
         }
         let sequence = gumbel::considered_visit_sequence(m, budget.min(1 << 16));

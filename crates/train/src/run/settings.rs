@@ -42,6 +42,7 @@ pub fn search_config(config: &RunConfig) -> SearchConfig {
         batch_size: s.tree_batch,
         root_selection: s.root,
         gumbel_considered: s.gumbel_considered,
+        gumbel_captures: s.gumbel_captures,
         dirichlet_alpha: s.dirichlet_alpha,
         dirichlet_weight: s.dirichlet_weight,
         fpu_reduction: s.fpu_reduction,
