@@ -27,8 +27,8 @@ pub use game::{NetGame, NetLayout};
 pub use spec::{FromSpec, GameSpec, TOURNAMENT_MAX_PLIES, TRAINING_MAX_PLIES};
 
 pub use planes::{
-    ATTACK_COUNT_PLANES, FeatureSet, MOVE_NUMBER_SCALE, encode, hand_kinds, input_planes,
-    piece_kinds,
+    ATTACK_COUNT_PLANES, EXCHANGE_SCALE, FeatureSet, MOVE_NUMBER_SCALE, encode, hand_kinds,
+    input_planes, piece_kinds,
 };
 pub use policy::{
     mirror_policy_index, move_from_policy_index, policy_index, policy_planes, policy_size,

@@ -1,5 +1,6 @@
-//! Input planes: AlphaZero's scheme with history length 1 ([`FeatureSet::Pieces`]), and
-//! the same planes followed by what each side attacks ([`FeatureSet::Attacks`]).
+//! Input planes: AlphaZero's scheme with history length 1 ([`FeatureSet::Pieces`]), the
+//! same planes followed by what each side attacks ([`FeatureSet::Attacks`]), and those
+//! followed by what each side wins by exchanges ([`FeatureSet::Exchanges`]).
 //!
 //! Per position, in this order, each plane `width * height` floats on the oriented grid:
 //!
@@ -27,9 +28,20 @@
 //! | 1 | check (王手): constant 1.0 when the side to move is in check |
 //!
 //! Shogi: 47 + 35 = 82 planes. Minishogi: 35 + 27 = 62 planes.
+//!
+//! [`FeatureSet::Exchanges`] appends to those the static exchange (SEE) on every
+//! occupied square, so a piece that hangs or loses a trade is one number on its square,
+//! not a sum the network must learn from attacker counts and piece values:
+//!
+//! | planes | content |
+//! |---|---|
+//! | 1 | on each opponent piece: what the side to move wins by taking it and the exchange that follows ([`Position::capture_gain`] on [`MOBILITY_VALUE`]), / [`EXCHANGE_SCALE`] |
+//! | 1 | on each own piece: what the opponent would win by taking it, same scale (a threat) |
+//!
+//! Shogi: 84 planes. Minishogi: 64 planes.
 
 use serde::{Deserialize, Serialize};
-use shogi_rules::{Color, PieceKind, Position, Variant, piece_attacks};
+use shogi_rules::{Color, MOBILITY_VALUE, PieceKind, Position, Variant, piece_attacks};
 
 use crate::{board_size, grid_cell};
 
@@ -45,17 +57,26 @@ pub enum FeatureSet {
     /// [`FeatureSet::Pieces`] plus each side's attacked squares by piece kind, attacker
     /// counts and a check plane (shogi and minishogi; tai shogi has no such set).
     Attacks,
+    /// [`FeatureSet::Attacks`] plus, on every piece, what the other side wins by taking
+    /// it (static exchange evaluation): hanging pieces and losing trades, both sides
+    /// (shogi and minishogi).
+    Exchanges,
 }
 
 impl FeatureSet {
     /// Every set, in the order of their names in messages.
-    pub const ALL: [FeatureSet; 2] = [FeatureSet::Pieces, FeatureSet::Attacks];
+    pub const ALL: [FeatureSet; 3] = [
+        FeatureSet::Pieces,
+        FeatureSet::Attacks,
+        FeatureSet::Exchanges,
+    ];
 
     /// The set's name in configs and manifests.
     pub fn name(self) -> &'static str {
         match self {
             FeatureSet::Pieces => "pieces",
             FeatureSet::Attacks => "attacks",
+            FeatureSet::Exchanges => "exchanges",
         }
     }
 }
@@ -73,12 +94,16 @@ impl std::str::FromStr for FeatureSet {
         FeatureSet::ALL
             .into_iter()
             .find(|f| f.name() == s)
-            .ok_or_else(|| format!("unknown feature set {s:?} (pieces | attacks)"))
+            .ok_or_else(|| format!("unknown feature set {s:?} (pieces | attacks | exchanges)"))
     }
 }
 
 /// Attacker counts with a plane of their own: at least 1, 2 and 3 attackers.
 pub const ATTACK_COUNT_PLANES: usize = 3;
+
+/// Exchange gain that maps to 1.0 on the exchange planes: the largest swing on
+/// [`MOBILITY_VALUE`], taking a dragon or horse (20 off the board, 16 into the hand).
+pub const EXCHANGE_SCALE: f32 = 36.0;
 
 /// Plies that map to a move-number plane of 1.0 (AlphaZero's game cap).
 pub const MOVE_NUMBER_SCALE: f32 = 512.0;
@@ -137,6 +162,7 @@ pub fn input_planes(variant: Variant, features: FeatureSet) -> usize {
     match features {
         FeatureSet::Pieces => pieces,
         FeatureSet::Attacks => pieces + 2 * (kinds + ATTACK_COUNT_PLANES) + 1,
+        FeatureSet::Exchanges => input_planes(variant, FeatureSet::Attacks) + 2,
     }
 }
 
@@ -202,8 +228,29 @@ pub fn encode(pos: &Position, features: FeatureSet, repetitions: u32, ply: u32, 
     plane += 1;
     fill_plane(out, plane, area, (ply as f32 / MOVE_NUMBER_SCALE).min(1.0));
     plane += 1;
-    if features == FeatureSet::Attacks {
+    if features != FeatureSet::Pieces {
         encode_attacks(pos, &kind_plane, plane, out);
+    }
+    if features == FeatureSet::Exchanges {
+        encode_exchanges(pos, input_planes(variant, FeatureSet::Attacks), out);
+    }
+}
+
+/// The two planes of [`FeatureSet::Exchanges`], from plane `first` on: the side to
+/// move's gain on each opponent piece, then the opponent's on each own piece.
+fn encode_exchanges(pos: &Position, first: usize, out: &mut [f32]) {
+    let variant = pos.variant();
+    let n = board_size(variant);
+    let area = n * n;
+    let us = pos.side_to_move();
+    for (plane, victims) in [(first, us.flip()), (first + 1, us)] {
+        for sq in pos.pieces(victims) {
+            let gain = pos.capture_gain(sq, victims.flip(), &MOBILITY_VALUE);
+            if gain > 0 {
+                let (row, col) = grid_cell(variant, us, sq);
+                out[plane * area + row * n + col] = (gain as f32 / EXCHANGE_SCALE).min(1.0);
+            }
+        }
     }
 }
 

@@ -88,3 +88,29 @@ fn nothing_to_take_at_the_start() {
     assert_eq!(p.best_exchange_gain(&MOBILITY_VALUE), 0);
     assert_eq!(p.best_exchange_gain(&IMPASSE_VALUE), 0);
 }
+
+/// The threat on a square, for either side whoever is to move: Black (to move) wins
+/// the undefended gold whole (12); White's gold would win the undefended rook whole
+/// (16 off the board, 16 into the hand); nobody wins by taking its own piece or an
+/// empty square, and a defended piece only by the least costly capture (4, the silver).
+#[test]
+fn capture_gain_is_the_threat_on_a_square_for_either_side() {
+    use shogi_rules::{Color, Square};
+    let sq = |s: &str| Square::from_usi(s, Variant::Shogi).unwrap();
+    let p = pos("4k4/9/9/9/4g4/4R4/9/9/4K4 b - 1");
+    assert_eq!(p.capture_gain(sq("5e"), Color::Black, &MOBILITY_VALUE), 12);
+    assert_eq!(p.capture_gain(sq("5f"), Color::White, &MOBILITY_VALUE), 32);
+    assert_eq!(p.capture_gain(sq("5f"), Color::Black, &MOBILITY_VALUE), 0);
+    assert_eq!(p.capture_gain(sq("5e"), Color::White, &MOBILITY_VALUE), 0);
+    assert_eq!(p.capture_gain(sq("5d"), Color::Black, &MOBILITY_VALUE), 0);
+    let defended = pos("4k4/9/9/4p4/4g4/5S3/9/4R4/4K4 b - 1");
+    assert_eq!(
+        defended.capture_gain(sq("5e"), Color::Black, &MOBILITY_VALUE),
+        4
+    );
+    // The pawn defending the gold is attacked by nothing of Black's.
+    assert_eq!(
+        defended.capture_gain(sq("5d"), Color::Black, &MOBILITY_VALUE),
+        0
+    );
+}

@@ -1199,6 +1199,8 @@ mod tests {
         assert_eq!(RunConfig::default().network.features, FeatureSet::Pieces);
         let c = RunConfig::parse("[network]\nfeatures = \"attacks\"\n", "x.toml", &[]).unwrap();
         assert_eq!(c.network.features, FeatureSet::Attacks);
+        let c = RunConfig::parse("[network]\nfeatures = \"exchanges\"\n", "x.toml", &[]).unwrap();
+        assert_eq!(c.network.features, FeatureSet::Exchanges);
         let again = RunConfig::parse(&c.to_toml(), "snapshot", &[]).unwrap();
         assert_eq!(again, c);
         let tai = "[game]\nvariant = \"tai\"\n[network]\nfeatures = \"attacks\"\n[gate]\nenabled = false\n";

@@ -59,7 +59,7 @@ pub struct LearnArgs {
     /// Channels of a fresh network.
     #[arg(long, default_value_t = DEFAULT_CHANNELS)]
     pub channels: usize,
-    /// Input planes of a fresh network: pieces | attacks (a checkpoint's are its own;
+    /// Input planes of a fresh network: pieces | attacks | exchanges (a checkpoint's are its own;
     /// given with --checkpoint, they must be the checkpoint's).
     #[arg(long)]
     pub features: Option<FeatureSet>,

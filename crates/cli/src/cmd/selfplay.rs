@@ -46,7 +46,7 @@ pub struct SelfplayArgs {
     /// Channels of a fresh network.
     #[arg(long, default_value_t = DEFAULT_CHANNELS)]
     pub(crate) channels: usize,
-    /// Input planes of a fresh network: pieces | attacks (a checkpoint reads its own).
+    /// Input planes of a fresh network: pieces | attacks | exchanges (a checkpoint reads its own).
     #[arg(long, default_value = "pieces", conflicts_with = "checkpoint")]
     features: FeatureSet,
     /// Games to play.

@@ -87,6 +87,27 @@ impl Position {
             .max(0) as u32
     }
 
+    /// What `attacker` would win by taking the piece on `sq` and the exchange that
+    /// follows ([`Position::exchange_gain`]), with the best of its pieces that attack
+    /// the square, whoever is to move: the threat a side poses to a piece (a hanging
+    /// piece gains its full swing). Promotions and pins are not considered; 0 when the
+    /// square holds no piece of the other colour or no capture pays (a side may decline).
+    pub fn capture_gain(&self, sq: Square, attacker: Color, values: &ExchangeValues) -> u32 {
+        match Piece::from_code(self.board[sq.index()]) {
+            Some(victim) if victim.color != attacker => {}
+            _ => return 0,
+        }
+        let mut from = self.attackers_raw(attacker, sq.index(), self.occ());
+        let mut best = 0;
+        while from != 0 {
+            let origin = from.trailing_zeros() as usize;
+            from &= from - 1;
+            let mv = Move::normal(Square::from_index(origin), sq, false);
+            best = best.max(self.exchange_gain(mv, values));
+        }
+        best as u32
+    }
+
     /// The square and kind of the least valuable piece in `attackers`.
     fn least_valuable(
         &self,
