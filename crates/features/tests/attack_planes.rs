@@ -12,50 +12,22 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use rand::prelude::*;
-use rand_chacha::ChaCha8Rng;
+mod common;
+
 use shogi_features::{
     ATTACK_COUNT_PLANES, FeatureSet, MOVE_NUMBER_SCALE, encode, input_planes, piece_kinds,
 };
 use shogi_rules::{Color, HANDICAPS, Position, Square, Variant};
 
 /// Positions from random playouts that prefer captures (so hands fill and pieces
-/// promote), `per_start` plies from each start, every position kept.
+/// promote), `plies` plies from each start, every position kept.
 fn playout_positions(
     variant: Variant,
     starts: &[Position],
     plies: usize,
     seed: u64,
 ) -> Vec<Position> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut out = Vec::new();
-    for start in starts {
-        for _ in 0..4 {
-            let mut pos = start.clone();
-            for _ in 0..plies {
-                out.push(pos.clone());
-                let moves = pos.legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
-                let captures: Vec<_> = moves
-                    .iter()
-                    .copied()
-                    .filter(|mv| !mv.is_drop() && pos.piece_at(mv.to()).is_some())
-                    .collect();
-                let mv = if !captures.is_empty() && rng.random_bool(0.6) {
-                    captures[rng.random_range(0..captures.len())]
-                } else {
-                    moves
-                        .iter()
-                        .copied()
-                        .nth(rng.random_range(0..moves.len()))
-                        .unwrap()
-                };
-                pos.play_unchecked(mv);
-            }
-        }
-    }
+    let out = common::capture_biased_playouts(starts, 4, plies, 0.6, seed);
     assert_eq!(out[0].variant(), variant);
     out
 }

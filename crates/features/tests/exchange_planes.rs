@@ -6,8 +6,8 @@
 //! finds, never more than its swing (its value off the board plus its unpromoted value
 //! into the hand), for both sides, whoever is to move; the planes are 0 off the pieces.
 
-use rand::prelude::*;
-use rand_chacha::ChaCha8Rng;
+mod common;
+
 use shogi_features::{EXCHANGE_SCALE, FeatureSet, encode, input_planes};
 use shogi_rules::{Color, HANDICAPS, MOBILITY_VALUE, Move, PieceKind, Position, Square, Variant};
 
@@ -80,37 +80,6 @@ fn a_hanging_piece_reads_its_swing_from_either_side() {
     assert!(all[first..].iter().all(|&x| x == 0.0));
 }
 
-/// Random playouts that prefer captures, so positions hold hanging and defended pieces,
-/// promoted pieces and checks.
-fn playout_positions(starts: &[Position], plies: usize, seed: u64) -> Vec<Position> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut out = Vec::new();
-    for start in starts {
-        for _ in 0..3 {
-            let mut pos = start.clone();
-            for _ in 0..plies {
-                out.push(pos.clone());
-                let moves = pos.legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
-                let captures: Vec<Move> = moves
-                    .iter()
-                    .copied()
-                    .filter(|mv| !mv.is_drop() && pos.piece_at(mv.to()).is_some())
-                    .collect();
-                let mv = if !captures.is_empty() && rng.random_bool(0.5) {
-                    captures[rng.random_range(0..captures.len())]
-                } else {
-                    moves.as_slice()[rng.random_range(0..moves.len())]
-                };
-                pos.play_unchecked(mv);
-            }
-        }
-    }
-    out
-}
-
 #[test]
 fn exchange_planes_agree_with_the_attack_query_on_playouts() {
     let mut starts = vec![Position::startpos(Variant::Shogi)];
@@ -119,10 +88,12 @@ fn exchange_planes_agree_with_the_attack_query_on_playouts() {
             .iter()
             .map(|(name, _)| Position::handicap(name).unwrap()),
     );
-    let mut positions = playout_positions(&starts, 120, 11);
-    positions.extend(playout_positions(
+    let mut positions = common::capture_biased_playouts(&starts, 3, 120, 0.5, 11);
+    positions.extend(common::capture_biased_playouts(
         &[Position::startpos(Variant::Minishogi)],
+        3,
         80,
+        0.5,
         12,
     ));
     let (mut hanging, mut defended) = (0, 0);
