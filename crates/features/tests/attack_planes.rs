@@ -14,10 +14,11 @@ use std::process::{Command, Stdio};
 
 mod common;
 
+use common::cell;
 use shogi_features::{
     ATTACK_COUNT_PLANES, FeatureSet, MOVE_NUMBER_SCALE, encode, input_planes, piece_kinds,
 };
-use shogi_rules::{Color, HANDICAPS, Position, Square, Variant};
+use shogi_rules::{HANDICAPS, Position, Variant};
 
 /// Positions from random playouts that prefer captures (so hands fill and pieces
 /// promote), `plies` plies from each start, every position kept.
@@ -40,17 +41,6 @@ fn shogi_positions() -> Vec<Position> {
             .map(|(name, _)| Position::handicap(name).unwrap()),
     );
     playout_positions(Variant::Shogi, &starts, 160, 7)
-}
-
-/// The oriented grid cell of `sq` for the side to move (the encoder's convention: White
-/// sees the board turned 180 degrees).
-fn cell(pos: &Position, sq: Square) -> usize {
-    let n = pos.variant().size() as usize;
-    let (file, rank) = (sq.file() as usize, sq.rank() as usize);
-    match pos.side_to_move() {
-        Color::Black => rank * n + file,
-        Color::White => (n - 1 - rank) * n + (n - 1 - file),
-    }
 }
 
 fn encode_both(pos: &Position) -> (Vec<f32>, Vec<f32>) {

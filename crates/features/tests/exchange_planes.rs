@@ -8,8 +8,9 @@
 
 mod common;
 
+use common::cell;
 use shogi_features::{EXCHANGE_SCALE, FeatureSet, encode, input_planes};
-use shogi_rules::{Color, HANDICAPS, MOBILITY_VALUE, Move, PieceKind, Position, Square, Variant};
+use shogi_rules::{HANDICAPS, MOBILITY_VALUE, Move, PieceKind, Position, Square, Variant};
 
 fn planes(pos: &Position, features: FeatureSet) -> Vec<f32> {
     let area = (pos.variant().size() as usize).pow(2);
@@ -18,19 +19,19 @@ fn planes(pos: &Position, features: FeatureSet) -> Vec<f32> {
     out
 }
 
-/// The two exchange planes' values at `sq` (side to move's gain, opponent's gain).
-fn exchange_at(pos: &Position, sq: Square) -> (f32, f32) {
+/// The two exchange planes' values at `sq` (side to move's gain, opponent's gain) in
+/// `pos`'s [`FeatureSet::Exchanges`] encoding `all`.
+fn exchange_in(all: &[f32], pos: &Position, sq: Square) -> (f32, f32) {
     let v = pos.variant();
-    let n = v.size() as usize;
-    let (file, rank) = (sq.file() as usize, sq.rank() as usize);
-    let cell = match pos.side_to_move() {
-        Color::Black => rank * n + file,
-        Color::White => (n - 1 - rank) * n + (n - 1 - file),
-    };
-    let all = planes(pos, FeatureSet::Exchanges);
+    let area = (v.size() as usize).pow(2);
     let first = input_planes(v, FeatureSet::Attacks);
-    let area = n * n;
-    (all[first * area + cell], all[(first + 1) * area + cell])
+    let c = cell(pos, sq);
+    (all[first * area + c], all[(first + 1) * area + c])
+}
+
+/// The same, encoding `pos` first.
+fn exchange_at(pos: &Position, sq: Square) -> (f32, f32) {
+    exchange_in(&planes(pos, FeatureSet::Exchanges), pos, sq)
 }
 
 fn swing(kind: PieceKind) -> u32 {
@@ -137,7 +138,7 @@ fn exchange_planes_agree_with_the_attack_query_on_playouts() {
                 assert!(best <= swing(piece.kind) || piece.kind == PieceKind::King);
                 scaled(best)
             };
-            let (ours, theirs) = exchange_at(pos, sq);
+            let (ours, theirs) = exchange_in(&exchanges, pos, sq);
             let (got, other) = if taker == us {
                 (ours, theirs)
             } else {

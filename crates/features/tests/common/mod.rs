@@ -1,8 +1,8 @@
-//! What the feature tests share: positions from random playouts.
+//! What the feature tests share: positions from random playouts, the encoder's grid cell.
 
 use rand::prelude::*;
 use rand_chacha::ChaCha8Rng;
-use shogi_rules::{Move, Position};
+use shogi_rules::{Color, Move, Position, Square};
 
 /// Positions from random playouts that take a capture with probability `capture_prob`
 /// when one exists (so hands fill, pieces promote and hang): `games` playouts of `plies`
@@ -40,4 +40,15 @@ pub fn capture_biased_playouts(
         }
     }
     out
+}
+
+/// The oriented grid cell of `sq` for the side to move (the encoder's convention: White
+/// sees the board turned 180 degrees).
+pub fn cell(pos: &Position, sq: Square) -> usize {
+    let n = pos.variant().size() as usize;
+    let (file, rank) = (sq.file() as usize, sq.rank() as usize);
+    match pos.side_to_move() {
+        Color::Black => rank * n + file,
+        Color::White => (n - 1 - rank) * n + (n - 1 - file),
+    }
 }
