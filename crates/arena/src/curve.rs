@@ -40,6 +40,10 @@ pub struct CurvePoint {
     pub rating: Rating,
 }
 
+fn default_gumbel_c_scale() -> f32 {
+    shogi_mcts::SearchConfig::default().gumbel_c_scale
+}
+
 /// The curve and the settings every point shares.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Curve {
@@ -59,6 +63,10 @@ pub struct Curve {
     /// ([`crate::PlayerSettings::gumbel_captures`]).
     #[serde(default)]
     pub gumbel_captures: bool,
+    /// That root's c_scale ([`crate::PlayerSettings::gumbel_c_scale`]; curves saved
+    /// before it was recorded were measured at the default).
+    #[serde(default = "default_gumbel_c_scale")]
+    pub gumbel_c_scale: f32,
     /// Nodes of the networks' leaf mate search (0: off); see
     /// [`crate::PlayerSettings::leaf_mate_nodes`].
     #[serde(default)]
@@ -77,6 +85,7 @@ impl Curve {
             && self.seed == other.seed
             && self.gumbel == other.gumbel
             && self.gumbel_captures == other.gumbel_captures
+            && self.gumbel_c_scale == other.gumbel_c_scale
             && self.leaf_mate_nodes == other.leaf_mate_nodes
     }
 
@@ -285,6 +294,7 @@ mod tests {
             seed: 1,
             gumbel: 0,
             gumbel_captures: false,
+            gumbel_c_scale: 1.0,
             leaf_mate_nodes: 0,
             points: vec![],
         };
@@ -319,6 +329,11 @@ mod tests {
             ..gumbel.clone()
         };
         assert!(!captures.same_settings(&gumbel), "another root");
+        let sharper = Curve {
+            gumbel_c_scale: 3.0,
+            ..gumbel.clone()
+        };
+        assert!(!sharper.same_settings(&gumbel), "another root");
         assert!(!gumbel.same_settings(&curve), "another search");
         let leaf_mates = Curve {
             leaf_mate_nodes: 200,

@@ -127,6 +127,9 @@ pub struct PlayerSettings {
     /// the considered ones ([`SearchConfig::gumbel_captures`], the run's
     /// `selfplay.gumbel_captures`).
     pub gumbel_captures: bool,
+    /// With a Gumbel root: how far the searched values move the root's choice against the
+    /// prior ([`SearchConfig::gumbel_c_scale`], the run's `selfplay.gumbel_c_scale`).
+    pub gumbel_c_scale: f32,
     /// Nodes of the searching players' root mate search (0 = off); default
     /// [`SearchConfig::for_play`]'s.
     pub mate_nodes: usize,
@@ -156,6 +159,7 @@ impl Default for PlayerSettings {
             search_batch: play.batch_size,
             gumbel_considered: None,
             gumbel_captures: false,
+            gumbel_c_scale: play.gumbel_c_scale,
             mate_nodes: play.root_mate_nodes,
             leaf_mate_nodes: play.leaf_mate_nodes,
             device: DEFAULT_DEVICE.into(),
@@ -356,6 +360,7 @@ impl<G: GamePlayers> PreparedPlayer<G> {
                     config.root_selection = RootSelection::Gumbel;
                     config.gumbel_considered = k.max(1);
                     config.gumbel_captures = self.settings.gumbel_captures;
+                    config.gumbel_c_scale = self.settings.gumbel_c_scale;
                 }
                 config.temperature = 1.0;
                 config.temperature_plies = self.settings.temperature_plies;

@@ -255,6 +255,46 @@ mod defaults {
     }
 
     #[test]
+    fn gumbel_c_scale_reaches_the_players_and_refuses_non_positive_values() {
+        let Command::Match(args) = parse(&[
+            "match",
+            "--a",
+            "random",
+            "--b",
+            "random",
+            "--gumbel",
+            "8",
+            "--gumbel-c-scale",
+            "3",
+        ]) else {
+            panic!("not match")
+        };
+        assert_eq!(args.player_settings().unwrap().gumbel_c_scale, 3.0);
+        let Command::Curve(curve) = parse(&["curve", "runs/x", "--gumbel-c-scale", "2.5"]) else {
+            panic!("not curve")
+        };
+        assert_eq!(curve.player_settings().gumbel_c_scale, 2.5);
+        for bad in ["0", "-1", "nan", "inf", "x"] {
+            let err = Cli::try_parse_from([
+                "shogi-zero",
+                "match",
+                "--a",
+                "random",
+                "--b",
+                "random",
+                // `=`: clap reads a lone "-1" as a flag, not as the value.
+                &format!("--gumbel-c-scale={bad}"),
+            ])
+            .unwrap_err()
+            .to_string();
+            assert!(
+                err.contains("--gumbel-c-scale") && err.contains(bad),
+                "{bad}: {err}"
+            );
+        }
+    }
+
+    #[test]
     fn learn_trains_as_a_run_does() {
         let Command::Learn(args) = parse(&["learn", "--replay", "r", "--run", "x"]) else {
             panic!("not learn")

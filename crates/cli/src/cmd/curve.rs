@@ -45,6 +45,11 @@ pub struct CurveArgs {
     /// root's considered moves (a run's `selfplay.gumbel_captures`).
     #[arg(long)]
     pub gumbel_captures: bool,
+    /// With `--gumbel`: the root's c_scale, how far searched values move its choice
+    /// against the prior (sigma(q) = (50 + max visits) * c_scale * q; a run's
+    /// `selfplay.gumbel_c_scale`).
+    #[arg(long, default_value_t = PlayerSettings::default().gumbel_c_scale, value_name = "SCALE", value_parser = super::positive_scale)]
+    pub gumbel_c_scale: f32,
     /// Nodes of the networks' mate search at every new leaf (the run's
     /// `selfplay.leaf_mate_nodes`); 0 = off.
     #[arg(long, default_value_t = PlayerSettings::default().leaf_mate_nodes, value_name = "NODES")]
@@ -91,6 +96,7 @@ impl CurveArgs {
             simulations: self.simulations.max(1),
             gumbel_considered: (self.gumbel > 0).then_some(self.gumbel),
             gumbel_captures: self.gumbel_captures,
+            gumbel_c_scale: self.gumbel_c_scale,
             leaf_mate_nodes: self.leaf_mate_nodes,
             device: self.net.device.clone(),
             ..PlayerSettings::default()
@@ -133,6 +139,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
         seed: args.seed,
         gumbel: args.gumbel,
         gumbel_captures: args.gumbel_captures,
+        gumbel_c_scale: args.gumbel_c_scale,
         leaf_mate_nodes: args.leaf_mate_nodes,
         points: Vec::new(),
     };

@@ -68,6 +68,11 @@ pub struct MatchArgs {
     /// root's considered moves (a run's `selfplay.gumbel_captures`).
     #[arg(long)]
     pub gumbel_captures: bool,
+    /// With `--gumbel`: the root's c_scale, how far searched values move its choice
+    /// against the prior (sigma(q) = (50 + max visits) * c_scale * q; a run's
+    /// `selfplay.gumbel_c_scale`).
+    #[arg(long, default_value_t = PlayerSettings::default().gumbel_c_scale, value_name = "SCALE", value_parser = super::positive_scale)]
+    pub gumbel_c_scale: f32,
     /// File of start positions (one SFEN, `startpos` or `handicap:NAME` per line); without
     /// it: the start position plus random openings of `--opening-plies` plies.
     #[arg(long)]
@@ -215,6 +220,7 @@ impl MatchArgs {
             leaf_mate_nodes: self.leaf_mate_nodes,
             gumbel_considered: (self.gumbel > 0).then_some(self.gumbel),
             gumbel_captures: self.gumbel_captures,
+            gumbel_c_scale: self.gumbel_c_scale,
             device: self.net.device.clone(),
             usi: UsiTimeControl {
                 byoyomi_ms: self.byoyomi,

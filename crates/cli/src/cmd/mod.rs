@@ -32,3 +32,13 @@ impl DeviceArgs {
         }
     }
 }
+
+/// Parses a number that must be finite and above zero (a scale): `--gumbel-c-scale 0`
+/// or `nan` is refused with the value named, not searched with.
+pub(crate) fn positive_scale(text: &str) -> Result<f32, String> {
+    match text.trim().parse::<f32>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        Ok(_) => Err(format!("{text:?} is not a finite number above 0")),
+        Err(e) => Err(format!("{text:?} is not a number: {e}")),
+    }
+}

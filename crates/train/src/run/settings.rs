@@ -43,6 +43,7 @@ pub fn search_config(config: &RunConfig) -> SearchConfig {
         root_selection: s.root,
         gumbel_considered: s.gumbel_considered,
         gumbel_captures: s.gumbel_captures,
+        gumbel_c_scale: s.gumbel_c_scale,
         dirichlet_alpha: s.dirichlet_alpha,
         dirichlet_weight: s.dirichlet_weight,
         fpu_reduction: s.fpu_reduction,
