@@ -40,6 +40,7 @@ pub fn model_config_for_layout(layout: &NetLayout, blocks: usize, channels: usiz
         value_channels: 32,
         value_hidden: 128.max(channels),
         se: false,
+        value_pool: false,
         material_head: false,
         stem_kernel: DEFAULT_STEM_KERNEL,
     }

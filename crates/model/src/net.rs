@@ -15,10 +15,15 @@
 //! policy.out.{weight,bias}              [policy_planes, C, 1, 1]
 //! value.conv.weight                     [value_channels, C, 1, 1]
 //! value.bn.*
-//! value.fc1.{weight,bias}               [value_hidden, value_channels*H*W]
+//! value.fc1.{weight,bias}               [value_hidden, value_channels*H*W]   (2*value_channels when value_pool = true)
 //! value.fc2.{weight,bias}               [3, value_hidden]     (win, draw, loss logits)
 //! material.fc.{weight,bias}             [1, value_hidden]     (only when material_head = true)
 //! ```
+//!
+//! The pooled value head (`value_pool`, KataGo's global pooling): the value
+//! convolution's channels are averaged and maxed over the board before the fully
+//! connected layers, so "a piece hangs somewhere" is one feature with weights shared by
+//! every square, where the flat head must learn it square by square.
 //!
 //! The material head is an auxiliary training target (KataGo's score head, in shogi's
 //! units): from the value head's hidden layer it predicts the side to move's material
@@ -55,6 +60,10 @@ pub struct ModelConfig {
     /// Squeeze-and-excitation in each residual block.
     #[serde(default)]
     pub se: bool,
+    /// The value head pools its convolution's channels over the board (mean and max)
+    /// instead of flattening them (see the module docs).
+    #[serde(default)]
+    pub value_pool: bool,
     /// The auxiliary material head (training only; see the module docs).
     #[serde(default)]
     pub material_head: bool,
@@ -104,6 +113,15 @@ impl ModelConfig {
     pub fn se_hidden(&self) -> usize {
         (self.channels / 4).max(1)
     }
+    /// Inputs of the value head's first fully connected layer: every square's channels,
+    /// or their mean and max over the board ([`ModelConfig::value_pool`]).
+    pub fn value_features(&self) -> usize {
+        if self.value_pool {
+            2 * self.value_channels
+        } else {
+            self.value_channels * self.squares()
+        }
+    }
 
     /// Human-readable list of the fields that differ (`name: self vs other`).
     pub fn diff(&self, other: &ModelConfig) -> Vec<String> {
@@ -130,6 +148,7 @@ impl ModelConfig {
             value_channels,
             value_hidden,
             se,
+            value_pool,
             material_head,
             stem_kernel
         );
@@ -238,7 +257,7 @@ impl ModelConfig {
         let vh = self.value_hidden as i64;
         add(
             "value.fc1.weight".into(),
-            vec![vh, vc * self.squares() as i64],
+            vec![vh, self.value_features() as i64],
         );
         add("value.fc1.bias".into(), vec![vh]);
         add("value.fc2.weight".into(), vec![3, vh]);
@@ -419,7 +438,7 @@ impl Net {
         };
         let value_fc1 = nn::linear(
             p / "value" / "fc1",
-            (vc * config.squares()) as i64,
+            config.value_features() as i64,
             config.value_hidden as i64,
             Default::default(),
         );
@@ -487,13 +506,16 @@ impl Net {
             .relu()
             .apply(&self.policy_out)
             .flatten(1, -1);
-        let hidden = self
-            .value_conv
-            .forward_t(&t, train)
-            .relu()
-            .flatten(1, -1)
-            .apply(&self.value_fc1)
-            .relu();
+        let value_map = self.value_conv.forward_t(&t, train).relu();
+        let value_features = if cfg.value_pool {
+            let squares = [2i64, 3];
+            let mean = value_map.mean_dim(squares.as_slice(), false, None::<Kind>);
+            let max = value_map.amax(squares.as_slice(), false);
+            Tensor::cat(&[mean, max], 1)
+        } else {
+            value_map.flatten(1, -1)
+        };
+        let hidden = value_features.apply(&self.value_fc1).relu();
         let value = hidden.apply(&self.value_fc2);
         let material = match (&self.material_fc, material) {
             (Some(fc), true) => Some(hidden.apply(fc).view([-1]).tanh()),
@@ -578,6 +600,7 @@ mod tests {
             value_channels: 2,
             value_hidden: 16,
             se,
+            value_pool: false,
             material_head: false,
             stem_kernel: 3,
         }
@@ -643,6 +666,37 @@ mod tests {
         }
     }
 
+    /// The pooled value head reads each value channel's mean and max over the board: its
+    /// first layer has 2 x value_channels inputs whatever the board's size, and a change
+    /// confined to one square moves the value through those two numbers only.
+    #[test]
+    fn the_pooled_value_head_has_two_features_a_channel() {
+        for (h, w) in [(5, 4), (9, 9)] {
+            let cfg = ModelConfig {
+                value_pool: true,
+                board_h: h,
+                board_w: w,
+                ..tiny(false)
+            };
+            let m = Model::new(&cfg, Device::Cpu);
+            assert_eq!(cfg.value_features(), 4);
+            assert_eq!(m.vs.variables()["value.fc1.weight"].size(), vec![16, 4]);
+            let xs = Tensor::randn([7, 3, h as i64, w as i64], (Kind::Float, Device::Cpu));
+            let (p, v) = m.forward_t(&xs, false);
+            assert_eq!(p.size(), vec![7, 6 * (h * w) as i64]);
+            assert_eq!(v.size(), vec![7, 3]);
+        }
+        let flat = tiny(false);
+        assert_eq!(flat.value_features(), 2 * 20);
+        assert_eq!(
+            flat.diff(&ModelConfig {
+                value_pool: true,
+                ..tiny(false)
+            }),
+            vec!["value_pool: false vs true"]
+        );
+    }
+
     #[test]
     fn the_material_head_is_one_more_output_in_minus_one_to_one() {
         let cfg = ModelConfig {
@@ -667,11 +721,17 @@ mod tests {
 
     #[test]
     fn parameter_shapes_are_the_built_networks() {
-        for (se, material_head) in [(false, false), (true, false), (false, true)] {
+        for (se, material_head, value_pool) in [
+            (false, false, false),
+            (true, false, false),
+            (false, true, false),
+            (false, true, true),
+        ] {
             for blocks in [0, 1, 2] {
                 let cfg = ModelConfig {
                     blocks,
                     material_head,
+                    value_pool,
                     ..tiny(se)
                 };
                 let m = Model::new(&cfg, Device::Cpu);
@@ -683,7 +743,7 @@ mod tests {
                 assert_eq!(
                     cfg.parameter_shapes(),
                     built,
-                    "se {se} material {material_head} blocks {blocks}"
+                    "se {se} material {material_head} pool {value_pool} blocks {blocks}"
                 );
             }
         }

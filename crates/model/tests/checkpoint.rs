@@ -17,6 +17,7 @@ fn tiny() -> ModelConfig {
         value_channels: 2,
         value_hidden: 8,
         se: true,
+        value_pool: false,
         material_head: false,
         stem_kernel: 3,
     }

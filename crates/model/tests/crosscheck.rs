@@ -164,6 +164,7 @@ fn python_crosscheck_with_se() {
             value_channels: 2,
             value_hidden: 16,
             se: true,
+            value_pool: false,
             material_head: false,
             stem_kernel: 3,
         },
@@ -172,7 +173,7 @@ fn python_crosscheck_with_se() {
 }
 
 #[test]
-fn python_crosscheck_without_se() {
+fn python_crosscheck_without_se_with_a_pooled_value_head() {
     crosscheck(
         &ModelConfig {
             blocks: 1,
@@ -184,6 +185,7 @@ fn python_crosscheck_without_se() {
             value_channels: 1,
             value_hidden: 8,
             se: false,
+            value_pool: true,
             material_head: false,
             stem_kernel: 1,
         },
@@ -249,6 +251,7 @@ fn python_checkpoint_loads_in_rust() {
                 value_channels: 2,
                 value_hidden: 16,
                 se: true,
+                value_pool: false,
                 material_head: false,
                 stem_kernel: 3,
             },
@@ -265,6 +268,7 @@ fn python_checkpoint_loads_in_rust() {
                 value_channels: 1,
                 value_hidden: 8,
                 se: false,
+                value_pool: true,
                 material_head: false,
                 stem_kernel: 1,
             },

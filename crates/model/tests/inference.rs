@@ -14,6 +14,7 @@ fn cfg() -> ModelConfig {
         value_channels: 4,
         value_hidden: 16,
         se: true,
+        value_pool: false,
         material_head: false,
         stem_kernel: 3,
     }
@@ -160,6 +161,7 @@ fn cpu_throughput() {
         value_channels: 32,
         value_hidden: 128,
         se: true,
+        value_pool: false,
         material_head: false,
         stem_kernel: 3,
     };

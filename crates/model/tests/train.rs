@@ -15,6 +15,7 @@ fn cfg() -> ModelConfig {
         value_channels: 2,
         value_hidden: 16,
         se: true,
+        value_pool: false,
         material_head: false,
         stem_kernel: 3,
     }

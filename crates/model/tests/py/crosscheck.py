@@ -81,7 +81,9 @@ class Net(nn.Module):
         self.value = Head()
         self.value.conv = nn.Conv2d(c, vc, 1, bias=False)
         self.value.bn = nn.BatchNorm2d(vc)
-        self.value.fc1 = nn.Linear(vc * h * w, cfg["value_hidden"])
+        # The pooled head reads each channel's mean and max over the board.
+        pooled = cfg.get("value_pool", False)
+        self.value.fc1 = nn.Linear(2 * vc if pooled else vc * h * w, cfg["value_hidden"])
         self.value.fc2 = nn.Linear(cfg["value_hidden"], 3)
 
     def forward(self, x):
@@ -90,7 +92,11 @@ class Net(nn.Module):
             t = block(t)
         p = F.relu(self.policy.bn(self.policy.conv(t)))
         p = self.policy.out(p).flatten(1)  # plane-major: plane * H * W + square
-        v = F.relu(self.value.bn(self.value.conv(t))).flatten(1)
+        v = F.relu(self.value.bn(self.value.conv(t)))
+        if self.cfg.get("value_pool", False):
+            v = torch.cat([v.mean(dim=(2, 3)), v.amax(dim=(2, 3))], dim=1)
+        else:
+            v = v.flatten(1)
         v = self.value.fc2(F.relu(self.value.fc1(v)))
         return p, v
 
