@@ -29,7 +29,7 @@ fi
 # Tai shogi games are also played to the run's own ply cap and adjudicated by its own
 # material margin (its games rarely end by the rules inside a CPU budget); shogi and
 # minishogi keep the match defaults, the fixed scale's.
-read -r gumbel leaf_mate tai_cap tai_margin captures c_scale < <("${SHOGI_ZERO_PYTHON:-python3}" - "$run/config.toml" "${EVAL_ROOT:-run}" <<'PY'
+read -r gumbel leaf_mate tai_cap tai_margin captures safe c_scale < <("${SHOGI_ZERO_PYTHON:-python3}" - "$run/config.toml" "${EVAL_ROOT:-run}" <<'PY'
 import re, sys
 # The resolved config writes every key as `key = value`; Python 3.10 has no tomllib.
 # (A snapshot holds every key; the fallbacks below are SearchConfig::default()'s.)
@@ -47,6 +47,7 @@ tai = game.get("variant") == "tai"
 print(int(selfplay.get("gumbel_considered", 16)) if gumbel else 0, int(selfplay.get("leaf_mate_nodes", 0)),
       int(game.get("max_plies", 0)) if tai else 0, int(selfplay.get("adjudicate_margin", 0)) if tai else 0,
       int(gumbel and selfplay.get("gumbel_captures", "false") == "true"),
+      int(gumbel and selfplay.get("gumbel_safe", "false") == "true"),
       # Runs from before the key existed searched at the default: no flag then.
       selfplay.get("gumbel_c_scale", "-") if gumbel else "-")
 PY
@@ -55,6 +56,10 @@ rules=()
 if [ "$captures" = 1 ]; then
   # The root always considers the moves that win material, as in the run's self-play.
   rules=(--gumbel-captures)
+fi
+if [ "$safe" = 1 ]; then
+  # Half the root's moves lose nothing by static exchange, as in the run's self-play.
+  rules+=(--gumbel-safe)
 fi
 if [ "$c_scale" != - ]; then
   rules+=(--gumbel-c-scale "$c_scale")
@@ -101,5 +106,5 @@ for name in ("vs-random", "vs-initial"):
 PY
 # The fixed scale (anchor alphabeta:depth=1 = 0 Elo): LADDER_GAMES per pairing, 0 to skip.
 if [ "${LADDER_GAMES:-100}" != 0 ]; then
-  SHOGI_ZERO_BIN="$bin" LADDER_GUMBEL="$gumbel" LADDER_LEAF_MATE="$leaf_mate" LADDER_GUMBEL_CAPTURES="$captures" LADDER_GUMBEL_C_SCALE="$c_scale" bash scripts/bench/ladder.sh "$run" "${LADDER_GAMES:-100}" "$sims"
+  SHOGI_ZERO_BIN="$bin" LADDER_GUMBEL="$gumbel" LADDER_LEAF_MATE="$leaf_mate" LADDER_GUMBEL_CAPTURES="$captures" LADDER_GUMBEL_SAFE="$safe" LADDER_GUMBEL_C_SCALE="$c_scale" bash scripts/bench/ladder.sh "$run" "${LADDER_GAMES:-100}" "$sims"
 fi

@@ -63,6 +63,10 @@ pub struct Curve {
     /// ([`crate::PlayerSettings::gumbel_captures`]).
     #[serde(default)]
     pub gumbel_captures: bool,
+    /// Whether half that root's moves are ones that lose nothing by static exchange
+    /// ([`crate::PlayerSettings::gumbel_safe`]).
+    #[serde(default)]
+    pub gumbel_safe: bool,
     /// That root's c_scale ([`crate::PlayerSettings::gumbel_c_scale`]; curves saved
     /// before it was recorded were measured at the default).
     #[serde(default = "default_gumbel_c_scale")]
@@ -85,6 +89,7 @@ impl Curve {
             && self.seed == other.seed
             && self.gumbel == other.gumbel
             && self.gumbel_captures == other.gumbel_captures
+            && self.gumbel_safe == other.gumbel_safe
             && self.gumbel_c_scale == other.gumbel_c_scale
             && self.leaf_mate_nodes == other.leaf_mate_nodes
     }
@@ -294,6 +299,7 @@ mod tests {
             seed: 1,
             gumbel: 0,
             gumbel_captures: false,
+            gumbel_safe: false,
             gumbel_c_scale: 1.0,
             leaf_mate_nodes: 0,
             points: vec![],
@@ -329,6 +335,11 @@ mod tests {
             ..gumbel.clone()
         };
         assert!(!captures.same_settings(&gumbel), "another root");
+        let safe = Curve {
+            gumbel_safe: true,
+            ..gumbel.clone()
+        };
+        assert!(!safe.same_settings(&gumbel), "another root");
         let sharper = Curve {
             gumbel_c_scale: 3.0,
             ..gumbel.clone()

@@ -127,6 +127,9 @@ pub struct PlayerSettings {
     /// the considered ones ([`SearchConfig::gumbel_captures`], the run's
     /// `selfplay.gumbel_captures`).
     pub gumbel_captures: bool,
+    /// With a Gumbel root: half the considered moves go to moves that lose nothing by
+    /// static exchange ([`SearchConfig::gumbel_safe`], the run's `selfplay.gumbel_safe`).
+    pub gumbel_safe: bool,
     /// With a Gumbel root: how far the searched values move the root's choice against the
     /// prior ([`SearchConfig::gumbel_c_scale`], the run's `selfplay.gumbel_c_scale`).
     pub gumbel_c_scale: f32,
@@ -159,6 +162,7 @@ impl Default for PlayerSettings {
             search_batch: play.batch_size,
             gumbel_considered: None,
             gumbel_captures: false,
+            gumbel_safe: false,
             gumbel_c_scale: play.gumbel_c_scale,
             mate_nodes: play.root_mate_nodes,
             leaf_mate_nodes: play.leaf_mate_nodes,
@@ -360,6 +364,7 @@ impl<G: GamePlayers> PreparedPlayer<G> {
                     config.root_selection = RootSelection::Gumbel;
                     config.gumbel_considered = k.max(1);
                     config.gumbel_captures = self.settings.gumbel_captures;
+                    config.gumbel_safe = self.settings.gumbel_safe;
                     config.gumbel_c_scale = self.settings.gumbel_c_scale;
                 }
                 config.temperature = 1.0;

@@ -255,7 +255,7 @@ mod defaults {
     }
 
     #[test]
-    fn gumbel_c_scale_reaches_the_players_and_refuses_non_positive_values() {
+    fn root_flags_reach_the_players_and_c_scale_refuses_non_positive_values() {
         let Command::Match(args) = parse(&[
             "match",
             "--a",
@@ -266,14 +266,27 @@ mod defaults {
             "8",
             "--gumbel-c-scale",
             "3",
+            "--gumbel-safe",
         ]) else {
             panic!("not match")
         };
-        assert_eq!(args.player_settings().unwrap().gumbel_c_scale, 3.0);
-        let Command::Curve(curve) = parse(&["curve", "runs/x", "--gumbel-c-scale", "2.5"]) else {
+        let settings = args.player_settings().unwrap();
+        assert_eq!(settings.gumbel_c_scale, 3.0);
+        assert_eq!(settings.gumbel_considered, Some(8));
+        assert!(settings.gumbel_safe && !settings.gumbel_captures);
+        let Command::Curve(curve) = parse(&[
+            "curve",
+            "runs/x",
+            "--gumbel-c-scale",
+            "2.5",
+            "--gumbel-captures",
+        ]) else {
             panic!("not curve")
         };
-        assert_eq!(curve.player_settings().gumbel_c_scale, 2.5);
+        let settings = curve.player_settings();
+        assert_eq!(settings.gumbel_c_scale, 2.5);
+        assert_eq!(settings.gumbel_considered, None, "PUCT unless --gumbel");
+        assert!(settings.gumbel_captures && !settings.gumbel_safe);
         for bad in ["0", "-1", "nan", "inf", "x"] {
             let err = Cli::try_parse_from([
                 "shogi-zero",

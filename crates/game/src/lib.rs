@@ -245,6 +245,14 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
     fn wins_material(&self, _mv: Self::Move) -> bool {
         false
     }
+
+    /// What the mover of `mv` (legal here) loses by static exchange one ply later, on
+    /// the rules' own piece values: the opponent's best exchange after `mv` minus what
+    /// `mv` takes; below 0 when it wins material, above 0 when it leaves a piece en
+    /// prise or ignores one that is attacked. 0 where the variant does not compute it.
+    fn static_loss_after(&self, _mv: Self::Move) -> i32 {
+        0
+    }
 }
 
 /// The piece values of a material count (a learning target's, not the rules').

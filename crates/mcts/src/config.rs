@@ -178,6 +178,13 @@ pub struct SearchConfig {
     /// top-k filling the rest, so a free piece is always searched however low its prior
     /// (at most `gumbel_considered` of them, the first in move order). Default false.
     pub gumbel_captures: bool,
+    /// Gumbel: half of the considered moves (rounded up) go to the best-prior moves that
+    /// lose nothing by static exchange one ply later
+    /// ([`shogi_game::Game::static_loss_after`] at most 0; where every move loses
+    /// something, those that lose least), so a move that saves an attacked piece is
+    /// searched even when the prior ranks it low. After `gumbel_captures`' moves, before
+    /// the Gumbel top-k. Default false.
+    pub gumbel_safe: bool,
     /// Gumbel: add Gumbel(0,1) noise to the root logits (self-play). Off = deterministic
     /// (evaluation games). Default true.
     pub gumbel_noise: bool,
@@ -228,6 +235,7 @@ impl Default for SearchConfig {
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 1.0,
             gumbel_captures: false,
+            gumbel_safe: false,
             gumbel_noise: true,
             gumbel_rescale_q: false,
             gumbel_interior: GumbelInterior::Deterministic,

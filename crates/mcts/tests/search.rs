@@ -798,3 +798,53 @@ fn gumbel_captures_puts_a_free_piece_among_the_considered() {
     assert!(visits > 0, "the capture is searched");
     assert_eq!(searched, 2, "still two considered moves");
 }
+
+/// `gumbel_safe`: with a rook attacked by a pawn, the root searches a move that saves
+/// it (or takes the pawn) even when the Gumbel top-k (uniform priors, no noise: the
+/// first moves generated) holds only moves that leave it hanging.
+#[test]
+fn gumbel_safe_puts_a_saving_move_among_the_considered() {
+    use shogi_game::Game;
+    use shogi_rules::{GameRules, Position, ShogiGame, Variant};
+    // White's pawn on 5d attacks Black's rook on 5e; Black's king and golds have moves
+    // that ignore it.
+    let pos =
+        Position::from_sfen(Variant::Shogi, "4k4/9/9/4p4/4R4/9/9/9/3GKG3 b - 1").unwrap();
+    let game = ShogiGame::new(pos, GameRules::default());
+    let searched_losses = |safe| {
+        let c = SearchConfig {
+            root_selection: RootSelection::Gumbel,
+            gumbel_considered: 2,
+            gumbel_noise: false,
+            gumbel_safe: safe,
+            ..cfg(16, 1)
+        };
+        let r = Search::new(c, 1)
+            .search(
+                &game,
+                &UniformEvaluator::default(),
+                &SearchLimits::default(),
+            )
+            .unwrap();
+        let searched: Vec<i32> = r
+            .moves
+            .iter()
+            .zip(&r.visits)
+            .filter(|&(_, &v)| v > 0)
+            .map(|(&mv, _)| game.static_loss_after(mv))
+            .collect();
+        searched
+    };
+    let without = searched_losses(false);
+    assert_eq!(without.len(), 2);
+    assert!(
+        without.iter().all(|&l| l > 0),
+        "the top-2 alone leaves the rook hanging: {without:?}"
+    );
+    let with = searched_losses(true);
+    assert_eq!(with.len(), 2, "still two considered moves");
+    assert!(
+        with.iter().any(|&l| l <= 0),
+        "a move that loses nothing is searched: {with:?}"
+    );
+}

@@ -405,6 +405,11 @@ impl Game for ShogiGame {
         self.pos.exchange_gain(mv, &crate::MOBILITY_VALUE) > 0
     }
 
+    /// [`Position::static_loss_after`] on the mobility values.
+    fn static_loss_after(&self, mv: Move) -> i32 {
+        self.pos.static_loss_after(mv, &crate::MOBILITY_VALUE)
+    }
+
     /// [`Position::best_exchange_gain`] on the scale's values.
     fn exchange_gain(&self, scale: MaterialScale) -> Option<u32> {
         Some(self.pos.best_exchange_gain(match scale {

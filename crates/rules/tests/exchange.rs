@@ -114,3 +114,37 @@ fn capture_gain_is_the_threat_on_a_square_for_either_side() {
         0
     );
 }
+
+fn loss_of(sfen: &str, usi: &str) -> i32 {
+    let p = pos(sfen);
+    let mv = p
+        .parse_usi_move(usi)
+        .unwrap_or_else(|e| panic!("{usi} in {sfen}: {e}"));
+    p.static_loss_after(mv, &MOBILITY_VALUE)
+}
+
+/// Black's rook on 5e is attacked by a pawn nothing of Black's defends: a move that
+/// ignores it loses the rook's whole swing (16 off the board, 16 into White's hand), a
+/// rook move out of the attack loses nothing, and taking the pawn wins it (-2).
+#[test]
+fn static_loss_after_prices_an_ignored_threat() {
+    let sfen = "4k4/9/9/4p4/4R4/9/9/9/4K4 b - 1";
+    assert_eq!(loss_of(sfen, "5i4h"), 32);
+    assert_eq!(loss_of(sfen, "5e4e"), 0);
+    assert_eq!(loss_of(sfen, "5e5d"), -2);
+}
+
+/// A quiet move that puts a piece where a pawn takes it loses it; a promotion that
+/// nothing attacks wins the promotion's gain (a dragon over a rook).
+#[test]
+fn static_loss_after_prices_a_hung_piece_and_a_promotion() {
+    use shogi_rules::PieceKind;
+    let sfen = "4k4/9/9/4p4/9/5G3/9/R8/4K4 b - 1";
+    // The gold steps next to White's pawn's square of attack: 5e is attacked by 5d.
+    assert_eq!(loss_of(sfen, "4f5e"), 12);
+    assert_eq!(loss_of(sfen, "4f4e"), 0);
+    let promotion = MOBILITY_VALUE[PieceKind::Dragon.index()] as i32
+        - MOBILITY_VALUE[PieceKind::Rook.index()] as i32;
+    assert!(promotion > 0);
+    assert_eq!(loss_of(sfen, "9h9c+"), -promotion);
+}

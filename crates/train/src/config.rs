@@ -227,6 +227,10 @@ pub struct NetworkSection {
     pub channels: usize,
     /// Squeeze-and-excitation in each block. Default false.
     pub se: bool,
+    /// The value head pools its channels over the board (mean and max, KataGo's global
+    /// pooling) instead of reading every square with its own weights. Part of the
+    /// architecture. Default false.
+    pub value_pool: bool,
     /// Input planes: `pieces` (AlphaZero's) or `attacks` (pieces plus each side's
     /// attacked squares, attacker counts and check; shogi and minishogi). Recorded in
     /// every checkpoint; a run cannot change it. Default "pieces".
@@ -243,6 +247,7 @@ impl Default for NetworkSection {
             blocks: DEFAULT_BLOCKS,
             channels: DEFAULT_CHANNELS,
             se: false,
+            value_pool: false,
             features: FeatureSet::Pieces,
             stem_kernel: DEFAULT_STEM_KERNEL,
         }
@@ -269,6 +274,11 @@ pub struct SelfplaySection {
     /// Gumbel: every root move that wins material by static exchange is among the
     /// considered ones (the top-k fills the rest). Default false.
     pub gumbel_captures: bool,
+    /// Gumbel: half the considered moves (rounded up) go to the best-prior moves that
+    /// lose nothing by static exchange one ply later (a piece left hanging, an attacked
+    /// one ignored), so the root searches a move that saves a piece however low its
+    /// prior. Default false.
+    pub gumbel_safe: bool,
     /// Gumbel: how far searched values move the root's choice and its policy target
     /// against the prior: sigma(q) = (50 + max visits) * c_scale * q, q an expected
     /// score, so at 1 a move searched 0.1 worse loses 5 logits. Default 1.
@@ -352,6 +362,7 @@ impl Default for SelfplaySection {
             root: search.root_selection,
             gumbel_considered: search.gumbel_considered,
             gumbel_captures: search.gumbel_captures,
+            gumbel_safe: search.gumbel_safe,
             gumbel_c_scale: search.gumbel_c_scale,
             tree_batch: search.batch_size,
             terminal_check: search.expand_check_terminal,
@@ -705,20 +716,8 @@ impl RunConfig {
         c.at_least("selfplay.tree_batch", s.tree_batch as u64, 1)?;
         c.unit("selfplay.full_search_prob", s.full_search_prob as f64)?;
         c.at_least("selfplay.cheap_simulations", s.cheap_simulations as u64, 1)?;
-        if s.gumbel_c_scale <= 0.0 {
-            return Err(c.range(
-                "selfplay.gumbel_c_scale",
-                s.gumbel_c_scale.to_string(),
-                "must be above 0",
-            ));
-        }
-        if s.dirichlet_alpha <= 0.0 {
-            return Err(c.range(
-                "selfplay.dirichlet_alpha",
-                s.dirichlet_alpha.to_string(),
-                "must be above 0",
-            ));
-        }
+        c.above_zero("selfplay.gumbel_c_scale", s.gumbel_c_scale)?;
+        c.above_zero("selfplay.dirichlet_alpha", s.dirichlet_alpha)?;
         c.unit("selfplay.dirichlet_weight", s.dirichlet_weight as f64)?;
         if !(0.0..=2.0).contains(&s.fpu_reduction) {
             return Err(c.range(
@@ -750,13 +749,7 @@ impl RunConfig {
                 &format!("must not exceed learner.window ({})", l.window),
             ));
         }
-        if l.replay_ratio.is_nan() || l.replay_ratio <= 0.0 {
-            return Err(c.range(
-                "learner.replay_ratio",
-                l.replay_ratio.to_string(),
-                "must be above 0",
-            ));
-        }
+        c.above_zero("learner.replay_ratio", l.replay_ratio)?;
         c.at_least("learner.steps_per_candidate", l.steps_per_candidate, 1)?;
         for (key, v) in [("learner.lr", l.lr), ("learner.lr_min", l.lr_min)] {
             if !(0.0..=10.0).contains(&v) {
@@ -862,6 +855,19 @@ impl RangeCheck<'_> {
             Err(self.range(key, value.to_string(), &format!("must be at least {min}")))
         } else {
             Ok(())
+        }
+    }
+
+    /// Above 0 (NaN is not: every comparison with it is false).
+    fn above_zero<T: Into<f64> + ToString + Copy>(
+        &self,
+        key: &str,
+        value: T,
+    ) -> Result<(), ConfigError> {
+        if value.into() > 0.0 {
+            Ok(())
+        } else {
+            Err(self.range(key, value.to_string(), "must be above 0"))
         }
     }
 

@@ -37,23 +37,8 @@ pub struct CurveArgs {
     /// MCTS simulations per move (the run's networks and any searching opponent).
     #[arg(long, default_value_t = CURVE_SIMULATIONS)]
     pub simulations: u32,
-    /// The networks search with a noise-free Gumbel root considering this many moves
-    /// (the search self-play trains with) instead of PUCT; 0 = PUCT.
-    #[arg(long, default_value_t = 0, value_name = "MOVES")]
-    pub gumbel: usize,
-    /// With `--gumbel`: every move that wins material by static exchange is among the
-    /// root's considered moves (a run's `selfplay.gumbel_captures`).
-    #[arg(long)]
-    pub gumbel_captures: bool,
-    /// With `--gumbel`: the root's c_scale, how far searched values move its choice
-    /// against the prior (sigma(q) = (50 + max visits) * c_scale * q; a run's
-    /// `selfplay.gumbel_c_scale`).
-    #[arg(long, default_value_t = PlayerSettings::default().gumbel_c_scale, value_name = "SCALE", value_parser = super::positive_scale)]
-    pub gumbel_c_scale: f32,
-    /// Nodes of the networks' mate search at every new leaf (the run's
-    /// `selfplay.leaf_mate_nodes`); 0 = off.
-    #[arg(long, default_value_t = PlayerSettings::default().leaf_mate_nodes, value_name = "NODES")]
-    pub leaf_mate_nodes: usize,
+    #[command(flatten)]
+    pub root: super::RootArgs,
     /// Random plies of the openings (the same openings for every network).
     #[arg(long, default_value_t = MATCH_OPENING_PLIES)]
     pub opening_plies: u32,
@@ -92,15 +77,11 @@ fn modified(dir: &std::path::Path) -> Result<SystemTime> {
 impl CurveArgs {
     /// The networks' (and any searching opponent's) settings these flags ask for.
     pub(crate) fn player_settings(&self) -> PlayerSettings {
-        PlayerSettings {
+        self.root.apply(PlayerSettings {
             simulations: self.simulations.max(1),
-            gumbel_considered: (self.gumbel > 0).then_some(self.gumbel),
-            gumbel_captures: self.gumbel_captures,
-            gumbel_c_scale: self.gumbel_c_scale,
-            leaf_mate_nodes: self.leaf_mate_nodes,
             device: self.net.device.clone(),
             ..PlayerSettings::default()
-        }
+        })
     }
 }
 
@@ -137,10 +118,11 @@ pub fn run(args: &CurveArgs) -> Result<()> {
         games: args.games,
         simulations: args.simulations.max(1),
         seed: args.seed,
-        gumbel: args.gumbel,
-        gumbel_captures: args.gumbel_captures,
-        gumbel_c_scale: args.gumbel_c_scale,
-        leaf_mate_nodes: args.leaf_mate_nodes,
+        gumbel: args.root.gumbel,
+        gumbel_captures: args.root.gumbel_captures,
+        gumbel_safe: args.root.gumbel_safe,
+        gumbel_c_scale: args.root.gumbel_c_scale,
+        leaf_mate_nodes: args.root.leaf_mate_nodes,
         points: Vec::new(),
     };
     if let Some(old) = Curve::load(&out)?

@@ -55,24 +55,8 @@ pub struct MatchArgs {
     /// mate is played at once); 0 = off.
     #[arg(long, default_value_t = PlayerSettings::default().mate_nodes, value_name = "NODES")]
     pub mate_nodes: usize,
-    /// Nodes of the searching players' mate search at every new leaf (a mate in up to 5
-    /// plies makes the leaf a proven win); 0 = off. Give a run's networks its
-    /// `selfplay.leaf_mate_nodes`.
-    #[arg(long, default_value_t = PlayerSettings::default().leaf_mate_nodes, value_name = "NODES")]
-    pub leaf_mate_nodes: usize,
-    /// Searching players use a noise-free Gumbel root considering this many moves (the
-    /// search self-play trains with) instead of PUCT; 0 = PUCT.
-    #[arg(long, default_value_t = 0, value_name = "MOVES")]
-    pub gumbel: usize,
-    /// With `--gumbel`: every move that wins material by static exchange is among the
-    /// root's considered moves (a run's `selfplay.gumbel_captures`).
-    #[arg(long)]
-    pub gumbel_captures: bool,
-    /// With `--gumbel`: the root's c_scale, how far searched values move its choice
-    /// against the prior (sigma(q) = (50 + max visits) * c_scale * q; a run's
-    /// `selfplay.gumbel_c_scale`).
-    #[arg(long, default_value_t = PlayerSettings::default().gumbel_c_scale, value_name = "SCALE", value_parser = super::positive_scale)]
-    pub gumbel_c_scale: f32,
+    #[command(flatten)]
+    pub root: super::RootArgs,
     /// File of start positions (one SFEN, `startpos` or `handicap:NAME` per line); without
     /// it: the start position plus random openings of `--opening-plies` plies.
     #[arg(long)]
@@ -208,7 +192,7 @@ fn usi_options(texts: &[String], spec: &PlayerSpec, flag: &str) -> Result<Vec<(S
 impl MatchArgs {
     /// The players' settings these flags ask for.
     pub(crate) fn player_settings(&self) -> Result<PlayerSettings> {
-        Ok(PlayerSettings {
+        Ok(self.root.apply(PlayerSettings {
             simulations: match (self.simulations, self.movetime) {
                 (Some(n), _) => n,
                 (None, Some(_)) => u32::MAX,
@@ -217,10 +201,6 @@ impl MatchArgs {
             movetime_ms: self.movetime,
             temperature_plies: self.temperature_plies,
             mate_nodes: self.mate_nodes,
-            leaf_mate_nodes: self.leaf_mate_nodes,
-            gumbel_considered: (self.gumbel > 0).then_some(self.gumbel),
-            gumbel_captures: self.gumbel_captures,
-            gumbel_c_scale: self.gumbel_c_scale,
             device: self.net.device.clone(),
             usi: UsiTimeControl {
                 byoyomi_ms: self.byoyomi,
@@ -234,7 +214,7 @@ impl MatchArgs {
             },
             usi_options_b: usi_options(&self.b_options, &self.b, "--b-option")?,
             ..PlayerSettings::default()
-        })
+        }))
     }
 }
 

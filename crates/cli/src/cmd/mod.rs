@@ -12,6 +12,8 @@ pub mod train;
 pub mod usi;
 pub mod view;
 
+use shogi_arena::PlayerSettings;
+
 /// Where networks run: `--device` and `--torch-threads`, shared by every command that
 /// loads one.
 #[derive(Debug, clap::Args)]
@@ -29,6 +31,49 @@ impl DeviceArgs {
     pub fn apply_threads(&self) {
         if self.torch_threads > 0 {
             shogi_model::set_num_threads(self.torch_threads);
+        }
+    }
+}
+
+/// How the networks of `match` and `curve` search: the flags that give a run's network
+/// the root its self-play trained with (`selfplay.gumbel_considered`, `gumbel_captures`,
+/// `gumbel_safe`, `gumbel_c_scale`, `leaf_mate_nodes`; `learns.sh` passes them).
+#[derive(Debug, Clone, clap::Args)]
+pub struct RootArgs {
+    /// Searching players use a noise-free Gumbel root considering this many moves (the
+    /// search self-play trains with) instead of PUCT; 0 = PUCT.
+    #[arg(long, default_value_t = 0, value_name = "MOVES")]
+    pub gumbel: usize,
+    /// With `--gumbel`: every move that wins material by static exchange is among the
+    /// root's considered moves (a run's `selfplay.gumbel_captures`).
+    #[arg(long)]
+    pub gumbel_captures: bool,
+    /// With `--gumbel`: half the root's considered moves go to the best-prior moves that
+    /// lose nothing by static exchange one ply later (a run's `selfplay.gumbel_safe`).
+    #[arg(long)]
+    pub gumbel_safe: bool,
+    /// With `--gumbel`: the root's c_scale, how far searched values move its choice
+    /// against the prior (sigma(q) = (50 + max visits) * c_scale * q; a run's
+    /// `selfplay.gumbel_c_scale`).
+    #[arg(long, default_value_t = PlayerSettings::default().gumbel_c_scale, value_name = "SCALE", value_parser = positive_scale)]
+    pub gumbel_c_scale: f32,
+    /// Nodes of the searching players' mate search at every new leaf (a mate in up to 5
+    /// plies makes the leaf a proven win); 0 = off. Give a run's networks its
+    /// `selfplay.leaf_mate_nodes`.
+    #[arg(long, default_value_t = PlayerSettings::default().leaf_mate_nodes, value_name = "NODES")]
+    pub leaf_mate_nodes: usize,
+}
+
+impl RootArgs {
+    /// `settings` with this root.
+    pub fn apply(&self, settings: PlayerSettings) -> PlayerSettings {
+        PlayerSettings {
+            gumbel_considered: (self.gumbel > 0).then_some(self.gumbel),
+            gumbel_captures: self.gumbel_captures,
+            gumbel_safe: self.gumbel_safe,
+            gumbel_c_scale: self.gumbel_c_scale,
+            leaf_mate_nodes: self.leaf_mate_nodes,
+            ..settings
         }
     }
 }

@@ -52,12 +52,31 @@ impl<G: Game> Search<G> {
                 }
             }
         }
+        let by_score = |a: &usize, b: &usize| {
+            (g[*b] + logits[*b])
+                .total_cmp(&(g[*a] + logits[*a]))
+                .then(a.cmp(b))
+        };
+        if self.config.gumbel_safe && taken < m {
+            // The moves that lose least by static exchange one ply later (nothing, if
+            // any move manages that), best scores first, take up to half the slots.
+            let loss: Vec<i32> = range
+                .clone()
+                .map(|i| self.nodes[i].mv.map_or(0, |mv| game.static_loss_after(mv)))
+                .collect();
+            let least = loss.iter().copied().min().unwrap_or(0).max(0);
+            let mut safe: Vec<usize> = (0..k)
+                .filter(|&j| !considered[j] && loss[j] <= least)
+                .collect();
+            safe.sort_by(by_score);
+            let slots = m.div_ceil(2).min(m - taken);
+            for &j in safe.iter().take(slots) {
+                considered[j] = true;
+                taken += 1;
+            }
+        }
         let mut order: Vec<usize> = (0..k).filter(|&j| !considered[j]).collect();
-        order.sort_by(|&a, &b| {
-            (g[b] + logits[b])
-                .total_cmp(&(g[a] + logits[a]))
-                .then(a.cmp(&b))
-        });
+        order.sort_by(by_score);
         for &i in order.iter().take(m - taken) {
             considered[i] = true;
         }

@@ -87,6 +87,30 @@ impl Position {
             .max(0) as u32
     }
 
+    /// What the mover of `mv` (legal here) loses, in `values`' units, by the static
+    /// exchanges one ply later: the opponent's [`Position::best_exchange_gain`] after
+    /// `mv`, minus what `mv` itself takes (the captured piece's swing) and gains by
+    /// promoting. Negative when the move wins material that cannot be won back; 0 for a
+    /// quiet move that leaves nothing en prise (浮き駒). A two-ply static look: a move
+    /// that leaves a piece hanging, or ignores one that is attacked, scores above 0.
+    pub fn static_loss_after(&self, mv: Move, values: &ExchangeValues) -> i32 {
+        let value = |k: PieceKind| values[k.index()] as i32;
+        let mut won = 0;
+        if let Some(victim) = Piece::from_code(self.board[mv.to().index()]) {
+            if victim.kind != PieceKind::King {
+                won += value(victim.kind) + value(victim.kind.unpromote());
+            }
+        }
+        if mv.is_promotion() {
+            if let Some(mover) = mv.from().and_then(|f| Piece::from_code(self.board[f.index()])) {
+                won += value(mover.kind.promote()) - value(mover.kind);
+            }
+        }
+        let mut after = self.clone();
+        after.play_unchecked(mv);
+        after.best_exchange_gain(values) as i32 - won
+    }
+
     /// What `attacker` would win by taking the piece on `sq` and the exchange that
     /// follows ([`Position::exchange_gain`]), with the best of its pieces that attack
     /// the square, whoever is to move: the threat a side poses to a piece (a hanging

@@ -29,6 +29,7 @@ pub fn model_config(config: &RunConfig) -> ModelConfig {
         config.network.channels,
     );
     arch.se = config.network.se;
+    arch.value_pool = config.network.value_pool;
     arch.stem_kernel = config.network.stem_kernel;
     arch.material_head = config.learner.material_weight > 0.0;
     arch
@@ -43,6 +44,7 @@ pub fn search_config(config: &RunConfig) -> SearchConfig {
         root_selection: s.root,
         gumbel_considered: s.gumbel_considered,
         gumbel_captures: s.gumbel_captures,
+        gumbel_safe: s.gumbel_safe,
         gumbel_c_scale: s.gumbel_c_scale,
         dirichlet_alpha: s.dirichlet_alpha,
         dirichlet_weight: s.dirichlet_weight,
