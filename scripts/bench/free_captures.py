@@ -10,6 +10,13 @@ B's moves). A capture is "free" when, after it, the opponent has no legal captur
 capturing square; taking a free capture is the least a capture search does, so a player
 that leaves most of them on the board is not punishing hanging pieces. Uses cshogi (in
 the venv) for the rules: an independent check of what the games show.
+
+The other side of it, defence: a piece of the mover's worth a lance or more (mobility
+values: lance 4, silver 5, gold and promoted minors 6, rook and bishop 16, dragon and
+horse 20) is threatened when the opponent, were it to move, would have a free capture of
+it; the move answers the threat when afterwards the opponent's best free capture is worth
+less, or when it takes a piece worth at least as much. Positions in check are not
+counted for threats.
 """
 import argparse
 import glob
@@ -36,22 +43,60 @@ def free_captures(board):
     return out
 
 
+# Mobility values by cshogi piece type (colour bits masked off); the king is not counted.
+VALUE = {
+    cshogi.PAWN: 1, cshogi.LANCE: 4, cshogi.KNIGHT: 2, cshogi.SILVER: 5, cshogi.GOLD: 6,
+    cshogi.BISHOP: 16, cshogi.ROOK: 16, cshogi.PROM_PAWN: 6, cshogi.PROM_LANCE: 6,
+    cshogi.PROM_KNIGHT: 6, cshogi.PROM_SILVER: 6, cshogi.PROM_BISHOP: 20, cshogi.PROM_ROOK: 20,
+}
+# The smallest piece whose threat is counted: a lance.
+THREAT_VALUE = 4
+
+
+def piece_value(board, square):
+    return VALUE.get(board.piece(square) & 15, 0)
+
+
+def best_free_capture(board):
+    """The value of the most valuable piece the side to move can take for free."""
+    return max((piece_value(board, cshogi.move_to(m)) for m in free_captures(board)), default=0)
+
+
 class Count:
     def __init__(self):
         self.positions = self.offered = self.taken = 0
+        self.threatened = self.answered = 0
 
     def add(self, board, usi):
         self.positions += 1
         free = free_captures(board)
+        move = board.move_from_usi(usi)
         if free:
             self.offered += 1
-            if board.move_from_usi(usi) in free:
+            if move in free:
                 self.taken += 1
+        if board.is_check():
+            return
+        board.push_pass()
+        threat = best_free_capture(board)
+        board.pop_pass()
+        if threat < THREAT_VALUE:
+            return
+        self.threatened += 1
+        took = 0 if cshogi.move_is_drop(move) else piece_value(board, cshogi.move_to(move))
+        board.push(move)
+        left = best_free_capture(board)
+        board.pop()
+        if left < threat or took >= threat:
+            self.answered += 1
 
     def line(self, name):
         return (f"{name}: {self.positions} positions; a free capture in {self.offered} "
                 f"({self.offered / max(self.positions, 1):.1%}), one taken in {self.taken} "
-                f"({self.taken / max(self.offered, 1):.1%})")
+                f"({self.taken / max(self.offered, 1):.1%}); a piece of the mover's (lance or "
+                f"more) threatened in {self.threatened} "
+                f"({self.threatened / max(self.positions, 1):.1%}), answered in {self.answered} "
+                f"({self.answered / max(self.threatened, 1):.1%})")
 
 
 def replay(start_sfen, moves, count_for):

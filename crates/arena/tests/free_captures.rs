@@ -41,7 +41,7 @@ fn free_captures_are_counted_offered_and_taken() {
     }
     let out = run(dir.path());
     assert!(
-        out.contains("(3 games): 4 positions; a free capture in 2 (50.0%), one taken in 1 (50.0%)"),
+        out.contains("(3 games): 4 positions; a free capture in 2 (50.0%), one taken in 1 (50.0%);"),
         "{out}"
     );
 
@@ -60,4 +60,32 @@ fn free_captures_are_counted_offered_and_taken() {
         out.contains("B's moves: 1 positions; a free capture in 0 (0.0%)"),
         "{out}"
     );
+}
+
+// White's pawn on 5d attacks Black's rook on 5e and nothing defends it.
+const ROOK_ATTACKED: &str = "4k4/9/9/4p4/4R4/9/9/9/4K4 b - 1";
+
+/// A threat to a piece worth a lance or more is answered by moving it away or by taking
+/// the attacker (worth less, but then nothing is left en prise), not by a king move.
+#[test]
+fn threats_to_the_movers_pieces_are_counted_and_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    for (k, moves) in ["5e4e", "5e5d", "5i4i"].iter().enumerate() {
+        let line = format!("position sfen {ROOK_ATTACKED} moves {moves}\n");
+        std::fs::write(dir.path().join(format!("g{k}.usi")), line).unwrap();
+    }
+    let out = run(dir.path());
+    assert!(
+        out.contains("a piece of the mover's (lance or more) threatened in 3 (100.0%), answered in 2 (66.7%)"),
+        "{out}"
+    );
+    // A pawn attacked is below the threshold: not counted.
+    let dir = tempfile::tempdir().unwrap();
+    let pawn = "4k4/9/9/4p4/4P4/9/9/9/4K4 b - 1";
+    std::fs::write(
+        dir.path().join("g.usi"),
+        format!("position sfen {pawn} moves 5i4i\n"),
+    )
+    .unwrap();
+    assert!(run(dir.path()).contains("threatened in 0 (0.0%)"));
 }
