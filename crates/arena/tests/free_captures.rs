@@ -41,7 +41,9 @@ fn free_captures_are_counted_offered_and_taken() {
     }
     let out = run(dir.path());
     assert!(
-        out.contains("(3 games): 4 positions; a free capture in 2 (50.0%), one taken in 1 (50.0%);"),
+        out.contains(
+            "(3 games): 4 positions; a free capture in 2 (50.0%), one taken in 1 (50.0%);"
+        ),
         "{out}"
     );
 
@@ -76,7 +78,9 @@ fn threats_to_the_movers_pieces_are_counted_and_answered() {
     }
     let out = run(dir.path());
     assert!(
-        out.contains("a piece of the mover's (lance or more) threatened in 3 (100.0%), answered in 2 (66.7%)"),
+        out.contains(
+            "a piece of the mover's (lance or more) threatened in 3 (100.0%), answered in 2 (66.7%)"
+        ),
         "{out}"
     );
     // A pawn attacked is below the threshold: not counted.

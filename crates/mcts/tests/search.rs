@@ -808,8 +808,7 @@ fn gumbel_safe_puts_a_saving_move_among_the_considered() {
     use shogi_rules::{GameRules, Position, ShogiGame, Variant};
     // White's pawn on 5d attacks Black's rook on 5e; Black's king and golds have moves
     // that ignore it.
-    let pos =
-        Position::from_sfen(Variant::Shogi, "4k4/9/9/4p4/4R4/9/9/9/3GKG3 b - 1").unwrap();
+    let pos = Position::from_sfen(Variant::Shogi, "4k4/9/9/4p4/4R4/9/9/9/3GKG3 b - 1").unwrap();
     let game = ShogiGame::new(pos, GameRules::default());
     let searched_losses = |safe| {
         let c = SearchConfig {

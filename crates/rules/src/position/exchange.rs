@@ -96,15 +96,17 @@ impl Position {
     pub fn static_loss_after(&self, mv: Move, values: &ExchangeValues) -> i32 {
         let value = |k: PieceKind| values[k.index()] as i32;
         let mut won = 0;
-        if let Some(victim) = Piece::from_code(self.board[mv.to().index()]) {
-            if victim.kind != PieceKind::King {
-                won += value(victim.kind) + value(victim.kind.unpromote());
-            }
+        if let Some(victim) = Piece::from_code(self.board[mv.to().index()])
+            && victim.kind != PieceKind::King
+        {
+            won += value(victim.kind) + value(victim.kind.unpromote());
         }
-        if mv.is_promotion() {
-            if let Some(mover) = mv.from().and_then(|f| Piece::from_code(self.board[f.index()])) {
-                won += value(mover.kind.promote()) - value(mover.kind);
-            }
+        if mv.is_promotion()
+            && let Some(mover) = mv
+                .from()
+                .and_then(|f| Piece::from_code(self.board[f.index()]))
+        {
+            won += value(mover.kind.promote()) - value(mover.kind);
         }
         let mut after = self.clone();
         after.play_unchecked(mv);
