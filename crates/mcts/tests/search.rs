@@ -759,6 +759,24 @@ fn capped_leaves_are_adjudicated_like_the_recorded_game() {
     }
 }
 
+/// A search of `game` with `config`'s root made a noise-free Gumbel root of two
+/// considered moves (with uniform priors, the first two generated unless an option adds
+/// others) and the uniform evaluator.
+fn two_move_gumbel_root(
+    game: &shogi_rules::ShogiGame,
+    config: SearchConfig,
+) -> SearchResult<shogi_rules::Move> {
+    let c = SearchConfig {
+        root_selection: RootSelection::Gumbel,
+        gumbel_considered: 2,
+        gumbel_noise: false,
+        ..config
+    };
+    Search::new(c, 1)
+        .search(game, &UniformEvaluator::default(), &SearchLimits::default())
+        .unwrap()
+}
+
 /// `gumbel_captures`: a capture that wins material is searched even when the Gumbel
 /// top-k (here the first two moves, with uniform priors and no noise) leaves it out.
 #[test]
@@ -768,20 +786,13 @@ fn gumbel_captures_puts_a_free_piece_among_the_considered() {
     let pos = Position::from_sfen(Variant::Shogi, "4k4/9/9/9/4g4/9/9/4R4/4K4 b - 1").unwrap();
     let game = ShogiGame::new(pos, GameRules::default());
     let visits_of_capture = |captures| {
-        let c = SearchConfig {
-            root_selection: RootSelection::Gumbel,
-            gumbel_considered: 2,
-            gumbel_noise: false,
-            gumbel_captures: captures,
-            ..cfg(16, 1)
-        };
-        let r = Search::new(c, 1)
-            .search(
-                &game,
-                &UniformEvaluator::default(),
-                &SearchLimits::default(),
-            )
-            .unwrap();
+        let r = two_move_gumbel_root(
+            &game,
+            SearchConfig {
+                gumbel_captures: captures,
+                ..cfg(16, 1)
+            },
+        );
         let i = r
             .moves
             .iter()
@@ -811,20 +822,13 @@ fn gumbel_safe_puts_a_saving_move_among_the_considered() {
     let pos = Position::from_sfen(Variant::Shogi, "4k4/9/9/4p4/4R4/9/9/9/3GKG3 b - 1").unwrap();
     let game = ShogiGame::new(pos, GameRules::default());
     let searched_losses = |safe| {
-        let c = SearchConfig {
-            root_selection: RootSelection::Gumbel,
-            gumbel_considered: 2,
-            gumbel_noise: false,
-            gumbel_safe: safe,
-            ..cfg(16, 1)
-        };
-        let r = Search::new(c, 1)
-            .search(
-                &game,
-                &UniformEvaluator::default(),
-                &SearchLimits::default(),
-            )
-            .unwrap();
+        let r = two_move_gumbel_root(
+            &game,
+            SearchConfig {
+                gumbel_safe: safe,
+                ..cfg(16, 1)
+            },
+        );
         let searched: Vec<i32> = r
             .moves
             .iter()
