@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Ray launcher under faults, on a local two-node Ray cluster (tests/ray_launcher.rs).
+"""The Ray launcher under faults, on a local two-node Ray cluster (tests/cli_ray.rs).
 
 The head node (1 CPU) holds the learner; the second node (4 CPUs) the two self-play
 actors, whose directories are disjoint from the run directory. The smoke config runs
