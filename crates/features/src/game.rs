@@ -97,6 +97,32 @@ impl NetLayout {
     }
 }
 
+/// A position's input planes as their non-zero entries, for inputs that are mostly
+/// zero (tai shogi's 207 planes of 25x25 hold about 400 non-zero floats and three filled
+/// planes): what a sparse stem reads without the dense planes ever being written.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SparsePlanes {
+    /// `(plane * H * W + cell, value)` of every non-zero entry outside `fills`.
+    pub entries: Vec<(u32, f32)>,
+    /// `(plane, value)` of each plane that holds one value on every square.
+    pub fills: Vec<(u32, f32)>,
+}
+
+impl SparsePlanes {
+    /// Writes the dense planes into `out` (`input_planes * squares` floats, `squares`
+    /// floats a plane): zero, then the entries and the fills.
+    pub fn write_dense(&self, squares: usize, out: &mut [f32]) {
+        out.fill(0.0);
+        for &(index, value) in &self.entries {
+            out[index as usize] = value;
+        }
+        for &(plane, value) in &self.fills {
+            let plane = plane as usize;
+            out[plane * squares..(plane + 1) * squares].fill(value);
+        }
+    }
+}
+
 /// A game the network can play: its layout, its input planes and the policy index of
 /// each legal move.
 pub trait NetGame: Game {
@@ -106,6 +132,14 @@ pub trait NetGame: Game {
     /// Writes the input planes of `layout` (a layout of this game's variant, any feature
     /// set it offers) into `out` (`layout.input_size()` floats).
     fn encode_planes(&self, layout: &NetLayout, out: &mut [f32]);
+
+    /// Writes the input planes of `layout` as [`SparsePlanes`] into `out` and returns
+    /// true, or returns false where this game's planes are dense enough that writing
+    /// them whole is cheaper (the default; standard shogi and minishogi). Both encodings
+    /// must describe the same planes.
+    fn encode_sparse(&self, _layout: &NetLayout, _out: &mut SparsePlanes) -> bool {
+        false
+    }
 
     /// The policy index of a legal move (`None` only for a move of another game).
     fn move_index(&self, mv: Self::Move) -> Option<usize>;
@@ -141,6 +175,12 @@ impl NetGame for TaiGame {
     fn encode_planes(&self, layout: &NetLayout, out: &mut [f32]) {
         debug_assert_eq!(layout.features, FeatureSet::Pieces, "tai reads pieces only");
         shogi_tai::net::encode(self, self.repetitions(), out);
+    }
+
+    fn encode_sparse(&self, layout: &NetLayout, out: &mut SparsePlanes) -> bool {
+        debug_assert_eq!(layout.features, FeatureSet::Pieces, "tai reads pieces only");
+        shogi_tai::net::encode_sparse(self, self.repetitions(), &mut out.entries, &mut out.fills);
+        true
     }
 
     fn move_index(&self, mv: Self::Move) -> Option<usize> {

@@ -23,7 +23,7 @@ mod planes;
 mod policy;
 mod spec;
 
-pub use game::{NetGame, NetLayout};
+pub use game::{NetGame, NetLayout, SparsePlanes};
 pub use spec::{FromSpec, GameSpec, TOURNAMENT_MAX_PLIES, TRAINING_MAX_PLIES};
 
 pub use planes::{

@@ -7,12 +7,12 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use shogi_features::{NetGame, NetLayout};
+use shogi_features::{NetGame, NetLayout, SparsePlanes};
 use shogi_mcts::batch::{BatchModel, EvalOutput};
 use shogi_mcts::{EvalError, EvalRequest, Evaluator, Wdl};
 use shogi_rules::Variant;
 
-use crate::inference::Inference;
+use crate::inference::{Inference, PlanesRef};
 use crate::net::{DEFAULT_STEM_KERNEL, ModelConfig};
 
 /// The architecture for `variant` with the given tower size: input planes, board size and
@@ -194,17 +194,44 @@ impl<G: NetGame> Evaluator<G> for NetEvaluator {
 /// and the policy index of each legal move, in the order of the moves.
 #[derive(Clone, Debug)]
 pub struct NetInput {
-    /// `input_planes * H * W` floats.
-    pub planes: Vec<f32>,
+    /// The input planes, as the game wrote them.
+    pub planes: InputPlanes,
     /// Policy index of each legal move.
     pub policy_indices: Vec<u32>,
 }
 
+/// A position's input planes: dense, or sparse where the game writes them so (tai
+/// shogi: about 400 non-zero floats of 129,375; [`NetGame::encode_sparse`]).
+#[derive(Clone, Debug)]
+pub enum InputPlanes {
+    /// `input_planes * H * W` floats.
+    Dense(Vec<f32>),
+    /// The non-zero entries and filled planes.
+    Sparse(SparsePlanes),
+}
+
+impl InputPlanes {
+    /// A view for [`Inference::infer_legal_planes`].
+    pub fn as_planes(&self) -> PlanesRef<'_> {
+        match self {
+            InputPlanes::Dense(planes) => PlanesRef::Dense(planes),
+            InputPlanes::Sparse(planes) => PlanesRef::Sparse(planes),
+        }
+    }
+}
+
 /// Encodes a position for a network of `layout` (runs on the calling thread, so encoding
-/// is spread over the actors instead of serialised on the inference thread).
+/// is spread over the actors instead of serialised on the inference thread): sparse
+/// where the game offers it, else dense.
 pub fn encode_input<G: NetGame>(game: &G, layout: &NetLayout, moves: &[G::Move]) -> NetInput {
-    let mut planes = vec![0.0; layout.input_size()];
-    game.encode_planes(layout, &mut planes);
+    let mut sparse = SparsePlanes::default();
+    let planes = if game.encode_sparse(layout, &mut sparse) {
+        InputPlanes::Sparse(sparse)
+    } else {
+        let mut planes = vec![0.0; layout.input_size()];
+        game.encode_planes(layout, &mut planes);
+        InputPlanes::Dense(planes)
+    };
     let policy_indices = moves
         .iter()
         .map(|&mv| game.move_index(mv).map_or(u32::MAX, |i| i as u32))
@@ -221,7 +248,6 @@ pub fn encode_input<G: NetGame>(game: &G, layout: &NetLayout, moves: &[G::Move])
 pub struct NetBatchModel {
     inference: Inference,
     input_size: usize,
-    inputs: Vec<f32>,
 }
 
 impl NetBatchModel {
@@ -236,26 +262,27 @@ impl NetBatchModel {
         Ok(NetBatchModel {
             input_size: inference.config().input_size(),
             inference,
-            inputs: Vec::new(),
         })
     }
 }
 
 impl BatchModel<NetInput, EvalOutput> for NetBatchModel {
     fn run(&mut self, batch: &[NetInput]) -> Vec<EvalOutput> {
-        self.inputs.clear();
-        for input in batch {
-            assert_eq!(
-                input.planes.len(),
-                self.input_size,
-                "input planes of the wrong variant"
-            );
-            self.inputs.extend_from_slice(&input.planes);
-        }
+        let inputs: Vec<PlanesRef<'_>> = batch
+            .iter()
+            .map(|input| {
+                if let InputPlanes::Dense(planes) = &input.planes {
+                    assert_eq!(
+                        planes.len(),
+                        self.input_size,
+                        "input planes of the wrong variant"
+                    );
+                }
+                input.planes.as_planes()
+            })
+            .collect();
         let legal: Vec<&[u32]> = batch.iter().map(|i| i.policy_indices.as_slice()).collect();
-        let (logits, wdl) = self
-            .inference
-            .infer_legal(&self.inputs, batch.len(), &legal);
+        let (logits, wdl) = self.inference.infer_legal_planes(&inputs, &legal);
         let mut rest = logits.as_slice();
         batch
             .iter()

@@ -3,9 +3,11 @@
 use std::cell::RefCell;
 use std::path::Path;
 
+use shogi_features::SparsePlanes;
 use tch::{Device, Kind, Tensor};
 
 use crate::checkpoint::{CheckpointError, Expected, Manifest, load_checkpoint};
+use crate::frozen::FrozenNet;
 use crate::net::{Model, ModelConfig};
 
 /// Sets libtorch's intra-op CPU thread count (process-wide).
@@ -17,6 +19,26 @@ pub fn set_num_threads(n: usize) {
 /// the throughput of f32 on tensor cores, priors and values within about 1e-3 of f32.
 /// Matches and the gate measure networks in f32, as they were trained.
 pub const SELFPLAY_HALF_INFERENCE: bool = true;
+
+/// One position's input planes as [`Inference::infer_legal_planes`] reads them: written
+/// out (`input_planes * H * W` floats), or as their non-zero entries.
+#[derive(Clone, Copy, Debug)]
+pub enum PlanesRef<'a> {
+    /// Every float of every plane.
+    Dense(&'a [f32]),
+    /// The non-zero entries and the filled planes.
+    Sparse(&'a SparsePlanes),
+}
+
+impl PlanesRef<'_> {
+    /// Writes the dense planes into `out` (`squares` floats a plane).
+    pub fn write_dense(&self, squares: usize, out: &mut [f32]) {
+        match self {
+            PlanesRef::Dense(planes) => out.copy_from_slice(planes),
+            PlanesRef::Sparse(planes) => planes.write_dense(squares, out),
+        }
+    }
+}
 
 /// Options for [`Inference`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,6 +69,9 @@ impl Default for InferenceOptions {
 #[derive(Debug)]
 pub struct Inference {
     model: Model,
+    /// The model as [`Inference::infer_legal`] runs it (batch norms folded, the policy
+    /// only at legal moves), frozen when the inference was built.
+    frozen: FrozenNet,
     device: Device,
     half: bool,
     /// Pinned host buffer `[capacity, input_size]` for host-to-device copies (CUDA only).
@@ -68,8 +93,10 @@ impl Inference {
         if half {
             model.vs.half();
         }
+        let frozen = FrozenNet::new(&model.net, device, half);
         let me = Self {
             model,
+            frozen,
             device,
             half,
             staging: RefCell::new(None),
@@ -128,31 +155,45 @@ impl Inference {
         *cap = batch;
     }
 
-    /// Uploads `inputs` (`batch * input_size` floats) to the device as
-    /// `[batch, planes, H, W]` in the net's dtype.
-    fn upload(&self, inputs: &[f32], batch: usize) -> Tensor {
+    /// Uploads `inputs` (one a position) to the device as `[batch, planes, H, W]` in the
+    /// net's dtype, written once into the tensor's memory.
+    fn upload(&self, inputs: &[PlanesRef<'_>]) -> Tensor {
         let cfg = self.config();
+        let batch = inputs.len();
+        let input_size = cfg.input_size();
+        let squares = cfg.squares();
         let shape = [
             batch as i64,
             cfg.input_planes as i64,
             cfg.board_h as i64,
             cfg.board_w as i64,
         ];
-        let kind = if self.half { Kind::Half } else { Kind::Float };
+        let fill = |host: &Tensor| {
+            // SAFETY: `host` is a contiguous CPU f32 tensor of at least `batch *
+            // input_size` elements that nothing else references: a fresh tensor, or the
+            // staging buffer, private to `self` (not `Sync`) and borrowed until the
+            // synchronous copy to the device has finished.
+            let dst = unsafe {
+                std::slice::from_raw_parts_mut(host.data_ptr() as *mut f32, batch * input_size)
+            };
+            for (chunk, input) in dst.chunks_exact_mut(input_size).zip(inputs) {
+                input.write_dense(squares, chunk);
+            }
+        };
         if !self.device.is_cuda() {
-            return Tensor::from_slice(inputs).view(shape);
+            let host = Tensor::empty(
+                [batch as i64, input_size as i64],
+                (Kind::Float, Device::Cpu),
+            );
+            fill(&host);
+            return host.view(shape);
         }
+        let kind = if self.half { Kind::Half } else { Kind::Float };
         self.ensure_staging(batch);
         let staging = self.staging.borrow();
         let staging = staging.as_ref().expect("staging buffer allocated");
         let host = staging.narrow(0, 0, batch as i64);
-        // SAFETY: `staging` is a contiguous CPU f32 tensor of at least `batch * input_size`
-        // elements that nothing else references (it is private to `self`, which is not
-        // `Sync`, and the borrow is held until the synchronous copy below has finished).
-        unsafe {
-            let dst = std::slice::from_raw_parts_mut(host.data_ptr() as *mut f32, inputs.len());
-            dst.copy_from_slice(inputs);
-        }
+        fill(&host);
         host.to_device_(self.device, kind, false, false).view(shape)
     }
 
@@ -169,8 +210,12 @@ impl Inference {
         if batch == 0 {
             return (Vec::new(), Vec::new());
         }
+        let rows: Vec<PlanesRef<'_>> = inputs
+            .chunks_exact(cfg.input_size())
+            .map(PlanesRef::Dense)
+            .collect();
         tch::no_grad(|| {
-            let xs = self.upload(inputs, batch);
+            let xs = self.upload(&rows);
             let (policy, value) = self.model.forward_t(&xs, false);
             let policy = policy
                 .to_kind(Kind::Float)
@@ -190,10 +235,13 @@ impl Inference {
     }
 
     /// Runs `batch` positions like [`Inference::infer`], but returns only the policy
-    /// logits at each position's `legal[i]` indices, concatenated in that order (gathered
-    /// on the device, so a few dozen logits a position cross to the host instead of
-    /// `policy_size`; an index outside the policy gives `-inf`), and the `batch * 3`
-    /// win/draw/loss probabilities.
+    /// logits at each position's `legal[i]` indices, concatenated in that order (an index
+    /// outside the policy gives `-inf`), and the `batch * 3` win/draw/loss probabilities.
+    /// The network runs frozen (see `frozen.rs`: batch norms folded into the
+    /// convolutions, the policy's last layer evaluated only at those indices, a sparse
+    /// stem for tai shogi's inputs on the CPU), so a few dozen logits a position are
+    /// computed and cross to the host instead of `policy_size`; they equal the full
+    /// forward pass's to float rounding.
     ///
     /// # Panics
     /// If `inputs.len() != batch * input_size` or `legal.len() != batch`.
@@ -203,34 +251,59 @@ impl Inference {
         batch: usize,
         legal: &[&[u32]],
     ) -> (Vec<f32>, Vec<f32>) {
+        let input_size = self.config().input_size();
+        check_input_len(inputs, batch, input_size);
+        let rows: Vec<PlanesRef<'_>> = inputs
+            .chunks_exact(input_size)
+            .map(PlanesRef::Dense)
+            .collect();
+        self.infer_legal_planes(&rows, legal)
+    }
+
+    /// [`Inference::infer_legal`] on each position's planes as they were encoded (dense
+    /// or sparse), so a batch is never gathered into one buffer on the host.
+    ///
+    /// # Panics
+    /// If dense planes are not `input_size` floats, a sparse entry lies outside the
+    /// planes, or `legal.len() != inputs.len()`.
+    pub fn infer_legal_planes(
+        &self,
+        inputs: &[PlanesRef<'_>],
+        legal: &[&[u32]],
+    ) -> (Vec<f32>, Vec<f32>) {
         let cfg = self.config();
-        check_input_len(inputs, batch, cfg.input_size());
-        assert_eq!(legal.len(), batch, "one legal-index list per position");
-        if batch == 0 {
+        let input_size = cfg.input_size();
+        for input in inputs {
+            if let PlanesRef::Dense(planes) = input {
+                check_input_len(planes, 1, input_size);
+            }
+        }
+        assert_eq!(
+            legal.len(),
+            inputs.len(),
+            "one legal-index list per position"
+        );
+        if inputs.is_empty() {
             return (Vec::new(), Vec::new());
         }
         let policy_size = cfg.policy_size();
-        let mut flat = Vec::with_capacity(legal.iter().map(|l| l.len()).sum());
+        let mut pairs = Vec::with_capacity(legal.iter().map(|l| l.len()).sum());
         let mut outside = Vec::new();
         for (row, indices) in legal.iter().enumerate() {
             for &index in indices.iter() {
                 if (index as usize) < policy_size {
-                    flat.push((row * policy_size) as i64 + i64::from(index));
+                    pairs.push((row, index as usize));
                 } else {
-                    outside.push(flat.len());
-                    flat.push(0);
+                    outside.push(pairs.len());
+                    pairs.push((row, 0));
                 }
             }
         }
         tch::no_grad(|| {
-            let xs = self.upload(inputs, batch);
-            let (policy, value) = self.model.forward_t(&xs, false);
-            let index = Tensor::from_slice(&flat).to_device(self.device);
-            let picked = policy
-                .view([-1])
-                .index_select(0, &index)
-                .to_kind(Kind::Float)
-                .to_device(Device::Cpu);
+            let (picked, value) = self
+                .frozen
+                .forward_legal(inputs, &pairs, |inputs| self.upload(inputs));
+            let picked = picked.to_kind(Kind::Float).to_device(Device::Cpu);
             let wdl = value
                 .to_kind(Kind::Float)
                 .softmax(1, Kind::Float)

@@ -19,6 +19,7 @@
 mod checkpoint;
 mod device;
 pub mod evaluator;
+mod frozen;
 mod inference;
 mod net;
 mod service;
@@ -33,10 +34,12 @@ pub use device::{
     CudaBackend, DEFAULT_DEVICE, DeviceError, DeviceReport, check_device_syntax, parse_device,
 };
 pub use evaluator::{
-    DEFAULT_BLOCKS, DEFAULT_CHANNELS, NetBatchModel, NetEvaluator, NetInput, encode_input,
-    model_config_for, model_config_for_layout,
+    DEFAULT_BLOCKS, DEFAULT_CHANNELS, InputPlanes, NetBatchModel, NetEvaluator, NetInput,
+    encode_input, model_config_for, model_config_for_layout,
 };
-pub use inference::{Inference, InferenceOptions, SELFPLAY_HALF_INFERENCE, set_num_threads};
+pub use inference::{
+    Inference, InferenceOptions, PlanesRef, SELFPLAY_HALF_INFERENCE, set_num_threads,
+};
 pub use net::{DEFAULT_STEM_KERNEL, Model, ModelConfig, Net, valid_stem_kernel};
 pub use service::{NetService, NetServiceError, checkpoint_layout};
 pub use trainer::{

@@ -283,12 +283,15 @@ fn bn(p: nn::Path<'_>, c: usize) -> nn::BatchNorm {
     bn_with_scale(p, c, 1.0)
 }
 
+/// Every batch norm's epsilon (PyTorch's default; the inference net folds it in).
+pub(crate) const BN_EPS: f64 = 1e-5;
+
 /// Batch norm whose scale (gamma) starts at `gamma`.
 fn bn_with_scale(p: nn::Path<'_>, c: usize, gamma: f64) -> nn::BatchNorm {
     let cfg = nn::BatchNormConfig {
         ws_init: nn::Init::Const(gamma),
         bs_init: nn::Init::Const(0.0),
-        eps: 1e-5,
+        eps: BN_EPS,
         momentum: 0.1,
         ..Default::default()
     };
@@ -296,9 +299,9 @@ fn bn_with_scale(p: nn::Path<'_>, c: usize, gamma: f64) -> nn::BatchNorm {
 }
 
 #[derive(Debug)]
-struct ConvBn {
-    conv: nn::Conv2D,
-    bn: nn::BatchNorm,
+pub(crate) struct ConvBn {
+    pub(crate) conv: nn::Conv2D,
+    pub(crate) bn: nn::BatchNorm,
 }
 
 impl ConvBn {
@@ -309,9 +312,9 @@ impl ConvBn {
 }
 
 #[derive(Debug)]
-struct SqueezeExcite {
-    fc1: nn::Linear,
-    fc2: nn::Linear,
+pub(crate) struct SqueezeExcite {
+    pub(crate) fc1: nn::Linear,
+    pub(crate) fc2: nn::Linear,
 }
 
 impl SqueezeExcite {
@@ -331,7 +334,7 @@ impl SqueezeExcite {
         Self { fc1, fc2 }
     }
 
-    fn forward(&self, xs: &Tensor) -> Tensor {
+    pub(crate) fn forward(&self, xs: &Tensor) -> Tensor {
         let (b, c) = (xs.size()[0], xs.size()[1]);
         let s = xs
             .mean_dim([2i64, 3].as_slice(), false, None::<Kind>)
@@ -345,10 +348,10 @@ impl SqueezeExcite {
 }
 
 #[derive(Debug)]
-struct ResBlock {
-    conv1: ConvBn,
-    conv2: ConvBn,
-    se: Option<SqueezeExcite>,
+pub(crate) struct ResBlock {
+    pub(crate) conv1: ConvBn,
+    pub(crate) conv2: ConvBn,
+    pub(crate) se: Option<SqueezeExcite>,
 }
 
 impl ResBlock {
@@ -392,13 +395,13 @@ impl ResBlock {
 #[derive(Debug)]
 pub struct Net {
     config: ModelConfig,
-    stem: ConvBn,
-    tower: Vec<ResBlock>,
-    policy_conv: ConvBn,
-    policy_out: nn::Conv2D,
-    value_conv: ConvBn,
-    value_fc1: nn::Linear,
-    value_fc2: nn::Linear,
+    pub(crate) stem: ConvBn,
+    pub(crate) tower: Vec<ResBlock>,
+    pub(crate) policy_conv: ConvBn,
+    pub(crate) policy_out: nn::Conv2D,
+    pub(crate) value_conv: ConvBn,
+    pub(crate) value_fc1: nn::Linear,
+    pub(crate) value_fc2: nn::Linear,
     material_fc: Option<nn::Linear>,
 }
 

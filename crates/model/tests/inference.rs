@@ -187,8 +187,9 @@ fn cpu_throughput() {
     }
 }
 
-/// The legal-move logits gathered on the device are the full policy's entries at those
-/// indices, in order, with `-inf` for an index outside the policy; the values are the same.
+/// The legal-move logits (computed by the frozen net, only at those indices) are the full
+/// policy's entries at those indices to float rounding, in order, with `-inf` for an
+/// index outside the policy; the values are the same.
 #[test]
 fn infer_legal_gathers_the_full_policy_at_the_legal_indices() {
     let cfg = cfg();
@@ -205,7 +206,7 @@ fn infer_legal_gathers_the_full_policy_at_the_legal_indices() {
     let xs = inputs(&cfg, legal.len(), 4);
     let (full, wdl) = inf.infer(&xs, legal.len());
     let (picked, wdl_legal) = inf.infer_legal(&xs, legal.len(), &views);
-    assert_eq!(wdl, wdl_legal);
+    assert!(max_diff(&wdl, &wdl_legal) < 1e-5);
     let expected: Vec<f32> = legal
         .iter()
         .enumerate()
@@ -220,7 +221,13 @@ fn infer_legal_gathers_the_full_policy_at_the_legal_indices() {
             })
         })
         .collect();
-    assert_eq!(picked, expected);
+    assert_eq!(picked.len(), expected.len());
+    for (k, (got, want)) in picked.iter().zip(&expected).enumerate() {
+        assert!(
+            got == want || (got - want).abs() < 1e-4,
+            "legal logit {k}: {got} vs {want}"
+        );
+    }
     let (p0, w0) = inf.infer_legal(&[], 0, &[]);
     assert!(p0.is_empty() && w0.is_empty());
 }

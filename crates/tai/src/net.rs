@@ -64,11 +64,20 @@ fn oriented(side: Color, sq: Square) -> (i32, i32) {
     (s.row(), s.col())
 }
 
-/// Writes the input planes of `game`'s position into `out` (`input_planes() * 625`).
-pub fn encode(game: &TaiGame, repetitions: u32, out: &mut [f32]) {
+/// The input planes of `game`'s position as their non-zero entries, cleared first:
+/// `entries` gets `(plane * 625 + cell, value)` of each piece and promotion mark,
+/// `fills` `(plane, value)` of each plane that holds one value on every square (the
+/// ones, move-number and repetition planes). 207 planes of 625 hold about 400 non-zero
+/// entries and three fills, so a network's stem can read these instead of 129,375 floats.
+pub fn encode_sparse(
+    game: &TaiGame,
+    repetitions: u32,
+    entries: &mut Vec<(u32, f32)>,
+    fills: &mut Vec<(u32, f32)>,
+) {
+    entries.clear();
+    fills.clear();
     let kinds = Catalogue::get().len();
-    assert_eq!(out.len(), input_planes() * SQUARES, "tai input size");
-    out.fill(0.0);
     let pos = game.position();
     let side = pos.side_to_move();
     for (sq, p) in pos.pieces() {
@@ -76,17 +85,39 @@ pub fn encode(game: &TaiGame, repetitions: u32, out: &mut [f32]) {
         let cell = (r * SIZE as i32 + c) as usize;
         let own = p.color == side;
         let plane = usize::from(p.kind.0) + if own { 0 } else { kinds };
-        out[plane * SQUARES + cell] = 1.0;
+        entries.push(((plane * SQUARES + cell) as u32, 1.0));
         if p.promoted {
-            out[(2 * kinds + usize::from(!own)) * SQUARES + cell] = 1.0;
+            entries.push((
+                ((2 * kinds + usize::from(!own)) * SQUARES + cell) as u32,
+                1.0,
+            ));
         }
     }
-    let fill = |out: &mut [f32], plane: usize, v: f32| {
-        out[plane * SQUARES..(plane + 1) * SQUARES].fill(v);
-    };
-    fill(out, 2 * kinds + 2, 1.0);
-    fill(out, 2 * kinds + 3, game.ply() as f32 / MOVE_NUMBER_SCALE);
-    fill(out, 2 * kinds + 4, repetitions as f32 / 3.0);
+    let plane = |k: usize| (2 * kinds + k) as u32;
+    fills.push((plane(2), 1.0));
+    let move_number = game.ply() as f32 / MOVE_NUMBER_SCALE;
+    if move_number != 0.0 {
+        fills.push((plane(3), move_number));
+    }
+    if repetitions != 0 {
+        fills.push((plane(4), repetitions as f32 / 3.0));
+    }
+}
+
+/// Writes the input planes of `game`'s position into `out` (`input_planes() * 625`):
+/// [`encode_sparse`]'s entries and fills, every other float zero.
+pub fn encode(game: &TaiGame, repetitions: u32, out: &mut [f32]) {
+    assert_eq!(out.len(), input_planes() * SQUARES, "tai input size");
+    let (mut entries, mut fills) = (Vec::new(), Vec::new());
+    encode_sparse(game, repetitions, &mut entries, &mut fills);
+    out.fill(0.0);
+    for (index, value) in entries {
+        out[index as usize] = value;
+    }
+    for (plane, value) in fills {
+        let plane = plane as usize;
+        out[plane * SQUARES..(plane + 1) * SQUARES].fill(value);
+    }
 }
 
 fn direction_index(d: (i32, i32)) -> usize {

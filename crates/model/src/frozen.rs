@@ -1,0 +1,603 @@
+//! The network as inference runs it: the same function as [`Net::forward_t`] in eval
+//! mode, computed with less work.
+//!
+//! - Every batch norm is folded into the convolution before it (eval-mode batch norm is
+//!   an affine map per channel), so a block is two convolutions with biases.
+//! - The policy's last 1x1 convolution is evaluated only at the legal moves' entries:
+//!   each entry is one dot product of a square's policy features with a plane's
+//!   weights. Tai shogi's policy has 191,250 entries a position and a few hundred legal
+//!   moves; the full map was megabytes a batch, allocated and copied for nothing.
+//! - On the CPU, a large input (tai shogi's 207 planes of 25x25, [`SPARSE_STEM_MIN_INPUT`])
+//!   goes through the stem sparsely: a one-hot piece plane has one non-zero a piece, so
+//!   the stem is the sum of a few hundred kernel columns added onto the squares each
+//!   reaches, and a plane filled with one value adds that value times its kernel on
+//!   every square the kernel reaches from the board. The dense convolution read 129,375
+//!   inputs a position, most zero. The game writes its planes sparsely where it can
+//!   ([`shogi_features::NetGame::encode_sparse`]); dense planes are scanned.
+//!
+//! The weights are read once, when the frozen net is built: it does not follow later
+//! changes to the [`Net`] (an [`crate::Inference`] owns its model and never trains it).
+
+use shogi_features::SparsePlanes;
+use tch::{Device, Kind, Tensor};
+
+use crate::inference::PlanesRef;
+use crate::net::{BN_EPS, ConvBn, Net, SqueezeExcite};
+
+/// Inputs a position at or above which the CPU stem runs sparsely (floats:
+/// `input_planes * H * W`). Tai shogi's 129,375 are above it; standard shogi's 3,807 to
+/// 6,804 are far below, where the dense convolution is a few microseconds and the
+/// scatter's fixed costs would dominate.
+pub const SPARSE_STEM_MIN_INPUT: usize = 65_536;
+
+/// A convolution with its batch norm folded in.
+#[derive(Debug)]
+struct FoldedConv {
+    weight: Tensor,
+    bias: Tensor,
+    padding: i64,
+}
+
+impl FoldedConv {
+    /// `bn(conv(x))` in eval mode as one convolution: scale `gamma / sqrt(var + eps)`
+    /// multiplies the kernel, the shift becomes its bias. Computed in f32 and stored in
+    /// the conv's own dtype.
+    fn fold(conv_bn: &ConvBn) -> Self {
+        let ConvBn { conv, bn } = conv_bn;
+        let kind = conv.ws.kind();
+        let w = conv.ws.to_kind(Kind::Float);
+        let channels = w.size()[0];
+        let float = |t: &Option<Tensor>, fill: f64| match t {
+            Some(t) => t.to_kind(Kind::Float),
+            None => Tensor::full([channels], fill, (Kind::Float, w.device())),
+        };
+        let gamma = float(&bn.ws, 1.0);
+        let beta = float(&bn.bs, 0.0);
+        let conv_bias = float(&conv.bs, 0.0);
+        let mean = bn.running_mean.to_kind(Kind::Float);
+        let scale = gamma * (bn.running_var.to_kind(Kind::Float) + BN_EPS).rsqrt();
+        let weight = &w * scale.view([-1, 1, 1, 1]);
+        let bias = beta + (conv_bias - mean) * &scale;
+        FoldedConv {
+            padding: w.size()[2] / 2,
+            weight: weight.to_kind(kind),
+            bias: bias.to_kind(kind),
+        }
+    }
+
+    fn forward(&self, xs: &Tensor) -> Tensor {
+        xs.conv2d(
+            &self.weight,
+            Some(&self.bias),
+            [1, 1],
+            [self.padding, self.padding],
+            [1, 1],
+            1,
+        )
+    }
+}
+
+/// Squeeze-and-excitation weights (shallow copies of the net's).
+#[derive(Debug)]
+struct FrozenSe {
+    fc1: (Tensor, Tensor),
+    fc2: (Tensor, Tensor),
+}
+
+impl FrozenSe {
+    fn new(se: &SqueezeExcite) -> Self {
+        let copy = |l: &tch::nn::Linear| {
+            (
+                l.ws.shallow_clone(),
+                l.bs.as_ref()
+                    .expect("linear layers have biases")
+                    .shallow_clone(),
+            )
+        };
+        FrozenSe {
+            fc1: copy(&se.fc1),
+            fc2: copy(&se.fc2),
+        }
+    }
+
+    fn forward(&self, xs: &Tensor) -> Tensor {
+        let (b, c) = (xs.size()[0], xs.size()[1]);
+        let s = xs
+            .mean_dim([2i64, 3].as_slice(), false, None::<Kind>)
+            .linear(&self.fc1.0, Some(&self.fc1.1))
+            .relu()
+            .linear(&self.fc2.0, Some(&self.fc2.1))
+            .sigmoid()
+            .view([b, c, 1, 1]);
+        xs * s
+    }
+}
+
+#[derive(Debug)]
+struct FrozenBlock {
+    conv1: FoldedConv,
+    conv2: FoldedConv,
+    se: Option<FrozenSe>,
+}
+
+/// The stem as kernel columns added onto squares (see the module docs), in f32 on the
+/// CPU.
+#[derive(Debug)]
+struct SparseStem {
+    /// The folded kernel as `[planes][k * k][C]`: the column a tap of a plane adds.
+    taps: Vec<f32>,
+    /// The folded bias `[C]`.
+    bias: Vec<f32>,
+    planes: usize,
+    kernel: usize,
+}
+
+/// The inference network (see the module docs).
+#[derive(Debug)]
+pub(crate) struct FrozenNet {
+    height: usize,
+    width: usize,
+    channels: usize,
+    stem: FoldedConv,
+    sparse_stem: Option<SparseStem>,
+    tower: Vec<FrozenBlock>,
+    policy_conv: FoldedConv,
+    /// `[policy_planes, C]`: the last policy convolution's 1x1 kernel.
+    policy_weight: Tensor,
+    /// `[policy_planes]`.
+    policy_bias: Tensor,
+    value_conv: FoldedConv,
+    value_pool: bool,
+    value_fc1: (Tensor, Tensor),
+    value_fc2: (Tensor, Tensor),
+}
+
+impl FrozenNet {
+    /// Freezes `net` (its parameters on `device`; `half` when they are f16). The sparse
+    /// stem is used on the CPU in f32 for inputs of [`SPARSE_STEM_MIN_INPUT`] or more.
+    pub(crate) fn new(net: &Net, device: Device, half: bool) -> Self {
+        let sparse =
+            !device.is_cuda() && !half && net.config().input_size() >= SPARSE_STEM_MIN_INPUT;
+        if sparse {
+            keep_freed_memory();
+        }
+        FrozenNet::build(net, sparse)
+    }
+
+    fn build(net: &Net, sparse: bool) -> Self {
+        tch::no_grad(|| {
+            let cfg = net.config();
+            let stem = FoldedConv::fold(&net.stem);
+            let sparse_stem = sparse.then(|| sparse_stem(&stem));
+            let tower = net
+                .tower
+                .iter()
+                .map(|block| FrozenBlock {
+                    conv1: FoldedConv::fold(&block.conv1),
+                    conv2: FoldedConv::fold(&block.conv2),
+                    se: block.se.as_ref().map(FrozenSe::new),
+                })
+                .collect();
+            let out = &net.policy_out;
+            let policy_planes = out.ws.size()[0];
+            let linear = |l: &tch::nn::Linear| {
+                (
+                    l.ws.shallow_clone(),
+                    l.bs.as_ref()
+                        .expect("linear layers have biases")
+                        .shallow_clone(),
+                )
+            };
+            FrozenNet {
+                height: cfg.board_h,
+                width: cfg.board_w,
+                channels: cfg.channels,
+                stem,
+                sparse_stem,
+                tower,
+                policy_conv: FoldedConv::fold(&net.policy_conv),
+                policy_weight: out.ws.view([policy_planes, -1]).copy(),
+                policy_bias: out
+                    .bs
+                    .as_ref()
+                    .expect("the policy's last convolution has a bias")
+                    .copy(),
+                value_conv: FoldedConv::fold(&net.value_conv),
+                value_pool: cfg.value_pool,
+                value_fc1: linear(&net.value_fc1),
+                value_fc2: linear(&net.value_fc2),
+            }
+        })
+    }
+
+    /// Whether the stem runs sparsely.
+    #[cfg(test)]
+    fn is_sparse(&self) -> bool {
+        self.sparse_stem.is_some()
+    }
+
+    /// The stem's output `[B, C, H, W]` (before its ReLU) by adding kernel columns onto
+    /// squares; f32 on the CPU.
+    ///
+    /// # Panics
+    /// If a sparse entry or fill lies outside the planes.
+    fn sparse_stem_forward(&self, stem: &SparseStem, inputs: &[PlanesRef<'_>]) -> Tensor {
+        let (h, w, k, c) = (self.height, self.width, stem.kernel, self.channels);
+        let (hw, taps, pad) = (h * w, k * k, k / 2);
+        let mut out = vec![0.0f32; inputs.len() * c * hw];
+        let mut scanned = SparsePlanes::default();
+        let mut filled = vec![0.0f32; taps * c];
+        // One position square-major (`[H * W][C]`), so every addition is a run of C
+        // contiguous floats; transposed into `out` at the end.
+        let mut acc = vec![0.0f32; hw * c];
+        let add = |into: &mut [f32], from: &[f32], scale: f32| {
+            for (x, &y) in into.iter_mut().zip(from) {
+                *x += scale * y;
+            }
+        };
+        for (input, o) in inputs.iter().zip(out.chunks_exact_mut(c * hw)) {
+            let planes = match *input {
+                PlanesRef::Sparse(planes) => planes,
+                PlanesRef::Dense(dense) => {
+                    scan(dense, hw, &mut scanned);
+                    &scanned
+                }
+            };
+            for square in acc.chunks_exact_mut(c) {
+                square.copy_from_slice(&stem.bias);
+            }
+            if !planes.fills.is_empty() {
+                // The filled planes' kernels summed per tap; tap (ky, kx) reaches the
+                // output squares whose input square (r + ky - pad, x + kx - pad) is on
+                // the board.
+                filled.fill(0.0);
+                for &(p, v) in &planes.fills {
+                    let p = p as usize;
+                    assert!(p < stem.planes, "filled plane {p} of {}", stem.planes);
+                    add(&mut filled, &stem.taps[p * taps * c..(p + 1) * taps * c], v);
+                }
+                for ky in 0..k {
+                    let rows = pad.saturating_sub(ky)..(h + pad - ky).min(h);
+                    for kx in 0..k {
+                        let cols = pad.saturating_sub(kx)..(w + pad - kx).min(w);
+                        let column = &filled[(ky * k + kx) * c..(ky * k + kx + 1) * c];
+                        for r in rows.clone() {
+                            let run = &mut acc[(r * w + cols.start) * c..(r * w + cols.end) * c];
+                            for square in run.chunks_exact_mut(c) {
+                                add(square, column, 1.0);
+                            }
+                        }
+                    }
+                }
+            }
+            for &(index, v) in &planes.entries {
+                let index = index as usize;
+                let (p, cell) = (index / hw, index % hw);
+                assert!(
+                    p < stem.planes,
+                    "input entry {index} beyond {} planes",
+                    stem.planes
+                );
+                let (r, x) = (cell / w, cell % w);
+                // Input (r, x) reaches output (r + pad - ky, x + pad - kx) through tap
+                // (ky, kx) of the cross-correlation.
+                for ky in 0..k {
+                    let Some(tr) = (r + pad).checked_sub(ky).filter(|&tr| tr < h) else {
+                        continue;
+                    };
+                    for kx in 0..k {
+                        let Some(tx) = (x + pad).checked_sub(kx).filter(|&tx| tx < w) else {
+                            continue;
+                        };
+                        let at = (p * taps + ky * k + kx) * c;
+                        let target = (tr * w + tx) * c;
+                        add(&mut acc[target..target + c], &stem.taps[at..at + c], v);
+                    }
+                }
+            }
+            for (cell, square) in acc.chunks_exact(c).enumerate() {
+                for (ch, &x) in square.iter().enumerate() {
+                    o[ch * hw + cell] = x;
+                }
+            }
+        }
+        Tensor::from_slice(&out).view([inputs.len() as i64, c as i64, h as i64, w as i64])
+    }
+
+    /// The policy logits at `legal` (`(position, policy index)` pairs, each index below
+    /// the policy's size) and the value logits `[B, 3]`, for `inputs` (one a position).
+    /// `upload` turns them into the dense input `[B, planes, H, W]` on the net's device
+    /// and dtype when the stem is dense.
+    pub(crate) fn forward_legal(
+        &self,
+        inputs: &[PlanesRef<'_>],
+        legal: &[(usize, usize)],
+        upload: impl FnOnce(&[PlanesRef<'_>]) -> Tensor,
+    ) -> (Tensor, Tensor) {
+        let hw = self.height * self.width;
+        let stem = match &self.sparse_stem {
+            Some(sparse) => self.sparse_stem_forward(sparse, inputs),
+            None => self.stem.forward(&upload(inputs)),
+        };
+        let mut t = stem.relu();
+        for block in &self.tower {
+            let h = block.conv1.forward(&t).relu();
+            let mut h = block.conv2.forward(&h);
+            if let Some(se) = &block.se {
+                h = se.forward(&h);
+            }
+            t = (h + &t).relu();
+        }
+        let batch = inputs.len() as i64;
+        let device = t.device();
+        let features = self
+            .policy_conv
+            .forward(&t)
+            .relu()
+            .permute([0, 2, 3, 1])
+            .reshape([batch * hw as i64, self.channels as i64]);
+        let (squares, planes): (Vec<i64>, Vec<i64>) = legal
+            .iter()
+            .map(|&(b, index)| ((b * hw + index % hw) as i64, (index / hw) as i64))
+            .unzip();
+        let squares = Tensor::from_slice(&squares).to_device(device);
+        let planes = Tensor::from_slice(&planes).to_device(device);
+        let logits = (features.index_select(0, &squares)
+            * self.policy_weight.index_select(0, &planes))
+        .sum_dim_intlist([1i64].as_slice(), false, None::<Kind>)
+            + self.policy_bias.index_select(0, &planes);
+        let value_map = self.value_conv.forward(&t).relu();
+        let value_features = if self.value_pool {
+            let squares = [2i64, 3];
+            let mean = value_map.mean_dim(squares.as_slice(), false, None::<Kind>);
+            let max = value_map.amax(squares.as_slice(), false);
+            Tensor::cat(&[mean, max], 1)
+        } else {
+            value_map.flatten(1, -1)
+        };
+        let value = value_features
+            .linear(&self.value_fc1.0, Some(&self.value_fc1.1))
+            .relu()
+            .linear(&self.value_fc2.0, Some(&self.value_fc2.1));
+        (logits, value)
+    }
+}
+
+/// Tells glibc's allocator to keep freed memory in the process (once, process-wide): a
+/// tai-sized batch allocates and frees megabytes of activations every forward pass,
+/// which by default go back to the kernel (blocks above the mmap threshold, heap tops
+/// above the trim threshold) and come back as page faults of zeroed pages: 13-18% of a
+/// tai self-play profile. Standard shogi's tensors are a few kilobytes and keep the
+/// defaults.
+fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            // SAFETY: mallopt only changes allocator parameters; these two are
+            // thresholds, valid at any time and from any thread.
+            unsafe {
+                libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+                libc::mallopt(libc::M_TRIM_THRESHOLD, 1 << 30);
+            }
+        });
+    }
+}
+
+/// The folded stem as kernel columns (f32, CPU).
+fn sparse_stem(stem: &FoldedConv) -> SparseStem {
+    let weight = stem.weight.to_kind(Kind::Float).to_device(Device::Cpu);
+    let size = weight.size();
+    let taps = weight.permute([1, 2, 3, 0]).contiguous().view([-1]);
+    let bias = stem.bias.to_kind(Kind::Float).to_device(Device::Cpu);
+    SparseStem {
+        taps: Vec::<f32>::try_from(&taps).expect("stem kernel to Vec<f32>"),
+        bias: Vec::<f32>::try_from(&bias).expect("stem bias to Vec<f32>"),
+        planes: size[1] as usize,
+        kernel: size[2] as usize,
+    }
+}
+
+/// `dense`'s planes (`squares` floats each) as sparse entries and fills: a plane that
+/// holds one non-zero value on every square is a fill.
+fn scan(dense: &[f32], squares: usize, out: &mut SparsePlanes) {
+    out.entries.clear();
+    out.fills.clear();
+    for (p, plane) in dense.chunks_exact(squares).enumerate() {
+        let first = plane[0];
+        if first != 0.0 && plane.iter().all(|&x| x == first) {
+            out.fills.push((p as u32, first));
+            continue;
+        }
+        for (cell, &x) in plane.iter().enumerate() {
+            if x != 0.0 {
+                out.entries.push(((p * squares + cell) as u32, x));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::{Model, ModelConfig};
+
+    fn config(
+        input_planes: usize,
+        board: usize,
+        stem_kernel: usize,
+        se: bool,
+        pool: bool,
+    ) -> ModelConfig {
+        ModelConfig {
+            blocks: 2,
+            channels: 8,
+            input_planes,
+            board_h: board,
+            board_w: board,
+            policy_planes: 5,
+            value_channels: 3,
+            value_hidden: 16,
+            se,
+            value_pool: pool,
+            material_head: false,
+            stem_kernel,
+        }
+    }
+
+    /// A model whose batch norms hold statistics and scales far from their initial ones,
+    /// so a wrong fold cannot pass.
+    fn trained_looking(cfg: &ModelConfig, seed: i64) -> Model {
+        tch::manual_seed(seed);
+        let model = Model::new(cfg, Device::Cpu);
+        tch::no_grad(|| {
+            for (name, mut t) in model.vs.variables() {
+                let shape = t.size();
+                let r = Tensor::rand(shape.as_slice(), (Kind::Float, Device::Cpu));
+                if name.ends_with("running_var") {
+                    t.copy_(&(r * 2.0 + 0.3));
+                } else if name.contains("bn") && name.ends_with("weight") {
+                    t.copy_(&(r + 0.5));
+                } else if name.ends_with("running_mean") || name.contains("bn") {
+                    t.copy_(&(r - 0.5));
+                }
+            }
+        });
+        model
+    }
+
+    /// Sparse-looking rows: one-hot planes with a few entries, a plane of ones, a plane
+    /// filled with a fraction, some fractional and negative entries.
+    fn rows(cfg: &ModelConfig, batch: usize) -> Vec<Vec<f32>> {
+        let hw = cfg.squares();
+        (0..batch)
+            .map(|b| {
+                let mut row = vec![0.0; cfg.input_size()];
+                for p in 0..cfg.input_planes {
+                    let plane = &mut row[p * hw..(p + 1) * hw];
+                    match p % 5 {
+                        0 => plane.fill(1.0),
+                        1 => plane.fill(0.25 * (b as f32 + 1.0)),
+                        2 => {}
+                        _ => {
+                            for (i, x) in plane.iter_mut().enumerate() {
+                                if (i * 7 + p * 3 + b) % 11 == 0 {
+                                    *x = if i % 3 == 0 { -0.5 } else { 1.0 };
+                                }
+                            }
+                        }
+                    }
+                }
+                // A plane that is all equal but zero is empty, not filled; one that is
+                // all equal except a cell is not filled either.
+                row[3 * hw..4 * hw].fill(2.0);
+                row[3 * hw + hw - 1] = 0.0;
+                row
+            })
+            .collect()
+    }
+
+    fn reference(model: &Model, rows: &[Vec<f32>]) -> (Tensor, Tensor) {
+        tch::no_grad(|| {
+            let flat: Vec<f32> = rows.concat();
+            let xs = Tensor::from_slice(&flat).view([rows.len() as i64, -1]);
+            model.forward_t(&xs, false)
+        })
+    }
+
+    fn check(cfg: &ModelConfig, sparse: bool) {
+        let model = trained_looking(cfg, 7);
+        let frozen = FrozenNet::build(&model.net, sparse);
+        assert_eq!(frozen.is_sparse(), sparse);
+        let rows = rows(cfg, 3);
+        let (policy, value) = reference(&model, &rows);
+        let policy_size = cfg.policy_size();
+        let legal: Vec<(usize, usize)> = (0..3)
+            .flat_map(|b| {
+                (0..policy_size)
+                    .filter(move |i| (i + b) % 3 == 0)
+                    .map(move |i| (b, i))
+            })
+            .collect();
+        // Each stem reads dense planes and sparse ones (the scan's, which the
+        // scan-free path must agree with) alike.
+        let sparse_planes: Vec<SparsePlanes> = rows
+            .iter()
+            .map(|row| {
+                let mut planes = SparsePlanes::default();
+                scan(row, cfg.squares(), &mut planes);
+                planes
+            })
+            .collect();
+        assert!(
+            sparse_planes
+                .iter()
+                .all(|p| !p.fills.is_empty() && !p.entries.is_empty())
+        );
+        let dense: Vec<PlanesRef<'_>> = rows.iter().map(|r| PlanesRef::Dense(r)).collect();
+        let sparse: Vec<PlanesRef<'_>> = sparse_planes.iter().map(PlanesRef::Sparse).collect();
+        for inputs in [dense, sparse] {
+            check_inputs(cfg, &frozen, &inputs, &legal, &policy, &value);
+        }
+    }
+
+    fn check_inputs(
+        cfg: &ModelConfig,
+        frozen: &FrozenNet,
+        inputs: &[PlanesRef<'_>],
+        legal: &[(usize, usize)],
+        policy: &Tensor,
+        value: &Tensor,
+    ) {
+        let policy_size = cfg.policy_size();
+        let (logits, frozen_value) = tch::no_grad(|| {
+            frozen.forward_legal(inputs, legal, |inputs| {
+                let mut flat = vec![0.0; inputs.len() * cfg.input_size()];
+                for (input, out) in inputs.iter().zip(flat.chunks_exact_mut(cfg.input_size())) {
+                    input.write_dense(cfg.squares(), out);
+                }
+                Tensor::from_slice(&flat).view([
+                    inputs.len() as i64,
+                    cfg.input_planes as i64,
+                    cfg.board_h as i64,
+                    cfg.board_w as i64,
+                ])
+            })
+        });
+        let logits = Vec::<f32>::try_from(&logits).unwrap();
+        let policy = Vec::<f32>::try_from(&policy.view([-1])).unwrap();
+        assert_eq!(logits.len(), legal.len());
+        let scale = policy.iter().fold(1.0f32, |m, x| m.max(x.abs()));
+        for (&(b, i), got) in legal.iter().zip(&logits) {
+            let want = policy[b * policy_size + i];
+            assert!(
+                (got - want).abs() <= 1e-4 * scale,
+                "logit {i} of position {b}: {got} vs {want}"
+            );
+        }
+        let diff = (frozen_value - value).abs().max().double_value(&[]);
+        assert!(diff < 1e-4, "value logits differ by {diff}");
+    }
+
+    #[test]
+    fn the_dense_frozen_net_computes_the_eval_forward() {
+        check(&config(6, 5, 3, false, false), false);
+        check(&config(6, 5, 3, true, true), false);
+        check(&config(6, 5, 1, false, false), false);
+    }
+
+    #[test]
+    fn the_sparse_stem_computes_the_dense_convolution() {
+        check(&config(11, 7, 3, false, false), true);
+        check(&config(11, 7, 5, true, true), true);
+        check(&config(11, 7, 1, false, false), true);
+    }
+
+    #[test]
+    fn only_large_inputs_on_the_cpu_get_the_sparse_stem() {
+        let small = Model::new(&config(6, 5, 3, false, false), Device::Cpu);
+        assert!(!FrozenNet::new(&small.net, Device::Cpu, false).is_sparse());
+        let tai_sized = Model::new(&config(207, 25, 1, false, false), Device::Cpu);
+        assert!(FrozenNet::new(&tai_sized.net, Device::Cpu, false).is_sparse());
+    }
+}
