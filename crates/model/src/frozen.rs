@@ -22,7 +22,7 @@ use shogi_features::SparsePlanes;
 use tch::{Device, Kind, Tensor};
 
 use crate::inference::PlanesRef;
-use crate::net::{BN_EPS, ConvBn, Net, SqueezeExcite};
+use crate::net::{BN_EPS, ConvBn, Net, SqueezeExcite, value_features};
 
 /// Inputs a position at or above which the CPU stem runs sparsely (floats:
 /// `input_planes * H * W`). Tai shogi's 129,375 are above it; standard shogi's 3,807 to
@@ -77,6 +77,12 @@ impl FoldedConv {
     }
 }
 
+/// A linear layer's weight and bias (shallow copies: the same storage).
+fn linear_weights(l: &tch::nn::Linear) -> (Tensor, Tensor) {
+    let bias = l.bs.as_ref().expect("linear layers have biases");
+    (l.ws.shallow_clone(), bias.shallow_clone())
+}
+
 /// Squeeze-and-excitation weights (shallow copies of the net's).
 #[derive(Debug)]
 struct FrozenSe {
@@ -86,17 +92,9 @@ struct FrozenSe {
 
 impl FrozenSe {
     fn new(se: &SqueezeExcite) -> Self {
-        let copy = |l: &tch::nn::Linear| {
-            (
-                l.ws.shallow_clone(),
-                l.bs.as_ref()
-                    .expect("linear layers have biases")
-                    .shallow_clone(),
-            )
-        };
         FrozenSe {
-            fc1: copy(&se.fc1),
-            fc2: copy(&se.fc2),
+            fc1: linear_weights(&se.fc1),
+            fc2: linear_weights(&se.fc2),
         }
     }
 
@@ -180,14 +178,6 @@ impl FrozenNet {
                 .collect();
             let out = &net.policy_out;
             let policy_planes = out.ws.size()[0];
-            let linear = |l: &tch::nn::Linear| {
-                (
-                    l.ws.shallow_clone(),
-                    l.bs.as_ref()
-                        .expect("linear layers have biases")
-                        .shallow_clone(),
-                )
-            };
             FrozenNet {
                 height: cfg.board_h,
                 width: cfg.board_w,
@@ -204,8 +194,8 @@ impl FrozenNet {
                     .copy(),
                 value_conv: FoldedConv::fold(&net.value_conv),
                 value_pool: cfg.value_pool,
-                value_fc1: linear(&net.value_fc1),
-                value_fc2: linear(&net.value_fc2),
+                value_fc1: linear_weights(&net.value_fc1),
+                value_fc2: linear_weights(&net.value_fc2),
             }
         })
     }
@@ -347,15 +337,7 @@ impl FrozenNet {
         .sum_dim_intlist([1i64].as_slice(), false, None::<Kind>)
             + self.policy_bias.index_select(0, &planes);
         let value_map = self.value_conv.forward(&t).relu();
-        let value_features = if self.value_pool {
-            let squares = [2i64, 3];
-            let mean = value_map.mean_dim(squares.as_slice(), false, None::<Kind>);
-            let max = value_map.amax(squares.as_slice(), false);
-            Tensor::cat(&[mean, max], 1)
-        } else {
-            value_map.flatten(1, -1)
-        };
-        let value = value_features
+        let value = value_features(&value_map, self.value_pool)
             .linear(&self.value_fc1.0, Some(&self.value_fc1.1))
             .relu()
             .linear(&self.value_fc2.0, Some(&self.value_fc2.1));

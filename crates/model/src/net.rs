@@ -510,14 +510,7 @@ impl Net {
             .apply(&self.policy_out)
             .flatten(1, -1);
         let value_map = self.value_conv.forward_t(&t, train).relu();
-        let value_features = if cfg.value_pool {
-            let squares = [2i64, 3];
-            let mean = value_map.mean_dim(squares.as_slice(), false, None::<Kind>);
-            let max = value_map.amax(squares.as_slice(), false);
-            Tensor::cat(&[mean, max], 1)
-        } else {
-            value_map.flatten(1, -1)
-        };
+        let value_features = value_features(&value_map, cfg.value_pool);
         let hidden = value_features.apply(&self.value_fc1).relu();
         let value = hidden.apply(&self.value_fc2);
         let material = match (&self.material_fc, material) {
@@ -525,6 +518,19 @@ impl Net {
             _ => None,
         };
         (policy, value, material)
+    }
+}
+
+/// The value head's input from its convolution's map `[B, channels, H, W]`: each
+/// channel's mean and max over the board (`pool`), or every square's channels.
+pub(crate) fn value_features(value_map: &Tensor, pool: bool) -> Tensor {
+    if pool {
+        let squares = [2i64, 3];
+        let mean = value_map.mean_dim(squares.as_slice(), false, None::<Kind>);
+        let max = value_map.amax(squares.as_slice(), false);
+        Tensor::cat(&[mean, max], 1)
+    } else {
+        value_map.flatten(1, -1)
     }
 }
 
