@@ -142,6 +142,15 @@ fn cuda_inference_matches_cpu() {
             eprintln!("cuda half={half} batch={batch}: policy diff {dp:e}, wdl diff {dw:e}");
             assert!(dp < tp, "policy diff {dp}");
             assert!(dw < tw, "wdl diff {dw}");
+            // The frozen net (folded batch norms, the policy at legal indices) on the
+            // device: every index of every position.
+            let every: Vec<u32> = (0..cfg.policy_size() as u32).collect();
+            let legal: Vec<&[u32]> = (0..batch).map(|_| every.as_slice()).collect();
+            let (lp, lw) = inf.infer_legal(&xs, batch, &legal);
+            let (dp, dw) = (max_diff(&lp, &rp), max_diff(&lw, &rw));
+            eprintln!("cuda half={half} batch={batch}: infer_legal diff {dp:e}, wdl {dw:e}");
+            assert!(dp < tp, "legal policy diff {dp}");
+            assert!(dw < tw, "legal wdl diff {dw}");
         }
     }
 }
