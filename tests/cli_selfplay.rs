@@ -38,7 +38,7 @@ fn selfplay_with_a_fresh_network_writes_replayable_games() {
     assert!(skipped.is_empty());
     assert_eq!(games.len(), 3);
     for g in &games {
-        shogi_records::convert::replay(g).unwrap();
+        shogi_registry::export::replay(g).unwrap();
     }
 }
 
@@ -107,7 +107,7 @@ fn tai_shogi_selfplay_writes_games_that_replay() {
         assert_eq!(g.variant, "tai");
         assert_eq!(g.moves.len(), 12);
         let mut searched = 0;
-        let end = <shogi_tai::TaiGame as shogi_records::RecordGame>::replay_each(g, |_, m| {
+        let end = <shogi_tai::TaiGame as shogi_registry::RecordGame>::replay_each(g, |_, m| {
             searched += usize::from(!m.searched.is_empty());
         })
         .unwrap();

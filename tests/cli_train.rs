@@ -651,7 +651,7 @@ fn tai_shogi_trains_through_the_same_loop() {
     for g in &games {
         // The records carry the rule options they were played under (the Q3 lion dog).
         assert_eq!(g.impasse, 8);
-        <shogi_tai::TaiGame as shogi_records::RecordGame>::replay_each(g, |_, _| {}).unwrap();
+        <shogi_tai::TaiGame as shogi_registry::RecordGame>::replay_each(g, |_, _| {}).unwrap();
     }
     // The arena plays tai shogi: the newest network against a random mover.
     let (_, newest) = accepted.last().unwrap();

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use shogi_game::Game;
-use shogi_records::RecordGame;
 use shogi_records::record::GameRecord;
+use shogi_registry::RecordGame;
 
 const BIN: &str = env!("CARGO_BIN_EXE_shogi-zero");
 

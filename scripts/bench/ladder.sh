@@ -24,6 +24,8 @@
 #                     (learns.sh passes the run's selfplay.gumbel_captures)
 #   LADDER_GUMBEL_SAFE  1: half that root's moves lose nothing by static exchange
 #                     (learns.sh passes the run's selfplay.gumbel_safe)
+#   LADDER_GUMBEL_SAFETY  that root's penalty per point left en prise (default 0:
+#                     off; learns.sh passes the run's selfplay.gumbel_safety)
 #   LADDER_GUMBEL_C_SCALE  that root's c_scale (default -: the binary's default;
 #                     learns.sh passes the run's selfplay.gumbel_c_scale)
 #   LADDER_LEAF_MATE  nodes of the network's mate search at every new leaf (default 0:
@@ -82,6 +84,9 @@ echo "ladder: $net ($variant, $sims simulations) against ${rungs[*]}; $games gam
 captures=()
 if [ "${LADDER_GUMBEL_CAPTURES:-0}" = 1 ]; then captures=(--gumbel-captures); fi
 if [ "${LADDER_GUMBEL_SAFE:-0}" = 1 ]; then captures+=(--gumbel-safe); fi
+if [ "${LADDER_GUMBEL_SAFETY:-0}" != 0 ] && [ "${LADDER_GUMBEL_SAFETY:-0}" != 0.0 ]; then
+  captures+=(--gumbel-safety "$LADDER_GUMBEL_SAFETY")
+fi
 if [ "${LADDER_GUMBEL_C_SCALE:--}" != - ]; then captures+=(--gumbel-c-scale "$LADDER_GUMBEL_C_SCALE"); fi
 
 # One match into $out/$name.

@@ -29,7 +29,7 @@ fi
 # Tai shogi games are also played to the run's own ply cap and adjudicated by its own
 # material margin (its games rarely end by the rules inside a CPU budget); shogi and
 # minishogi keep the match defaults, the fixed scale's.
-read -r gumbel leaf_mate tai_cap tai_margin captures safe c_scale < <("${SHOGI_ZERO_PYTHON:-python3}" - "$run/config.toml" "${EVAL_ROOT:-run}" <<'PY'
+read -r gumbel leaf_mate tai_cap tai_margin captures safe c_scale safety < <("${SHOGI_ZERO_PYTHON:-python3}" - "$run/config.toml" "${EVAL_ROOT:-run}" <<'PY'
 import re, sys
 # The resolved config writes every key as `key = value`; Python 3.10 has no tomllib.
 # (A snapshot holds every key; the fallbacks below are SearchConfig::default()'s.)
@@ -49,7 +49,8 @@ print(int(selfplay.get("gumbel_considered", 16)) if gumbel else 0, int(selfplay.
       int(gumbel and selfplay.get("gumbel_captures", "false") == "true"),
       int(gumbel and selfplay.get("gumbel_safe", "false") == "true"),
       # Runs from before the key existed searched at the default: no flag then.
-      selfplay.get("gumbel_c_scale", "-") if gumbel else "-")
+      selfplay.get("gumbel_c_scale", "-") if gumbel else "-",
+      selfplay.get("gumbel_safety", "0") if gumbel else "0")
 PY
 )
 rules=()
@@ -60,6 +61,10 @@ fi
 if [ "$safe" = 1 ]; then
   # Half the root's moves lose nothing by static exchange, as in the run's self-play.
   rules+=(--gumbel-safe)
+fi
+if [ "$safety" != 0 ] && [ "$safety" != 0.0 ]; then
+  # The root's logits lose the run's penalty per point a move leaves en prise.
+  rules+=(--gumbel-safety "$safety")
 fi
 if [ "$c_scale" != - ]; then
   rules+=(--gumbel-c-scale "$c_scale")
@@ -106,5 +111,5 @@ for name in ("vs-random", "vs-initial"):
 PY
 # The fixed scale (anchor alphabeta:depth=1 = 0 Elo): LADDER_GAMES per pairing, 0 to skip.
 if [ "${LADDER_GAMES:-100}" != 0 ]; then
-  SHOGI_ZERO_BIN="$bin" LADDER_GUMBEL="$gumbel" LADDER_LEAF_MATE="$leaf_mate" LADDER_GUMBEL_CAPTURES="$captures" LADDER_GUMBEL_SAFE="$safe" LADDER_GUMBEL_C_SCALE="$c_scale" bash scripts/bench/ladder.sh "$run" "${LADDER_GAMES:-100}" "$sims"
+  SHOGI_ZERO_BIN="$bin" LADDER_GUMBEL="$gumbel" LADDER_LEAF_MATE="$leaf_mate" LADDER_GUMBEL_CAPTURES="$captures" LADDER_GUMBEL_SAFE="$safe" LADDER_GUMBEL_C_SCALE="$c_scale" LADDER_GUMBEL_SAFETY="$safety" bash scripts/bench/ladder.sh "$run" "${LADDER_GAMES:-100}" "$sims"
 fi

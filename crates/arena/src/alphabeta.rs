@@ -237,6 +237,28 @@ pub struct AlphaBetaResult<M = Move> {
 }
 
 impl<M> AlphaBetaResult<M> {
+    /// No move yet: the score of being mated, before the first iteration.
+    pub(crate) fn empty() -> Self {
+        AlphaBetaResult {
+            best_move: None,
+            score: -MATE,
+            depth: 0,
+            nodes: 0,
+        }
+    }
+
+    /// Keeps a completed iteration at `depth` (its best move, where it found one, and
+    /// its score); true when the score is a mate within the horizon, which no deeper
+    /// iteration will change.
+    pub(crate) fn complete_iteration(&mut self, best: Option<M>, score: i32, depth: u32) -> bool {
+        if best.is_some() {
+            self.best_move = best;
+        }
+        self.score = score;
+        self.depth = depth;
+        score.abs() >= MATE_BOUND && (MATE - score.abs()) <= depth as i32
+    }
+
     /// Plies to the mate the score announces (positive: the side to move mates).
     pub fn mate_in(&self) -> Option<i32> {
         if self.score >= MATE_BOUND {
@@ -423,12 +445,7 @@ impl AlphaBeta {
         let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         let mut legal = MoveList::new();
         pos.generate(&mut legal);
-        let mut result = AlphaBetaResult {
-            best_move: None,
-            score: -(MATE),
-            depth: 0,
-            nodes: 0,
-        };
+        let mut result = AlphaBetaResult::empty();
         if legal.is_empty() {
             return result;
         }
@@ -441,11 +458,7 @@ impl AlphaBeta {
             if self.budget.aborted {
                 break;
             }
-            result.best_move = mv.or(result.best_move);
-            result.score = score;
-            result.depth = depth;
-            // A mate within the horizon will not change.
-            if score.abs() >= MATE_BOUND && (MATE - score.abs()) <= depth as i32 {
+            if result.complete_iteration(mv, score, depth) {
                 break;
             }
         }

@@ -22,7 +22,7 @@ use shogi_tai::material::{kind_value, material_points};
 use shogi_tai::{TaiGame, TaiMove};
 
 use crate::alphabeta::{
-    AlphaBetaLimits, AlphaBetaResult, INF, MATE, MATE_BOUND, SearchBudget, tie_break_noise,
+    AlphaBetaLimits, AlphaBetaResult, INF, MATE, SearchBudget, tie_break_noise,
 };
 
 /// The version of the tai baseline's play (see [`crate::BASELINE_VERSION`], the shogi
@@ -85,12 +85,7 @@ impl TaiAlphaBeta {
     pub fn search(&mut self, game: &TaiGame, limits: &AlphaBetaLimits) -> AlphaBetaResult<TaiMove> {
         self.budget = SearchBudget::start(limits);
         let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
-        let mut result = AlphaBetaResult {
-            best_move: None,
-            score: -MATE,
-            depth: 0,
-            nodes: 0,
-        };
+        let mut result = AlphaBetaResult::empty();
         if game.outcome().is_some() {
             return result;
         }
@@ -110,10 +105,7 @@ impl TaiAlphaBeta {
                 let mv = moves.remove(i);
                 moves.insert(0, mv);
             }
-            result.best_move = Some(best);
-            result.score = score;
-            result.depth = depth;
-            if score.abs() >= MATE_BOUND && (MATE - score.abs()) <= depth as i32 {
+            if result.complete_iteration(Some(best), score, depth) {
                 break;
             }
         }
@@ -159,9 +151,7 @@ impl TaiAlphaBeta {
             if self.budget.aborted {
                 return 0;
             }
-            best = best.max(score);
-            alpha = alpha.max(score);
-            if alpha >= beta {
+            if raise(&mut best, &mut alpha, score, beta) {
                 break;
             }
         }
@@ -194,14 +184,19 @@ impl TaiAlphaBeta {
             if self.budget.aborted {
                 return 0;
             }
-            best = best.max(score);
-            alpha = alpha.max(score);
-            if alpha >= beta {
+            if raise(&mut best, &mut alpha, score, beta) {
                 break;
             }
         }
         best
     }
+}
+
+/// Takes a move's `score` into the node's `best` and `alpha`; true on a beta cutoff.
+fn raise(best: &mut i32, alpha: &mut i32, score: i32, beta: i32) -> bool {
+    *best = (*best).max(score);
+    *alpha = (*alpha).max(score);
+    *alpha >= beta
 }
 
 /// The score of a finished game from its side to move, `ply` plies below the root

@@ -11,6 +11,7 @@ use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ArenaError, io_err};
+use crate::player::RootSettings;
 use crate::stats::{Rating, Tally, score_from_elo};
 use shogi_rundir::write_atomic;
 
@@ -40,10 +41,6 @@ pub struct CurvePoint {
     pub rating: Rating,
 }
 
-fn default_gumbel_c_scale() -> f32 {
-    shogi_mcts::SearchConfig::default().gumbel_c_scale
-}
-
 /// The curve and the settings every point shares.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Curve {
@@ -55,26 +52,9 @@ pub struct Curve {
     pub simulations: u32,
     /// Seed of the openings (the same for every point).
     pub seed: u64,
-    /// Moves a noise-free Gumbel root considers (0: a PUCT root); see
-    /// [`crate::PlayerSettings::gumbel_considered`].
-    #[serde(default)]
-    pub gumbel: usize,
-    /// Whether that root always considers the moves that win material
-    /// ([`crate::PlayerSettings::gumbel_captures`]).
-    #[serde(default)]
-    pub gumbel_captures: bool,
-    /// Whether half that root's moves are ones that lose nothing by static exchange
-    /// ([`crate::PlayerSettings::gumbel_safe`]).
-    #[serde(default)]
-    pub gumbel_safe: bool,
-    /// That root's c_scale ([`crate::PlayerSettings::gumbel_c_scale`]; curves saved
-    /// before it was recorded were measured at the default).
-    #[serde(default = "default_gumbel_c_scale")]
-    pub gumbel_c_scale: f32,
-    /// Nodes of the networks' leaf mate search (0: off); see
-    /// [`crate::PlayerSettings::leaf_mate_nodes`].
-    #[serde(default)]
-    pub leaf_mate_nodes: usize,
+    /// The networks' root (a Gumbel root's options, the leaf mate search).
+    #[serde(flatten)]
+    pub root: RootSettings,
     /// The measured networks, in step order.
     pub points: Vec<CurvePoint>,
 }
@@ -87,11 +67,7 @@ impl Curve {
             && self.games == other.games
             && self.simulations == other.simulations
             && self.seed == other.seed
-            && self.gumbel == other.gumbel
-            && self.gumbel_captures == other.gumbel_captures
-            && self.gumbel_safe == other.gumbel_safe
-            && self.gumbel_c_scale == other.gumbel_c_scale
-            && self.leaf_mate_nodes == other.leaf_mate_nodes
+            && self.root == other.root
     }
 
     /// Adds or replaces the point of `point.checkpoint`, keeping step order.
@@ -297,11 +273,7 @@ mod tests {
             games: 10,
             simulations: 32,
             seed: 1,
-            gumbel: 0,
-            gumbel_captures: false,
-            gumbel_safe: false,
-            gumbel_c_scale: 1.0,
-            leaf_mate_nodes: 0,
+            root: RootSettings::default(),
             points: vec![],
         };
         curve.insert(point(200, 0.7));
@@ -326,31 +298,29 @@ mod tests {
             ..curve.clone()
         };
         assert!(!other.same_settings(&curve));
-        let gumbel = Curve {
-            gumbel: 8,
-            ..curve.clone()
+        // Each root option is part of the settings, and the file keeps them flat.
+        let with_root = |base: &Curve, change: &dyn Fn(&mut RootSettings)| {
+            let mut other = base.clone();
+            change(&mut other.root);
+            other
         };
-        let captures = Curve {
-            gumbel_captures: true,
-            ..gumbel.clone()
-        };
-        assert!(!captures.same_settings(&gumbel), "another root");
-        let safe = Curve {
-            gumbel_safe: true,
-            ..gumbel.clone()
-        };
-        assert!(!safe.same_settings(&gumbel), "another root");
-        let sharper = Curve {
-            gumbel_c_scale: 3.0,
-            ..gumbel.clone()
-        };
-        assert!(!sharper.same_settings(&gumbel), "another root");
+        let gumbel = with_root(&curve, &|r| r.gumbel = 8);
         assert!(!gumbel.same_settings(&curve), "another search");
-        let leaf_mates = Curve {
-            leaf_mate_nodes: 200,
-            ..curve.clone()
-        };
-        assert!(!leaf_mates.same_settings(&curve), "another search");
+        let changes: [&dyn Fn(&mut RootSettings); 5] = [
+            &|r| r.gumbel_captures = true,
+            &|r| r.gumbel_safe = true,
+            &|r| r.gumbel_safety = 0.5,
+            &|r| r.gumbel_c_scale = 3.0,
+            &|r| r.leaf_mate_nodes = 200,
+        ];
+        for change in changes {
+            assert!(
+                !with_root(&gumbel, change).same_settings(&gumbel),
+                "another root"
+            );
+        }
+        let json = std::fs::read_to_string(dir.join("curve.json")).unwrap();
+        assert!(json.contains("\"gumbel\": 0") && json.contains("\"gumbel_safety\""));
     }
 
     #[test]

@@ -45,7 +45,7 @@ pub enum ArenaError {
     },
     /// A game record could not be written.
     #[error("saving game: {0}")]
-    Export(#[from] shogi_records::convert::ExportError),
+    Export(#[from] shogi_registry::export::ExportError),
     /// JSON (de)serialisation failed.
     #[error("json {path}: {source}")]
     Json {

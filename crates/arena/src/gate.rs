@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
-use shogi_features::{GameSpec, TOURNAMENT_MAX_PLIES};
 use shogi_game::GameKind;
+use shogi_registry::{GameSpec, TOURNAMENT_MAX_PLIES};
 
 use crate::error::{ArenaError, io_err};
 use crate::matchplay::{MatchConfig, MatchSummary, run_match};

@@ -8,18 +8,19 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
-use shogi_features::{GameSpec, NetLayout, TOURNAMENT_MAX_PLIES, with_game_type};
+use shogi_features::NetLayout;
 use shogi_game::GameKind;
 use shogi_game::{Color, EndReason, Game, Outcome, adjudicate_points};
 use shogi_records::record::{GameRecord, MoveRecord};
+use shogi_registry::{GameSpec, TOURNAMENT_MAX_PLIES, with_game_type};
 use shogi_rules::Position;
 
 use crate::error::{ArenaError, io_err};
-use crate::game::ArenaGame;
 use crate::openings::{Openings, opening_positions};
 use crate::player::{GamePlayers, Mover, PlayerSettings, PlayerSpec, PreparedPlayer};
 use crate::stats::{EloEstimate, SprtConfig, SprtDecision, SprtState, Tally};
 use crate::usi_client::UsiAnswer;
+use shogi_registry::ArenaGame;
 
 /// Random plies of a match's generated openings unless told otherwise (the gate uses
 /// fewer, [`crate::GateConfig`]'s `opening_plies`).
@@ -495,7 +496,7 @@ pub fn play_match<G: GamePlayers>(
                             &format!("game-{index:04}"),
                         )
                     {
-                        *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                        *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.into());
                         halt.store(true, Ordering::Relaxed);
                         break;
                     }

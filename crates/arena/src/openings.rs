@@ -5,11 +5,11 @@ use std::path::Path;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use shogi_features::{GameSpec, with_game_type};
 use shogi_game::{Game, GameKind};
+use shogi_registry::{GameSpec, with_game_type};
 
 use crate::error::{ArenaError, io_err};
-use crate::game::ArenaGame;
+use shogi_registry::ArenaGame;
 
 /// Where a match's start positions come from.
 #[derive(Clone, Debug, PartialEq)]

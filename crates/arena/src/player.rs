@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use shogi_features::{NetLayout, with_game_type};
+use serde::{Deserialize, Serialize};
+use shogi_features::NetLayout;
 use shogi_game::{Game, GameKind};
 use shogi_mcts::batch::BatchConfig;
 use shogi_mcts::{
@@ -19,14 +20,15 @@ use shogi_mcts::{
     UniformEvaluator,
 };
 use shogi_model::{DEFAULT_DEVICE, NetService, parse_device, read_manifest};
+use shogi_registry::with_game_type;
 use shogi_rules::{Move, ShogiGame};
 use shogi_tai::{TaiGame, TaiMove};
 
 use crate::alphabeta::{AlphaBeta, AlphaBetaLimits, BASELINE_VERSION};
 use crate::alphabeta_tai::{TAI_BASELINE_VERSION, TaiAlphaBeta};
 use crate::error::ArenaError;
-use crate::game::ArenaGame;
 use crate::usi_client::{UsiAnswer, UsiEngine, UsiTimeControl};
+use shogi_registry::ArenaGame;
 
 /// Random playouts per position of the `rollout` player.
 const ROLLOUT_PLAYOUTS: u32 = 4;
@@ -118,28 +120,12 @@ pub struct PlayerSettings {
     pub temperature_plies: u32,
     /// Leaves evaluated together per tree (search batch).
     pub search_batch: usize,
-    /// The searching players' root: `None` for PUCT (temperature for the opening plies,
-    /// then the most visited move), `Some(k)` for a noise-free Gumbel root considering
-    /// `k` moves (sequential halving; the search self-play uses, so a network is measured
-    /// with the search it was trained by).
-    pub gumbel_considered: Option<usize>,
-    /// With a Gumbel root: every move that wins material by static exchange is among
-    /// the considered ones ([`SearchConfig::gumbel_captures`], the run's
-    /// `selfplay.gumbel_captures`).
-    pub gumbel_captures: bool,
-    /// With a Gumbel root: half the considered moves go to moves that lose nothing by
-    /// static exchange ([`SearchConfig::gumbel_safe`], the run's `selfplay.gumbel_safe`).
-    pub gumbel_safe: bool,
-    /// With a Gumbel root: how far the searched values move the root's choice against the
-    /// prior ([`SearchConfig::gumbel_c_scale`], the run's `selfplay.gumbel_c_scale`).
-    pub gumbel_c_scale: f32,
+    /// How the searching players' root searches (PUCT or a noise-free Gumbel root, and
+    /// its options).
+    pub root: RootSettings,
     /// Nodes of the searching players' root mate search (0 = off); default
     /// [`SearchConfig::for_play`]'s.
     pub mate_nodes: usize,
-    /// Nodes of the searching players' mate search at every new leaf (0 = off;
-    /// [`SearchConfig::leaf_mate_nodes`]): pass the run's `selfplay.leaf_mate_nodes` so a
-    /// network plays with the search it was trained by.
-    pub leaf_mate_nodes: usize,
     /// Device of the networks (`auto`, `cpu`, `cuda`, `cuda:N`).
     pub device: String,
     /// Largest network batch of the shared inference service.
@@ -160,16 +146,69 @@ impl Default for PlayerSettings {
             movetime_ms: None,
             temperature_plies: MATCH_TEMPERATURE_PLIES,
             search_batch: play.batch_size,
-            gumbel_considered: None,
-            gumbel_captures: false,
-            gumbel_safe: false,
-            gumbel_c_scale: play.gumbel_c_scale,
+            root: RootSettings::default(),
             mate_nodes: play.root_mate_nodes,
-            leaf_mate_nodes: play.leaf_mate_nodes,
             device: DEFAULT_DEVICE.into(),
             max_batch: BatchConfig::default().max_batch,
             usi: UsiTimeControl::default(),
             usi_options_b: Vec::new(),
+        }
+    }
+}
+
+/// How a searching player's root searches beyond its simulations: the options a run's
+/// self-play trained with, so that its networks are measured with the search they were
+/// trained by (`learns.sh` passes a run's; a learning curve records them). The default
+/// is [`SearchConfig::for_play`]'s PUCT root.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RootSettings {
+    /// 0 for PUCT (temperature for the opening plies, then the most visited move), `k`
+    /// for a noise-free Gumbel root considering `k` moves (sequential halving; the run's
+    /// `selfplay.gumbel_considered` when its `selfplay.root` is `gumbel`).
+    pub gumbel: usize,
+    /// With a Gumbel root: every move that wins material by static exchange is among
+    /// the considered ones ([`SearchConfig::gumbel_captures`]).
+    pub gumbel_captures: bool,
+    /// With a Gumbel root: half the considered moves go to moves that lose nothing by
+    /// static exchange ([`SearchConfig::gumbel_safe`]).
+    pub gumbel_safe: bool,
+    /// With a Gumbel root: the logits a move loses per point it leaves en prise beyond
+    /// the least any move does ([`SearchConfig::gumbel_safety`]; 0 = off).
+    pub gumbel_safety: f32,
+    /// With a Gumbel root: how far the searched values move the root's choice against the
+    /// prior ([`SearchConfig::gumbel_c_scale`]).
+    pub gumbel_c_scale: f32,
+    /// Nodes of the mate search at every new leaf (0 = off;
+    /// [`SearchConfig::leaf_mate_nodes`]).
+    pub leaf_mate_nodes: usize,
+}
+
+impl Default for RootSettings {
+    fn default() -> Self {
+        let play = SearchConfig::for_play();
+        RootSettings {
+            gumbel: 0,
+            gumbel_captures: false,
+            gumbel_safe: false,
+            gumbel_safety: play.gumbel_safety,
+            gumbel_c_scale: play.gumbel_c_scale,
+            leaf_mate_nodes: play.leaf_mate_nodes,
+        }
+    }
+}
+
+impl RootSettings {
+    /// Sets these options in `config` (the Gumbel ones only with a Gumbel root).
+    pub fn apply(&self, config: &mut SearchConfig) {
+        config.leaf_mate_nodes = self.leaf_mate_nodes;
+        if self.gumbel > 0 {
+            config.root_selection = RootSelection::Gumbel;
+            config.gumbel_considered = self.gumbel;
+            config.gumbel_captures = self.gumbel_captures;
+            config.gumbel_safe = self.gumbel_safe;
+            config.gumbel_safety = self.gumbel_safety;
+            config.gumbel_c_scale = self.gumbel_c_scale;
         }
     }
 }
@@ -359,14 +398,7 @@ impl<G: GamePlayers> PreparedPlayer<G> {
                 config.simulations = self.settings.simulations.max(1);
                 config.batch_size = self.settings.search_batch.max(1);
                 config.root_mate_nodes = self.settings.mate_nodes;
-                config.leaf_mate_nodes = self.settings.leaf_mate_nodes;
-                if let Some(k) = self.settings.gumbel_considered {
-                    config.root_selection = RootSelection::Gumbel;
-                    config.gumbel_considered = k.max(1);
-                    config.gumbel_captures = self.settings.gumbel_captures;
-                    config.gumbel_safe = self.settings.gumbel_safe;
-                    config.gumbel_c_scale = self.settings.gumbel_c_scale;
-                }
+                self.settings.root.apply(&mut config);
                 config.temperature = 1.0;
                 config.temperature_plies = self.settings.temperature_plies;
                 config.temperature_after = 0.0;

@@ -8,8 +8,8 @@ use rand_chacha::ChaCha8Rng;
 use shogi_arena::{
     AlphaBeta, AlphaBetaLimits, MatchConfig, Openings, PlayerSettings, PlayerSpec, run_match,
 };
-use shogi_features::GameSpec;
 use shogi_game::{Color, EndReason, Game, GameKind, Outcome};
+use shogi_registry::GameSpec;
 use shogi_rules::{GameRules, Move, Position, ShogiGame, Variant};
 
 fn pos(sfen: &str) -> Position {

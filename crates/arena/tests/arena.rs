@@ -6,13 +6,14 @@ use std::sync::atomic::AtomicBool;
 
 use shogi_arena::{
     ArenaError, GateConfig, GateReport, MatchConfig, Openings, PlayerSettings, PlayerSpec,
-    PreparedPlayer, SprtConfig, SprtDecision, UsiTimeControl, gate_candidate, gate_pending,
-    run_match,
+    PreparedPlayer, RootSettings, SprtConfig, SprtDecision, UsiTimeControl, gate_candidate,
+    gate_pending, run_match,
 };
+use shogi_features::NetLayout;
 use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
-use shogi_features::{GameSpec, NetLayout};
 use shogi_game::{Game, GameKind};
 use shogi_model::{CheckpointMeta, Model, model_config_for, save_checkpoint, tch};
+use shogi_registry::GameSpec;
 use shogi_rules::Variant;
 use shogi_rundir::{RunDir, checkpoint_name};
 
@@ -78,7 +79,7 @@ fn a_searching_player_beats_the_random_mover() {
 fn a_gumbel_root_searcher_beats_the_random_mover() {
     let stop = AtomicBool::new(false);
     let mut config = minishogi(20, 32);
-    config.players.gumbel_considered = Some(4);
+    config.players.root.gumbel = 4;
     let s = run_match(&PlayerSpec::Rollout, &PlayerSpec::Random, &config, &stop).unwrap();
     assert_eq!(s.total.games(), 20);
     assert_eq!(s.forfeits, 0);
@@ -95,11 +96,14 @@ fn a_time_per_move_bounds_the_searching_players() {
     use shogi_game::Game;
     use std::time::{Duration, Instant};
     let game = shogi_rules::ShogiGame::startpos(Variant::Minishogi);
-    for gumbel in [None, Some(4)] {
+    for gumbel in [0, 4] {
         let settings = PlayerSettings {
             simulations: u32::MAX,
             movetime_ms: Some(40),
-            gumbel_considered: gumbel,
+            root: RootSettings {
+                gumbel,
+                ..RootSettings::default()
+            },
             device: "cpu".into(),
             ..PlayerSettings::default()
         };
@@ -121,7 +125,7 @@ fn a_time_per_move_bounds_the_searching_players() {
             game.legal_moves(&mut legal);
             assert!(legal.contains(&mv), "{mv}");
             assert!(took < Duration::from_secs(5), "{gumbel:?} #{i}: {took:?}");
-            if gumbel.is_none() {
+            if gumbel == 0 {
                 assert!(took >= Duration::from_millis(40), "#{i}: {took:?}");
             }
         }

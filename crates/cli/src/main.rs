@@ -125,10 +125,10 @@ mod defaults {
     use clap::{CommandFactory, Parser};
     use shogi_arena::curve::CURVE_SIMULATIONS;
     use shogi_arena::{GateConfig, MatchConfig, PlayerSettings, SprtConfig, UsiTimeControl};
-    use shogi_features::{TOURNAMENT_MAX_PLIES, TRAINING_MAX_PLIES};
     use shogi_learner::{LearnerConfig, ReplayWindow};
     use shogi_mcts::SearchConfig;
     use shogi_model::{DEFAULT_BLOCKS, DEFAULT_CHANNELS, TrainConfig};
+    use shogi_registry::{TOURNAMENT_MAX_PLIES, TRAINING_MAX_PLIES};
     use shogi_selfplay::actors::{ActorConfig, SELFPLAY_BATCH};
     use shogi_selfplay::play::PlayConfig;
     use shogi_train::RunConfig;
@@ -255,7 +255,7 @@ mod defaults {
     }
 
     #[test]
-    fn root_flags_reach_the_players_and_c_scale_refuses_non_positive_values() {
+    fn root_flags_reach_the_players_and_scales_refuse_values_out_of_range() {
         let Command::Match(args) = parse(&[
             "match",
             "--a",
@@ -267,13 +267,16 @@ mod defaults {
             "--gumbel-c-scale",
             "3",
             "--gumbel-safe",
+            "--gumbel-safety",
+            "0.5",
         ]) else {
             panic!("not match")
         };
         let settings = args.player_settings().unwrap();
-        assert_eq!(settings.gumbel_c_scale, 3.0);
-        assert_eq!(settings.gumbel_considered, Some(8));
-        assert!(settings.gumbel_safe && !settings.gumbel_captures);
+        assert_eq!(settings.root.gumbel_safety, 0.5);
+        assert_eq!(settings.root.gumbel_c_scale, 3.0);
+        assert_eq!(settings.root.gumbel, 8);
+        assert!(settings.root.gumbel_safe && !settings.root.gumbel_captures);
         let Command::Curve(curve) = parse(&[
             "curve",
             "runs/x",
@@ -284,9 +287,9 @@ mod defaults {
             panic!("not curve")
         };
         let settings = curve.player_settings();
-        assert_eq!(settings.gumbel_c_scale, 2.5);
-        assert_eq!(settings.gumbel_considered, None, "PUCT unless --gumbel");
-        assert!(settings.gumbel_captures && !settings.gumbel_safe);
+        assert_eq!(settings.root.gumbel_c_scale, 2.5);
+        assert_eq!(settings.root.gumbel, 0, "PUCT unless --gumbel");
+        assert!(settings.root.gumbel_captures && !settings.root.gumbel_safe);
         for bad in ["0", "-1", "nan", "inf", "x"] {
             let err = Cli::try_parse_from([
                 "shogi-zero",
@@ -302,6 +305,19 @@ mod defaults {
             .to_string();
             assert!(
                 err.contains("--gumbel-c-scale") && err.contains(bad),
+                "{bad}: {err}"
+            );
+        }
+        for bad in ["-1", "nan", "inf", "x"] {
+            let args = [
+                "shogi-zero",
+                "curve",
+                "runs/x",
+                &format!("--gumbel-safety={bad}"),
+            ];
+            let err = Cli::try_parse_from(args).unwrap_err().to_string();
+            assert!(
+                err.contains("--gumbel-safety") && err.contains(bad),
                 "{bad}: {err}"
             );
         }

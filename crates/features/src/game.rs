@@ -1,11 +1,11 @@
-//! [`NetGame`]: what the network side needs from a game, so the evaluator and
-//! self-play serve every variant (shogi, minishogi, tai shogi) through one seam.
+//! [`NetLayout`]: the tensor shapes of each game's network, and [`SparsePlanes`], the
+//! sparse form of a position's input. The seam a game implements for the network
+//! (`NetGame`) is each game's, in `shogi-registry`.
 
-use shogi_game::{Game, GameKind};
-use shogi_rules::{ShogiGame, Variant};
-use shogi_tai::TaiGame;
+use shogi_game::GameKind;
+use shogi_rules::Variant;
 
-use crate::{FeatureSet, input_planes, policy_index, policy_planes};
+use crate::{FeatureSet, input_planes, policy_planes};
 
 /// The tensor shapes of a variant's network and the input planes it reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,70 +120,5 @@ impl SparsePlanes {
             let plane = plane as usize;
             out[plane * squares..(plane + 1) * squares].fill(value);
         }
-    }
-}
-
-/// A game the network can play: its layout, its input planes and the policy index of
-/// each legal move.
-pub trait NetGame: Game {
-    /// The layout of this game's variant with [`FeatureSet::Pieces`].
-    fn layout(&self) -> NetLayout;
-
-    /// Writes the input planes of `layout` (a layout of this game's variant, any feature
-    /// set it offers) into `out` (`layout.input_size()` floats).
-    fn encode_planes(&self, layout: &NetLayout, out: &mut [f32]);
-
-    /// Writes the input planes of `layout` as [`SparsePlanes`] into `out` and returns
-    /// true, or returns false where this game's planes are dense enough that writing
-    /// them whole is cheaper (the default; standard shogi and minishogi). Both encodings
-    /// must describe the same planes.
-    fn encode_sparse(&self, _layout: &NetLayout, _out: &mut SparsePlanes) -> bool {
-        false
-    }
-
-    /// The policy index of a legal move (`None` only for a move of another game).
-    fn move_index(&self, mv: Self::Move) -> Option<usize>;
-}
-
-impl NetGame for ShogiGame {
-    fn layout(&self) -> NetLayout {
-        NetLayout::shogi(self.position().variant())
-    }
-
-    fn encode_planes(&self, layout: &NetLayout, out: &mut [f32]) {
-        let features = layout.features;
-        crate::encode(
-            self.position(),
-            features,
-            self.repetitions(),
-            self.ply(),
-            out,
-        );
-    }
-
-    fn move_index(&self, mv: Self::Move) -> Option<usize> {
-        let pos = self.position();
-        policy_index(pos.variant(), pos.side_to_move(), mv)
-    }
-}
-
-impl NetGame for TaiGame {
-    fn layout(&self) -> NetLayout {
-        NetLayout::tai()
-    }
-
-    fn encode_planes(&self, layout: &NetLayout, out: &mut [f32]) {
-        debug_assert_eq!(layout.features, FeatureSet::Pieces, "tai reads pieces only");
-        shogi_tai::net::encode(self, self.repetitions(), out);
-    }
-
-    fn encode_sparse(&self, layout: &NetLayout, out: &mut SparsePlanes) -> bool {
-        debug_assert_eq!(layout.features, FeatureSet::Pieces, "tai reads pieces only");
-        shogi_tai::net::encode_sparse(self, self.repetitions(), &mut out.entries, &mut out.fills);
-        true
-    }
-
-    fn move_index(&self, mv: Self::Move) -> Option<usize> {
-        shogi_tai::net::policy_index(self, mv)
     }
 }

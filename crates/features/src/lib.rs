@@ -1,8 +1,8 @@
 //! What the network sees and says, for standard shogi and minishogi, with no libtorch:
 //! input planes ([`encode`]) and the bijection between legal moves and policy indices
-//! ([`policy_index`], [`move_from_policy_index`]). [`NetGame`] puts these behind one
-//! trait for every variant; tai shogi's layout lives in `shogi_tai::net`.
-//! [`with_game_type!`] is the one fork from a [`shogi_game::GameKind`] to its game type.
+//! ([`policy_index`], [`move_from_policy_index`]), and every game's [`NetLayout`]; tai
+//! shogi's planes live in `shogi_tai::net`. The `NetGame` seam that puts these behind one
+//! trait is in `shogi-registry`, with each game's other adapters.
 //!
 //! Everything is seen from the side to move: when White (後手) is to move the board is
 //! turned 180 degrees and the colours swap, so "forward" is always towards row 0 and
@@ -16,15 +16,11 @@
 //! network reads ([`FeatureSet`]) is a choice per network, also recorded in its
 //! checkpoint, not a version: each set keeps its own layout.
 
-#[doc(hidden)]
-pub mod dispatch;
 mod game;
 mod planes;
 mod policy;
-mod spec;
 
-pub use game::{NetGame, NetLayout, SparsePlanes};
-pub use spec::{FromSpec, GameSpec, TOURNAMENT_MAX_PLIES, TRAINING_MAX_PLIES};
+pub use game::{NetLayout, SparsePlanes};
 
 pub use planes::{
     ATTACK_COUNT_PLANES, EXCHANGE_SCALE, FeatureSet, MOVE_NUMBER_SCALE, encode, hand_kinds,

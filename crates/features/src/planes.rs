@@ -109,18 +109,13 @@ pub const EXCHANGE_SCALE: f32 = 36.0;
 pub const MOVE_NUMBER_SCALE: f32 = 512.0;
 
 const SHOGI_KINDS: [PieceKind; 14] = PieceKind::ALL;
-const MINI_KINDS: [PieceKind; 10] = [
-    PieceKind::Pawn,
-    PieceKind::Silver,
-    PieceKind::Bishop,
-    PieceKind::Rook,
-    PieceKind::Gold,
-    PieceKind::King,
-    PieceKind::ProPawn,
-    PieceKind::ProSilver,
-    PieceKind::Horse,
-    PieceKind::Dragon,
-];
+/// Minishogi's kinds (no lance or knight), in [`PieceKind::ALL`]'s order.
+const MINI_KINDS: [PieceKind; 10] = {
+    use PieceKind::*;
+    [
+        Pawn, Silver, Bishop, Rook, Gold, King, ProPawn, ProSilver, Horse, Dragon,
+    ]
+};
 const SHOGI_HAND: [(PieceKind, f32); 7] = [
     (PieceKind::Pawn, 18.0),
     (PieceKind::Lance, 4.0),

@@ -5,6 +5,7 @@ use rand::prelude::*;
 use rand_chacha::ChaCha8Rng;
 use shogi_features::*;
 use shogi_rules::{Color, Move, Position, Variant};
+use shogi_testkit::mirror_sfen;
 use std::collections::{HashMap, HashSet};
 
 /// Positions from random playouts (restarting at game end), many with pieces in hand.
@@ -94,53 +95,6 @@ fn hand_computed_indices() {
     // Knight from 8i to 7g: towards file 1, so grid column -1: plane 64 at (8, 7).
     let knight = Position::from_sfen(Variant::Shogi, "4k4/9/9/9/9/9/9/9/1N2K4 b - 1").unwrap();
     assert_eq!(idx(&knight, "8i7g"), 64 * 81 + 8 * 9 + 7);
-}
-
-/// Reverses every rank of an SFEN board: the left-right mirror image.
-fn mirror_sfen(sfen: &str) -> String {
-    let mut parts = sfen.split(' ');
-    let board = parts.next().unwrap();
-    let ranks: Vec<String> = board
-        .split('/')
-        .map(|rank| {
-            let mut cells: Vec<String> = Vec::new();
-            let mut promoted = false;
-            for ch in rank.chars() {
-                if ch == '+' {
-                    promoted = true;
-                } else if let Some(d) = ch.to_digit(10) {
-                    cells.extend((0..d).map(|_| String::new()));
-                } else {
-                    cells.push(if promoted {
-                        format!("+{ch}")
-                    } else {
-                        ch.to_string()
-                    });
-                    promoted = false;
-                }
-            }
-            cells.reverse();
-            let mut out = String::new();
-            let mut empty = 0;
-            for c in cells {
-                if c.is_empty() {
-                    empty += 1;
-                } else {
-                    if empty > 0 {
-                        out.push_str(&empty.to_string());
-                        empty = 0;
-                    }
-                    out.push_str(&c);
-                }
-            }
-            if empty > 0 {
-                out.push_str(&empty.to_string());
-            }
-            out
-        })
-        .collect();
-    let rest: Vec<&str> = parts.collect();
-    format!("{} {}", ranks.join("/"), rest.join(" "))
 }
 
 fn check_mirror(variant: Variant) {
@@ -251,45 +205,4 @@ fn golden_hand_planes() {
     assert_eq!(at(35 + 5), 1.0);
     assert_eq!(at(35 + 6), 0.5);
     assert_eq!(at(29), 0.0);
-}
-
-/// Tai shogi writes its planes sparsely, and the sparse planes are the dense ones: one
-/// entry a piece and one a promotion mark, the ones plane filled, the move-number plane
-/// filled once a move is played; standard shogi and minishogi write dense planes only.
-#[test]
-fn tai_sparse_planes_are_its_dense_planes_and_shogi_has_none() {
-    use shogi_game::Game;
-    use shogi_tai::{TaiGame, TaiRules};
-
-    let mut game = TaiGame::startpos(TaiRules::default());
-    let layout = NetGame::layout(&game);
-    let mut rng = ChaCha8Rng::seed_from_u64(5);
-    let mut moves = Vec::new();
-    for ply in 0..40 {
-        let mut sparse = SparsePlanes::default();
-        assert!(game.encode_sparse(&layout, &mut sparse));
-        let mut dense = vec![f32::NAN; layout.input_size()];
-        game.encode_planes(&layout, &mut dense);
-        let mut written = vec![f32::NAN; layout.input_size()];
-        sparse.write_dense(layout.board * layout.board, &mut written);
-        assert_eq!(dense, written, "ply {ply}");
-        let pieces = game.position().pieces().count();
-        let promoted = game.position().pieces().filter(|(_, p)| p.promoted).count();
-        assert_eq!(sparse.entries.len(), pieces + promoted, "ply {ply}");
-        let distinct: HashSet<u32> = sparse.entries.iter().map(|&(i, _)| i).collect();
-        assert_eq!(distinct.len(), sparse.entries.len());
-        assert_eq!(
-            sparse.fills.len(),
-            if ply == 0 { 1 } else { 2 },
-            "ply {ply}"
-        );
-        moves.clear();
-        game.legal_moves(&mut moves);
-        game.play_unchecked(moves[rng.random_range(0..moves.len())]);
-    }
-    for variant in [Variant::Shogi, Variant::Minishogi] {
-        let game = shogi_rules::ShogiGame::startpos(variant);
-        let mut sparse = SparsePlanes::default();
-        assert!(!game.encode_sparse(&game.layout(), &mut sparse));
-    }
 }

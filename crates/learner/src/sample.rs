@@ -3,13 +3,14 @@
 //! augmentation.
 
 use rand::Rng;
-use shogi_features::with_game_type;
-use shogi_features::{FeatureSet, NetGame, NetLayout};
+use shogi_features::{FeatureSet, NetLayout};
 use shogi_game::{Color, Game, MaterialScale};
-use shogi_records::RecordGame;
 use shogi_records::ReplayError;
-use shogi_records::convert::variant_from_name;
 use shogi_records::record::{GameRecord, MoveRecord};
+use shogi_records::variant_from_name;
+use shogi_registry::NetGame;
+use shogi_registry::RecordGame;
+use shogi_registry::with_game_type;
 
 /// One training position, stored sparsely: a tai shogi position has 129,375 input
 /// floats and 191,250 policy entries, almost all zero. [`Sample::write_planes`] and

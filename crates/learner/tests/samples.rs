@@ -6,37 +6,15 @@ use shogi_features::FeatureSet;
 use shogi_game::Game;
 use shogi_learner::{SampleConfig, samples_from_record};
 use shogi_mcts::{SearchConfig, UniformEvaluator};
-use shogi_records::RecordGame;
-use shogi_records::convert::variant_from_name;
 use shogi_records::record::GameRecord;
+use shogi_records::variant_from_name;
+use shogi_registry::RecordGame;
 use shogi_rules::{Position, ShogiGame};
 use shogi_selfplay::play::{PlayConfig, play_game};
+use shogi_testkit::mirror_sfen;
 
 fn game(seed: u64) -> GameRecord {
     common::minishogi_game(seed, 60, 16)
-}
-
-fn mirror_sfen(sfen: &str) -> String {
-    let mut parts = sfen.split(' ');
-    let board = parts.next().unwrap();
-    let ranks: Vec<String> = board
-        .split('/')
-        .map(|rank| {
-            let mut tokens: Vec<String> = Vec::new();
-            let mut chars = rank.chars();
-            while let Some(c) = chars.next() {
-                if c == '+' {
-                    tokens.push(format!("+{}", chars.next().unwrap()));
-                } else {
-                    tokens.push(c.to_string());
-                }
-            }
-            tokens.reverse();
-            tokens.concat()
-        })
-        .collect();
-    let rest: Vec<&str> = parts.collect();
-    format!("{} {}", ranks.join("/"), rest.join(" "))
 }
 
 #[test]
@@ -150,7 +128,7 @@ fn mirrored_sample_equals_mirrored_position_with(features: FeatureSet) {
 
 #[test]
 fn tai_shogi_records_give_sparse_samples() {
-    use shogi_features::NetGame;
+    use shogi_registry::NetGame;
     use shogi_tai::{TaiGame, TaiMove, TaiRules};
     let rules = TaiRules {
         max_plies: 6,

@@ -185,6 +185,13 @@ pub struct SearchConfig {
     /// searched even when the prior ranks it low. After `gumbel_captures`' moves, before
     /// the Gumbel top-k. Default false.
     pub gumbel_safe: bool,
+    /// Gumbel: each root move's prior is scaled by `exp(-gumbel_safety * excess)` and the
+    /// priors renormalised, `excess` what the move loses by static exchange one ply later
+    /// beyond the least any move loses ([`shogi_game::Game::static_loss_after`], in the
+    /// rules' mobility swing: a pawn 2, a silver 10, a rook 32). The root's choice and its
+    /// improved policy (the policy target) then leave a piece en prise only where the
+    /// search's values outweigh the penalty. 0 = off. Default 0.
+    pub gumbel_safety: f32,
     /// Gumbel: add Gumbel(0,1) noise to the root logits (self-play). Off = deterministic
     /// (evaluation games). Default true.
     pub gumbel_noise: bool,
@@ -236,6 +243,7 @@ impl Default for SearchConfig {
             gumbel_c_scale: 1.0,
             gumbel_captures: false,
             gumbel_safe: false,
+            gumbel_safety: 0.0,
             gumbel_noise: true,
             gumbel_rescale_q: false,
             gumbel_interior: GumbelInterior::Deterministic,

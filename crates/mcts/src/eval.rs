@@ -167,6 +167,17 @@ impl<G: Game> Evaluator<G> for UniformEvaluator {
     }
 }
 
+impl<G: Game> crate::Search<G> {
+    /// [`Search::search`](crate::Search::search) with every position evaluated uniformly
+    /// ([`UniformEvaluator`]: no network, never fails) under the default limits: the
+    /// search alone, as tests and tools run it.
+    pub fn search_uniform(&mut self, game: &G) -> crate::SearchResult<G::Move> {
+        let limits = crate::SearchLimits::default();
+        self.search(game, &UniformEvaluator::default(), &limits)
+            .expect("the uniform evaluator never fails")
+    }
+}
+
 /// An evaluator from a closure `Fn(&G, &[Move]) -> (priors, wdl)`, called per position.
 pub struct FnEvaluator<F> {
     f: F,

@@ -39,18 +39,20 @@ struct Pending<G: Game> {
     wdl: Wdl,
 }
 
+/// A selection that reached a terminal or proven node: its path (`path_len` entries of
+/// `Search::path` from `path_start`) and the exact value to back up it, from Black's side
+/// (expected score and draw probability).
+struct ExactLeaf {
+    path_start: usize,
+    path_len: usize,
+    black: f32,
+    draw: f32,
+}
+
 enum Selected<G: Game> {
     Leaf(Pending<G>),
-    Exact {
-        path_start: usize,
-        path_len: usize,
-        black: f32,
-        draw: f32,
-    },
-    Collision {
-        path_start: usize,
-        path_len: usize,
-    },
+    Exact(ExactLeaf),
+    Collision { path_start: usize, path_len: usize },
 }
 
 /// An MCTS searcher with a persistent tree (reused across moves via [`Search::advance`]).
@@ -105,6 +107,16 @@ struct Session<G: Game> {
     collisions: u32,
     depth_sum: u64,
     max_depth: u32,
+}
+
+impl<G: Game> Session<G> {
+    /// Counts one simulation that selected a path of `path_len` nodes (the root included).
+    fn count_simulation(&mut self, path_len: usize) {
+        let depth = (path_len - 1) as u32;
+        self.depth_sum += u64::from(depth);
+        self.max_depth = self.max_depth.max(depth);
+        self.sims += 1;
+    }
 }
 
 impl<G: Game> Search<G> {
@@ -385,14 +397,7 @@ impl<G: Game> Search<G> {
                         self.session = Some(s);
                         return Progress::Evaluate;
                     }
-                    Selected::Exact {
-                        path_start,
-                        path_len,
-                        black,
-                        draw,
-                    } => {
-                        self.backup(path_start, path_len, black, draw);
-                    }
+                    Selected::Exact(exact) => self.backup_exact(&exact),
                     Selected::Collision { .. } => unreachable!("fresh root cannot collide"),
                 }
             }
@@ -507,23 +512,12 @@ impl<G: Game> Search<G> {
             let path_start = self.path.len();
             match self.select(&s.game, path_start) {
                 Selected::Leaf(p) => {
-                    let d = (p.path_len - 1) as u32;
-                    s.depth_sum += d as u64;
-                    s.max_depth = s.max_depth.max(d);
-                    s.sims += 1;
+                    s.count_simulation(p.path_len);
                     self.pending.push(p);
                 }
-                Selected::Exact {
-                    path_start,
-                    path_len,
-                    black,
-                    draw,
-                } => {
-                    let d = (path_len - 1) as u32;
-                    s.depth_sum += d as u64;
-                    s.max_depth = s.max_depth.max(d);
-                    s.sims += 1;
-                    self.backup(path_start, path_len, black, draw);
+                Selected::Exact(exact) => {
+                    s.count_simulation(exact.path_len);
+                    self.backup_exact(&exact);
                     self.path.truncate(path_start);
                     if self.config.stop_when_proven && self.nodes[0].proven.is_known() {
                         break;
@@ -667,12 +661,12 @@ impl<G: Game> Search<G> {
             // its children so the root's visit counts keep adding up.
             if n.proven.is_known() && !(node == 0 && n.state == State::Expanded) {
                 let (black, draw) = n.proven.black_value(self.draw_black);
-                return Selected::Exact {
+                return Selected::Exact(ExactLeaf {
                     path_start,
                     path_len,
                     black,
                     draw,
-                };
+                });
             }
             match n.state {
                 State::Unexpanded => return self.leaf(game, node, path_len),
@@ -751,12 +745,12 @@ impl<G: Game> Search<G> {
         n.nn_black = black;
         let parent = n.parent;
         self.update_proofs(parent);
-        Selected::Exact {
+        Selected::Exact(ExactLeaf {
             path_start,
             path_len,
             black,
             draw,
-        }
+        })
     }
 
     /// Expands each evaluated leaf and backs its value up its path.
@@ -807,6 +801,10 @@ impl<G: Game> Search<G> {
                 self.update_proofs(node as u32);
             }
         }
+    }
+
+    fn backup_exact(&mut self, exact: &ExactLeaf) {
+        self.backup(exact.path_start, exact.path_len, exact.black, exact.draw);
     }
 
     fn backup(&mut self, path_start: usize, path_len: usize, black: f32, draw: f32) {

@@ -32,9 +32,7 @@ fn visits_add_up_fresh_and_reused() {
     for batch in [1, 4, 16] {
         let mut s = Search::new(cfg(300, batch), 1);
         let g = TicTacToe::new();
-        let r = s
-            .search(&g, &UniformEvaluator::default(), &SearchLimits::default())
-            .unwrap();
+        let r = s.search_uniform(&g);
         assert_eq!(r.simulations, 300);
         // Fresh tree: children visits == simulations; the root also counts its own evaluation.
         assert_eq!(r.visits.iter().sum::<u32>(), 300, "batch {batch}");
@@ -211,9 +209,7 @@ fn finds_win_in_one_and_three_with_uniform_evaluator() {
                 ..cfg(400, batch)
             };
             let mut s = Search::new(c.clone(), 1);
-            let r = s
-                .search(&g, &UniformEvaluator::default(), &SearchLimits::default())
-                .unwrap();
+            let r = s.search_uniform(&g);
             assert_eq!(r.best_move, Some(g.attacking_move()));
             assert_eq!(
                 r.proven,
@@ -231,9 +227,7 @@ fn finds_win_in_one_and_three_with_uniform_evaluator() {
                 },
                 1,
             );
-            let r = s
-                .search(&g, &UniformEvaluator::default(), &SearchLimits::default())
-                .unwrap();
+            let r = s.search_uniform(&g);
             assert_eq!(
                 r.best_move,
                 Some(g.attacking_move()),
@@ -292,15 +286,11 @@ fn nim_proofs() {
     // Pile 8 (loss) from White's point of view after one Black move: use tree reuse.
     let mut g = Nim::new(9, 3);
     let mut s = Search::new(cfg(4000, 4), 2);
-    let r = s
-        .search(&g, &UniformEvaluator::default(), &SearchLimits::default())
-        .unwrap();
+    let r = s.search_uniform(&g);
     assert_eq!(r.best_move, Some(Idx(1)));
     s.advance(Idx(1));
     g.play_unchecked(Idx(1));
-    let r = s
-        .search(&g, &UniformEvaluator::default(), &SearchLimits::default())
-        .unwrap();
+    let r = s.search_uniform(&g);
     assert!(matches!(
         r.proven,
         Proven::Win {
@@ -314,9 +304,7 @@ fn nim_proofs() {
 fn terminal_root_returns_no_move() {
     let g = TicTacToe::from_moves(&[0, 3, 1, 4, 2]);
     let mut s = Search::new(cfg(10, 2), 1);
-    let r = s
-        .search(&g, &UniformEvaluator::default(), &SearchLimits::default())
-        .unwrap();
+    let r = s.search_uniform(&g);
     assert_eq!(r.best_move, None);
     assert_eq!(r.stop_reason, StopReason::Terminal);
 }
@@ -523,9 +511,7 @@ fn gumbel_search_end_to_end_hand_computed() {
     };
     let g = MateIn::new(8, 2, 60);
     let mut s = Search::new(c, 4);
-    let r = s
-        .search(&g, &UniformEvaluator::default(), &SearchLimits::default())
-        .unwrap();
+    let r = s.search_uniform(&g);
     assert_eq!(r.best_move, Some(g.attacking_move()));
     assert!((r.policy_target.iter().sum::<f32>() - 1.0).abs() < 1e-4);
 }
@@ -709,9 +695,7 @@ fn aborted_resumable_search_leaves_a_clean_tree() {
     assert!(!s.is_searching());
     assert_eq!(s.pending_evaluations().len(), 0);
     // A fresh search afterwards behaves like one on a new searcher.
-    let r = s
-        .search(&g, &UniformEvaluator::default(), &SearchLimits::default())
-        .unwrap();
+    let r = s.search_uniform(&g);
     assert_eq!(r.root_visits, 65);
     s.check_invariants().unwrap();
 }
@@ -733,13 +717,7 @@ fn capped_leaves_are_adjudicated_like_the_recorded_game() {
             adjudicate_margin: margin,
             ..cfg(400, 4)
         };
-        Search::new(c, 1)
-            .search(
-                &game,
-                &UniformEvaluator::default(),
-                &SearchLimits::default(),
-            )
-            .unwrap()
+        Search::new(c, 1).search_uniform(&game)
     };
     let r = search(2);
     assert_eq!(r.best_move.map(|m| m.to_string()), Some("1e1b".into()));
@@ -772,9 +750,7 @@ fn two_move_gumbel_root(
         gumbel_noise: false,
         ..config
     };
-    Search::new(c, 1)
-        .search(game, &UniformEvaluator::default(), &SearchLimits::default())
-        .unwrap()
+    Search::new(c, 1).search_uniform(game)
 }
 
 /// `gumbel_captures`: a capture that wins material is searched even when the Gumbel
@@ -850,4 +826,45 @@ fn gumbel_safe_puts_a_saving_move_among_the_considered() {
         with.iter().any(|&l| l <= 0),
         "a move that loses nothing is searched: {with:?}"
     );
+}
+
+/// `gumbel_safety`: with a rook attacked by a pawn and a uniform evaluator (whose values
+/// cannot tell the moves apart), the penalty makes the root play a move that loses
+/// nothing and its improved policy (the policy target) puts its mass on such moves;
+/// off, that target spreads over every move, most of which leave the rook hanging.
+#[test]
+fn gumbel_safety_steers_the_choice_and_the_policy_target_off_hanging_pieces() {
+    use shogi_game::Game;
+    use shogi_rules::{GameRules, Position, ShogiGame, Variant};
+    let pos = Position::from_sfen(Variant::Shogi, "4k4/9/9/4p4/4R4/9/9/9/3GKG3 b - 1").unwrap();
+    let game = ShogiGame::new(pos, GameRules::default());
+    let search = |safety| {
+        let c = SearchConfig {
+            root_selection: RootSelection::Gumbel,
+            gumbel_considered: 8,
+            gumbel_noise: false,
+            gumbel_safety: safety,
+            ..cfg(32, 1)
+        };
+        Search::new(c, 1).search_uniform(&game)
+    };
+    let loss = |mv| game.static_loss_after(mv);
+    // The policy target's mass on moves that leave the rook (32 points of swing) hanging.
+    let mass_on_losing = |r: &SearchResult<shogi_rules::Move>| -> f32 {
+        r.moves
+            .iter()
+            .zip(&r.policy_target)
+            .filter(|&(&mv, _)| loss(mv) > 0)
+            .map(|(_, &p)| p)
+            .sum()
+    };
+    let off = search(0.0);
+    let on = search(0.5);
+    let best = on.best_move.unwrap();
+    assert!(loss(best) <= 0, "on: {best} loses {}", loss(best));
+    assert!(mass_on_losing(&on) < 0.01, "{}", mass_on_losing(&on));
+    assert!(mass_on_losing(&off) > 0.3, "{}", mass_on_losing(&off));
+    // The penalty moves only the root's logits: the priors the result reports are the
+    // network's.
+    assert_eq!(on.priors, off.priors);
 }

@@ -7,9 +7,11 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use shogi_features::{NetGame, NetLayout, SparsePlanes};
+use shogi_features::{NetLayout, SparsePlanes};
+
 use shogi_mcts::batch::{BatchModel, EvalOutput};
 use shogi_mcts::{EvalError, EvalRequest, Evaluator, Wdl};
+use shogi_registry::NetGame;
 use shogi_rules::Variant;
 
 use crate::inference::{Inference, PlanesRef};
@@ -30,19 +32,13 @@ pub const DEFAULT_CHANNELS: usize = 32;
 /// The architecture for a [`NetLayout`] (any variant, tai shogi included).
 pub fn model_config_for_layout(layout: &NetLayout, blocks: usize, channels: usize) -> ModelConfig {
     let n = layout.board;
+    let (input, policy) = (layout.input_planes, layout.policy_planes);
     ModelConfig {
-        blocks,
-        channels,
-        input_planes: layout.input_planes,
-        board_h: n,
-        board_w: n,
-        policy_planes: layout.policy_planes,
         value_channels: 32,
         value_hidden: 128.max(channels),
         se: false,
-        value_pool: false,
-        material_head: false,
         stem_kernel: DEFAULT_STEM_KERNEL,
+        ..ModelConfig::small(blocks, channels, input, (n, n), policy)
     }
 }
 

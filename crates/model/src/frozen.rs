@@ -13,13 +13,13 @@
 //!   reaches, and a plane filled with one value adds that value times its kernel on
 //!   every square the kernel reaches from the board. The dense convolution read 129,375
 //!   inputs a position, most zero. The game writes its planes sparsely where it can
-//!   ([`shogi_features::NetGame::encode_sparse`]); dense planes are scanned.
+//!   ([`shogi_registry::NetGame::encode_sparse`]); dense planes are scanned.
 //!
 //! The weights are read once, when the frozen net is built: it does not follow later
 //! changes to the [`Net`] (an [`crate::Inference`] owns its model and never trains it).
 
 use shogi_features::SparsePlanes;
-use tch::{Device, Kind, Tensor};
+use tch::{Device, Kind, Tensor, nn};
 
 use crate::inference::PlanesRef;
 use crate::net::{BN_EPS, ConvBn, Net, SqueezeExcite, value_features};
@@ -77,37 +77,19 @@ impl FoldedConv {
     }
 }
 
-/// A linear layer's weight and bias (shallow copies: the same storage).
-fn linear_weights(l: &tch::nn::Linear) -> (Tensor, Tensor) {
-    let bias = l.bs.as_ref().expect("linear layers have biases");
-    (l.ws.shallow_clone(), bias.shallow_clone())
-}
-
-/// Squeeze-and-excitation weights (shallow copies of the net's).
-#[derive(Debug)]
-struct FrozenSe {
-    fc1: (Tensor, Tensor),
-    fc2: (Tensor, Tensor),
-}
-
-impl FrozenSe {
-    fn new(se: &SqueezeExcite) -> Self {
-        FrozenSe {
-            fc1: linear_weights(&se.fc1),
-            fc2: linear_weights(&se.fc2),
-        }
+/// A linear layer sharing `l`'s storage (a shallow copy).
+fn shallow_linear(l: &nn::Linear) -> nn::Linear {
+    nn::Linear {
+        ws: l.ws.shallow_clone(),
+        bs: l.bs.as_ref().map(Tensor::shallow_clone),
     }
+}
 
-    fn forward(&self, xs: &Tensor) -> Tensor {
-        let (b, c) = (xs.size()[0], xs.size()[1]);
-        let s = xs
-            .mean_dim([2i64, 3].as_slice(), false, None::<Kind>)
-            .linear(&self.fc1.0, Some(&self.fc1.1))
-            .relu()
-            .linear(&self.fc2.0, Some(&self.fc2.1))
-            .sigmoid()
-            .view([b, c, 1, 1]);
-        xs * s
+/// Squeeze-and-excitation sharing `se`'s weights: it has no batch norm to fold.
+fn shallow_se(se: &SqueezeExcite) -> SqueezeExcite {
+    SqueezeExcite {
+        fc1: shallow_linear(&se.fc1),
+        fc2: shallow_linear(&se.fc2),
     }
 }
 
@@ -115,7 +97,7 @@ impl FrozenSe {
 struct FrozenBlock {
     conv1: FoldedConv,
     conv2: FoldedConv,
-    se: Option<FrozenSe>,
+    se: Option<SqueezeExcite>,
 }
 
 /// The stem as kernel columns added onto squares (see the module docs), in f32 on the
@@ -146,8 +128,8 @@ pub(crate) struct FrozenNet {
     policy_bias: Tensor,
     value_conv: FoldedConv,
     value_pool: bool,
-    value_fc1: (Tensor, Tensor),
-    value_fc2: (Tensor, Tensor),
+    value_fc1: nn::Linear,
+    value_fc2: nn::Linear,
 }
 
 impl FrozenNet {
@@ -173,7 +155,7 @@ impl FrozenNet {
                 .map(|block| FrozenBlock {
                     conv1: FoldedConv::fold(&block.conv1),
                     conv2: FoldedConv::fold(&block.conv2),
-                    se: block.se.as_ref().map(FrozenSe::new),
+                    se: block.se.as_ref().map(shallow_se),
                 })
                 .collect();
             let out = &net.policy_out;
@@ -194,8 +176,8 @@ impl FrozenNet {
                     .copy(),
                 value_conv: FoldedConv::fold(&net.value_conv),
                 value_pool: cfg.value_pool,
-                value_fc1: linear_weights(&net.value_fc1),
-                value_fc2: linear_weights(&net.value_fc2),
+                value_fc1: shallow_linear(&net.value_fc1),
+                value_fc2: shallow_linear(&net.value_fc2),
             }
         })
     }
@@ -338,9 +320,9 @@ impl FrozenNet {
             + self.policy_bias.index_select(0, &planes);
         let value_map = self.value_conv.forward(&t).relu();
         let value = value_features(&value_map, self.value_pool)
-            .linear(&self.value_fc1.0, Some(&self.value_fc1.1))
+            .apply(&self.value_fc1)
             .relu()
-            .linear(&self.value_fc2.0, Some(&self.value_fc2.1));
+            .apply(&self.value_fc2);
         (logits, value)
     }
 }
@@ -412,18 +394,12 @@ mod tests {
         pool: bool,
     ) -> ModelConfig {
         ModelConfig {
-            blocks: 2,
-            channels: 8,
-            input_planes,
-            board_h: board,
-            board_w: board,
-            policy_planes: 5,
             value_channels: 3,
             value_hidden: 16,
             se,
             value_pool: pool,
-            material_head: false,
             stem_kernel,
+            ..ModelConfig::small(2, 8, input_planes, (board, board), 5)
         }
     }
 

@@ -222,15 +222,8 @@ impl Inference {
                 .to_device(Device::Cpu)
                 .contiguous()
                 .view([-1]);
-            let wdl = value
-                .to_kind(Kind::Float)
-                .softmax(1, Kind::Float)
-                .to_device(Device::Cpu)
-                .contiguous()
-                .view([-1]);
             let policy = Vec::<f32>::try_from(&policy).expect("policy logits to Vec<f32>");
-            let wdl = Vec::<f32>::try_from(&wdl).expect("wdl probs to Vec<f32>");
-            (policy, wdl)
+            (policy, wdl_probabilities(&value))
         })
     }
 
@@ -304,18 +297,11 @@ impl Inference {
                 .frozen
                 .forward_legal(inputs, &pairs, |inputs| self.upload(inputs));
             let picked = picked.to_kind(Kind::Float).to_device(Device::Cpu);
-            let wdl = value
-                .to_kind(Kind::Float)
-                .softmax(1, Kind::Float)
-                .to_device(Device::Cpu)
-                .contiguous()
-                .view([-1]);
             let mut picked = Vec::<f32>::try_from(&picked).expect("legal logits to Vec<f32>");
             for k in outside {
                 picked[k] = f32::NEG_INFINITY;
             }
-            let wdl = Vec::<f32>::try_from(&wdl).expect("wdl probs to Vec<f32>");
-            (picked, wdl)
+            (picked, wdl_probabilities(&value))
         })
     }
 }
@@ -328,4 +314,15 @@ fn check_input_len(inputs: &[f32], batch: usize, input_size: usize) {
         "inference input has {} floats, expected batch {batch} x {input_size}",
         inputs.len(),
     );
+}
+
+/// The value head's logits `[B, 3]` as win/draw/loss probabilities, `B * 3` floats.
+fn wdl_probabilities(value: &Tensor) -> Vec<f32> {
+    let wdl = value
+        .to_kind(Kind::Float)
+        .softmax(1, Kind::Float)
+        .to_device(Device::Cpu)
+        .contiguous()
+        .view([-1]);
+    Vec::<f32>::try_from(&wdl).expect("wdl probs to Vec<f32>")
 }

@@ -92,6 +92,34 @@ fn default_stem_kernel() -> usize {
 }
 
 impl ModelConfig {
+    /// A `blocks` x `channels` network over `input_planes` planes of a `board` (height,
+    /// width) with `policy_planes` policy planes per square; small heads (2 value
+    /// channels, 8 hidden), squeeze-and-excitation, a 3x3 stem. What tests and tools build
+    /// by hand, changing any field with `..` (a game's network comes from its layout:
+    /// `model_config_for_layout`).
+    pub fn small(
+        blocks: usize,
+        channels: usize,
+        input_planes: usize,
+        (board_h, board_w): (usize, usize),
+        policy_planes: usize,
+    ) -> ModelConfig {
+        ModelConfig {
+            blocks,
+            channels,
+            input_planes,
+            board_h,
+            board_w,
+            policy_planes,
+            value_channels: 2,
+            value_hidden: 8,
+            se: true,
+            value_pool: false,
+            material_head: false,
+            stem_kernel: 3,
+        }
+    }
+
     /// Squares on the board.
     pub fn squares(&self) -> usize {
         self.board_h * self.board_w
@@ -600,18 +628,9 @@ mod tests {
 
     pub(crate) fn tiny(se: bool) -> ModelConfig {
         ModelConfig {
-            blocks: 2,
-            channels: 8,
-            input_planes: 3,
-            board_h: 5,
-            board_w: 4,
-            policy_planes: 6,
-            value_channels: 2,
             value_hidden: 16,
             se,
-            value_pool: false,
-            material_head: false,
-            stem_kernel: 3,
+            ..ModelConfig::small(2, 8, 3, (5, 4), 6)
         }
     }
 

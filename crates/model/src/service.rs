@@ -6,8 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
-use shogi_features::{FEATURE_VERSION, NetGame, NetLayout, POLICY_VERSION};
+use shogi_features::{FEATURE_VERSION, NetLayout, POLICY_VERSION};
+
 use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, BatchStats, EvalOutput};
+use shogi_registry::NetGame;
 use tch::Device;
 
 use crate::checkpoint::{CheckpointError, Expected, Manifest};

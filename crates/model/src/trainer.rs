@@ -764,20 +764,7 @@ mod tests {
     };
 
     fn tiny() -> ModelConfig {
-        ModelConfig {
-            blocks: 1,
-            channels: 8,
-            input_planes: 3,
-            board_h: 3,
-            board_w: 3,
-            policy_planes: 2,
-            value_channels: 2,
-            value_hidden: 8,
-            se: true,
-            value_pool: false,
-            material_head: false,
-            stem_kernel: 3,
-        }
+        ModelConfig::small(1, 8, 3, (3, 3), 2)
     }
 
     fn trainer(kind: OptimizerKind, seed: i64) -> Trainer {

@@ -7,20 +7,7 @@ use shogi_model::{
 };
 
 fn tiny() -> ModelConfig {
-    ModelConfig {
-        blocks: 2,
-        channels: 8,
-        input_planes: 4,
-        board_h: 5,
-        board_w: 5,
-        policy_planes: 3,
-        value_channels: 2,
-        value_hidden: 8,
-        se: true,
-        value_pool: false,
-        material_head: false,
-        stem_kernel: 3,
-    }
+    ModelConfig::small(2, 8, 4, (5, 5), 3)
 }
 
 fn meta(cfg: &ModelConfig) -> CheckpointMeta {

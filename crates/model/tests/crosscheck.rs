@@ -151,46 +151,33 @@ fn crosscheck(cfg: &ModelConfig, seed: i64) {
     assert!(rs_policy.iter().any(|x| x.abs() > 1e-3));
 }
 
+/// A two-block net with squeeze-and-excitation on a 5x4 board.
+fn se_config() -> ModelConfig {
+    ModelConfig {
+        value_hidden: 16,
+        ..ModelConfig::small(2, 8, 5, (5, 4), 7)
+    }
+}
+
+/// A one-block net with a pooled value head and a 1x1 stem on a 9x9 board.
+fn pooled_config() -> ModelConfig {
+    ModelConfig {
+        value_channels: 1,
+        se: false,
+        value_pool: true,
+        stem_kernel: 1,
+        ..ModelConfig::small(1, 6, 3, (9, 9), 4)
+    }
+}
+
 #[test]
 fn python_crosscheck_with_se() {
-    crosscheck(
-        &ModelConfig {
-            blocks: 2,
-            channels: 8,
-            input_planes: 5,
-            board_h: 5,
-            board_w: 4,
-            policy_planes: 7,
-            value_channels: 2,
-            value_hidden: 16,
-            se: true,
-            value_pool: false,
-            material_head: false,
-            stem_kernel: 3,
-        },
-        11,
-    );
+    crosscheck(&se_config(), 11);
 }
 
 #[test]
 fn python_crosscheck_without_se_with_a_pooled_value_head() {
-    crosscheck(
-        &ModelConfig {
-            blocks: 1,
-            channels: 6,
-            input_planes: 3,
-            board_h: 9,
-            board_w: 9,
-            policy_planes: 4,
-            value_channels: 1,
-            value_hidden: 8,
-            se: false,
-            value_pool: true,
-            material_head: false,
-            stem_kernel: 1,
-        },
-        12,
-    );
+    crosscheck(&pooled_config(), 12);
 }
 
 /// Python -> Rust: PyTorch writes random weights (every parameter and BN buffer) with
@@ -239,42 +226,7 @@ fn python_to_rust(cfg: &ModelConfig, seed: u32) {
 
 #[test]
 fn python_checkpoint_loads_in_rust() {
-    for (cfg, seed) in [
-        (
-            ModelConfig {
-                blocks: 2,
-                channels: 8,
-                input_planes: 5,
-                board_h: 5,
-                board_w: 4,
-                policy_planes: 7,
-                value_channels: 2,
-                value_hidden: 16,
-                se: true,
-                value_pool: false,
-                material_head: false,
-                stem_kernel: 3,
-            },
-            3,
-        ),
-        (
-            ModelConfig {
-                blocks: 1,
-                channels: 6,
-                input_planes: 3,
-                board_h: 9,
-                board_w: 9,
-                policy_planes: 4,
-                value_channels: 1,
-                value_hidden: 8,
-                se: false,
-                value_pool: true,
-                material_head: false,
-                stem_kernel: 1,
-            },
-            4,
-        ),
-    ] {
+    for (cfg, seed) in [(se_config(), 3), (pooled_config(), 4)] {
         python_to_rust(&cfg, seed);
     }
 }

@@ -5,18 +5,9 @@ use shogi_model::{Inference, InferenceOptions, Model, ModelConfig, set_num_threa
 
 fn cfg() -> ModelConfig {
     ModelConfig {
-        blocks: 2,
-        channels: 16,
-        input_planes: 6,
-        board_h: 5,
-        board_w: 5,
-        policy_planes: 4,
         value_channels: 4,
         value_hidden: 16,
-        se: true,
-        value_pool: false,
-        material_head: false,
-        stem_kernel: 3,
+        ..ModelConfig::small(2, 16, 6, (5, 5), 4)
     }
 }
 
@@ -161,18 +152,9 @@ fn cuda_inference_matches_cpu() {
 #[ignore]
 fn cpu_throughput() {
     let cfg = ModelConfig {
-        blocks: 6,
-        channels: 64,
-        input_planes: 45,
-        board_h: 9,
-        board_w: 9,
-        policy_planes: 139,
         value_channels: 32,
         value_hidden: 128,
-        se: true,
-        value_pool: false,
-        material_head: false,
-        stem_kernel: 3,
+        ..ModelConfig::small(6, 64, 45, (9, 9), 139)
     };
     let inf = Inference::new(
         Model::new(&cfg, Device::Cpu),

@@ -3,21 +3,12 @@
 
 use shogi_model::tch::{self, Cuda, Device, Kind, Tensor};
 use shogi_model::{Model, ModelConfig, OptimizerKind, TrainConfig, Trainer};
+use shogi_testkit::xorshift;
 
 fn cfg() -> ModelConfig {
     ModelConfig {
-        blocks: 1,
-        channels: 16,
-        input_planes: 4,
-        board_h: 3,
-        board_w: 3,
-        policy_planes: 2,
-        value_channels: 2,
         value_hidden: 16,
-        se: true,
-        value_pool: false,
-        material_head: false,
-        stem_kernel: 3,
+        ..ModelConfig::small(1, 16, 4, (3, 3), 2)
     }
 }
 
@@ -30,9 +21,7 @@ fn batch(cfg: &ModelConfig, n: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
     for b in 0..n {
         for _ in 0..cfg.input_size() {
             // xorshift: distinct random binary planes per sample.
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            xorshift(&mut state);
             xs.push(if state.is_multiple_of(3) { 1.0 } else { 0.0 });
         }
         pt[b * cfg.policy_size() + (b * 5) % cfg.policy_size()] = 1.0;

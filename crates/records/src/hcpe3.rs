@@ -18,8 +18,7 @@ use std::io::Write;
 use shogi_game::{Color, EndReason};
 use shogi_rules::{Move, Piece, PieceKind, Position, Square, Variant};
 
-use crate::convert::variant_from_name;
-use crate::record::GameRecord;
+use crate::record::{GameRecord, variant_from_name};
 
 /// Why a game cannot be written as hcpe3.
 #[derive(Debug, thiserror::Error)]

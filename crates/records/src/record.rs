@@ -130,6 +130,12 @@ impl GameRecord {
     }
 }
 
+/// The rules variant (standard shogi or minishogi) a record's variant name stands for;
+/// `None` for tai shogi and unknown names.
+pub fn variant_from_name(name: &str) -> Option<shogi_rules::Variant> {
+    name.parse().ok().and_then(shogi_rules::Variant::of)
+}
+
 /// What can go wrong reading or writing records.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {

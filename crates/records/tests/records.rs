@@ -5,10 +5,10 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use shogi_game::{Color, EndReason, Game, Outcome};
-use shogi_records::RecordGame;
-use shogi_records::convert::{replay, to_usi_position};
 use shogi_records::record::{decode_chunk, encode_chunk};
 use shogi_records::*;
+use shogi_registry::RecordGame;
+use shogi_registry::{export::replay, export::to_usi_position};
 use shogi_rules::{ShogiGame, Variant};
 
 /// A game of `plies` moves, always the first legal move, with made-up search data.

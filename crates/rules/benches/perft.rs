@@ -10,6 +10,7 @@ use shogi_rules::{Position, Variant, perft::perft};
 #[path = "common/haitaka.rs"]
 mod anchor;
 use anchor::haitaka_perft;
+use shogi_testkit::xorshift;
 
 fn playouts(seed: u64, games: usize) -> u64 {
     let mut rng = seed | 1;
@@ -21,9 +22,7 @@ fn playouts(seed: u64, games: usize) -> u64 {
             if ms.is_empty() {
                 break;
             }
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
+            xorshift(&mut rng);
             pos.play_unchecked(ms[(rng % ms.len() as u64) as usize]);
             n += 1;
         }

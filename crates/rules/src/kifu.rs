@@ -3,7 +3,7 @@
 
 use thiserror::Error;
 
-use crate::position::{HANDICAPS, Position};
+use crate::position::{HANDICAPS, Position, write_sfen};
 use crate::types::{Color, Move, PieceKind, Square, Variant};
 
 /// A game record: start position, moves, and the end marker if any.
@@ -385,51 +385,8 @@ fn build(
     hands: &[[u8; 7]; 2],
     side: Color,
 ) -> Result<Position, RecordError> {
-    let mut sfen = String::new();
-    for rank in 0..9u8 {
-        if rank > 0 {
-            sfen.push('/');
-        }
-        let mut empty = 0;
-        for file in (0..9u8).rev() {
-            match board[Square::new(file, rank).index()] {
-                None => empty += 1,
-                Some((c, k)) => {
-                    if empty > 0 {
-                        sfen.push_str(&empty.to_string());
-                        empty = 0;
-                    }
-                    sfen.push_str(&crate::Piece::new(c, k).sfen());
-                }
-            }
-        }
-        if empty > 0 {
-            sfen.push_str(&empty.to_string());
-        }
-    }
-    sfen.push_str(if side == Color::Black { " b " } else { " w " });
-    let mut any = false;
-    for c in Color::ALL {
-        for k in 0..7 {
-            let n = hands[c as usize][k];
-            if n > 0 {
-                any = true;
-                if n > 1 {
-                    sfen.push_str(&n.to_string());
-                }
-                let l = PieceKind::from_index(k).base_letter();
-                sfen.push(if c == Color::Black {
-                    l
-                } else {
-                    l.to_ascii_lowercase()
-                });
-            }
-        }
-    }
-    if !any {
-        sfen.push('-');
-    }
-    sfen.push_str(" 1");
+    let piece_at = |sq: Square| board[sq.index()].map(|(c, k)| crate::Piece::new(c, k));
+    let sfen = write_sfen(9, piece_at, side, hands, 1);
     Ok(Position::from_sfen(Variant::Shogi, &sfen)?)
 }
 

@@ -2,6 +2,7 @@
 
 use shogi_rules::kifu::{Record, from_csa, kif_move, to_csa, to_kif};
 use shogi_rules::{Color, Position, Variant};
+use shogi_testkit::xorshift;
 
 fn random_game(seed: u64, start: Position, plies: usize) -> Record {
     let mut rng = seed | 1;
@@ -12,9 +13,7 @@ fn random_game(seed: u64, start: Position, plies: usize) -> Record {
         if ms.is_empty() {
             break;
         }
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
+        xorshift(&mut rng);
         let mv = ms[(rng % ms.len() as u64) as usize];
         pos.play_unchecked(mv);
         moves.push(mv);

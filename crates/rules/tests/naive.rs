@@ -3,6 +3,7 @@
 
 use proptest::prelude::*;
 use shogi_rules::{Bitboard, Move, PieceKind, Position, Square, Variant, piece_attacks};
+use shogi_testkit::xorshift;
 
 fn last_ranks(pos: &Position, us: shogi_rules::Color, n: u8) -> impl Fn(Square) -> bool {
     let size = pos.variant().size();
@@ -93,9 +94,7 @@ fn walk(variant: Variant, seed: u64, plies: usize) {
         if moves.is_empty() {
             break;
         }
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
+        xorshift(&mut rng);
         let mv = moves[(rng % moves.len() as u64) as usize];
         pos.play_unchecked(mv);
     }

@@ -13,8 +13,8 @@ use shogi_mcts::batch::BatchConfig;
 use shogi_mcts::{EvalRequest, Evaluator, SearchConfig};
 
 use crate::play::{GameProgress, PlayConfig, SelfPlayGame};
-use shogi_records::RecordGame;
 use shogi_records::record::{ChunkWriter, RecordError};
+use shogi_registry::RecordGame;
 
 /// The self-play inference service's batching unless a config says otherwise: at most 16
 /// leaves a network call, waiting at most 2 ms for a batch to fill. Matches and the

@@ -9,8 +9,8 @@ use shogi_game::{Color, EndReason, Game, Outcome, adjudicate};
 use shogi_mcts::{
     Evaluator, Progress, Search, SearchConfig, SearchError, SearchLimits, SearchResult, Wdl,
 };
-use shogi_records::RecordGame;
 use shogi_records::record::{GameRecord, MoveRecord, SearchedMove};
+use shogi_registry::RecordGame;
 use shogi_rules::ShogiGame;
 
 /// Self-play settings besides the search's own.

@@ -2,7 +2,7 @@
 //! reader, a game directory gets its three files, and minishogi is refused clearly.
 
 use shogi_mcts::{SearchConfig, UniformEvaluator};
-use shogi_records::convert::{
+use shogi_registry::export::{
     ExportError, replay, to_csa_text, to_kif_text, to_usi_position, write_game_dir,
 };
 use shogi_rules::kifu::from_csa;

@@ -3,7 +3,7 @@
 
 use shogi_game::{Color, EndReason};
 use shogi_mcts::{FnEvaluator, SearchConfig, UniformEvaluator, Wdl};
-use shogi_records::convert::replay;
+use shogi_registry::export::replay;
 use shogi_rules::{GameRules, Position, ShogiGame, Variant};
 use shogi_selfplay::play::{PlayConfig, play_game};
 

@@ -217,13 +217,7 @@ fn gumbel_selfplay_search_with_terminal_check_plays_and_targets_every_mate_in_on
         let mate = p.parse_usi_move(expected).unwrap();
         let game = ShogiGame::new(p.clone(), GameRules::default());
         for seed in 0..6 {
-            let r = Search::new(gumbel(true), seed)
-                .search(
-                    &game,
-                    &UniformEvaluator::default(),
-                    &SearchLimits::default(),
-                )
-                .unwrap();
+            let r = Search::new(gumbel(true), seed).search_uniform(&game);
             let best = r.best_move.expect("a move");
             assert!(is_mate_after(&p, best), "{name} seed {seed}: played {best}");
             let target: f32 = r
@@ -234,13 +228,7 @@ fn gumbel_selfplay_search_with_terminal_check_plays_and_targets_every_mate_in_on
                 .map(|(_, t)| t)
                 .sum();
             assert!(target > 0.9, "{name} seed {seed}: mate target {target}");
-            let r = Search::new(gumbel(false), seed)
-                .search(
-                    &game,
-                    &UniformEvaluator::default(),
-                    &SearchLimits::default(),
-                )
-                .unwrap();
+            let r = Search::new(gumbel(false), seed).search_uniform(&game);
             if r.best_move != Some(mate) {
                 misses_without_check += 1;
             }
@@ -273,13 +261,7 @@ fn root_mate_search_plays_mate_in_three_at_once_with_a_one_hot_target() {
         let p = pos(sfen);
         let game = ShogiGame::new(p.clone(), GameRules::default());
         for seed in 0..3 {
-            let r = Search::new(gumbel(3000), seed)
-                .search(
-                    &game,
-                    &UniformEvaluator::default(),
-                    &SearchLimits::default(),
-                )
-                .unwrap();
+            let r = Search::new(gumbel(3000), seed).search_uniform(&game);
             assert_eq!(
                 r.proven,
                 Proven::Win {
@@ -308,13 +290,7 @@ fn root_mate_search_plays_mate_in_three_at_once_with_a_one_hot_target() {
                 r.policy_target
             );
             assert_eq!(r.policy_target.iter().sum::<f32>(), 1.0);
-            let r = Search::new(gumbel(0), seed)
-                .search(
-                    &game,
-                    &UniformEvaluator::default(),
-                    &SearchLimits::default(),
-                )
-                .unwrap();
+            let r = Search::new(gumbel(0), seed).search_uniform(&game);
             if r.proven != Proven::Unknown {
                 proven_without += 1;
             }
@@ -341,13 +317,7 @@ fn root_mate_search_no_false_mate_and_respects_the_ply_cap() {
     ] {
         let game = ShogiGame::new(pos(&sfen), GameRules::default());
         assert_eq!(game.find_mate(20_000, 31), None, "{sfen}");
-        let r = Search::new(probing.clone(), 1)
-            .search(
-                &game,
-                &UniformEvaluator::default(),
-                &SearchLimits::default(),
-            )
-            .unwrap();
+        let r = Search::new(probing.clone(), 1).search_uniform(&game);
         assert!(
             !matches!(r.proven, Proven::Win { .. }),
             "{sfen}: {:?}",
@@ -446,15 +416,8 @@ fn leaf_mate_search_proves_exactly_the_leaves_with_a_mate_in_3_and_5() {
                 ..SearchConfig::for_play()
             };
             let game = ShogiGame::new(root.clone(), GameRules::default());
-            let search = |leaf_nodes: usize| {
-                Search::new(config(leaf_nodes), 1)
-                    .search(
-                        &game,
-                        &UniformEvaluator::default(),
-                        &SearchLimits::default(),
-                    )
-                    .unwrap()
-            };
+            let search =
+                |leaf_nodes: usize| Search::new(config(leaf_nodes), 1).search_uniform(&game);
             let with = search(100_000);
             let without = search(0);
             let (mut proven, mut proven_without) = (0, 0);

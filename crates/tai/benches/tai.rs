@@ -8,13 +8,7 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use shogi_game::Game;
 use shogi_tai::{TaiGame, TaiRules};
-
-fn xorshift(state: &mut u64) -> u64 {
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    *state
-}
+use shogi_testkit::xorshift;
 
 /// Plays `plies` random plies (fewer if the game ends) and returns the plies played.
 fn playout(game: &mut TaiGame, plies: u32, seed: u64) -> u32 {

@@ -175,20 +175,27 @@ impl TaiGame {
         u32::from(self.royals[c.index()])
     }
 
+    /// The side to move's pieces and their squares.
+    fn own_pieces(&self) -> impl Iterator<Item = (usize, Piece)> + '_ {
+        let me = self.pos.side_to_move();
+        let board = self.pos.board().iter().enumerate();
+        board.filter_map(move |(sq, cell)| cell.filter(|p| p.color == me).map(|p| (sq, p)))
+    }
+
+    /// Appends the moves of `piece` on `sq` before the repetition and pass rules.
+    fn moves_of(&self, sq: usize, piece: Piece, out: &mut Vec<TaiMove>) {
+        let board = self.pos.board();
+        if is_emperor(piece.kind) {
+            emperor_moves(board, sq, piece, &self.rules, out);
+        } else {
+            piece_moves(board, sq, piece, spec(piece.kind, &self.rules), out);
+        }
+    }
+
     /// Every move of the side to move before the repetition and pass rules.
     fn pseudo_moves(&self, out: &mut Vec<TaiMove>) {
-        let board = self.pos.board();
-        let me = self.pos.side_to_move();
-        for (sq, cell) in board.iter().enumerate() {
-            let Some(p) = *cell else { continue };
-            if p.color != me {
-                continue;
-            }
-            if is_emperor(p.kind) {
-                emperor_moves(board, sq, p, &self.rules, out);
-            } else {
-                piece_moves(board, sq, p, spec(p.kind, &self.rules), out);
-            }
+        for (sq, piece) in self.own_pieces() {
+            self.moves_of(sq, piece, out);
         }
     }
 
@@ -267,19 +274,9 @@ impl TaiGame {
 
     fn has_any_move(&self) -> bool {
         let mut moves = Vec::new();
-        let board = self.pos.board();
-        let me = self.pos.side_to_move();
-        for (sq, cell) in board.iter().enumerate() {
-            let Some(p) = *cell else { continue };
-            if p.color != me {
-                continue;
-            }
+        for (sq, piece) in self.own_pieces() {
             moves.clear();
-            if is_emperor(p.kind) {
-                emperor_moves(board, sq, p, &self.rules, &mut moves);
-            } else {
-                piece_moves(board, sq, p, spec(p.kind, &self.rules), &mut moves);
-            }
+            self.moves_of(sq, piece, &mut moves);
             if moves.iter().any(|&m| self.allowed(m)) {
                 return true;
             }

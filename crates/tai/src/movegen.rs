@@ -228,6 +228,33 @@ fn mv(from: usize, vias: &[usize], to: usize) -> TaiMove {
     }
 }
 
+/// Appends the moves from `from` along direction `d` starting at `origin` (the piece's
+/// own square, or a hook mover's corner), at most `max` steps: every empty square, and
+/// the first occupied one where it holds an enemy piece.
+#[inline]
+fn push_ray(
+    board: &[Option<Piece>],
+    me: Color,
+    from: usize,
+    origin: usize,
+    d: Offset,
+    max: i32,
+    out: &mut Vec<TaiMove>,
+) {
+    for k in 1..=max {
+        let Some(t) = step(origin, d, k) else { break };
+        match board[t] {
+            None => out.push(mv(from, &[], t)),
+            Some(p) => {
+                if p.color != me {
+                    out.push(mv(from, &[], t));
+                }
+                break;
+            }
+        }
+    }
+}
+
 /// Appends the moves of the non-emperor piece on `from` (passes included).
 pub(crate) fn piece_moves(
     board: &[Option<Piece>],
@@ -248,19 +275,15 @@ pub(crate) fn piece_moves(
         }
     }
     for s in &spec.slides {
-        let d = orient(me, s.dir);
-        for k in 1..=i32::from(s.max) {
-            let Some(t) = step(from, d, k) else { break };
-            match board[t] {
-                None => out.push(mv(from, &[], t)),
-                Some(p) => {
-                    if p.color != me {
-                        out.push(mv(from, &[], t));
-                    }
-                    break;
-                }
-            }
-        }
+        push_ray(
+            board,
+            me,
+            from,
+            from,
+            orient(me, s.dir),
+            i32::from(s.max),
+            out,
+        );
     }
     for &h in &spec.hooks {
         let d = orient(me, h);
@@ -272,20 +295,7 @@ pub(crate) fn piece_moves(
                 break;
             }
             for turn in [(d.1, -d.0), (-d.1, d.0)] {
-                for j in 1.. {
-                    let Some(t) = step(corner, turn, j) else {
-                        break;
-                    };
-                    match board[t] {
-                        None => out.push(mv(from, &[], t)),
-                        Some(p) => {
-                            if p.color != me {
-                                out.push(mv(from, &[], t));
-                            }
-                            break;
-                        }
-                    }
-                }
+                push_ray(board, me, from, corner, turn, SIZE as i32, out);
             }
         }
     }

@@ -233,13 +233,18 @@ fn every_simple_kind_matches_the_betza_reader() {
     assert_eq!(checked, 88 * 3 * squares.len() * 2);
 }
 
+/// A game with `pieces` (`+` before a kind's abbreviation: promoted) and each side's
+/// royal out of the way where it has none, `to_move` to move.
 fn game_with(pieces: &[(&str, &str, Color)], to_move: Color) -> TaiGame {
     let mut pos = Position::empty();
     for &(abbr, sq, color) in pieces {
-        pos.set(
-            Square::parse(sq).unwrap(),
-            Some(Piece::new(kind(abbr), color)),
-        );
+        let (abbr, promoted) = abbr.strip_prefix('+').map_or((abbr, false), |a| (a, true));
+        let piece = Piece {
+            kind: kind(abbr),
+            color,
+            promoted,
+        };
+        pos.set(Square::parse(sq).unwrap(), Some(piece));
     }
     // Royals out of the way so the game is on.
     for (sq, color) in [("25y", Color::Black), ("1a", Color::White)] {
@@ -255,6 +260,18 @@ fn game_with(pieces: &[(&str, &str, Color)], to_move: Color) -> TaiGame {
     }
     pos.set_side_to_move(to_move);
     TaiGame::new(pos, TaiRules::default())
+}
+
+/// Plays `text` (path notation), which must parse.
+fn play(g: &mut TaiGame, text: &str) {
+    let mv = g.parse_move(text).unwrap();
+    g.play_unchecked(mv);
+}
+
+/// The abbreviation of the kind on `sq` and whether it is promoted.
+fn piece_at(g: &TaiGame, sq: &str) -> (&'static str, bool) {
+    let p = g.position().piece(Square::parse(sq).unwrap()).unwrap();
+    (p.kind.abbr(), p.promoted)
 }
 
 fn texts(moves: &[TaiMove]) -> BTreeSet<String> {
@@ -536,13 +553,8 @@ fn promotion_on_the_first_capture_only_and_contagion() {
         Black,
     );
     let mut g = game.clone();
-    g.play_unchecked(g.parse_move("13m13f").unwrap());
-    let p = g.position().piece(Square::parse("13f").unwrap()).unwrap();
-    assert_eq!(
-        (p.kind.abbr(), p.promoted),
-        ("G", true),
-        "a rook becomes a gold"
-    );
+    play(&mut g, "13m13f");
+    assert_eq!(piece_at(&g, "13f"), ("G", true), "a rook becomes a gold");
     // A lion that double-captures promotes after the whole move.
     let mut g = game_with(
         &[
@@ -552,53 +564,17 @@ fn promotion_on_the_first_capture_only_and_contagion() {
         ],
         Black,
     );
-    g.play_unchecked(g.parse_move("13m13l13k").unwrap());
-    let p = g.position().piece(Square::parse("13k").unwrap()).unwrap();
-    assert_eq!((p.kind.abbr(), p.promoted), ("FF", true));
+    play(&mut g, "13m13l13k");
+    assert_eq!(piece_at(&g, "13k"), ("FF", true));
     assert!(g.position().piece(Square::parse("13l").unwrap()).is_none());
     // A promoted furious fiend does not promote again; a piece without promotion neither.
     let mut g = game_with(&[("FK", "13m", Black), ("P", "13l", White)], Black);
-    g.play_unchecked(g.parse_move("13m13l").unwrap());
-    assert_eq!(
-        g.position()
-            .piece(Square::parse("13l").unwrap())
-            .unwrap()
-            .kind
-            .abbr(),
-        "FK"
-    );
+    play(&mut g, "13m13l");
+    assert_eq!(piece_at(&g, "13l").0, "FK");
     // Contagion: a promoted gold that takes a deva becomes a teaching king.
-    let mut pos = Position::empty();
-    pos.set(
-        Square::parse("13m").unwrap(),
-        Some(Piece {
-            kind: kind("G"),
-            color: Black,
-            promoted: true,
-        }),
-    );
-    pos.set(
-        Square::parse("13l").unwrap(),
-        Some(Piece::new(kind("DV"), White)),
-    );
-    pos.set(
-        Square::parse("1a").unwrap(),
-        Some(Piece::new(kind("CP"), White)),
-    );
-    pos.set(
-        Square::parse("25y").unwrap(),
-        Some(Piece::new(kind("CP"), Black)),
-    );
-    let mut g = TaiGame::new(pos, TaiRules::default());
-    g.play_unchecked(g.parse_move("13m13l").unwrap());
-    assert_eq!(
-        g.position()
-            .piece(Square::parse("13l").unwrap())
-            .unwrap()
-            .kind
-            .abbr(),
-        "TK"
-    );
+    let mut g = game_with(&[("+G", "13m", Black), ("DV", "13l", White)], Black);
+    play(&mut g, "13m13l");
+    assert_eq!(piece_at(&g, "13l").0, "TK");
     // A lion taking a deva then a dark spirit becomes a buddhist spirit (the last one).
     let mut g = game_with(
         &[
@@ -608,27 +584,13 @@ fn promotion_on_the_first_capture_only_and_contagion() {
         ],
         Black,
     );
-    g.play_unchecked(g.parse_move("13m13l13k").unwrap());
-    assert_eq!(
-        g.position()
-            .piece(Square::parse("13k").unwrap())
-            .unwrap()
-            .kind
-            .abbr(),
-        "BSp"
-    );
+    play(&mut g, "13m13l13k");
+    assert_eq!(piece_at(&g, "13k").0, "BSp");
     // A drunk elephant taking a deva becomes a prince: one more royal.
     let mut g = game_with(&[("DE", "13m", Black), ("DV", "13l", White)], Black);
     assert_eq!(g.royal_count(Black), 1);
-    g.play_unchecked(g.parse_move("13m13l").unwrap());
-    assert_eq!(
-        g.position()
-            .piece(Square::parse("13l").unwrap())
-            .unwrap()
-            .kind
-            .abbr(),
-        "CP"
-    );
+    play(&mut g, "13m13l");
+    assert_eq!(piece_at(&g, "13l").0, "CP");
     assert_eq!(g.royal_count(Black), 2);
     // The alternative trigger: promote only when capturing a promoted piece.
     let rules = TaiRules {
@@ -636,15 +598,8 @@ fn promotion_on_the_first_capture_only_and_contagion() {
         ..TaiRules::default()
     };
     let mut g = TaiGame::new(game.position().clone(), rules);
-    g.play_unchecked(g.parse_move("13m13f").unwrap());
-    assert_eq!(
-        g.position()
-            .piece(Square::parse("13f").unwrap())
-            .unwrap()
-            .kind
-            .abbr(),
-        "R"
-    );
+    play(&mut g, "13m13f");
+    assert_eq!(piece_at(&g, "13f").0, "R");
 }
 
 #[test]
@@ -659,7 +614,7 @@ fn the_game_ends_when_every_royal_is_captured() {
         ],
         Black,
     );
-    g.play_unchecked(g.parse_move("13m13f").unwrap());
+    play(&mut g, "13m13f");
     assert_eq!(g.royal_count(White), 1);
     assert!(g.outcome().is_none(), "the emperor is left");
     // Capturing the last royal wins at once.
@@ -667,7 +622,7 @@ fn the_game_ends_when_every_royal_is_captured() {
         &[("L", "1y", Black), ("E", "1f", White), ("CP", "25y", Black)],
         Black,
     );
-    g.play_unchecked(g.parse_move("1y1f").unwrap());
+    play(&mut g, "1y1f");
     let outcome = g.outcome().unwrap();
     assert_eq!(
         (outcome.winner, outcome.reason),
@@ -678,9 +633,9 @@ fn the_game_ends_when_every_royal_is_captured() {
 #[test]
 fn no_pass_right_after_a_pass_and_fourfold_repetition_draws() {
     let mut g = game_with(&[("Ln", "13m", Black), ("Ln", "13c", White)], Black);
-    g.play_unchecked(g.parse_move("13m13m").unwrap());
+    play(&mut g, "13m13m");
     assert!(g.parse_move("13c13c").is_none(), "two passes in a row");
-    g.play_unchecked(g.parse_move("13c13d").unwrap());
+    play(&mut g, "13c13d");
     assert!(g.parse_move("13m13m").is_some());
     // Shuffle back and forth: the start position recurs for the fourth time at ply 12.
     let mut g = game_with(&[("G", "13m", Black), ("G", "13c", White)], Black);
@@ -751,31 +706,9 @@ fn compound_lion_pieces_are_the_union_of_their_powers() {
 #[test]
 fn a_promoted_piece_never_promotes_again_and_contagion_follows_the_path() {
     // A lion that is a promoted eastern barbarian keeps being a lion after capturing.
-    let mut pos = Position::empty();
-    pos.set(
-        Square::parse("13m").unwrap(),
-        Some(Piece {
-            kind: kind("Ln"),
-            color: Black,
-            promoted: true,
-        }),
-    );
-    pos.set(
-        Square::parse("13l").unwrap(),
-        Some(Piece::new(kind("P"), White)),
-    );
-    pos.set(
-        Square::parse("1a").unwrap(),
-        Some(Piece::new(kind("CP"), White)),
-    );
-    pos.set(
-        Square::parse("25y").unwrap(),
-        Some(Piece::new(kind("CP"), Black)),
-    );
-    let mut g = TaiGame::new(pos, TaiRules::default());
-    g.play_unchecked(g.parse_move("13m13l").unwrap());
-    let p = g.position().piece(Square::parse("13l").unwrap()).unwrap();
-    assert_eq!((p.kind.abbr(), p.promoted), ("Ln", true));
+    let mut g = game_with(&[("+Ln", "13m", Black), ("P", "13l", White)], Black);
+    play(&mut g, "13m13l");
+    assert_eq!(piece_at(&g, "13l"), ("Ln", true));
     // A lion dog capturing a dark spirit on 13l (passed first) and a deva on 13k, then
     // stepping back to 13l: the deva is the last capture, so it becomes a teaching king.
     let mut g = game_with(
@@ -786,14 +719,7 @@ fn a_promoted_piece_never_promotes_again_and_contagion_follows_the_path() {
         ],
         Black,
     );
-    g.play_unchecked(g.parse_move("13m13k13l").unwrap());
-    assert_eq!(
-        g.position()
-            .piece(Square::parse("13l").unwrap())
-            .unwrap()
-            .kind
-            .abbr(),
-        "TK"
-    );
+    play(&mut g, "13m13k13l");
+    assert_eq!(piece_at(&g, "13l").0, "TK");
     assert!(g.position().piece(Square::parse("13k").unwrap()).is_none());
 }

@@ -1,6 +1,6 @@
-//! What the test suites share (a dev-dependency only): where the repository is, and the
-//! one Python the tests run their oracles and USI doubles with, the venv that
-//! `scripts/bootstrap.sh` creates, never a system `python3`.
+//! What the test suites share (a dev-dependency only): where the repository is, the
+//! one Python the tests run their oracles and USI doubles with (the venv that
+//! `scripts/bootstrap.sh` creates, never a system `python3`), an SFEN helper and a dependency-free random source.
 
 use std::path::{Path, PathBuf};
 
@@ -31,4 +31,61 @@ pub fn python() -> PathBuf {
         p.display()
     );
     p
+}
+
+/// Reverses every rank of an SFEN board (the left-right mirror image); the side to
+/// move, hands and move number are kept.
+pub fn mirror_sfen(sfen: &str) -> String {
+    let mut parts = sfen.split(' ');
+    let board = parts.next().unwrap();
+    let ranks: Vec<String> = board
+        .split('/')
+        .map(|rank| {
+            let mut cells: Vec<String> = Vec::new();
+            let mut promoted = false;
+            for ch in rank.chars() {
+                if ch == '+' {
+                    promoted = true;
+                } else if let Some(d) = ch.to_digit(10) {
+                    cells.extend((0..d).map(|_| String::new()));
+                } else {
+                    cells.push(if promoted {
+                        format!("+{ch}")
+                    } else {
+                        ch.to_string()
+                    });
+                    promoted = false;
+                }
+            }
+            cells.reverse();
+            let mut out = String::new();
+            let mut empty = 0;
+            for c in cells {
+                if c.is_empty() {
+                    empty += 1;
+                } else {
+                    if empty > 0 {
+                        out.push_str(&empty.to_string());
+                        empty = 0;
+                    }
+                    out.push_str(&c);
+                }
+            }
+            if empty > 0 {
+                out.push_str(&empty.to_string());
+            }
+            out
+        })
+        .collect();
+    let rest: Vec<&str> = parts.collect();
+    format!("{} {}", ranks.join("/"), rest.join(" "))
+}
+
+/// The next state of a xorshift64 generator (`state` must not be 0): reproducible random
+/// choices for playouts and test inputs without a `rand` dependency.
+pub fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
 }

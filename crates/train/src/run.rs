@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use shogi_arena::{GateConfig, GateReport, gate_pending};
+use shogi_features::NetLayout;
 use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
-use shogi_features::{FromSpec, GameSpec, NetGame, NetLayout, with_game_type};
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
 use shogi_mcts::batch::{BatchConfig, BatchStats};
 use shogi_mcts::{PlayoutCap, SearchConfig};
@@ -19,7 +19,8 @@ use shogi_model::{
     CheckpointMeta, Expected, Losses, Model, ModelConfig, NetService, OptimizerKind, TrainConfig,
     load_checkpoint, model_config_for_layout, parse_device, set_num_threads,
 };
-use shogi_records::RecordGame;
+use shogi_registry::RecordGame;
+use shogi_registry::{FromSpec, GameSpec, NetGame, with_game_type};
 use shogi_rundir::{RoleLock, RunDir, checkpoint_name};
 use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
 use shogi_selfplay::play::PlayConfig;

@@ -18,12 +18,12 @@ use shogi_model::{
 };
 use shogi_rules::ShogiGame;
 
-use crate::game::UsiGame;
 use crate::options::{Options, SetOptionError};
 use crate::protocol::{
     Command, GoRequest, join_moves, sanitize, score_to_cp, side_to_move_has_no_king,
 };
 use crate::time::budget;
+use shogi_registry::UsiGame;
 use shogi_rules::mate::MateLimits;
 
 /// Engine name sent in `id name`.

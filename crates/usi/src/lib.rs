@@ -5,13 +5,11 @@
 //! `isready` and `quit` are answered while one is in progress.
 
 pub mod engine;
-pub mod game;
 pub mod options;
 pub mod protocol;
 pub mod time;
 
 pub use engine::Engine;
-pub use game::UsiGame;
 pub use options::{ENGINE_BATCH_SIZE, Options, SetOptionError};
 pub use protocol::{Command, GoRequest, score_to_cp};
 pub use shogi_rules::mate::{MateLimits, MateResult, is_mating_line, search_mate};

@@ -1,10 +1,10 @@
 //! The engine's USI options: their values, the `option` lines `usi` declares them with,
 //! and `setoption` applied to them (clamped, validated, named in the error).
 
-use shogi_features::GameSpec;
 use shogi_game::GameKind;
 use shogi_mcts::SearchConfig;
 use shogi_model::parse_device;
+use shogi_registry::GameSpec;
 
 /// Bytes of tree memory assumed per search node when `USI_Hash` is turned into a node
 /// limit.

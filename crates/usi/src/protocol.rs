@@ -3,6 +3,8 @@
 //! its uci loop apart from the engine): [`Engine`](crate::Engine) decides what each
 //! command does.
 
+pub use shogi_registry::{join_moves, sanitize};
+
 use crate::time::Clock;
 
 /// One command line, parsed. Malformed arguments are carried as the message the engine
@@ -215,28 +217,6 @@ pub fn side_to_move_has_no_king(head: &[&str]) -> bool {
         },
         _ => false,
     }
-}
-
-/// Control characters replaced, cut at 80 characters: safe to echo in `info string`.
-pub fn sanitize(s: &str) -> String {
-    let mut t: String = s
-        .chars()
-        .map(|c| if c.is_control() { '?' } else { c })
-        .take(80)
-        .collect();
-    if s.chars().count() > 80 {
-        t.push_str("...");
-    }
-    t
-}
-
-/// Moves separated by spaces, as USI writes a line of moves.
-pub fn join_moves<M: std::fmt::Display>(moves: &[M]) -> String {
-    moves
-        .iter()
-        .map(|m| m.to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// `score cp` from an expected score `s` (win 1, draw 0.5, loss 0) for the side to move:

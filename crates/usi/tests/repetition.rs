@@ -2,11 +2,11 @@
 //! so the side its evaluation calls ahead avoids repeating and the side behind seeks it
 //! (what a runner that draws at the second occurrence, like shogiarena, will rule).
 
-use shogi_features::GameSpec;
 use shogi_game::{Color, Game, GameKind};
 use shogi_mcts::{FnEvaluator, Search, SearchConfig, SearchLimits, SearchResult, Wdl};
+use shogi_registry::GameSpec;
+use shogi_registry::UsiGame;
 use shogi_rules::{Move, ShogiGame};
-use shogi_usi::UsiGame;
 
 /// Two kings (few moves, so every one is searched); the evaluator below says Black is
 /// ahead.

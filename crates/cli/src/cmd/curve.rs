@@ -13,8 +13,8 @@ use shogi_arena::curve::{CURVE_SIMULATIONS, Curve, CurvePoint, pick_checkpoints}
 use shogi_arena::{
     MATCH_OPENING_PLIES, MatchConfig, Openings, PlayerSettings, PlayerSpec, Rating, run_match,
 };
-use shogi_features::GameSpec;
 use shogi_model::{MANIFEST_FILE, read_manifest};
+use shogi_registry::GameSpec;
 use shogi_rundir::RunDir;
 
 use super::match_cmd::{PlyLimitArgs, match_game};
@@ -118,11 +118,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
         games: args.games,
         simulations: args.simulations.max(1),
         seed: args.seed,
-        gumbel: args.root.gumbel,
-        gumbel_captures: args.root.gumbel_captures,
-        gumbel_safe: args.root.gumbel_safe,
-        gumbel_c_scale: args.root.gumbel_c_scale,
-        leaf_mate_nodes: args.root.leaf_mate_nodes,
+        root: args.root.settings(),
         points: Vec::new(),
     };
     if let Some(old) = Curve::load(&out)?

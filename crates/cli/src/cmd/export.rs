@@ -6,10 +6,10 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use shogi_arena::ArenaGame;
-use shogi_features::with_game_type;
 use shogi_records::hcpe3;
 use shogi_records::record::{GameRecord, read_chunk, read_chunk_dir};
+use shogi_registry::ArenaGame;
+use shogi_registry::with_game_type;
 
 /// Arguments of `shogi-zero export`.
 #[derive(Debug, Args)]

@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use anyhow::Result;
 use clap::Args;
 use shogi_arena::{GateConfig, gate_pending};
-use shogi_features::GameSpec;
+use shogi_registry::GameSpec;
 use shogi_rundir::RunDir;
 
 use super::match_cmd::{PlyLimitArgs, SprtArgs};

@@ -13,7 +13,7 @@ use shogi_arena::{
     MATCH_OPENING_PLIES, MATCH_TEMPERATURE_PLIES, MatchConfig, Openings, PlayerSettings,
     PlayerSpec, SprtConfig, UsiTimeControl, parse_usi_option, run_match,
 };
-use shogi_features::{GameSpec, TOURNAMENT_MAX_PLIES};
+use shogi_registry::{GameSpec, TOURNAMENT_MAX_PLIES};
 
 use shogi_game::GameKind;
 

@@ -12,7 +12,7 @@ pub mod train;
 pub mod usi;
 pub mod view;
 
-use shogi_arena::PlayerSettings;
+use shogi_arena::{PlayerSettings, RootSettings};
 
 /// Where networks run: `--device` and `--torch-threads`, shared by every command that
 /// loads one.
@@ -37,7 +37,8 @@ impl DeviceArgs {
 
 /// How the networks of `match` and `curve` search: the flags that give a run's network
 /// the root its self-play trained with (`selfplay.gumbel_considered`, `gumbel_captures`,
-/// `gumbel_safe`, `gumbel_c_scale`, `leaf_mate_nodes`; `learns.sh` passes them).
+/// `gumbel_safe`, `gumbel_safety`, `gumbel_c_scale`, `leaf_mate_nodes`; `learns.sh`
+/// passes them).
 #[derive(Debug, Clone, clap::Args)]
 pub struct RootArgs {
     /// Searching players use a noise-free Gumbel root considering this many moves (the
@@ -52,29 +53,52 @@ pub struct RootArgs {
     /// lose nothing by static exchange one ply later (a run's `selfplay.gumbel_safe`).
     #[arg(long)]
     pub gumbel_safe: bool,
+    /// With `--gumbel`: the logits a root move loses per point it loses by static
+    /// exchange one ply later beyond the least any move loses (a pawn 2, a silver 10, a
+    /// rook 32; a run's `selfplay.gumbel_safety`); 0 = off.
+    #[arg(long, default_value_t = RootSettings::default().gumbel_safety, value_name = "LOGITS", value_parser = non_negative)]
+    pub gumbel_safety: f32,
     /// With `--gumbel`: the root's c_scale, how far searched values move its choice
     /// against the prior (sigma(q) = (50 + max visits) * c_scale * q; a run's
     /// `selfplay.gumbel_c_scale`).
-    #[arg(long, default_value_t = PlayerSettings::default().gumbel_c_scale, value_name = "SCALE", value_parser = positive_scale)]
+    #[arg(long, default_value_t = RootSettings::default().gumbel_c_scale, value_name = "SCALE", value_parser = positive_scale)]
     pub gumbel_c_scale: f32,
     /// Nodes of the searching players' mate search at every new leaf (a mate in up to 5
     /// plies makes the leaf a proven win); 0 = off. Give a run's networks its
     /// `selfplay.leaf_mate_nodes`.
-    #[arg(long, default_value_t = PlayerSettings::default().leaf_mate_nodes, value_name = "NODES")]
+    #[arg(long, default_value_t = RootSettings::default().leaf_mate_nodes, value_name = "NODES")]
     pub leaf_mate_nodes: usize,
 }
 
 impl RootArgs {
+    /// The root these flags ask for.
+    pub fn settings(&self) -> RootSettings {
+        RootSettings {
+            gumbel: self.gumbel,
+            gumbel_captures: self.gumbel_captures,
+            gumbel_safe: self.gumbel_safe,
+            gumbel_safety: self.gumbel_safety,
+            gumbel_c_scale: self.gumbel_c_scale,
+            leaf_mate_nodes: self.leaf_mate_nodes,
+        }
+    }
+
     /// `settings` with this root.
     pub fn apply(&self, settings: PlayerSettings) -> PlayerSettings {
         PlayerSettings {
-            gumbel_considered: (self.gumbel > 0).then_some(self.gumbel),
-            gumbel_captures: self.gumbel_captures,
-            gumbel_safe: self.gumbel_safe,
-            gumbel_c_scale: self.gumbel_c_scale,
-            leaf_mate_nodes: self.leaf_mate_nodes,
+            root: self.settings(),
             ..settings
         }
+    }
+}
+
+/// Parses a number that must be finite and at least zero (a penalty): `nan` or `-1` is
+/// refused with the value named.
+pub(crate) fn non_negative(text: &str) -> Result<f32, String> {
+    match text.trim().parse::<f32>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        Ok(_) => Err(format!("{text:?} is not a finite number of at least 0")),
+        Err(e) => Err(format!("{text:?} is not a number: {e}")),
     }
 }
 

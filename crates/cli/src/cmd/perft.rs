@@ -5,9 +5,9 @@ use std::time::Instant;
 
 use anyhow::{Result, anyhow};
 use clap::Args;
-use shogi_arena::ArenaGame;
-use shogi_features::{GameSpec, with_game_type};
 use shogi_game::GameKind;
+use shogi_registry::ArenaGame;
+use shogi_registry::{GameSpec, with_game_type};
 
 #[derive(Debug, Args)]
 pub struct PerftArgs {

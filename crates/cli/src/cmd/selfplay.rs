@@ -7,9 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Result, bail};
 use clap::Args;
-use shogi_features::{
-    FeatureSet, FromSpec, GameSpec, NetGame, NetLayout, TRAINING_MAX_PLIES, with_game_type,
-};
+use shogi_features::{FeatureSet, NetLayout};
 use shogi_game::GameKind;
 use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, uniform_batch};
 use shogi_mcts::{RootSelection, SearchConfig};
@@ -17,7 +15,8 @@ use shogi_model::{
     DEFAULT_BLOCKS, DEFAULT_CHANNELS, Inference, InferenceOptions, Model, NetService,
     SELFPLAY_HALF_INFERENCE, model_config_for_layout, parse_device,
 };
-use shogi_records::RecordGame;
+use shogi_registry::RecordGame;
+use shogi_registry::{FromSpec, GameSpec, NetGame, TRAINING_MAX_PLIES, with_game_type};
 use shogi_selfplay::actors::{ActorConfig, ActorStats, SELFPLAY_BATCH, run_actors};
 use shogi_selfplay::play::PlayConfig;
 

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use clap::Args;
-use shogi_features::with_game_type;
 use shogi_game::GameKind;
+use shogi_registry::with_game_type;
 use shogi_usi::{Engine, Options};
 
 /// Arguments: start-up values of the engine's USI options (a GUI's `setoption` still

@@ -16,10 +16,10 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use serde::Serialize;
 use shogi_arena::MatchSummary;
-use shogi_features::with_game_type;
 use shogi_game::{Color, Game, GameKind, Outcome};
-use shogi_records::RecordGame;
 use shogi_records::record::{GameRecord, MoveRecord, read_chunk};
+use shogi_registry::RecordGame;
+use shogi_registry::with_game_type;
 
 const TEMPLATE: &str = include_str!("view.html");
 

@@ -28,10 +28,29 @@ impl<G: Game> Search<G> {
     pub(super) fn init_gumbel(&mut self, game: &G, budget: usize) {
         let range = self.nodes[0].children();
         let k = range.len();
-        let logits: Vec<f32> = range
+        let needs_loss = self.config.gumbel_safe || self.config.gumbel_safety > 0.0;
+        // What each root move loses by static exchange one ply later.
+        let loss: Vec<i32> = if needs_loss {
+            range
+                .clone()
+                .map(|i| self.nodes[i].mv.map_or(0, |mv| game.static_loss_after(mv)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        // The least any move loses (nothing, if any move manages that).
+        let least = loss.iter().copied().min().unwrap_or(0).max(0);
+        let mut logits: Vec<f32> = range
             .clone()
             .map(|i| gumbel::logit(self.nodes[i].prior))
             .collect();
+        if self.config.gumbel_safety > 0.0 {
+            // The prior times exp(-safety * excess): in logits, a subtraction (the
+            // softmax renormalises).
+            for (logit, &l) in logits.iter_mut().zip(&loss) {
+                *logit -= self.config.gumbel_safety * (l - least).max(0) as f32;
+            }
+        }
         let g = if self.config.gumbel_noise {
             noise::gumbel_samples(k, &mut self.rng)
         } else {
@@ -58,13 +77,7 @@ impl<G: Game> Search<G> {
                 .then(a.cmp(b))
         };
         if self.config.gumbel_safe && taken < m {
-            // The moves that lose least by static exchange one ply later (nothing, if
-            // any move manages that), best scores first, take up to half the slots.
-            let loss: Vec<i32> = range
-                .clone()
-                .map(|i| self.nodes[i].mv.map_or(0, |mv| game.static_loss_after(mv)))
-                .collect();
-            let least = loss.iter().copied().min().unwrap_or(0).max(0);
+            // The moves that lose least, best scores first, take up to half the slots.
             let mut safe: Vec<usize> = (0..k)
                 .filter(|&j| !considered[j] && loss[j] <= least)
                 .collect();

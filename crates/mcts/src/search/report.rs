@@ -180,11 +180,12 @@ impl<G: Game> Search<G> {
         let policy_target;
         if gumbel_mode {
             let (s, pri) = self.completed_sigma(0);
-            let x: Vec<f32> = pri
-                .iter()
-                .zip(&s)
-                .map(|(&p, &s)| gumbel::logit(p) + s)
-                .collect();
+            // The root's logits (the priors', less any `gumbel_safety` penalty).
+            let logits: Vec<f32> = match self.gstate.as_ref() {
+                Some(gs) => gs.0.logits.clone(),
+                None => pri.iter().map(|&p| gumbel::logit(p)).collect(),
+            };
+            let x: Vec<f32> = logits.iter().zip(&s).map(|(&l, &s)| l + s).collect();
             policy_target = gumbel::softmax(&x);
             best_move = self.gumbel_choice(&s).map(|i| moves[i]);
         } else {

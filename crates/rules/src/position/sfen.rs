@@ -248,59 +248,71 @@ impl Position {
 
     /// The SFEN of the position (hands in the order R B G S N L P, Black first).
     pub fn to_sfen(&self) -> String {
-        let n = self.geo.size;
-        let mut s = String::with_capacity(96);
-        for rank in 0..n {
-            if rank > 0 {
-                s.push('/');
-            }
-            let mut empty = 0;
-            for file in (0..n).rev() {
-                match self.piece_at(Square::new(file, rank)) {
-                    None => empty += 1,
-                    Some(p) => {
-                        if empty > 0 {
-                            s.push_str(&empty.to_string());
-                            empty = 0;
-                        }
-                        s.push_str(&p.sfen());
-                    }
-                }
-            }
-            if empty > 0 {
-                s.push_str(&empty.to_string());
-            }
-        }
-        s.push_str(if self.side == Color::Black {
-            " b "
-        } else {
-            " w "
-        });
-        let order = [5usize, 4, 6, 3, 2, 1, 0];
-        let mut any = false;
-        for c in Color::ALL {
-            for &k in &order {
-                let cnt = self.hands[c as usize][k];
-                if cnt == 0 {
-                    continue;
-                }
-                any = true;
-                if cnt > 1 {
-                    s.push_str(&cnt.to_string());
-                }
-                let l = PieceKind::from_index(k).base_letter();
-                s.push(if c == Color::Black {
-                    l
-                } else {
-                    l.to_ascii_lowercase()
-                });
-            }
-        }
-        if !any {
-            s.push('-');
-        }
-        s.push(' ');
-        s.push_str(&self.move_number.to_string());
-        s
+        write_sfen(
+            self.geo.size,
+            |sq| self.piece_at(sq),
+            self.side,
+            &self.hands,
+            self.move_number,
+        )
     }
+}
+
+/// The SFEN of a `size` x `size` board holding `piece_at` on each square, `side` to
+/// move, `hands` (written in the order R B G S N L P, Black first) and `move_number`.
+pub(crate) fn write_sfen(
+    size: u8,
+    piece_at: impl Fn(Square) -> Option<Piece>,
+    side: Color,
+    hands: &[Hand; 2],
+    move_number: u32,
+) -> String {
+    let mut s = String::with_capacity(96);
+    for rank in 0..size {
+        if rank > 0 {
+            s.push('/');
+        }
+        let mut empty = 0;
+        for file in (0..size).rev() {
+            match piece_at(Square::new(file, rank)) {
+                None => empty += 1,
+                Some(p) => {
+                    if empty > 0 {
+                        s.push_str(&empty.to_string());
+                        empty = 0;
+                    }
+                    s.push_str(&p.sfen());
+                }
+            }
+        }
+        if empty > 0 {
+            s.push_str(&empty.to_string());
+        }
+    }
+    s.push_str(if side == Color::Black { " b " } else { " w " });
+    let mut any = false;
+    for c in Color::ALL {
+        for k in [5usize, 4, 6, 3, 2, 1, 0] {
+            let count = hands[c as usize][k];
+            if count == 0 {
+                continue;
+            }
+            any = true;
+            if count > 1 {
+                s.push_str(&count.to_string());
+            }
+            let letter = PieceKind::from_index(k).base_letter();
+            s.push(if c == Color::Black {
+                letter
+            } else {
+                letter.to_ascii_lowercase()
+            });
+        }
+    }
+    if !any {
+        s.push('-');
+    }
+    s.push(' ');
+    s.push_str(&move_number.to_string());
+    s
 }

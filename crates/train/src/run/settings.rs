@@ -45,6 +45,7 @@ pub fn search_config(config: &RunConfig) -> SearchConfig {
         gumbel_considered: s.gumbel_considered,
         gumbel_captures: s.gumbel_captures,
         gumbel_safe: s.gumbel_safe,
+        gumbel_safety: s.gumbel_safety,
         gumbel_c_scale: s.gumbel_c_scale,
         dirichlet_alpha: s.dirichlet_alpha,
         dirichlet_weight: s.dirichlet_weight,

@@ -71,7 +71,7 @@ impl Harness {
     }
 
     /// An engine playing `G` (`ShogiGame` or `TaiGame`).
-    pub fn start_for<G: shogi_usi::UsiGame>(options: Options) -> Harness {
+    pub fn start_for<G: shogi_registry::UsiGame>(options: Options) -> Harness {
         let (in_tx, in_rx) = unbounded();
         let (out_tx, out_rx) = unbounded();
         let handle = std::thread::spawn(move || {

@@ -1,6 +1,7 @@
-//! From records to positions and text: replay a recorded game through the rules (which
-//! checks every move), and print it as a USI `position` line, CSA or KIF (standard shogi
-//! only: neither format defines minishogi), or write all three into a game directory.
+//! From records to positions and text: replay a recorded shogi or minishogi game through
+//! the rules (which checks every move), and print it as a USI `position` line, CSA or KIF
+//! (standard shogi only: neither format defines minishogi), or write all three into a
+//! game directory. A game's own files are [`ArenaGame::write_game`](crate::ArenaGame::write_game).
 
 use std::path::{Path, PathBuf};
 
@@ -8,13 +9,9 @@ use shogi_game::{EndReason, Outcome};
 use shogi_rules::kifu::{Record, to_csa, to_kif};
 use shogi_rules::{ShogiGame, Variant};
 
-use crate::game::RecordGame;
-use crate::record::{GameRecord, ReplayError};
+use shogi_records::{GameRecord, ReplayError, variant_from_name};
 
-/// The rules variant a record's name stands for.
-pub fn variant_from_name(name: &str) -> Option<Variant> {
-    name.parse().ok().and_then(Variant::of)
-}
+use crate::RecordGame;
 
 /// Replays a shogi or minishogi record through the rules, checking every move
 /// ([`RecordGame::replay_each`]); returns the final game.
@@ -62,6 +59,14 @@ pub enum ExportError {
         /// The error.
         source: std::io::Error,
     },
+}
+
+impl ExportError {
+    /// The error of an I/O failure on `path`, as a `map_err` argument.
+    pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ExportError + use<> {
+        let path = path.to_path_buf();
+        move |source| ExportError::Io { path, source }
+    }
 }
 
 /// The CSA end marker (without `%`) of a game outcome.
@@ -119,10 +124,7 @@ pub fn write_game_dir(
     name: &str,
 ) -> Result<Vec<PathBuf>, ExportError> {
     let usi = to_usi_position(record)?;
-    std::fs::create_dir_all(dir).map_err(|source| ExportError::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+    std::fs::create_dir_all(dir).map_err(ExportError::io(dir))?;
     let mut files = vec![(dir.join(format!("{name}.usi")), usi + "\n")];
     if variant_from_name(&record.variant) == Some(Variant::Shogi) {
         files.push((dir.join(format!("{name}.csa")), to_csa_text(record)?));
@@ -130,10 +132,7 @@ pub fn write_game_dir(
     }
     let mut written = Vec::new();
     for (path, text) in files {
-        shogi_rundir::write_atomic(&path, text.as_bytes()).map_err(|source| ExportError::Io {
-            path: path.clone(),
-            source,
-        })?;
+        shogi_rundir::write_atomic(&path, text.as_bytes()).map_err(ExportError::io(&path))?;
         written.push(path);
     }
     Ok(written)

@@ -1,7 +1,8 @@
 //! The one fork from "which game" (a [`GameKind`] value) to the code generic over the
 //! game's type. Shogi and minishogi are one type, `ShogiGame` (the variant is part of
 //! its position); tai shogi is `TaiGame`. A new game adds its arm to
-//! [`with_game_type!`](crate::with_game_type) and nothing else forks.
+//! [`with_game_type!`](crate::with_game_type) and nothing else forks; its adapters are one
+//! module of this crate (see the crate's documentation).
 
 #[doc(hidden)]
 pub use shogi_game::GameKind;
@@ -13,7 +14,7 @@ pub use shogi_tai::TaiGame;
 /// Evaluates `body` with the type name `G` bound to `kind`'s concrete game type:
 ///
 /// ```
-/// use shogi_features::with_game_type;
+/// use shogi_registry::with_game_type;
 /// use shogi_game::GameKind;
 ///
 /// let name = with_game_type!(GameKind::Tai, G => std::any::type_name::<G>());

@@ -1,10 +1,11 @@
 //! [`GameSpec`]: what is played, fully (the game and its rule options), and
 //! [`FromSpec`]: each game type's start from one, so code that starts games needs no
-//! fork of its own beyond [`with_game_type!`](crate::with_game_type).
+//! fork of its own beyond [`with_game_type!`](crate::with_game_type). Each game's
+//! `FromSpec` is in its module ([`crate::shogi`], [`crate::tai`]).
 
 use shogi_game::{Game, GameKind};
-use shogi_rules::{GameRules, ImpasseRule, Position, ShogiGame, Variant};
-use shogi_tai::{TaiGame, TaiRules};
+use shogi_rules::{GameRules, ImpasseRule};
+use shogi_tai::TaiRules;
 
 /// The ply cap of training games unless a config says otherwise: long enough for the
 /// games of small networks to end by mate or resignation, short enough that a drawn game
@@ -64,36 +65,16 @@ pub trait FromSpec: Game {
     fn from_spec(spec: &GameSpec) -> Self;
 }
 
-impl FromSpec for ShogiGame {
-    /// The variant's start position. A tai spec never reaches this type through the
-    /// dispatch; called directly with one, it starts standard shogi.
-    fn from_spec(spec: &GameSpec) -> ShogiGame {
-        let variant = Variant::of(spec.kind).unwrap_or(Variant::Shogi);
-        ShogiGame::new(
-            Position::startpos(variant),
-            GameRules {
-                max_plies: spec.max_plies,
-                impasse: spec.impasse,
-            },
-        )
-    }
-}
-
-impl FromSpec for TaiGame {
-    fn from_spec(spec: &GameSpec) -> TaiGame {
-        TaiGame::startpos(TaiRules {
-            max_plies: spec.max_plies,
-            ..spec.tai
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use shogi_game::Game;
 
+    use shogi_features::NetLayout;
+    use shogi_rules::{ShogiGame, Variant};
+    use shogi_tai::TaiGame;
+
     use super::*;
-    use crate::{NetGame, NetLayout};
+    use crate::NetGame;
 
     #[test]
     fn every_kind_starts_its_game_under_the_specs_rules() {

@@ -1,0 +1,213 @@
+//! Standard shogi and minishogi (one type, [`ShogiGame`]: the variant is part of its
+//! position), every adapter in one place: started from a [`GameSpec`], encoded for the
+//! network (`shogi-features`' planes and policy), recorded, played in matches and over
+//! USI.
+
+use std::path::Path;
+
+use shogi_features::{NetLayout, policy_index};
+use shogi_game::{Game, GameKind};
+use shogi_records::{GameRecord, ReplayError};
+use shogi_rules::mate::{MateLimits, MateResult, search_mate};
+use shogi_rules::{GameRules, ImpasseRule, Move, Position, ShogiGame, Variant};
+
+use crate::export::{ExportError, write_game_dir};
+use crate::record_game::record_header;
+use crate::usi_game::{Parsed, join_moves, ply_cap, sanitize};
+use crate::{ArenaGame, FromSpec, GameSpec, NetGame, RecordGame, UsiGame};
+
+impl FromSpec for ShogiGame {
+    /// The variant's start position. A tai spec never reaches this type through the
+    /// dispatch; called directly with one, it starts standard shogi.
+    fn from_spec(spec: &GameSpec) -> ShogiGame {
+        let variant = Variant::of(spec.kind).unwrap_or(Variant::Shogi);
+        ShogiGame::new(
+            Position::startpos(variant),
+            GameRules {
+                max_plies: spec.max_plies,
+                impasse: spec.impasse,
+            },
+        )
+    }
+}
+
+impl NetGame for ShogiGame {
+    fn layout(&self) -> NetLayout {
+        NetLayout::shogi(self.position().variant())
+    }
+
+    fn encode_planes(&self, layout: &NetLayout, out: &mut [f32]) {
+        let features = layout.features;
+        shogi_features::encode(
+            self.position(),
+            features,
+            self.repetitions(),
+            self.ply(),
+            out,
+        );
+    }
+
+    fn move_index(&self, mv: Self::Move) -> Option<usize> {
+        let pos = self.position();
+        policy_index(pos.variant(), pos.side_to_move(), mv)
+    }
+}
+
+impl RecordGame for ShogiGame {
+    fn record_start(&self) -> GameRecord {
+        record_header(
+            self.position().variant().name(),
+            self.position().to_sfen(),
+            self.rules().max_plies,
+            impasse_code(self.rules().impasse),
+        )
+    }
+
+    fn move_code(mv: Move) -> u32 {
+        u32::from(mv.to_u16())
+    }
+
+    fn move_from_code(code: u32) -> Option<Move> {
+        u16::try_from(code).ok().and_then(Move::from_u16)
+    }
+
+    fn replay_start(record: &GameRecord) -> Result<ShogiGame, ReplayError> {
+        let variant = Variant::of(record.game()?)
+            .ok_or_else(|| ReplayError::Variant(record.variant.clone()))?;
+        let start = Position::from_sfen(variant, &record.start_sfen)?;
+        let impasse = match record.impasse {
+            1 => ImpasseRule::Declaration27,
+            2 => ImpasseRule::Points24,
+            _ => ImpasseRule::None,
+        };
+        Ok(ShogiGame::new(
+            start,
+            GameRules {
+                max_plies: record.max_plies,
+                impasse,
+            },
+        ))
+    }
+}
+
+impl ArenaGame for ShogiGame {
+    type Start = Position;
+
+    /// `startpos`, an SFEN (optionally after `sfen `), or a handicap (`handicap:NAME`,
+    /// standard shogi only).
+    fn parse_start(game: GameKind, line: &str) -> Result<Position, String> {
+        let variant =
+            Variant::of(game).ok_or_else(|| format!("{game} is not played by shogi rules"))?;
+        if line == "startpos" {
+            Ok(Position::startpos(variant))
+        } else if let Some(name) = line.strip_prefix("handicap:") {
+            if variant != Variant::Shogi {
+                return Err("handicaps are standard shogi only".into());
+            }
+            Position::handicap(name).map_err(|e| e.to_string())
+        } else {
+            let sfen = line.strip_prefix("sfen ").unwrap_or(line);
+            Position::from_sfen(variant, sfen).map_err(|e| e.to_string())
+        }
+    }
+
+    fn current_start(&self) -> Position {
+        self.position().clone()
+    }
+
+    fn from_start(spec: &GameSpec, start: &Position) -> Self {
+        let rules = GameRules {
+            max_plies: spec.max_plies,
+            impasse: spec.impasse,
+        };
+        ShogiGame::new(start.clone(), rules)
+    }
+
+    fn start_text(start: &Position) -> String {
+        start.to_sfen()
+    }
+
+    fn can_declare_win(&self) -> bool {
+        ShogiGame::can_declare_win(self)
+    }
+
+    /// `stem.usi` always, `.csa` and `.kif` for standard shogi (replayed on the way).
+    fn write_game(record: &GameRecord, dir: &Path, stem: &str) -> Result<usize, ExportError> {
+        Ok(write_game_dir(record, dir, stem)?.len())
+    }
+}
+
+impl UsiGame for ShogiGame {
+    const KINDS: &'static [GameKind] = &[GameKind::Shogi, GameKind::Minishogi];
+
+    fn parse_position(
+        spec: &GameSpec,
+        head: &[&str],
+        moves: &[&str],
+    ) -> Result<Parsed<Self>, String> {
+        let variant = Variant::of(spec.kind).ok_or("not a shogi variant")?;
+        let pos = match head.first() {
+            Some(&"startpos") if head.len() == 1 => Position::startpos(variant),
+            Some(&"sfen") => Position::from_sfen(variant, &head[1..].join(" "))
+                .map_err(|e| sanitize(&e.to_string()))?,
+            _ => return Err("expected 'startpos' or 'sfen <sfen>'".into()),
+        };
+        let rules = GameRules {
+            max_plies: ply_cap(spec.max_plies, pos.move_number(), moves.len()),
+            impasse: spec.impasse,
+        };
+        let mut game = ShogiGame::new(pos, rules);
+        for (k, text) in moves.iter().enumerate() {
+            let mv = game.position().parse_usi_move(text).map_err(|e| {
+                format!(
+                    "move {} ({}): {}",
+                    k + 1,
+                    sanitize(text),
+                    sanitize(&e.to_string())
+                )
+            })?;
+            game.play(mv)
+                .map_err(|e| format!("move {} ({}): {}", k + 1, sanitize(text), e))?;
+        }
+        let key = game.start_position().key();
+        let played = game.moves().to_vec();
+        Ok((game, key, played))
+    }
+
+    fn twofold_in_search(&mut self) {
+        let ply = self.ply();
+        self.set_twofold_after(ply);
+    }
+
+    fn move_number(&self) -> u32 {
+        self.position().move_number()
+    }
+
+    fn can_declare_win(&self) -> bool {
+        ShogiGame::can_declare_win(self)
+    }
+
+    fn mate_probe(&self, limits: &MateLimits) -> Option<(Vec<Self::Move>, usize)> {
+        match self.search_mate(limits) {
+            (MateResult::Mate(line), stats) => Some((line, stats.nodes)),
+            _ => None,
+        }
+    }
+
+    fn mate_answer(&self, limits: &MateLimits) -> String {
+        match search_mate(self.position(), limits).0 {
+            MateResult::Mate(line) => format!("checkmate {}", join_moves(&line)),
+            MateResult::NoMate => "checkmate nomate".into(),
+            MateResult::Timeout => "checkmate timeout".into(),
+        }
+    }
+}
+
+/// The record's rule code of an impasse rule (read back by `replay_start`).
+fn impasse_code(rule: ImpasseRule) -> u8 {
+    match rule {
+        ImpasseRule::None => 0,
+        ImpasseRule::Declaration27 => 1,
+        ImpasseRule::Points24 => 2,
+    }
+}

@@ -1,0 +1,179 @@
+//! Tai shogi (大局将棋, 25x25), every adapter in one place: started from a [`GameSpec`]
+//! (its rule options), encoded for the network (`shogi_tai::net`, sparse), recorded,
+//! played in matches and over USI (bracketed SFEN positions, moves as squares in path
+//! order).
+
+use std::path::Path;
+
+use shogi_features::{FeatureSet, NetLayout, SparsePlanes};
+use shogi_game::{Color, Game, GameKind};
+use shogi_records::{GameRecord, ReplayError};
+use shogi_tai::{TaiGame, TaiMove, TaiRules};
+
+use crate::export::ExportError;
+use crate::record_game::record_header;
+use crate::usi_game::{Parsed, ply_cap, sanitize};
+use crate::{ArenaGame, FromSpec, GameSpec, NetGame, RecordGame, UsiGame};
+
+impl FromSpec for TaiGame {
+    fn from_spec(spec: &GameSpec) -> TaiGame {
+        TaiGame::startpos(TaiRules {
+            max_plies: spec.max_plies,
+            ..spec.tai
+        })
+    }
+}
+
+impl NetGame for TaiGame {
+    fn layout(&self) -> NetLayout {
+        NetLayout::tai()
+    }
+
+    fn encode_planes(&self, layout: &NetLayout, out: &mut [f32]) {
+        debug_assert_eq!(layout.features, FeatureSet::Pieces, "tai reads pieces only");
+        shogi_tai::net::encode(self, self.repetitions(), out);
+    }
+
+    fn encode_sparse(&self, layout: &NetLayout, out: &mut SparsePlanes) -> bool {
+        debug_assert_eq!(layout.features, FeatureSet::Pieces, "tai reads pieces only");
+        shogi_tai::net::encode_sparse(self, self.repetitions(), &mut out.entries, &mut out.fills);
+        true
+    }
+
+    fn move_index(&self, mv: Self::Move) -> Option<usize> {
+        shogi_tai::net::policy_index(self, mv)
+    }
+}
+
+impl RecordGame for TaiGame {
+    fn record_start(&self) -> GameRecord {
+        record_header(
+            GameKind::Tai.name(),
+            self.position().to_sfen(),
+            self.rules().max_plies,
+            self.rules().options_code(),
+        )
+    }
+
+    fn move_code(mv: TaiMove) -> u32 {
+        mv.to_code()
+    }
+
+    fn move_from_code(code: u32) -> Option<TaiMove> {
+        TaiMove::from_code(code)
+    }
+
+    fn replay_start(record: &GameRecord) -> Result<TaiGame, ReplayError> {
+        if record.game()? != GameKind::Tai {
+            return Err(ReplayError::Variant(record.variant.clone()));
+        }
+        let start = shogi_tai::Position::from_sfen(&record.start_sfen)?;
+        let rules = TaiRules::from_options_code(record.impasse, record.max_plies)
+            .ok_or_else(|| ReplayError::Variant(format!("tai (rule code {})", record.impasse)))?;
+        Ok(TaiGame::new(start, rules))
+    }
+}
+
+impl ArenaGame for TaiGame {
+    type Start = shogi_tai::Position;
+
+    /// `startpos` or a tai SFEN (optionally after `sfen `).
+    fn parse_start(game: GameKind, line: &str) -> Result<shogi_tai::Position, String> {
+        if game != GameKind::Tai {
+            return Err(format!("{game} is not tai shogi"));
+        }
+        if line == "startpos" {
+            Ok(shogi_tai::Position::startpos())
+        } else {
+            let sfen = line.strip_prefix("sfen ").unwrap_or(line);
+            shogi_tai::Position::from_sfen(sfen).map_err(|e| e.to_string())
+        }
+    }
+
+    fn current_start(&self) -> shogi_tai::Position {
+        self.position().clone()
+    }
+
+    fn from_start(spec: &GameSpec, start: &shogi_tai::Position) -> Self {
+        let rules = TaiRules {
+            max_plies: spec.max_plies,
+            ..spec.tai
+        };
+        TaiGame::new(start.clone(), rules)
+    }
+
+    fn start_text(start: &shogi_tai::Position) -> String {
+        start.to_sfen()
+    }
+
+    /// `stem.txt`: the start SFEN, the moves in path notation, and the result (no tai
+    /// shogi record format is shared by other tools).
+    fn write_game(record: &GameRecord, dir: &Path, stem: &str) -> Result<usize, ExportError> {
+        TaiGame::replay_each(record, |_, _| {}).map_err(ExportError::from)?;
+        let moves: Vec<String> = record
+            .moves
+            .iter()
+            .map(|m| TaiMove::from_code(m.mv).map_or_else(|| "?".into(), |mv| mv.to_string()))
+            .collect();
+        let winner = match record.outcome.winner {
+            Some(Color::Black) => "black",
+            Some(Color::White) => "white",
+            None => "draw",
+        };
+        let text = format!(
+            "sfen {}\nmoves {}\nresult {winner} {:?}\n",
+            record.start_sfen,
+            moves.join(" "),
+            record.outcome.reason
+        );
+        std::fs::create_dir_all(dir).map_err(ExportError::io(dir))?;
+        let path = dir.join(format!("{stem}.txt"));
+        shogi_rundir::write_atomic(&path, text.as_bytes()).map_err(ExportError::io(&path))?;
+        Ok(1)
+    }
+}
+
+impl UsiGame for TaiGame {
+    const KINDS: &'static [GameKind] = &[GameKind::Tai];
+
+    /// `startpos` or `sfen <tai SFEN>`, then moves as squares in path order
+    /// (`13m12l`, `13m12l13m`); the rules are the spec's tai rule options.
+    fn parse_position(
+        spec: &GameSpec,
+        head: &[&str],
+        moves: &[&str],
+    ) -> Result<Parsed<Self>, String> {
+        let pos = match head.first() {
+            Some(&"startpos") if head.len() == 1 => shogi_tai::Position::startpos(),
+            Some(&"sfen") => shogi_tai::Position::from_sfen(&head[1..].join(" "))
+                .map_err(|e| sanitize(&e.to_string()))?,
+            _ => return Err("expected 'startpos' or 'sfen <sfen>'".into()),
+        };
+        let rules = TaiRules {
+            max_plies: ply_cap(spec.max_plies, pos.move_number(), moves.len()),
+            ..spec.tai
+        };
+        let mut game = TaiGame::new(pos, rules);
+        let key = game.key();
+        let mut played = Vec::with_capacity(moves.len());
+        for (k, text) in moves.iter().enumerate() {
+            if game.outcome().is_some() {
+                return Err(format!(
+                    "move {} ({}): the game is over",
+                    k + 1,
+                    sanitize(text)
+                ));
+            }
+            let mv: TaiMove = game
+                .parse_move(text)
+                .ok_or_else(|| format!("move {} ({}): not a legal move", k + 1, sanitize(text)))?;
+            game.play_unchecked(mv);
+            played.push(mv);
+        }
+        Ok((game, key, played))
+    }
+
+    fn move_number(&self) -> u32 {
+        self.position().move_number()
+    }
+}

@@ -1,0 +1,270 @@
+//! The run config's range checks: every key's allowed values, each error naming the
+//! key's full path (`RunConfig::validate`, called by `RunConfig::parse`).
+
+use shogi_features::NetLayout;
+
+use super::{ConfigError, RunConfig, ScheduleName};
+
+impl RunConfig {
+    /// Checks every value's range; the error names the key's full path.
+    pub fn validate(&self, origin: &str) -> Result<(), ConfigError> {
+        let c = RangeCheck { origin };
+        self.validate_finite(&c)?;
+        self.validate_run_and_game(&c)?;
+        self.validate_selfplay(&c)?;
+        self.validate_learner(&c)?;
+        self.validate_gate(&c)
+    }
+
+    /// Every float key: NaN and the infinities pass most range checks written as
+    /// comparisons (and TOML spells them `nan`, `inf`), so they are refused first, by name.
+    fn validate_finite(&self, c: &RangeCheck<'_>) -> Result<(), ConfigError> {
+        let (r, s, l, gate) = (&self.run, &self.selfplay, &self.learner, &self.gate);
+        for (key, v) in [
+            ("run.minutes", r.minutes),
+            ("selfplay.gumbel_c_scale", s.gumbel_c_scale as f64),
+            ("selfplay.gumbel_safety", s.gumbel_safety as f64),
+            ("selfplay.dirichlet_alpha", s.dirichlet_alpha as f64),
+            ("selfplay.dirichlet_weight", s.dirichlet_weight as f64),
+            ("selfplay.fpu_reduction", s.fpu_reduction as f64),
+            ("selfplay.full_search_prob", s.full_search_prob as f64),
+            ("selfplay.resign_threshold", s.resign_threshold as f64),
+            (
+                "selfplay.resign_disabled_fraction",
+                s.resign_disabled_fraction as f64,
+            ),
+            ("learner.replay_ratio", l.replay_ratio),
+            ("learner.lr", l.lr),
+            ("learner.lr_factor", l.lr_factor),
+            ("learner.lr_min", l.lr_min),
+            ("learner.momentum", l.momentum),
+            ("learner.weight_decay", l.weight_decay),
+            ("learner.grad_clip", l.grad_clip),
+            ("learner.value_weight", l.value_weight),
+            ("learner.q_blend", l.q_blend as f64),
+            ("learner.material_weight", l.material_weight),
+            ("learner.material_value", l.material_value as f64),
+            ("learner.material_gain", l.material_gain as f64),
+            ("gate.threshold", gate.threshold),
+            ("gate.sprt_elo0", gate.sprt_elo0),
+            ("gate.sprt_elo1", gate.sprt_elo1),
+            ("gate.sprt_error", gate.sprt_error),
+        ] {
+            if !v.is_finite() {
+                return Err(c.range(key, v.to_string(), "must be a finite number"));
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_run_and_game(&self, c: &RangeCheck<'_>) -> Result<(), ConfigError> {
+        let r = &self.run;
+        if !(r.minutes >= 0.0 && r.minutes.is_finite()) {
+            return Err(c.range("run.minutes", r.minutes.to_string(), "must be >= 0"));
+        }
+        if r.minutes == 0.0 && r.max_steps == 0 {
+            return Err(c.range(
+                "run.minutes",
+                "0".into(),
+                "a run needs a budget: set run.minutes or run.max_steps above 0",
+            ));
+        }
+        // Availability is checked when the run starts: a GPU config must still validate here.
+        shogi_model::check_device_syntax(&r.device)
+            .map_err(|e| c.range("run.device", format!("{:?}", r.device), &e.to_string()))?;
+        c.at_least("run.torch_threads", r.torch_threads as u64, 1)?;
+        c.at_least("run.status_every_secs", r.status_every_secs, 1)?;
+        let g = &self.game;
+        c.at_least("game.max_plies", g.max_plies as u64, 1)?;
+        let n = &self.network;
+        c.at_least("network.blocks", n.blocks as u64, 1)?;
+        c.at_least("network.channels", n.channels as u64, 1)?;
+        if !shogi_model::valid_stem_kernel(n.stem_kernel) {
+            return Err(c.range(
+                "network.stem_kernel",
+                n.stem_kernel.to_string(),
+                "an odd kernel, 1 to 7",
+            ));
+        }
+        if let Err(why) = NetLayout::with_features(g.variant, n.features) {
+            return Err(c.range("network.features", format!("{:?}", n.features.name()), &why));
+        }
+        Ok(())
+    }
+
+    fn validate_selfplay(&self, c: &RangeCheck<'_>) -> Result<(), ConfigError> {
+        let s = &self.selfplay;
+        c.at_least("selfplay.actors", s.actors as u64, 1)?;
+        c.at_least("selfplay.actor_threads", s.actor_threads as u64, 1)?;
+        c.at_least("selfplay.simulations", s.simulations as u64, 1)?;
+        c.at_least("selfplay.gumbel_considered", s.gumbel_considered as u64, 1)?;
+        c.at_least("selfplay.tree_batch", s.tree_batch as u64, 1)?;
+        c.unit("selfplay.full_search_prob", s.full_search_prob as f64)?;
+        c.at_least("selfplay.cheap_simulations", s.cheap_simulations as u64, 1)?;
+        c.above_zero("selfplay.gumbel_c_scale", s.gumbel_c_scale)?;
+        if s.gumbel_safety < 0.0 {
+            let value = s.gumbel_safety.to_string();
+            return Err(c.range("selfplay.gumbel_safety", value, "must be at least 0"));
+        }
+        c.above_zero("selfplay.dirichlet_alpha", s.dirichlet_alpha)?;
+        c.unit("selfplay.dirichlet_weight", s.dirichlet_weight as f64)?;
+        if !(0.0..=2.0).contains(&s.fpu_reduction) {
+            return Err(c.range(
+                "selfplay.fpu_reduction",
+                s.fpu_reduction.to_string(),
+                "must be between 0 and 2",
+            ));
+        }
+        c.unit("selfplay.resign_threshold", s.resign_threshold as f64)?;
+        c.unit(
+            "selfplay.resign_disabled_fraction",
+            s.resign_disabled_fraction as f64,
+        )?;
+        c.at_least("selfplay.max_batch", s.max_batch as u64, 1)?;
+        c.at_least("selfplay.games_per_chunk", s.games_per_chunk as u64, 1)?;
+        c.at_least("selfplay.games_per_generation", s.games_per_generation, 1)?;
+        Ok(())
+    }
+
+    fn validate_learner(&self, c: &RangeCheck<'_>) -> Result<(), ConfigError> {
+        let l = &self.learner;
+        c.at_least("learner.batch", l.batch as u64, 1)?;
+        c.at_least("learner.window", l.window as u64, 1)?;
+        c.at_least("learner.min_positions", l.min_positions as u64, 1)?;
+        if l.min_positions > l.window {
+            return Err(c.range(
+                "learner.min_positions",
+                l.min_positions.to_string(),
+                &format!("must not exceed learner.window ({})", l.window),
+            ));
+        }
+        c.above_zero("learner.replay_ratio", l.replay_ratio)?;
+        c.at_least("learner.steps_per_candidate", l.steps_per_candidate, 1)?;
+        for (key, v) in [("learner.lr", l.lr), ("learner.lr_min", l.lr_min)] {
+            if !(0.0..=10.0).contains(&v) {
+                return Err(c.range(key, v.to_string(), "must be between 0 and 10"));
+            }
+        }
+        if l.lr == 0.0 {
+            return Err(c.range("learner.lr", "0".into(), "must be above 0"));
+        }
+        if !(l.lr_factor > 0.0 && l.lr_factor <= 1.0) {
+            return Err(c.range(
+                "learner.lr_factor",
+                l.lr_factor.to_string(),
+                "must be above 0 and at most 1",
+            ));
+        }
+        if l.schedule == ScheduleName::Steps && l.lr_boundaries.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(c.range(
+                "learner.lr_boundaries",
+                format!("{:?}", l.lr_boundaries),
+                "must be strictly increasing",
+            ));
+        }
+        c.unit("learner.momentum", l.momentum)?;
+        c.unit("learner.q_blend", l.q_blend as f64)?;
+        c.unit("learner.material_value", l.material_value as f64)?;
+        for (key, v) in [
+            ("learner.weight_decay", l.weight_decay),
+            ("learner.grad_clip", l.grad_clip),
+            ("learner.value_weight", l.value_weight),
+            ("learner.material_weight", l.material_weight),
+            ("learner.material_gain", l.material_gain as f64),
+        ] {
+            // NaN fails this too.
+            if !(0.0..=f64::MAX).contains(&v) {
+                return Err(c.range(key, v.to_string(), "must be >= 0"));
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_gate(&self, c: &RangeCheck<'_>) -> Result<(), ConfigError> {
+        let gate = &self.gate;
+        if gate.enabled {
+            c.at_least("gate.games", gate.games as u64, 2)?;
+            if !gate.games.is_multiple_of(2) {
+                return Err(c.range(
+                    "gate.games",
+                    gate.games.to_string(),
+                    "must be even (each opening is played with both colours)",
+                ));
+            }
+        }
+        c.unit("gate.threshold", gate.threshold)?;
+        if !gate.fixed_opponent.trim().is_empty() {
+            c.at_least("gate.fixed_games", gate.fixed_games as u64, 2)?;
+            if let Err(e) = gate
+                .fixed_opponent
+                .trim()
+                .parse::<shogi_arena::PlayerSpec>()
+            {
+                return Err(c.range("gate.fixed_opponent", gate.fixed_opponent.clone(), &e));
+            }
+        }
+        c.at_least("gate.simulations", gate.simulations as u64, 1)?;
+        c.at_least("gate.parallel_games", gate.parallel_games as u64, 1)?;
+        if gate.sprt && (gate.sprt_elo1.is_nan() || gate.sprt_elo1 <= gate.sprt_elo0) {
+            return Err(c.range(
+                "gate.sprt_elo1",
+                gate.sprt_elo1.to_string(),
+                &format!("must exceed gate.sprt_elo0 ({})", gate.sprt_elo0),
+            ));
+        }
+        if gate.sprt && !(gate.sprt_error > 0.0 && gate.sprt_error < 0.5) {
+            return Err(c.range(
+                "gate.sprt_error",
+                gate.sprt_error.to_string(),
+                "must be between 0 and 0.5",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Builds range errors for one config file (`origin`).
+struct RangeCheck<'a> {
+    origin: &'a str,
+}
+
+impl RangeCheck<'_> {
+    /// `key = value` is out of range: `expected` says what is allowed.
+    fn range(&self, key: &str, value: String, expected: &str) -> ConfigError {
+        ConfigError::Range {
+            origin: self.origin.to_string(),
+            key: key.to_string(),
+            value,
+            expected: expected.to_string(),
+        }
+    }
+
+    fn at_least(&self, key: &str, value: u64, min: u64) -> Result<(), ConfigError> {
+        if value < min {
+            Err(self.range(key, value.to_string(), &format!("must be at least {min}")))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Above 0 (NaN is not: every comparison with it is false).
+    fn above_zero<T: Into<f64> + ToString + Copy>(
+        &self,
+        key: &str,
+        value: T,
+    ) -> Result<(), ConfigError> {
+        if value.into() > 0.0 {
+            Ok(())
+        } else {
+            Err(self.range(key, value.to_string(), "must be above 0"))
+        }
+    }
+
+    fn unit(&self, key: &str, value: f64) -> Result<(), ConfigError> {
+        if (0.0..=1.0).contains(&value) {
+            Ok(())
+        } else {
+            Err(self.range(key, value.to_string(), "must be between 0 and 1"))
+        }
+    }
+}
