@@ -11,7 +11,7 @@ use shogi_rules::{ShogiGame, Variant};
 
 use shogi_records::{GameRecord, ReplayError, variant_from_name};
 
-use crate::RecordGame;
+use crate::{RecordGame, join_moves};
 
 /// Replays a shogi or minishogi record through the rules, checking every move
 /// ([`RecordGame::replay_each`]); returns the final game.
@@ -25,11 +25,8 @@ pub fn to_usi_position(record: &GameRecord) -> Result<String, ReplayError> {
     let game = replay(record)?;
     let mut line = format!("position sfen {}", record.start_sfen);
     if !game.moves().is_empty() {
-        line.push_str(" moves");
-        for mv in game.moves() {
-            line.push(' ');
-            line.push_str(&mv.to_string());
-        }
+        line.push_str(" moves ");
+        line.push_str(&join_moves(game.moves()));
     }
     Ok(line)
 }

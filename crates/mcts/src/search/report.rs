@@ -181,11 +181,9 @@ impl<G: Game> Search<G> {
         if gumbel_mode {
             let (s, pri) = self.completed_sigma(0);
             // The root's logits (the priors', less any `gumbel_safety` penalty).
-            let logits: Vec<f32> = match self.gstate.as_ref() {
-                Some(gs) => gs.0.logits.clone(),
-                None => pri.iter().map(|&p| gumbel::logit(p)).collect(),
-            };
-            let x: Vec<f32> = logits.iter().zip(&s).map(|(&l, &s)| l + s).collect();
+            let gs = self.gstate.as_ref().map(|g| &g.0);
+            let logit = |i: usize| gs.map_or_else(|| gumbel::logit(pri[i]), |g| g.logits[i]);
+            let x: Vec<f32> = s.iter().enumerate().map(|(i, &s)| logit(i) + s).collect();
             policy_target = gumbel::softmax(&x);
             best_move = self.gumbel_choice(&s).map(|i| moves[i]);
         } else {
