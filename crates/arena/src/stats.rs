@@ -20,6 +20,15 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// A tally of `wins`, `draws` and `losses`.
+    pub const fn new(wins: u32, draws: u32, losses: u32) -> Self {
+        Tally {
+            wins,
+            draws,
+            losses,
+        }
+    }
+
     /// Games in all.
     pub fn games(&self) -> u32 {
         self.wins + self.draws + self.losses
@@ -245,12 +254,7 @@ impl SprtConfig {
         } else {
             let s0 = score_from_elo(self.elo0);
             let s1 = score_from_elo(self.elo1);
-            let var = Tally {
-                wins: results.wins + 1,
-                draws: results.draws,
-                losses: results.losses + 1,
-            }
-            .variance();
+            let var = Tally::new(results.wins + 1, results.draws, results.losses + 1).variance();
             n * (s1 - s0) * (2.0 * results.score() - s0 - s1) / (2.0 * var)
         };
         let decision = if llr >= upper {
@@ -280,11 +284,7 @@ mod tests {
         // interval of s: 0.7 -+ 1.96 * 0.04 = [0.62160, 0.77840];
         // Elo = -400 log10(1/0.7 - 1) = 147.19, low = 86.22, high = 218.25;
         // LOS = 0.5 (1 + erf(40 / sqrt(160))) = 0.99999611.
-        let r = Tally {
-            wins: 60,
-            draws: 20,
-            losses: 20,
-        };
+        let r = Tally::new(60, 20, 20);
         assert!((r.score() - 0.7).abs() < 1e-12);
         assert!((r.variance() - 0.16).abs() < 1e-12);
         let e = r.elo();
@@ -296,11 +296,7 @@ mod tests {
 
     #[test]
     fn even_results_are_zero_elo_and_even_los() {
-        let r = Tally {
-            wins: 10,
-            draws: 5,
-            losses: 10,
-        };
+        let r = Tally::new(10, 5, 10);
         let e = r.elo();
         assert!(e.elo.abs() < 1e-9);
         assert!((e.high + e.low).abs() < 1e-9 && e.high > 0.0);
@@ -309,11 +305,7 @@ mod tests {
 
     #[test]
     fn perfect_scores_stay_finite() {
-        let r = Tally {
-            wins: 8,
-            draws: 0,
-            losses: 0,
-        };
+        let r = Tally::new(8, 0, 0);
         let e = r.elo();
         assert!(e.elo.is_finite() && e.elo > 400.0, "{e:?}");
         assert!(e.low.is_finite() && e.high.is_finite());
@@ -362,11 +354,7 @@ mod tests {
         assert_eq!(d, SprtDecision::AcceptH0);
         assert!((20..250).contains(&n), "stopped after {n} games");
         // One lucky win decides nothing.
-        let one = Tally {
-            wins: 1,
-            draws: 0,
-            losses: 0,
-        };
+        let one = Tally::new(1, 0, 0);
         assert_eq!(
             SprtConfig::default().state(&one).decision,
             SprtDecision::Continue
@@ -391,11 +379,7 @@ mod tests {
             elo1: 10.0,
             ..SprtConfig::default()
         };
-        let tie = Tally {
-            wins: 5000,
-            draws: 1000,
-            losses: 5000,
-        };
+        let tie = Tally::new(5000, 1000, 5000);
         let st = sym.state(&tie);
         assert!(st.llr.abs() < 1e-9, "{st:?}");
         assert_eq!(st.decision, SprtDecision::Continue);

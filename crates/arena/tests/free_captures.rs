@@ -19,6 +19,14 @@ fn run(path: &std::path::Path) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Writes each `(sfen, moves)` as a game record `gK.usi` in `dir`.
+fn write_games<'a>(dir: &std::path::Path, games: impl IntoIterator<Item = (&'a str, &'a str)>) {
+    for (k, (sfen, moves)) in games.into_iter().enumerate() {
+        let line = format!("position sfen {sfen} moves {moves}\n");
+        std::fs::write(dir.join(format!("g{k}.usi")), line).unwrap();
+    }
+}
+
 // Black's rook on 5h and White's lone pawn on 5e: 5h5e takes it and no white piece can
 // take back. With a white gold on 5d the same capture is recaptured: not free.
 const HANGING: &str = "4k4/9/9/9/4p4/9/9/4R4/4K4 b - 1";
@@ -35,10 +43,7 @@ fn free_captures_are_counted_offered_and_taken() {
         // Its only capture is recaptured.
         (DEFENDED, "5h5e"),
     ];
-    for (k, (sfen, moves)) in games.iter().enumerate() {
-        let line = format!("position sfen {sfen} moves {moves}\n");
-        std::fs::write(dir.path().join(format!("g{k}.usi")), line).unwrap();
-    }
+    write_games(dir.path(), games.iter().copied());
     let out = run(dir.path());
     assert!(
         out.contains(
@@ -72,10 +77,8 @@ const ROOK_ATTACKED: &str = "4k4/9/9/4p4/4R4/9/9/9/4K4 b - 1";
 #[test]
 fn threats_to_the_movers_pieces_are_counted_and_answered() {
     let dir = tempfile::tempdir().unwrap();
-    for (k, moves) in ["5e4e", "5e5d", "5i4i"].iter().enumerate() {
-        let line = format!("position sfen {ROOK_ATTACKED} moves {moves}\n");
-        std::fs::write(dir.path().join(format!("g{k}.usi")), line).unwrap();
-    }
+    let games = ["5e4e", "5e5d", "5i4i"].map(|moves| (ROOK_ATTACKED, moves));
+    write_games(dir.path(), games);
     let out = run(dir.path());
     assert!(
         out.contains(
@@ -86,10 +89,6 @@ fn threats_to_the_movers_pieces_are_counted_and_answered() {
     // A pawn attacked is below the threshold: not counted.
     let dir = tempfile::tempdir().unwrap();
     let pawn = "4k4/9/9/4p4/4P4/9/9/9/4K4 b - 1";
-    std::fs::write(
-        dir.path().join("g.usi"),
-        format!("position sfen {pawn} moves 5i4i\n"),
-    )
-    .unwrap();
+    write_games(dir.path(), [(pawn, "5i4i")]);
     assert!(run(dir.path()).contains("threatened in 0 (0.0%)"));
 }

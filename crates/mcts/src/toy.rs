@@ -4,6 +4,24 @@ use std::fmt;
 
 use shogi_game::{Color, EndReason, Game, Outcome};
 
+use crate::{Evaluator, Search, SearchLimits};
+
+/// Plays `game` to its end with `search` (its tree reused from move to move), each move
+/// the search's best by `evaluator`; the final position.
+pub fn play_out<G: Game, E: Evaluator<G> + ?Sized>(
+    search: &mut Search<G>,
+    mut game: G,
+    evaluator: &E,
+) -> G {
+    while game.outcome().is_none() {
+        let result = search.search(&game, evaluator, &SearchLimits::default());
+        let mv = result.unwrap().best_move.unwrap();
+        search.advance(mv);
+        game.play_unchecked(mv);
+    }
+    game
+}
+
 fn mix(h: u64, x: u64) -> u64 {
     (h ^ x
         .wrapping_add(0x9E37_79B9_7F4A_7C15)

@@ -2,23 +2,25 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use shogi_game::Game;
 use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, EvalInput, EvalOutput};
-use shogi_mcts::toy::TicTacToe;
+use shogi_mcts::toy::{TicTacToe, play_out};
 use shogi_mcts::{EvalError, Search, SearchConfig, SearchLimits, Wdl};
+
+/// A service configuration: at most `max_batch` requests a batch, waiting `max_wait`
+/// for more.
+fn batching(max_batch: usize, max_wait: Duration) -> BatchConfig {
+    BatchConfig {
+        max_batch,
+        max_wait,
+    }
+}
 
 #[test]
 fn many_threads_every_request_answered_correctly() {
-    let svc = BatchService::start(
-        BatchConfig {
-            max_batch: 32,
-            max_wait: Duration::from_millis(1),
-        },
-        |xs: &[u64]| {
-            std::thread::sleep(Duration::from_micros(200));
-            xs.iter().map(|x| x * 2 + 1).collect::<Vec<u64>>()
-        },
-    );
+    let svc = BatchService::start(batching(32, Duration::from_millis(1)), |xs: &[u64]| {
+        std::thread::sleep(Duration::from_micros(200));
+        xs.iter().map(|x| x * 2 + 1).collect::<Vec<u64>>()
+    });
     let threads: Vec<_> = (0..16u64)
         .map(|t| {
             let h = svc.handle();
@@ -70,16 +72,10 @@ fn oversized_request_is_split_into_chunks() {
 fn shutdown_mid_traffic_gives_answers_or_errors_never_hangs() {
     let answered = Arc::new(AtomicUsize::new(0));
     let errored = Arc::new(AtomicUsize::new(0));
-    let svc = BatchService::start(
-        BatchConfig {
-            max_batch: 8,
-            max_wait: Duration::from_millis(1),
-        },
-        |xs: &[u32]| {
-            std::thread::sleep(Duration::from_millis(1));
-            xs.to_vec()
-        },
-    );
+    let svc = BatchService::start(batching(8, Duration::from_millis(1)), |xs: &[u32]| {
+        std::thread::sleep(Duration::from_millis(1));
+        xs.to_vec()
+    });
     let threads: Vec<_> = (0..12)
         .map(|_| {
             let h = svc.handle();
@@ -112,16 +108,10 @@ fn shutdown_mid_traffic_gives_answers_or_errors_never_hangs() {
 
 #[test]
 fn actors_that_stop_mid_batch_do_not_break_the_service() {
-    let svc = BatchService::start(
-        BatchConfig {
-            max_batch: 64,
-            max_wait: Duration::from_millis(2),
-        },
-        |xs: &[u32]| {
-            std::thread::sleep(Duration::from_millis(2));
-            xs.to_vec()
-        },
-    );
+    let svc = BatchService::start(batching(64, Duration::from_millis(2)), |xs: &[u32]| {
+        std::thread::sleep(Duration::from_millis(2));
+        xs.to_vec()
+    });
     // Actors that give up while their request is inside a batch.
     for _ in 0..8 {
         let h = svc.handle();
@@ -156,18 +146,12 @@ fn actors_that_stop_mid_batch_do_not_break_the_service() {
 
 #[test]
 fn model_panic_is_reported_and_service_survives() {
-    let svc = BatchService::start(
-        BatchConfig {
-            max_batch: 4,
-            max_wait: Duration::ZERO,
-        },
-        |xs: &[i32]| {
-            if xs.contains(&-1) {
-                panic!("bad input");
-            }
-            xs.to_vec()
-        },
-    );
+    let svc = BatchService::start(batching(4, Duration::ZERO), |xs: &[i32]| {
+        if xs.contains(&-1) {
+            panic!("bad input");
+        }
+        xs.to_vec()
+    });
     let h = svc.handle();
     assert!(matches!(h.submit(vec![-1]), Err(EvalError::ModelFailed(_))));
     assert_eq!(h.submit(vec![3]).unwrap(), vec![3]);
@@ -181,10 +165,7 @@ fn model_panic_is_reported_and_service_survives() {
 #[test]
 fn searches_on_many_threads_share_one_service() {
     let svc = BatchService::start(
-        BatchConfig {
-            max_batch: 64,
-            max_wait: Duration::from_millis(1),
-        },
+        batching(64, Duration::from_millis(1)),
         |xs: &[EvalInput<TicTacToe>]| {
             xs.iter()
                 .map(|x| EvalOutput {
@@ -202,14 +183,7 @@ fn searches_on_many_threads_share_one_service() {
                     simulations: 64,
                     ..SearchConfig::alphazero()
                 };
-                let mut s = Search::new(c, t);
-                let mut g = TicTacToe::new();
-                while g.outcome().is_none() {
-                    let r = s.search(&g, &ev, &SearchLimits::default()).unwrap();
-                    let mv = r.best_move.unwrap();
-                    s.advance(mv);
-                    g.play_unchecked(mv);
-                }
+                play_out(&mut Search::new(c, t), TicTacToe::new(), &ev);
             })
         })
         .collect();

@@ -126,28 +126,24 @@ fn mismatches_are_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     save_checkpoint(dir.path(), &model.vs, &meta(&cfg)).unwrap();
 
-    let mut e = expected(&cfg);
-    e.variant = "shogi".into();
-    let err = load_checkpoint(dir.path(), &e, Device::Cpu).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "checkpoint variant is minishogi, expected shogi"
+    // The loader refuses a checkpoint that differs from what `change` expects, naming why.
+    let refused = |change: &dyn Fn(&mut Expected), why: &str| {
+        let mut e = expected(&cfg);
+        change(&mut e);
+        let err = load_checkpoint(dir.path(), &e, Device::Cpu).unwrap_err();
+        assert_eq!(err.to_string(), why);
+    };
+    refused(
+        &|e| e.variant = "shogi".into(),
+        "checkpoint variant is minishogi, expected shogi",
     );
-
-    let mut e = expected(&cfg);
-    e.feature_version = 4;
-    let err = load_checkpoint(dir.path(), &e, Device::Cpu).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "checkpoint feature version is 3, expected 4"
+    refused(
+        &|e| e.feature_version = 4,
+        "checkpoint feature version is 3, expected 4",
     );
-
-    let mut e = expected(&cfg);
-    e.policy_version = 1;
-    let err = load_checkpoint(dir.path(), &e, Device::Cpu).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "checkpoint policy version is 2, expected 1"
+    refused(
+        &|e| e.policy_version = 1,
+        "checkpoint policy version is 2, expected 1",
     );
 
     let mut e = expected(&cfg);

@@ -12,6 +12,23 @@ use serde_json::Value;
 use shogi_model::tch::{self, Device, Kind, Tensor};
 use shogi_model::{Model, ModelConfig, save_weights};
 
+/// Runs `tests/py/crosscheck.py` with `args` and returns its output; fails the test
+/// with the script's stderr when it fails.
+fn crosscheck_py(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/py/crosscheck.py");
+    let out = Command::new(python())
+        .arg(&script)
+        .args(args)
+        .output()
+        .expect("run python");
+    assert!(
+        out.status.success(),
+        "crosscheck.py {args:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 fn crosscheck(cfg: &ModelConfig, seed: i64) {
     tch::manual_seed(seed);
     let model = Model::new(cfg, Device::Cpu);
@@ -59,17 +76,7 @@ fn crosscheck(cfg: &ModelConfig, seed: i64) {
     )
     .unwrap();
 
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/py/crosscheck.py");
-    let out = Command::new(python())
-        .arg(&script)
-        .arg(dir.path())
-        .output()
-        .expect("run python");
-    assert!(
-        out.status.success(),
-        "crosscheck.py failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = crosscheck_py(&[dir.path().as_os_str()]);
     let json: Value = serde_json::from_slice(&out.stdout).expect("crosscheck.py JSON");
 
     // Names, shapes and exact values of every tensor.
@@ -190,19 +197,8 @@ fn python_to_rust(cfg: &ModelConfig, seed: u32) {
         serde_json::to_vec(cfg).unwrap(),
     )
     .unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/py/crosscheck.py");
-    let out = Command::new(python())
-        .arg(&script)
-        .arg("write")
-        .arg(dir.path())
-        .arg(seed.to_string())
-        .output()
-        .expect("run python");
-    assert!(
-        out.status.success(),
-        "crosscheck.py write failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let seed_arg = seed.to_string();
+    crosscheck_py(&["write".as_ref(), dir.path().as_os_str(), seed_arg.as_ref()]);
     tch::manual_seed(i64::from(seed) + 1);
     let model = Model::new(cfg, Device::Cpu);
     shogi_model::load_weights(dir.path().join("py_weights.safetensors"), &model.vs, None).unwrap();

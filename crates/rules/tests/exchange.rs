@@ -8,11 +8,17 @@ fn pos(sfen: &str) -> Position {
     Position::from_sfen(Variant::Shogi, sfen).unwrap_or_else(|e| panic!("{sfen}: {e}"))
 }
 
-fn gain_of(sfen: &str, usi: &str) -> i32 {
+/// The position of `sfen` and its move `usi`.
+fn pos_and_move(sfen: &str, usi: &str) -> (Position, shogi_rules::Move) {
     let p = pos(sfen);
     let mv = p
         .parse_usi_move(usi)
         .unwrap_or_else(|e| panic!("{usi} in {sfen}: {e}"));
+    (p, mv)
+}
+
+fn gain_of(sfen: &str, usi: &str) -> i32 {
+    let (p, mv) = pos_and_move(sfen, usi);
     p.exchange_gain(mv, &MOBILITY_VALUE)
 }
 
@@ -116,10 +122,7 @@ fn capture_gain_is_the_threat_on_a_square_for_either_side() {
 }
 
 fn loss_of(sfen: &str, usi: &str) -> i32 {
-    let p = pos(sfen);
-    let mv = p
-        .parse_usi_move(usi)
-        .unwrap_or_else(|e| panic!("{usi} in {sfen}: {e}"));
+    let (p, mv) = pos_and_move(sfen, usi);
     p.static_loss_after(mv, &MOBILITY_VALUE)
 }
 

@@ -5,7 +5,9 @@ use shogi_game::{Color, EndReason};
 use shogi_mcts::{FnEvaluator, SearchConfig, UniformEvaluator, Wdl};
 use shogi_registry::export::replay;
 use shogi_rules::{GameRules, Position, ShogiGame, Variant};
+use shogi_selfplay::actors::{ActorConfig, ActorStats, ActorSummary, run_actors};
 use shogi_selfplay::play::{PlayConfig, play_game};
+use std::sync::atomic::AtomicBool;
 
 fn small_search() -> SearchConfig {
     SearchConfig {
@@ -23,6 +25,32 @@ fn minishogi(max_plies: u32) -> ShogiGame {
             ..GameRules::default()
         },
     )
+}
+
+/// `run_actors` with the small search on minishogi games of at most `max_plies`: as many
+/// actors as `config` asks, their chunks in `dir`, until `stop` or the games are done.
+fn minishogi_actors<E: shogi_mcts::Evaluator<ShogiGame> + ?Sized>(
+    config: &ActorConfig,
+    play: &PlayConfig,
+    max_plies: u32,
+    evaluator: &E,
+    dir: &std::path::Path,
+    stop: &AtomicBool,
+    stats: &ActorStats,
+) -> ActorSummary {
+    let start = |_| minishogi(max_plies);
+    run_actors(
+        config,
+        &small_search(),
+        play,
+        start,
+        evaluator,
+        dir,
+        "actor",
+        stop,
+        stats,
+    )
+    .unwrap()
 }
 
 #[test]
@@ -158,8 +186,7 @@ fn resignation_disabled_games_play_on_and_remember_who_would_have_resigned() {
 #[test]
 fn actors_fill_a_replay_directory_through_a_batched_service() {
     use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, uniform_batch};
-    use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::Ordering;
 
     let service = BatchService::start(
         BatchConfig {
@@ -178,18 +205,15 @@ fn actors_fill_a_replay_directory_through_a_batched_service() {
         games_per_chunk: 3,
         seed: 100,
     };
-    let summary = run_actors(
+    let summary = minishogi_actors(
         &config,
-        &small_search(),
         &PlayConfig::default(),
-        |_| minishogi(80),
+        80,
         &evaluator,
         dir.path(),
-        "test",
         &AtomicBool::new(false),
         &stats,
-    )
-    .unwrap();
+    );
     assert_eq!(summary.games, 10);
     let (games, skipped) = shogi_records::read_chunk_dir(dir.path()).unwrap();
     assert!(skipped.is_empty());
@@ -235,8 +259,6 @@ fn actors_stop_when_the_service_shuts_down() {
     use shogi_mcts::batch::{
         BatchConfig, BatchEvaluator, BatchService, EvalInput, EvalOutput, uniform_batch,
     };
-    use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
-    use std::sync::atomic::AtomicBool;
 
     let service: BatchService<EvalInput<ShogiGame>, EvalOutput> =
         BatchService::start(BatchConfig::default(), uniform_batch::<ShogiGame>);
@@ -250,18 +272,15 @@ fn actors_stop_when_the_service_shuts_down() {
         games_per_chunk: 1,
         seed: 0,
     };
-    let summary = run_actors(
+    let summary = minishogi_actors(
         &config,
-        &small_search(),
         &PlayConfig::default(),
-        |_| minishogi(80),
+        80,
         &evaluator,
         dir.path(),
-        "dead",
         &AtomicBool::new(false),
         &ActorStats::default(),
-    )
-    .unwrap();
+    );
     assert_eq!(summary.games, 0);
 }
 
@@ -270,8 +289,7 @@ fn live_counters_include_the_games_still_in_progress() {
     // A status line over a window shorter than a game must still see the moves played:
     // stop while every game is in progress and the live counters hold its moves.
     use shogi_game::Game;
-    use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
-    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::atomic::{AtomicU64, Ordering};
 
     let stop = AtomicBool::new(false);
     let calls = AtomicU64::new(0);
@@ -297,18 +315,7 @@ fn live_counters_include_the_games_still_in_progress() {
         resign_threshold: 0.0,
         ..PlayConfig::default()
     };
-    let summary = run_actors(
-        &config,
-        &small_search(),
-        &play,
-        |_| minishogi(400),
-        &evaluator,
-        dir.path(),
-        "live",
-        &stop,
-        &stats,
-    )
-    .unwrap();
+    let summary = minishogi_actors(&config, &play, 400, &evaluator, dir.path(), &stop, &stats);
     let played = stats.plies_played.load(Ordering::Relaxed);
     let simulations = stats.simulations_run.load(Ordering::Relaxed);
     assert!(
@@ -345,8 +352,6 @@ fn keyed_evaluator() -> impl shogi_mcts::Evaluator<ShogiGame> {
 fn actors_advancing_many_games_per_thread_play_the_same_games_as_play_game() {
     // Many games per thread evaluated in one request each round must not change any
     // game: the records equal those of `play_game` with the same seeds.
-    use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
-    use std::sync::atomic::AtomicBool;
 
     let evaluator = keyed_evaluator();
     let play = PlayConfig {
@@ -371,18 +376,15 @@ fn actors_advancing_many_games_per_thread_play_the_same_games_as_play_game() {
             games_per_chunk: 2,
             seed,
         };
-        let summary = run_actors(
+        let summary = minishogi_actors(
             &config,
-            &small_search(),
             &play,
-            |_| minishogi(60),
+            60,
             &evaluator,
             dir.path(),
-            "multi",
             &AtomicBool::new(false),
             &ActorStats::default(),
-        )
-        .unwrap();
+        );
         assert_eq!(summary.games, games);
         let (records, skipped) = shogi_records::read_chunk_dir(dir.path()).unwrap();
         assert!(skipped.is_empty());

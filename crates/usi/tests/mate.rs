@@ -113,6 +113,15 @@ fn solver_times_out_at_its_deadline() {
     assert!(took < Duration::from_secs(5), "{took:?}");
 }
 
+/// Sends `position sfen SFEN` and `go`, then waits (up to a minute) for the `checkmate`
+/// answer and returns it.
+fn ask_mate(h: &mut Harness, sfen: &str, go: &str) -> String {
+    h.send(&format!("position sfen {sfen}"));
+    h.send(go);
+    let lines = h.until(Duration::from_secs(60), |l| l.starts_with("checkmate"));
+    lines.last().unwrap().1.clone()
+}
+
 #[test]
 fn tsume_without_the_attackers_king_is_refused_never_nomate() {
     // A mate in 3 (cshogi, with a king added at 9i: no mate in 1, `mate_move(3)` = G*3b)
@@ -135,10 +144,7 @@ fn tsume_without_the_attackers_king_is_refused_never_nomate() {
         "{all:?}"
     );
     // The same problem with the attacker's king added is solved.
-    h.send("position sfen 7k1/8l/5G3/9/9/9/9/9/K8 b GN 1");
-    h.send("go mate 10000");
-    let lines = h.until(Duration::from_secs(60), |l| l.starts_with("checkmate"));
-    let last = &lines.last().unwrap().1;
+    let last = &ask_mate(&mut h, "7k1/8l/5G3/9/9/9/9/9/K8 b GN 1", "go mate 10000");
     assert!(
         last.starts_with("checkmate ") && last.split(' ').count() == 4,
         "{last}"
@@ -176,10 +182,10 @@ fn go_mate_with_a_bad_value_answers_an_error_and_does_not_search() {
         );
     }
     // A number still works.
-    h.send(&format!("position sfen {}", TSUME[0].1));
-    h.send("go mate 10000");
-    let l = h.until(Duration::from_secs(60), |l| l.starts_with("checkmate"));
-    assert_ne!(l.last().unwrap().1, "checkmate nomate");
+    assert_ne!(
+        ask_mate(&mut h, TSUME[0].1, "go mate 10000"),
+        "checkmate nomate"
+    );
     h.quit();
 }
 
@@ -188,10 +194,7 @@ fn go_mate_answers_checkmate_lines() {
     let mut h = Harness::start(Options::default());
     h.ready();
     for &(_, sfen) in TSUME {
-        h.send(&format!("position sfen {sfen}"));
-        h.send("go mate 10000");
-        let l = h.until(Duration::from_secs(60), |l| l.starts_with("checkmate"));
-        let text = &l.last().unwrap().1;
+        let text = &ask_mate(&mut h, sfen, "go mate 10000");
         let moves: Vec<&str> = text.split_whitespace().skip(1).collect();
         assert!(
             !moves.is_empty() && moves[0] != "nomate" && moves[0] != "timeout",
@@ -208,10 +211,8 @@ fn go_mate_answers_checkmate_lines() {
         assert!(is_mating_line(&pos, &line), "{sfen}: {text}");
     }
     for sfen in NO_MATE {
-        h.send(&format!("position sfen {sfen}"));
-        h.send("go mate infinite");
-        let l = h.until(Duration::from_secs(60), |l| l.starts_with("checkmate"));
-        assert_eq!(l.last().unwrap().1, "checkmate nomate");
+        let answer = ask_mate(&mut h, sfen, "go mate infinite");
+        assert_eq!(answer, "checkmate nomate");
     }
     // A stopped mate search reports a timeout (this one runs for seconds).
     h.send(&format!("position sfen {HARD}"));
