@@ -18,18 +18,20 @@
 #   LADDER_PARALLEL   games at once (default 4)
 #   LADDER_MAX_PLIES  ply limit of every game (default 200 for minishogi, 320 for shogi)
 #   LADDER_DEVICE     the network's device (default auto)
+#   LADDER_ROOT_OF    a run directory: the network searches as that run measures its
+#                     networks (`match --root-of RUN`: its self-play root and [play]
+#                     options; learns.sh passes the run). Replaces the LADDER_GUMBEL*,
+#                     LADDER_LEAF_* settings below, which give a search by hand:
 #   LADDER_GUMBEL     the network searches with a noise-free Gumbel root considering
 #                     this many moves (default 0: PUCT)
 #   LADDER_GUMBEL_CAPTURES  1: that root always considers the moves that win material
-#                     (learns.sh passes the run's selfplay.gumbel_captures)
 #   LADDER_GUMBEL_SAFE  1: half that root's moves lose nothing by static exchange
-#                     (learns.sh passes the run's selfplay.gumbel_safe)
-#   LADDER_GUMBEL_SAFETY  that root's penalty per point left en prise (default 0:
-#                     off; learns.sh passes the run's selfplay.gumbel_safety)
-#   LADDER_GUMBEL_C_SCALE  that root's c_scale (default -: the binary's default;
-#                     learns.sh passes the run's selfplay.gumbel_c_scale)
+#   LADDER_GUMBEL_SAFETY  that root's penalty per point left en prise (default 0: off)
+#   LADDER_GUMBEL_C_SCALE  that root's c_scale (default -: the binary's default)
+#   LADDER_LEAF_EXCHANGE  weight of the side to move's static exchange gain in every
+#                     network leaf's value (default 0: off)
 #   LADDER_LEAF_MATE  nodes of the network's mate search at every new leaf (default 0:
-#                     off; learns.sh passes the run's selfplay.leaf_mate_nodes)
+#                     off)
 #   LADDER_REPLAY     1: play the cached rung-vs-rung matches again
 #   SHOGI_ZERO_BIN    the binary (default ./target/release/shogi-zero, built if missing)
 # The table (also LADDER_OUT/ladder.txt and ladder.json) gives each player's Elo with a
@@ -81,20 +83,28 @@ device="${LADDER_DEVICE:-auto}"
 mkdir -p "$out"
 echo "ladder: $net ($variant, $sims simulations) against ${rungs[*]}; $games games per pairing, max $plies plies -> $out"
 
-captures=()
-if [ "${LADDER_GUMBEL_CAPTURES:-0}" = 1 ]; then captures=(--gumbel-captures); fi
-if [ "${LADDER_GUMBEL_SAFE:-0}" = 1 ]; then captures+=(--gumbel-safe); fi
-if [ "${LADDER_GUMBEL_SAFETY:-0}" != 0 ] && [ "${LADDER_GUMBEL_SAFETY:-0}" != 0.0 ]; then
-  captures+=(--gumbel-safety "$LADDER_GUMBEL_SAFETY")
+# The network's search: a run's (LADDER_ROOT_OF) or the one the settings give.
+if [ -n "${LADDER_ROOT_OF:-}" ]; then
+  search=(--root-of "$LADDER_ROOT_OF")
+else
+  search=(--gumbel "${LADDER_GUMBEL:-0}" --leaf-mate-nodes "${LADDER_LEAF_MATE:-0}")
+  if [ "${LADDER_GUMBEL_CAPTURES:-0}" = 1 ]; then search+=(--gumbel-captures); fi
+  if [ "${LADDER_GUMBEL_SAFE:-0}" = 1 ]; then search+=(--gumbel-safe); fi
+  if [ "${LADDER_GUMBEL_SAFETY:-0}" != 0 ] && [ "${LADDER_GUMBEL_SAFETY:-0}" != 0.0 ]; then
+    search+=(--gumbel-safety "$LADDER_GUMBEL_SAFETY")
+  fi
+  if [ "${LADDER_LEAF_EXCHANGE:-0}" != 0 ] && [ "${LADDER_LEAF_EXCHANGE:-0}" != 0.0 ]; then
+    search+=(--leaf-exchange "$LADDER_LEAF_EXCHANGE")
+  fi
+  if [ "${LADDER_GUMBEL_C_SCALE:--}" != - ]; then search+=(--gumbel-c-scale "$LADDER_GUMBEL_C_SCALE"); fi
 fi
-if [ "${LADDER_GUMBEL_C_SCALE:--}" != - ]; then captures+=(--gumbel-c-scale "$LADDER_GUMBEL_C_SCALE"); fi
 
 # One match into $out/$name.
 play() {
   local name="$1" a="$2" b="$3"
   rm -rf "${out:?}/$name"
   "$bin" match --a "$a" --b "$b" --variant "$variant" --games "$games" \
-    --simulations "$sims" --gumbel "${LADDER_GUMBEL:-0}" "${captures[@]}" --leaf-mate-nodes "${LADDER_LEAF_MATE:-0}" --parallel "$parallel" --max-plies "$plies" --device "$device" \
+    --simulations "$sims" "${search[@]}" --parallel "$parallel" --max-plies "$plies" --device "$device" \
     --seed 1 --out "$out/$name" > "$out/$name.txt" 2>&1 || { cat "$out/$name.txt" >&2; exit 1; }
   grep -E '^(total|Elo|forfeits)' "$out/$name.txt" | sed "s|^|  $name: |"
 }

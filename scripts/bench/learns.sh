@@ -23,16 +23,16 @@ if [ ! -x "$bin" ]; then
   . scripts/env.sh
   cargo build --release -p shogi-zero
 fi
-# The networks play with the search their run's self-play used (noise off): a Gumbel
-# root with its considered moves, or PUCT (EVAL_ROOT=puct forces PUCT), and its leaf
-# mate search.
+# The networks play with the search the run measures them with (`--root-of RUN`,
+# shogi_train::play_root: its self-play root without noise, a Gumbel root with its
+# considered moves or PUCT, its leaf mate search, and the run's [play] options over
+# self-play's).
 # Tai shogi games are also played to the run's own ply cap and adjudicated by its own
 # material margin (its games rarely end by the rules inside a CPU budget); shogi and
 # minishogi keep the match defaults, the fixed scale's.
-read -r gumbel leaf_mate tai_cap tai_margin captures safe c_scale safety < <("${SHOGI_ZERO_PYTHON:-python3}" - "$run/config.toml" "${EVAL_ROOT:-run}" <<'PY'
-import re, sys
+read -r tai_cap tai_margin < <("${SHOGI_ZERO_PYTHON:-python3}" - "$run/config.toml" <<'PY'
+import sys
 # The resolved config writes every key as `key = value`; Python 3.10 has no tomllib.
-# (A snapshot holds every key; the fallbacks below are SearchConfig::default()'s.)
 sections, section = {}, None
 for line in open(sys.argv[1]):
     line = line.split("#")[0].strip()
@@ -42,48 +42,26 @@ for line in open(sys.argv[1]):
         key, value = (x.strip() for x in line.split("=", 1))
         sections.setdefault(section, {})[key] = value.strip('"')
 selfplay, game = sections.get("selfplay", {}), sections.get("game", {})
-gumbel = selfplay.get("root", "gumbel") == "gumbel" and sys.argv[2] != "puct"
 tai = game.get("variant") == "tai"
-print(int(selfplay.get("gumbel_considered", 16)) if gumbel else 0, int(selfplay.get("leaf_mate_nodes", 0)),
-      int(game.get("max_plies", 0)) if tai else 0, int(selfplay.get("adjudicate_margin", 0)) if tai else 0,
-      int(gumbel and selfplay.get("gumbel_captures", "false") == "true"),
-      int(gumbel and selfplay.get("gumbel_safe", "false") == "true"),
-      # Runs from before the key existed searched at the default: no flag then.
-      selfplay.get("gumbel_c_scale", "-") if gumbel else "-",
-      selfplay.get("gumbel_safety", "0") if gumbel else "0")
+print(int(game.get("max_plies", 0)) if tai else 0, int(selfplay.get("adjudicate_margin", 0)) if tai else 0)
 PY
 )
-rules=()
-if [ "$captures" = 1 ]; then
-  # The root always considers the moves that win material, as in the run's self-play.
-  rules=(--gumbel-captures)
-fi
-if [ "$safe" = 1 ]; then
-  # Half the root's moves lose nothing by static exchange, as in the run's self-play.
-  rules+=(--gumbel-safe)
-fi
-if [ "$safety" != 0 ] && [ "$safety" != 0.0 ]; then
-  # The root's logits lose the run's penalty per point a move leaves en prise.
-  rules+=(--gumbel-safety "$safety")
-fi
-if [ "$c_scale" != - ]; then
-  rules+=(--gumbel-c-scale "$c_scale")
-fi
+rules=(--root-of "$run")
 if [ "$tai_cap" != 0 ]; then
   rules+=(--max-plies "$tai_cap" --adjudicate "$tai_margin")
   echo "tai shogi: games capped at $tai_cap plies, adjudicated at a $tai_margin-point material lead (the run's own rules)"
 fi
 best="$(ls -d "$run"/accepted/step-* | sort | tail -n 1)"
 initial="$(ls -d "$run"/accepted/step-* | sort | head -n 1)"
-echo "best: $best   initial: $initial   games: $games   simulations: $sims   gumbel root: $gumbel moves (0 = PUCT)   leaf mate search: $leaf_mate nodes"
+echo "best: $best   initial: $initial   games: $games   simulations: $sims   search: the run's play search (--root-of $run)"
 mkdir -p "$run/proof"
 "$bin" match --a "checkpoint:$best" --b random --games "$games" --simulations "$sims" \
-  --gumbel "$gumbel" --leaf-mate-nodes "$leaf_mate" "${rules[@]}" --parallel 8 --out "$run/proof/vs-random" | tee "$run/proof/vs-random.txt"
+  "${rules[@]}" --parallel 8 --out "$run/proof/vs-random" | tee "$run/proof/vs-random.txt"
 "$bin" match --a "checkpoint:$best" --b "checkpoint:$initial" --games "$games" \
-  --simulations "$sims" --gumbel "$gumbel" --leaf-mate-nodes "$leaf_mate" "${rules[@]}" --parallel 8 --out "$run/proof/vs-initial" | tee "$run/proof/vs-initial.txt"
+  --simulations "$sims" "${rules[@]}" --parallel 8 --out "$run/proof/vs-initial" | tee "$run/proof/vs-initial.txt"
 if [ "${CURVE_POINTS:-6}" -ge 2 ]; then
   "$bin" curve "$run" --opponent "${CURVE_OPPONENT:-alphabeta:depth=1}" --points "${CURVE_POINTS:-6}" \
-    --games "${CURVE_GAMES:-20}" --simulations "$sims" --gumbel "$gumbel" --leaf-mate-nodes "$leaf_mate" "${rules[@]}" --parallel 8
+    --games "${CURVE_GAMES:-20}" --simulations "$sims" "${rules[@]}" --parallel 8
 fi
 echo "Elo history (ratings.json, plot ratings.png):"
 "${SHOGI_ZERO_PYTHON:-python3}" - "$run" <<'PY'
@@ -111,5 +89,5 @@ for name in ("vs-random", "vs-initial"):
 PY
 # The fixed scale (anchor alphabeta:depth=1 = 0 Elo): LADDER_GAMES per pairing, 0 to skip.
 if [ "${LADDER_GAMES:-100}" != 0 ]; then
-  SHOGI_ZERO_BIN="$bin" LADDER_GUMBEL="$gumbel" LADDER_LEAF_MATE="$leaf_mate" LADDER_GUMBEL_CAPTURES="$captures" LADDER_GUMBEL_SAFE="$safe" LADDER_GUMBEL_C_SCALE="$c_scale" LADDER_GUMBEL_SAFETY="$safety" bash scripts/bench/ladder.sh "$run" "${LADDER_GAMES:-100}" "$sims"
+  SHOGI_ZERO_BIN="$bin" LADDER_ROOT_OF="$run" bash scripts/bench/ladder.sh "$run" "${LADDER_GAMES:-100}" "$sims"
 fi

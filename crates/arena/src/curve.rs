@@ -306,12 +306,13 @@ mod tests {
         };
         let gumbel = with_root(&curve, &|r| r.gumbel = 8);
         assert!(!gumbel.same_settings(&curve), "another search");
-        let changes: [&dyn Fn(&mut RootSettings); 5] = [
+        let changes: [&dyn Fn(&mut RootSettings); 6] = [
             &|r| r.gumbel_captures = true,
             &|r| r.gumbel_safe = true,
             &|r| r.gumbel_safety = 0.5,
             &|r| r.gumbel_c_scale = 3.0,
             &|r| r.leaf_mate_nodes = 200,
+            &|r| r.leaf_exchange = 0.5,
         ];
         for change in changes {
             assert!(

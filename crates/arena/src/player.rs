@@ -182,6 +182,9 @@ pub struct RootSettings {
     /// Nodes of the mate search at every new leaf (0 = off;
     /// [`SearchConfig::leaf_mate_nodes`]).
     pub leaf_mate_nodes: usize,
+    /// Weight of the side to move's static exchange gain in every network leaf's value
+    /// (0 = off; [`SearchConfig::leaf_exchange`]), any root.
+    pub leaf_exchange: f32,
 }
 
 impl Default for RootSettings {
@@ -194,6 +197,7 @@ impl Default for RootSettings {
             gumbel_safety: play.gumbel_safety,
             gumbel_c_scale: play.gumbel_c_scale,
             leaf_mate_nodes: play.leaf_mate_nodes,
+            leaf_exchange: play.leaf_exchange,
         }
     }
 }
@@ -202,6 +206,7 @@ impl RootSettings {
     /// Sets these options in `config` (the Gumbel ones only with a Gumbel root).
     pub fn apply(&self, config: &mut SearchConfig) {
         config.leaf_mate_nodes = self.leaf_mate_nodes;
+        config.leaf_exchange = self.leaf_exchange;
         if self.gumbel > 0 {
             config.root_selection = RootSelection::Gumbel;
             config.gumbel_considered = self.gumbel;

@@ -30,7 +30,7 @@ enum Command {
     /// Speak USI on stdin/stdout (what a shogi GUI launches).
     Usi(cmd::usi::UsiArgs),
     /// Play a match between two players (checkpoints or external USI engines).
-    Match(cmd::match_cmd::MatchArgs),
+    Match(Box<cmd::match_cmd::MatchArgs>),
     /// Measure a run's accepted networks against one fixed opponent (learning curve).
     Curve(cmd::curve::CurveArgs),
     /// Gate candidate checkpoints of a run directory against its best network.
@@ -124,7 +124,9 @@ mod defaults {
     use super::{Cli, Command};
     use clap::{CommandFactory, Parser};
     use shogi_arena::curve::CURVE_SIMULATIONS;
-    use shogi_arena::{GateConfig, MatchConfig, PlayerSettings, SprtConfig, UsiTimeControl};
+    use shogi_arena::{
+        GateConfig, MatchConfig, PlayerSettings, RootSettings, SprtConfig, UsiTimeControl,
+    };
     use shogi_learner::{LearnerConfig, ReplayWindow};
     use shogi_mcts::SearchConfig;
     use shogi_model::{DEFAULT_BLOCKS, DEFAULT_CHANNELS, TrainConfig};
@@ -242,7 +244,7 @@ mod defaults {
             panic!("not curve")
         };
         assert_eq!(
-            curve.player_settings(),
+            curve.player_settings().unwrap(),
             PlayerSettings {
                 simulations: CURVE_SIMULATIONS,
                 ..PlayerSettings::default()
@@ -286,7 +288,7 @@ mod defaults {
         ]) else {
             panic!("not curve")
         };
-        let settings = curve.player_settings();
+        let settings = curve.player_settings().unwrap();
         assert_eq!(settings.root.gumbel_c_scale, 2.5);
         assert_eq!(settings.root.gumbel, 0, "PUCT unless --gumbel");
         assert!(settings.root.gumbel_captures && !settings.root.gumbel_safe);
@@ -321,6 +323,65 @@ mod defaults {
                 "{bad}: {err}"
             );
         }
+    }
+
+    /// `--root-of RUN`: the run's play search (its self-play root, `[play]` over it),
+    /// read from its config; never mixed with the flags it replaces; a run without a
+    /// readable config is an error naming the file.
+    #[test]
+    fn root_of_a_run_reads_its_play_search() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "[selfplay]\nroot = \"gumbel\"\ngumbel_considered = 8\ngumbel_captures = true\n\
+                    leaf_exchange = 0.5\ngumbel_safety = 1.0\n[play]\ngumbel_safety = 2.0\n";
+        std::fs::write(dir.path().join("config.toml"), text).unwrap();
+        let run = dir.path().to_str().unwrap();
+        let Command::Match(args) =
+            parse(&["match", "--a", "random", "--b", "random", "--root-of", run])
+        else {
+            panic!("not match")
+        };
+        let root = args.player_settings().unwrap().root;
+        assert_eq!(
+            root,
+            RootSettings {
+                gumbel: 8,
+                gumbel_captures: true,
+                gumbel_safety: 2.0,
+                leaf_exchange: 0.5,
+                ..RootSettings::default()
+            }
+        );
+        let Command::Curve(curve) = parse(&["curve", run, "--root-of", run]) else {
+            panic!("not curve")
+        };
+        assert_eq!(curve.player_settings().unwrap().root, root);
+        let mixed = [
+            "shogi-zero",
+            "curve",
+            run,
+            "--root-of",
+            run,
+            "--gumbel",
+            "4",
+        ];
+        let err = Cli::try_parse_from(mixed).unwrap_err().to_string();
+        assert!(
+            err.contains("--gumbel") && err.contains("--root-of"),
+            "{err}"
+        );
+        let missing = dir.path().join("nope");
+        let missing = missing.to_str().unwrap();
+        let Command::Curve(curve) = parse(&["curve", run, "--root-of", missing]) else {
+            panic!("not curve")
+        };
+        let err = format!("{:#}", curve.player_settings().unwrap_err());
+        assert!(err.contains("nope") && err.contains("config.toml"), "{err}");
+        let bad = ["shogi-zero", "curve", run, "--leaf-exchange=1.5"];
+        let err = Cli::try_parse_from(bad).unwrap_err().to_string();
+        assert!(
+            err.contains("--leaf-exchange") && err.contains("1.5"),
+            "{err}"
+        );
     }
 
     #[test]

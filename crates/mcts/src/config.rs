@@ -161,6 +161,14 @@ pub struct SearchConfig {
     pub leaf_mate_nodes: usize,
     /// The longest mate, in plies, the leaf mate search looks for. Default 5.
     pub leaf_mate_plies: u32,
+    /// At every network leaf, the side to move's value is raised by what it wins at once
+    /// by static exchange (its best capture and the recaptures on that square, on the
+    /// mobility values): `score + leaf_exchange * tanh(12 * gain / material) * (1 -
+    /// score)` ([`crate::raise_by_exchange`]), a one-step quiescence, so a move that
+    /// leaves a piece en prise is valued as losing it one ply later although the network
+    /// does not see it. 0..=1; 0 = off (also for variants without an exchange count).
+    /// Default 0.
+    pub leaf_exchange: f32,
     /// Largest number of tree nodes; the search stops (after the current batch) when the
     /// arena reaches it. Default 10,000,000.
     pub max_nodes: usize,
@@ -236,6 +244,7 @@ impl Default for SearchConfig {
             root_mate_nodes: 0,
             leaf_mate_nodes: 0,
             leaf_mate_plies: 5,
+            leaf_exchange: 0.0,
             max_nodes: 10_000_000,
             root_selection: RootSelection::Gumbel,
             gumbel_considered: 16,

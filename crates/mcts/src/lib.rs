@@ -45,4 +45,7 @@ pub use config::{
 pub use eval::{
     EvalError, EvalRequest, Evaluator, FnEvaluator, RolloutEvaluator, UniformEvaluator, Wdl,
 };
-pub use search::{Progress, Proven, Search, SearchError, SearchLimits, SearchResult, StopReason};
+pub use search::{
+    LEAF_EXCHANGE_GAIN, Progress, Proven, Search, SearchError, SearchLimits, SearchResult,
+    StopReason, raise_by_exchange,
+};

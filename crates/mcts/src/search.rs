@@ -18,8 +18,11 @@ use crate::noise;
 pub use crate::result::{SearchError, SearchLimits, SearchResult, StopReason};
 pub use crate::tree::Proven;
 
+mod exchange;
 mod gumbel_root;
 mod report;
+
+pub use exchange::{LEAF_EXCHANGE_GAIN, raise_by_exchange};
 
 use crate::tree::{NONE, Node, State};
 use gumbel_root::GumbelRootBox;
@@ -763,10 +766,17 @@ impl<G: Game> Search<G> {
             for (mv, pr) in p.moves.iter().zip(&priors) {
                 self.nodes.push(Node::new(Some(*mv), node as u32, *pr));
             }
-            let black_score = match to_move {
+            let mut black_score = match to_move {
                 Color::Black => p.wdl.expected_score(),
                 Color::White => p.wdl.flip().expected_score(),
             };
+            if self.config.leaf_exchange > 0.0 {
+                let weight = self.config.leaf_exchange;
+                black_score = match to_move {
+                    Color::Black => raise_by_exchange(&p.game, black_score, weight),
+                    Color::White => 1.0 - raise_by_exchange(&p.game, 1.0 - black_score, weight),
+                };
+            }
             {
                 let n = &mut self.nodes[node];
                 n.first_child = first;

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use shogi_game::{Color, Game};
-use shogi_mcts::toy::{Idx, MateIn, Nim, TicTacToe};
+use shogi_mcts::toy::{Idx, MateIn, Nim, TicTacToe, play_out};
 use shogi_mcts::*;
 
 /// One search of the empty tic-tac-toe board with uniform priors.
@@ -540,15 +540,8 @@ fn self_play_game_with_reuse_completes() {
         temperature_plies: 4,
         ..SearchConfig::alphazero()
     };
-    let mut s = Search::new(c, 11);
     let ev = RolloutEvaluator::new(1, 9, 3);
-    let mut g = TicTacToe::new();
-    while g.outcome().is_none() {
-        let r = s.search(&g, &ev, &SearchLimits::default()).unwrap();
-        let mv = r.best_move.unwrap();
-        s.advance(mv);
-        g.play_unchecked(mv);
-    }
+    play_out(&mut Search::new(c, 11), TicTacToe::new(), &ev);
 }
 
 #[test]
@@ -737,33 +730,54 @@ fn capped_leaves_are_adjudicated_like_the_recorded_game() {
     }
 }
 
-/// A search of `game` with `config`'s root made a noise-free Gumbel root of two
-/// considered moves (with uniform priors, the first two generated unless an option adds
+/// A search of `game` with `config`'s root made a noise-free Gumbel root of
+/// `considered` moves (with uniform priors, the first generated unless an option adds
 /// others) and the uniform evaluator.
-fn two_move_gumbel_root(
+fn gumbel_root(
     game: &shogi_rules::ShogiGame,
+    considered: usize,
     config: SearchConfig,
 ) -> SearchResult<shogi_rules::Move> {
     let c = SearchConfig {
         root_selection: RootSelection::Gumbel,
-        gumbel_considered: 2,
+        gumbel_considered: considered,
         gumbel_noise: false,
         ..config
     };
     Search::new(c, 1).search_uniform(game)
 }
 
+/// A standard-shogi game from `sfen` under the default rules.
+fn shogi(sfen: &str) -> shogi_rules::ShogiGame {
+    use shogi_rules::{GameRules, Position, ShogiGame, Variant};
+    ShogiGame::new(
+        Position::from_sfen(Variant::Shogi, sfen).unwrap(),
+        GameRules::default(),
+    )
+}
+
+/// The move `result` chose in `game` loses nothing by static exchange one ply later.
+fn assert_plays_safe(game: &shogi_rules::ShogiGame, result: &SearchResult<shogi_rules::Move>) {
+    use shogi_game::Game;
+    let best = result.best_move.unwrap();
+    let loss = game.static_loss_after(best);
+    assert!(loss <= 0, "{best} loses {loss}");
+}
+
+/// White's pawn on 5d attacks Black's rook on 5e and nothing retakes there; Black's king
+/// and golds have moves that ignore it (the safety options' test position).
+const ROOK_ATTACKED: &str = "4k4/9/9/4p4/4R4/9/9/9/3GKG3 b - 1";
+
 /// `gumbel_captures`: a capture that wins material is searched even when the Gumbel
 /// top-k (here the first two moves, with uniform priors and no noise) leaves it out.
 #[test]
 fn gumbel_captures_puts_a_free_piece_among_the_considered() {
-    use shogi_rules::{GameRules, Position, ShogiGame, Variant};
     // Black's rook takes a gold nothing defends (5h5e); about twenty legal moves.
-    let pos = Position::from_sfen(Variant::Shogi, "4k4/9/9/9/4g4/9/9/4R4/4K4 b - 1").unwrap();
-    let game = ShogiGame::new(pos, GameRules::default());
+    let game = shogi("4k4/9/9/9/4g4/9/9/4R4/4K4 b - 1");
     let visits_of_capture = |captures| {
-        let r = two_move_gumbel_root(
+        let r = gumbel_root(
             &game,
+            2,
             SearchConfig {
                 gumbel_captures: captures,
                 ..cfg(16, 1)
@@ -792,14 +806,11 @@ fn gumbel_captures_puts_a_free_piece_among_the_considered() {
 #[test]
 fn gumbel_safe_puts_a_saving_move_among_the_considered() {
     use shogi_game::Game;
-    use shogi_rules::{GameRules, Position, ShogiGame, Variant};
-    // White's pawn on 5d attacks Black's rook on 5e; Black's king and golds have moves
-    // that ignore it.
-    let pos = Position::from_sfen(Variant::Shogi, "4k4/9/9/4p4/4R4/9/9/9/3GKG3 b - 1").unwrap();
-    let game = ShogiGame::new(pos, GameRules::default());
+    let game = shogi(ROOK_ATTACKED);
     let searched_losses = |safe| {
-        let r = two_move_gumbel_root(
+        let r = gumbel_root(
             &game,
+            2,
             SearchConfig {
                 gumbel_safe: safe,
                 ..cfg(16, 1)
@@ -835,36 +846,87 @@ fn gumbel_safe_puts_a_saving_move_among_the_considered() {
 #[test]
 fn gumbel_safety_steers_the_choice_and_the_policy_target_off_hanging_pieces() {
     use shogi_game::Game;
-    use shogi_rules::{GameRules, Position, ShogiGame, Variant};
-    let pos = Position::from_sfen(Variant::Shogi, "4k4/9/9/4p4/4R4/9/9/9/3GKG3 b - 1").unwrap();
-    let game = ShogiGame::new(pos, GameRules::default());
-    let search = |safety| {
-        let c = SearchConfig {
-            root_selection: RootSelection::Gumbel,
-            gumbel_considered: 8,
-            gumbel_noise: false,
-            gumbel_safety: safety,
-            ..cfg(32, 1)
-        };
-        Search::new(c, 1).search_uniform(&game)
+    let game = shogi(ROOK_ATTACKED);
+    let off = gumbel_root(&game, 8, cfg(32, 1));
+    let safety = SearchConfig {
+        gumbel_safety: 0.5,
+        ..cfg(32, 1)
     };
-    let loss = |mv| game.static_loss_after(mv);
+    let on = gumbel_root(&game, 8, safety);
+    assert_plays_safe(&game, &on);
     // The policy target's mass on moves that leave the rook (32 points of swing) hanging.
     let mass_on_losing = |r: &SearchResult<shogi_rules::Move>| -> f32 {
         r.moves
             .iter()
             .zip(&r.policy_target)
-            .filter(|&(&mv, _)| loss(mv) > 0)
+            .filter(|&(&mv, _)| game.static_loss_after(mv) > 0)
             .map(|(_, &p)| p)
             .sum()
     };
-    let off = search(0.0);
-    let on = search(0.5);
-    let best = on.best_move.unwrap();
-    assert!(loss(best) <= 0, "on: {best} loses {}", loss(best));
     assert!(mass_on_losing(&on) < 0.01, "{}", mass_on_losing(&on));
     assert!(mass_on_losing(&off) > 0.3, "{}", mass_on_losing(&off));
     // The penalty moves only the root's logits: the priors the result reports are the
     // network's.
     assert_eq!(on.priors, off.priors);
+}
+
+/// `raise_by_exchange`: a side to move that can take a hanging rook is nearly won
+/// whatever the network said; one with no capture that pays keeps the network's score.
+#[test]
+fn leaf_exchange_raises_the_score_by_what_the_mover_wins() {
+    // White to move: its pawn on 5d takes the rook on 5e, which nothing retakes.
+    let rook_hangs = shogi(&ROOK_ATTACKED.replace(" b ", " w "));
+    let raised = raise_by_exchange(&rook_hangs, 0.4, 1.0);
+    assert!(raised > 0.95, "{raised}");
+    let half = raise_by_exchange(&rook_hangs, 0.4, 0.5);
+    assert!((half - (0.4 + (raised - 0.4) / 2.0)).abs() < 1e-6, "{half}");
+    assert_eq!(raise_by_exchange(&rook_hangs, 0.4, 0.0), 0.4);
+    // A pawn for a pawn: the gold retakes, so the exchange wins nothing.
+    let even = shogi("4k4/9/9/4p4/4P4/4G4/9/9/4K4 w - 1");
+    assert_eq!(raise_by_exchange(&even, 0.4, 1.0), 0.4);
+    // Black to move: the rook takes the pawn for free, a small gain.
+    let pawn = raise_by_exchange(&shogi(ROOK_ATTACKED), 0.4, 1.0);
+    assert!(pawn > 0.4 && pawn < raised, "{pawn}");
+    // Nothing to capture: unchanged.
+    let quiet = shogi("4k4/9/9/9/4R4/9/9/9/3GKG3 w - 1");
+    assert_eq!(raise_by_exchange(&quiet, 0.4, 1.0), 0.4);
+}
+
+/// `leaf_exchange`: with a rook attacked by a pawn and a uniform evaluator, the leaves'
+/// static exchange makes the moves that leave the rook hanging search worse than those
+/// that save it, and the root plays one that saves it; off, the values cannot tell the
+/// moves apart.
+#[test]
+fn leaf_exchange_makes_the_search_see_a_hanging_piece() {
+    use shogi_game::Game;
+    let game = shogi(ROOK_ATTACKED);
+    // The root's Q of each searched move that loses something by static exchange, or of
+    // each that does not.
+    let searched = |r: &SearchResult<shogi_rules::Move>, losing: bool| -> Vec<f32> {
+        r.moves
+            .iter()
+            .zip(&r.q)
+            .filter(|&(&mv, _)| (game.static_loss_after(mv) > 0) == losing)
+            .filter_map(|(_, &q)| q)
+            .collect()
+    };
+    let exchange = SearchConfig {
+        leaf_exchange: 1.0,
+        ..cfg(64, 1)
+    };
+    let on = gumbel_root(&game, 8, exchange);
+    assert_plays_safe(&game, &on);
+    let (losing, safe) = (searched(&on, true), searched(&on, false));
+    assert!(
+        !losing.is_empty() && !safe.is_empty(),
+        "{losing:?} {safe:?}"
+    );
+    let worst_safe = safe.iter().copied().fold(f32::INFINITY, f32::min);
+    assert!(
+        losing.iter().all(|&q| q < worst_safe - 0.05),
+        "{losing:?} against {safe:?}"
+    );
+    let off = gumbel_root(&game, 8, cfg(64, 1));
+    let flat = searched(&off, true);
+    assert!(flat.iter().all(|&q| (q - 0.5).abs() < 1e-3), "{flat:?}");
 }

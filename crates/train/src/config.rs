@@ -115,6 +115,8 @@ pub struct RunConfig {
     pub learner: LearnerSection,
     /// `[gate]`: promotion of candidates.
     pub gate: GateSection,
+    /// `[play]`: how the run's networks play when they are measured.
+    pub play: PlaySection,
 }
 
 /// `[run]`.
@@ -309,6 +311,13 @@ pub struct SelfplaySection {
     /// leaf mate check). 0 = off; tai shogi ignores it. Evaluate such a run's networks
     /// with the same (`match`/`curve --leaf-mate-nodes`; `learns.sh` reads it). Default 0.
     pub leaf_mate_nodes: usize,
+    /// Weight (0..=1) of what the side to move wins at once by static exchange (its best
+    /// capture and the recaptures on that square) in every network leaf's value: a
+    /// one-step quiescence, so the search sees a piece left en prise one ply later
+    /// although the network does not. 0 = off; tai shogi ignores it. Evaluate such a
+    /// run's networks with the same (`match`/`curve --leaf-exchange`; `learns.sh` reads
+    /// it). Default 0.
+    pub leaf_exchange: f32,
     /// Playout cap randomization (KataGo): the share of moves (0..=1) searched with the
     /// full `simulations` and recorded as training samples; the others get
     /// `cheap_simulations` and no root noise, and only move the game on (they are not
@@ -376,6 +385,7 @@ impl Default for SelfplaySection {
             terminal_check: search.expand_check_terminal,
             mate_search_nodes: search.root_mate_nodes,
             leaf_mate_nodes: search.leaf_mate_nodes,
+            leaf_exchange: search.leaf_exchange,
             // No cap by default: every move is a full search.
             full_search_prob: search.playout_cap.map_or(1.0, |c| c.full_search_prob),
             cheap_simulations: search.playout_cap.unwrap_or_default().cheap_simulations,
@@ -577,6 +587,24 @@ impl Default for GateSection {
             fixed_games: gate.fixed_games,
         }
     }
+}
+
+/// `[play]`: how the run's networks play when they are measured (`learns.sh`'s matches,
+/// its ladder and curve): the self-play search without its noise, a Gumbel root of
+/// `selfplay.gumbel_considered` moves with the self-play root options, and these
+/// play-time options, which need not be what self-play trained with (a search aid can
+/// help a network play without helping it learn). 0 = the self-play value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct PlaySection {
+    /// The root's logits lose this much per point a move loses by static exchange one
+    /// ply later beyond the least any move loses (as `selfplay.gumbel_safety`), at play
+    /// time only. 0 = `selfplay.gumbel_safety`. Default 0.
+    pub gumbel_safety: f32,
+    /// Weight (0..=1) of what the side to move wins by static exchange in every network
+    /// leaf's value (as `selfplay.leaf_exchange`), at play time only. 0 =
+    /// `selfplay.leaf_exchange`. Default 0.
+    pub leaf_exchange: f32,
 }
 
 impl RunConfig {
@@ -879,6 +907,33 @@ mod tests {
             err.to_string(),
             "x.toml: selfplay.gumbel_safety = -0.5 is out of range: must be at least 0"
         );
+        // The play-time options: read, and range-checked by their own names.
+        let text = "[play]\ngumbel_safety = 2.0\nleaf_exchange = 0.5\n";
+        let config = RunConfig::parse(text, "x.toml", &[]).unwrap();
+        assert_eq!(
+            (config.play.gumbel_safety, config.play.leaf_exchange),
+            (2.0, 0.5)
+        );
+        for (text, why) in [
+            (
+                "[play]\ngumbel_safety = -1.0\n",
+                "play.gumbel_safety = -1 is out of range: must be at least 0",
+            ),
+            (
+                "[play]\nleaf_exchange = 1.5\n",
+                "play.leaf_exchange = 1.5 is out of range: must be between 0 and 1",
+            ),
+            (
+                "[selfplay]\nleaf_exchange = -0.5\n",
+                "selfplay.leaf_exchange = -0.5 is out of range: must be between 0 and 1",
+            ),
+            ("[play]\nroot = \"puct\"\n", "root"),
+        ] {
+            let err = RunConfig::parse(text, "x.toml", &[])
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(why), "{text}: {err}");
+        }
     }
 
     #[test]
@@ -1054,6 +1109,9 @@ mod tests {
             "run.minutes",
             "selfplay.gumbel_c_scale",
             "selfplay.gumbel_safety",
+            "selfplay.leaf_exchange",
+            "play.gumbel_safety",
+            "play.leaf_exchange",
             "selfplay.dirichlet_alpha",
             "selfplay.dirichlet_weight",
             "selfplay.fpu_reduction",

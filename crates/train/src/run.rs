@@ -38,8 +38,8 @@ pub use roles::{GENERATION_FILE, generation_seed};
 use roles::{gate_loop, learner_loop, selfplay_loop};
 use settings::layout_of;
 pub use settings::{
-    batch_config, game_spec, gate_config, model_config, play_config, sample_config, search_config,
-    train_config,
+    batch_config, game_spec, gate_config, model_config, play_config, play_root, sample_config,
+    search_config, train_config,
 };
 
 /// Why the run loop stopped.
@@ -472,7 +472,7 @@ mod tests {
     /// (listed). A key added to a section but never mapped fails here.
     #[test]
     fn every_config_key_reaches_the_settings_it_names() {
-        use super::settings::{play_config, schedule};
+        use super::settings::{play_config, play_root, schedule};
         use super::{
             batch_config, game_spec, gate_config, sample_config, search_config, train_config,
         };
@@ -508,6 +508,7 @@ mod tests {
                     gate_config(c),
                     model_config(c),
                     game_spec(c),
+                    play_root(c),
                 )
             )
         };

@@ -53,6 +53,11 @@ pub struct Options {
     /// positive value it plays on rather than repeat or draw unless its evaluation is
     /// that much below even; negative seeks draws. Network values are unchanged.
     pub contempt: i64,
+    /// `LeafExchange`, in percent: the weight of what the side to move wins at once by
+    /// static exchange in every network leaf's value
+    /// ([`shogi_mcts::SearchConfig::leaf_exchange`]), for a network trained and measured
+    /// with `selfplay.leaf_exchange`. 0 = off.
+    pub leaf_exchange_percent: u64,
 }
 
 /// The `BatchSize` option's default: leaves evaluated together per request. The engine's
@@ -77,6 +82,7 @@ impl Default for Options {
             max_moves_to_draw: 0,
             twofold_draws: true,
             contempt: 0,
+            leaf_exchange_percent: 0,
         }
     }
 }
@@ -114,6 +120,7 @@ impl Options {
             // reports the line (`score mate`): the search need not probe again.
             root_mate_nodes: 0,
             draw_value: 0.5 - self.contempt.clamp(-50, 50) as f32 / 100.0,
+            leaf_exchange: self.leaf_exchange_percent.min(100) as f32 / 100.0,
             ..SearchConfig::for_play()
         }
     }
@@ -187,6 +194,10 @@ impl Options {
                 "option name Contempt type spin default {} min -50 max 50",
                 self.contempt
             ),
+            format!(
+                "option name LeafExchange type spin default {} min 0 max 100",
+                self.leaf_exchange_percent
+            ),
         ]
     }
 
@@ -230,6 +241,7 @@ impl Options {
             "simulations" | "nodes" => self.simulations = spin(0, 1_000_000_000)?,
             "byoyomimargin" => self.byoyomi_margin = spin(0, 60_000)?,
             "resignvalue" => self.resign_percent = spin(0, 50)?,
+            "leafexchange" => self.leaf_exchange_percent = spin(0, 100)?,
             "uci_variant" => {
                 self.game = value
                     .to_ascii_lowercase()
@@ -278,6 +290,11 @@ mod tests {
         assert_eq!(o.search_config().draw_value, 0.0);
         o.set("Contempt", "-10", &shogi).unwrap();
         assert!((o.search_config().draw_value - 0.6).abs() < 1e-6);
+        assert_eq!(o.search_config().leaf_exchange, 0.0);
+        o.set("LeafExchange", "250", &[GameKind::Shogi]).unwrap();
+        assert_eq!(o.search_config().leaf_exchange, 1.0);
+        o.set("leafexchange", "50", &[GameKind::Shogi]).unwrap();
+        assert_eq!(o.search_config().leaf_exchange, 0.5);
         assert_eq!(
             o.set("Contempt", "x", &shogi),
             Err(SetOptionError::BadValue)

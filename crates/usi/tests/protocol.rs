@@ -30,6 +30,7 @@ option name MaxMovesToDraw type spin default 0 min 0 max 100000
 option name Draw_Ply type spin default 0 min 0 max 100000
 option name TwoFoldDraws type check default true
 option name Contempt type spin default 0 min -50 max 50
+option name LeafExchange type spin default 0 min 0 max 100
 usiok",
         env!("CARGO_PKG_VERSION")
     );

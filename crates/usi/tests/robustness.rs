@@ -79,6 +79,7 @@ const FRAGMENTS: &[&str] = &[
     "Draw_Ply",
     "TwoFoldDraws",
     "Contempt",
+    "LeafExchange",
     "ByoyomiMargin",
     "USI_Ponder",
     "true",

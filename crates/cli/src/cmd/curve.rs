@@ -76,7 +76,7 @@ fn modified(dir: &std::path::Path) -> Result<SystemTime> {
 
 impl CurveArgs {
     /// The networks' (and any searching opponent's) settings these flags ask for.
-    pub(crate) fn player_settings(&self) -> PlayerSettings {
+    pub(crate) fn player_settings(&self) -> Result<PlayerSettings> {
         self.root.apply(PlayerSettings {
             simulations: self.simulations.max(1),
             device: self.net.device.clone(),
@@ -118,7 +118,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
         games: args.games,
         simulations: args.simulations.max(1),
         seed: args.seed,
-        root: args.root.settings(),
+        root: args.root.settings()?,
         points: Vec::new(),
     };
     if let Some(old) = Curve::load(&out)?
@@ -157,7 +157,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
             },
             parallel: args.parallel.max(1),
             sprt: None,
-            players: args.player_settings(),
+            players: args.player_settings()?,
             seed: args.seed,
             games_dir: Some(out.join(&name)),
         };

@@ -192,7 +192,7 @@ fn usi_options(texts: &[String], spec: &PlayerSpec, flag: &str) -> Result<Vec<(S
 impl MatchArgs {
     /// The players' settings these flags ask for.
     pub(crate) fn player_settings(&self) -> Result<PlayerSettings> {
-        Ok(self.root.apply(PlayerSettings {
+        self.root.apply(PlayerSettings {
             simulations: match (self.simulations, self.movetime) {
                 (Some(n), _) => n,
                 (None, Some(_)) => u32::MAX,
@@ -214,7 +214,7 @@ impl MatchArgs {
             },
             usi_options_b: usi_options(&self.b_options, &self.b, "--b-option")?,
             ..PlayerSettings::default()
-        }))
+        })
     }
 }
 

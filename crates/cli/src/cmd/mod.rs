@@ -35,12 +35,18 @@ impl DeviceArgs {
     }
 }
 
-/// How the networks of `match` and `curve` search: the flags that give a run's network
-/// the root its self-play trained with (`selfplay.gumbel_considered`, `gumbel_captures`,
-/// `gumbel_safe`, `gumbel_safety`, `gumbel_c_scale`, `leaf_mate_nodes`; `learns.sh`
-/// passes them).
+/// How the networks of `match` and `curve` search: `--root-of RUN`, the search a run's
+/// networks are measured with (its self-play root and `[play]` options,
+/// [`shogi_train::play_root`]; `learns.sh` passes it), or the flags one by one.
 #[derive(Debug, Clone, clap::Args)]
 pub struct RootArgs {
+    /// Search as the run RUN measures its networks: its self-play root without noise and
+    /// its `[play]` options, read from RUN/config.toml. Excludes the flags below.
+    #[arg(long, value_name = "RUN", conflicts_with_all = [
+        "gumbel", "gumbel_captures", "gumbel_safe", "gumbel_safety", "gumbel_c_scale",
+        "leaf_mate_nodes", "leaf_exchange",
+    ])]
+    pub root_of: Option<std::path::PathBuf>,
     /// Searching players use a noise-free Gumbel root considering this many moves (the
     /// search self-play trains with) instead of PUCT; 0 = PUCT.
     #[arg(long, default_value_t = 0, value_name = "MOVES")]
@@ -68,27 +74,39 @@ pub struct RootArgs {
     /// `selfplay.leaf_mate_nodes`.
     #[arg(long, default_value_t = RootSettings::default().leaf_mate_nodes, value_name = "NODES")]
     pub leaf_mate_nodes: usize,
+    /// Weight (0..=1) of what the side to move wins by static exchange in every network
+    /// leaf's value, a one-step quiescence; 0 = off. Give a run's networks its
+    /// `selfplay.leaf_exchange`.
+    #[arg(long, default_value_t = RootSettings::default().leaf_exchange, value_name = "WEIGHT", value_parser = unit_fraction)]
+    pub leaf_exchange: f32,
 }
 
 impl RootArgs {
-    /// The root these flags ask for.
-    pub fn settings(&self) -> RootSettings {
-        RootSettings {
+    /// The root these flags ask for; with `--root-of`, the run's (its config unreadable
+    /// or invalid: the error says which file and key).
+    pub fn settings(&self) -> anyhow::Result<RootSettings> {
+        if let Some(run) = &self.root_of {
+            let path = shogi_rundir::RunDir::new(run).config_file();
+            let config = shogi_train::RunConfig::load(&path, &[])?;
+            return Ok(shogi_train::play_root(&config));
+        }
+        Ok(RootSettings {
             gumbel: self.gumbel,
             gumbel_captures: self.gumbel_captures,
             gumbel_safe: self.gumbel_safe,
             gumbel_safety: self.gumbel_safety,
             gumbel_c_scale: self.gumbel_c_scale,
             leaf_mate_nodes: self.leaf_mate_nodes,
-        }
+            leaf_exchange: self.leaf_exchange,
+        })
     }
 
     /// `settings` with this root.
-    pub fn apply(&self, settings: PlayerSettings) -> PlayerSettings {
-        PlayerSettings {
-            root: self.settings(),
+    pub fn apply(&self, settings: PlayerSettings) -> anyhow::Result<PlayerSettings> {
+        Ok(PlayerSettings {
+            root: self.settings()?,
             ..settings
-        }
+        })
     }
 }
 
@@ -98,6 +116,15 @@ pub(crate) fn non_negative(text: &str) -> Result<f32, String> {
     match text.trim().parse::<f32>() {
         Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
         Ok(_) => Err(format!("{text:?} is not a finite number of at least 0")),
+        Err(e) => Err(format!("{text:?} is not a number: {e}")),
+    }
+}
+
+/// Parses a weight that must lie in 0..=1: `1.5` or `nan` is refused with the value named.
+pub(crate) fn unit_fraction(text: &str) -> Result<f32, String> {
+    match text.trim().parse::<f32>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        Ok(_) => Err(format!("{text:?} is not a number from 0 to 1")),
         Err(e) => Err(format!("{text:?} is not a number: {e}")),
     }
 }

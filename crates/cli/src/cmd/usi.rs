@@ -30,6 +30,10 @@ pub struct UsiArgs {
     /// Byoyomi safety margin in ms (option `ByoyomiMargin`).
     #[arg(long)]
     byoyomi_margin: Option<u64>,
+    /// Weight of what each network leaf's side to move wins by static exchange, in
+    /// percent; 0 = off (option `LeafExchange`; a run's `selfplay.leaf_exchange` x 100).
+    #[arg(long, value_name = "PERCENT", value_parser = clap::value_parser!(u64).range(0..=100))]
+    leaf_exchange: Option<u64>,
 }
 
 /// Runs the engine until `quit` or end of input.
@@ -52,6 +56,9 @@ pub fn run(args: &UsiArgs) -> Result<()> {
     }
     if let Some(m) = args.byoyomi_margin {
         options.byoyomi_margin = m;
+    }
+    if let Some(w) = args.leaf_exchange {
+        options.leaf_exchange_percent = w;
     }
     // Tai shogi reads bracketed SFEN positions and moves as squares in path order.
     with_game_type!(game, G => Engine::<G>::new(stdout(), options).run(BufReader::new(stdin().lock())))?;

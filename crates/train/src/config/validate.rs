@@ -10,6 +10,7 @@ impl RunConfig {
     pub fn validate(&self, origin: &str) -> Result<(), ConfigError> {
         let c = RangeCheck { origin };
         self.validate_finite(&c)?;
+        self.validate_counts(&c)?;
         self.validate_run_and_game(&c)?;
         self.validate_selfplay(&c)?;
         self.validate_learner(&c)?;
@@ -24,6 +25,9 @@ impl RunConfig {
             ("run.minutes", r.minutes),
             ("selfplay.gumbel_c_scale", s.gumbel_c_scale as f64),
             ("selfplay.gumbel_safety", s.gumbel_safety as f64),
+            ("selfplay.leaf_exchange", s.leaf_exchange as f64),
+            ("play.gumbel_safety", self.play.gumbel_safety as f64),
+            ("play.leaf_exchange", self.play.leaf_exchange as f64),
             ("selfplay.dirichlet_alpha", s.dirichlet_alpha as f64),
             ("selfplay.dirichlet_weight", s.dirichlet_weight as f64),
             ("selfplay.fpu_reduction", s.fpu_reduction as f64),
@@ -57,6 +61,36 @@ impl RunConfig {
         Ok(())
     }
 
+    /// Every count that must be at least 1 (threads, sizes, budgets, batches).
+    fn validate_counts(&self, c: &RangeCheck<'_>) -> Result<(), ConfigError> {
+        let (r, s, l, gate) = (&self.run, &self.selfplay, &self.learner, &self.gate);
+        for (key, count) in [
+            ("run.torch_threads", r.torch_threads as u64),
+            ("run.status_every_secs", r.status_every_secs),
+            ("game.max_plies", self.game.max_plies as u64),
+            ("network.blocks", self.network.blocks as u64),
+            ("network.channels", self.network.channels as u64),
+            ("selfplay.actors", s.actors as u64),
+            ("selfplay.actor_threads", s.actor_threads as u64),
+            ("selfplay.simulations", s.simulations as u64),
+            ("selfplay.gumbel_considered", s.gumbel_considered as u64),
+            ("selfplay.tree_batch", s.tree_batch as u64),
+            ("selfplay.cheap_simulations", s.cheap_simulations as u64),
+            ("selfplay.max_batch", s.max_batch as u64),
+            ("selfplay.games_per_chunk", s.games_per_chunk as u64),
+            ("selfplay.games_per_generation", s.games_per_generation),
+            ("learner.batch", l.batch as u64),
+            ("learner.window", l.window as u64),
+            ("learner.min_positions", l.min_positions as u64),
+            ("learner.steps_per_candidate", l.steps_per_candidate),
+            ("gate.simulations", gate.simulations as u64),
+            ("gate.parallel_games", gate.parallel_games as u64),
+        ] {
+            c.at_least(key, count, 1)?;
+        }
+        Ok(())
+    }
+
     fn validate_run_and_game(&self, c: &RangeCheck<'_>) -> Result<(), ConfigError> {
         let r = &self.run;
         if !(r.minutes >= 0.0 && r.minutes.is_finite()) {
@@ -72,13 +106,8 @@ impl RunConfig {
         // Availability is checked when the run starts: a GPU config must still validate here.
         shogi_model::check_device_syntax(&r.device)
             .map_err(|e| c.range("run.device", format!("{:?}", r.device), &e.to_string()))?;
-        c.at_least("run.torch_threads", r.torch_threads as u64, 1)?;
-        c.at_least("run.status_every_secs", r.status_every_secs, 1)?;
         let g = &self.game;
-        c.at_least("game.max_plies", g.max_plies as u64, 1)?;
         let n = &self.network;
-        c.at_least("network.blocks", n.blocks as u64, 1)?;
-        c.at_least("network.channels", n.channels as u64, 1)?;
         if !shogi_model::valid_stem_kernel(n.stem_kernel) {
             return Err(c.range(
                 "network.stem_kernel",
@@ -94,18 +123,18 @@ impl RunConfig {
 
     fn validate_selfplay(&self, c: &RangeCheck<'_>) -> Result<(), ConfigError> {
         let s = &self.selfplay;
-        c.at_least("selfplay.actors", s.actors as u64, 1)?;
-        c.at_least("selfplay.actor_threads", s.actor_threads as u64, 1)?;
-        c.at_least("selfplay.simulations", s.simulations as u64, 1)?;
-        c.at_least("selfplay.gumbel_considered", s.gumbel_considered as u64, 1)?;
-        c.at_least("selfplay.tree_batch", s.tree_batch as u64, 1)?;
         c.unit("selfplay.full_search_prob", s.full_search_prob as f64)?;
-        c.at_least("selfplay.cheap_simulations", s.cheap_simulations as u64, 1)?;
         c.above_zero("selfplay.gumbel_c_scale", s.gumbel_c_scale)?;
-        if s.gumbel_safety < 0.0 {
-            let value = s.gumbel_safety.to_string();
-            return Err(c.range("selfplay.gumbel_safety", value, "must be at least 0"));
+        for (key, safety) in [
+            ("selfplay.gumbel_safety", s.gumbel_safety),
+            ("play.gumbel_safety", self.play.gumbel_safety),
+        ] {
+            if safety < 0.0 {
+                return Err(c.range(key, safety.to_string(), "must be at least 0"));
+            }
         }
+        c.unit("selfplay.leaf_exchange", s.leaf_exchange as f64)?;
+        c.unit("play.leaf_exchange", self.play.leaf_exchange as f64)?;
         c.above_zero("selfplay.dirichlet_alpha", s.dirichlet_alpha)?;
         c.unit("selfplay.dirichlet_weight", s.dirichlet_weight as f64)?;
         if !(0.0..=2.0).contains(&s.fpu_reduction) {
@@ -120,17 +149,11 @@ impl RunConfig {
             "selfplay.resign_disabled_fraction",
             s.resign_disabled_fraction as f64,
         )?;
-        c.at_least("selfplay.max_batch", s.max_batch as u64, 1)?;
-        c.at_least("selfplay.games_per_chunk", s.games_per_chunk as u64, 1)?;
-        c.at_least("selfplay.games_per_generation", s.games_per_generation, 1)?;
         Ok(())
     }
 
     fn validate_learner(&self, c: &RangeCheck<'_>) -> Result<(), ConfigError> {
         let l = &self.learner;
-        c.at_least("learner.batch", l.batch as u64, 1)?;
-        c.at_least("learner.window", l.window as u64, 1)?;
-        c.at_least("learner.min_positions", l.min_positions as u64, 1)?;
         if l.min_positions > l.window {
             return Err(c.range(
                 "learner.min_positions",
@@ -139,7 +162,6 @@ impl RunConfig {
             ));
         }
         c.above_zero("learner.replay_ratio", l.replay_ratio)?;
-        c.at_least("learner.steps_per_candidate", l.steps_per_candidate, 1)?;
         for (key, v) in [("learner.lr", l.lr), ("learner.lr_min", l.lr_min)] {
             if !(0.0..=10.0).contains(&v) {
                 return Err(c.range(key, v.to_string(), "must be between 0 and 10"));
@@ -203,8 +225,6 @@ impl RunConfig {
                 return Err(c.range("gate.fixed_opponent", gate.fixed_opponent.clone(), &e));
             }
         }
-        c.at_least("gate.simulations", gate.simulations as u64, 1)?;
-        c.at_least("gate.parallel_games", gate.parallel_games as u64, 1)?;
         if gate.sprt && (gate.sprt_elo1.is_nan() || gate.sprt_elo1 <= gate.sprt_elo0) {
             return Err(c.range(
                 "gate.sprt_elo1",

@@ -2,6 +2,8 @@
 //! struct, so a test can hold `RunConfig::default()` to the libraries' defaults.
 
 use super::*;
+use shogi_arena::RootSettings;
+use shogi_mcts::RootSelection;
 
 /// The network layout of the config's game and input planes (checked by
 /// [`RunConfig::validate`]).
@@ -18,6 +20,29 @@ pub fn game_spec(config: &RunConfig) -> GameSpec {
         max_plies: g.max_plies,
         impasse: g.impasse,
         tai: g.tai.rules(g.max_plies),
+    }
+}
+
+/// How the run's networks play when they are measured (`learns.sh`, `match`/`curve
+/// --root-of RUN`): the self-play search without its noise (a Gumbel root of
+/// `selfplay.gumbel_considered` moves with the self-play root options, or PUCT), its leaf
+/// mate search, and `[play]`'s options where set (above 0) over self-play's.
+pub fn play_root(config: &RunConfig) -> RootSettings {
+    let (s, play) = (&config.selfplay, &config.play);
+    let or_selfplay = |at_play: f32, in_selfplay: f32| {
+        if at_play > 0.0 { at_play } else { in_selfplay }
+    };
+    RootSettings {
+        gumbel: match s.root {
+            RootSelection::Gumbel => s.gumbel_considered,
+            RootSelection::Puct => 0,
+        },
+        gumbel_captures: s.gumbel_captures,
+        gumbel_safe: s.gumbel_safe,
+        gumbel_safety: or_selfplay(play.gumbel_safety, s.gumbel_safety),
+        gumbel_c_scale: s.gumbel_c_scale,
+        leaf_mate_nodes: s.leaf_mate_nodes,
+        leaf_exchange: or_selfplay(play.leaf_exchange, s.leaf_exchange),
     }
 }
 
@@ -54,6 +79,7 @@ pub fn search_config(config: &RunConfig) -> SearchConfig {
         expand_check_terminal: s.terminal_check,
         root_mate_nodes: s.mate_search_nodes,
         leaf_mate_nodes: s.leaf_mate_nodes,
+        leaf_exchange: s.leaf_exchange,
         playout_cap: (s.full_search_prob < 1.0).then_some(PlayoutCap {
             full_search_prob: s.full_search_prob,
             cheap_simulations: s.cheap_simulations,
