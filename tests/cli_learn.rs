@@ -1,18 +1,7 @@
 //! `shogi-zero selfplay` then `shogi-zero learn` end to end: a candidate appears.
 
-use std::process::Command;
-
 fn shogi_zero(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
-        .args(args)
-        .output()
-        .expect("run shogi-zero");
-    assert!(
-        out.status.success(),
-        "shogi-zero {args:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = shogi_testkit::run_ok(env!("CARGO_BIN_EXE_shogi-zero"), args);
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 

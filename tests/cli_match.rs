@@ -9,16 +9,7 @@ use shogi_model::{CheckpointMeta, Model, model_config_for, save_checkpoint, tch}
 use shogi_rules::Variant;
 
 fn shogi_zero(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
-        .args(args)
-        .output()
-        .expect("run shogi-zero");
-    assert!(
-        out.status.success(),
-        "shogi-zero {args:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = shogi_testkit::run_ok(env!("CARGO_BIN_EXE_shogi-zero"), args);
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 

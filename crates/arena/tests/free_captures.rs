@@ -1,20 +1,12 @@
 //! `scripts/bench/free_captures.py` (the hanging-piece count of a run's games) on games
 //! whose free captures are known by hand.
 
-use std::process::Command;
-
 /// Runs the script on `path`; its stdout.
 fn run(path: &std::path::Path) -> String {
     let script = shogi_testkit::repo_root().join("scripts/bench/free_captures.py");
-    let out = Command::new(shogi_testkit::python())
-        .arg(script)
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "free_captures.py failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = shogi_testkit::run_ok(
+        shogi_testkit::python(),
+        &[script.as_os_str(), path.as_os_str()],
     );
     String::from_utf8(out.stdout).unwrap()
 }

@@ -4,7 +4,6 @@
 mod common;
 
 use shogi_testkit::python;
-use std::process::Command;
 
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
 use shogi_model::{Expected, Model, TrainConfig, model_config_for, tch::Device};
@@ -85,16 +84,10 @@ fn trains_exports_and_logs() {
     drop(learner);
 
     let script = "import sys\nfrom tbparse import SummaryReader\ndf = SummaryReader(sys.argv[1]).scalars\nfor tag, g in df.groupby('tag'):\n    print(tag, len(g))\n";
-    let out = Command::new(python())
-        .arg("-c")
-        .arg(script)
-        .arg(run.path().join("tensorboard"))
-        .output()
-        .expect("run the venv python (scripts/bootstrap.sh)");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let board = run.path().join("tensorboard");
+    let out = shogi_testkit::run_ok(
+        python(),
+        &["-c".as_ref(), script.as_ref(), board.as_os_str()],
     );
     let text = String::from_utf8_lossy(&out.stdout);
     for tag in [

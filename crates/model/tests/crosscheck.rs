@@ -4,9 +4,8 @@
 //! reproduces Rust's forward pass. The other way round, a checkpoint written by PyTorch
 //! (`crosscheck.py write`) loads into the Rust net, which reproduces PyTorch's outputs.
 
-use shogi_testkit::python;
+use shogi_testkit::{python, run_ok};
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 use shogi_model::tch::{self, Device, Kind, Tensor};
@@ -16,17 +15,10 @@ use shogi_model::{Model, ModelConfig, save_weights};
 /// with the script's stderr when it fails.
 fn crosscheck_py(args: &[&std::ffi::OsStr]) -> std::process::Output {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/py/crosscheck.py");
-    let out = Command::new(python())
-        .arg(&script)
-        .args(args)
-        .output()
-        .expect("run python");
-    assert!(
-        out.status.success(),
-        "crosscheck.py {args:?} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    let all: Vec<&std::ffi::OsStr> = std::iter::once(script.as_os_str())
+        .chain(args.iter().copied())
+        .collect();
+    run_ok(python(), &all)
 }
 
 fn crosscheck(cfg: &ModelConfig, seed: i64) {

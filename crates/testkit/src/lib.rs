@@ -2,7 +2,9 @@
 //! one Python the tests run their oracles and USI doubles with (the venv that
 //! `scripts/bootstrap.sh` creates, never a system `python3`), an SFEN helper and a dependency-free random source.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
 /// The repository root (the workspace directory).
 pub fn repo_root() -> PathBuf {
@@ -31,6 +33,24 @@ pub fn python() -> PathBuf {
         p.display()
     );
     p
+}
+
+/// Runs `program` with `args` and returns its output; the test fails, showing the
+/// command, its stdout and its stderr, when it cannot start or exits unsuccessfully.
+pub fn run_ok<S: AsRef<OsStr>>(program: impl AsRef<OsStr>, args: &[S]) -> Output {
+    let program = program.as_ref();
+    let shown: Vec<&OsStr> = args.iter().map(AsRef::as_ref).collect();
+    let out = Command::new(program)
+        .args(&shown)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {program:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{program:?} {shown:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }
 
 /// Reverses every rank of an SFEN board (the left-right mirror image); the side to
