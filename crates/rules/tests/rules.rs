@@ -221,16 +221,22 @@ fn perpetual_check_loses() {
     assert_eq!(o.winner, Some(Color::White));
 }
 
+/// The game from `sfen` after `cycle` is played three times (the start position's
+/// fourth occurrence, 千日手).
+fn after_three_cycles(sfen: &str, cycle: &[&str]) -> ShogiGame {
+    let mut g = ShogiGame::new(pos(sfen), GameRules::default());
+    for _ in 0..3 {
+        drive(&mut g, cycle);
+    }
+    g
+}
+
 #[test]
 fn plain_repetition_draws() {
-    let mut g = ShogiGame::new(pos("4k4/9/9/9/9/9/9/9/4K4 b - 1"), GameRules::default());
-    let cycle = ["5i5h", "5a5b", "5h5i", "5b5a"];
-    for _ in 0..3 {
-        drive(&mut g, &cycle);
-    }
+    let kings = "4k4/9/9/9/9/9/9/9/4K4 b - 1";
+    let g = after_three_cycles(kings, &["5i5h", "5a5b", "5h5i", "5b5a"]);
     let o = g.outcome().unwrap();
-    assert_eq!(o.reason, EndReason::Repetition);
-    assert_eq!(o.winner, None);
+    assert_eq!((o.winner, o.reason), (None, EndReason::Repetition));
 }
 
 /// Past `set_twofold_after(ply)` a second occurrence ends the game with the repetition
@@ -367,11 +373,10 @@ fn minishogi_basics() {
 
 #[test]
 fn perpetual_check_by_white_loses() {
-    let mut g = ShogiGame::new(pos("4k4/9/9/9/9/9/9/r8/8K w - 1"), GameRules::default());
-    let cycle = ["9h9i", "1i1h", "9i9h", "1h1i"];
-    for _ in 0..3 {
-        drive(&mut g, &cycle);
-    }
+    let g = after_three_cycles(
+        "4k4/9/9/9/9/9/9/r8/8K w - 1",
+        &["9h9i", "1i1h", "9i9h", "1h1i"],
+    );
     let o = g.outcome().unwrap();
     assert_eq!(
         (o.winner, o.reason),

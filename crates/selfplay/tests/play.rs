@@ -6,7 +6,7 @@ use shogi_mcts::{FnEvaluator, SearchConfig, UniformEvaluator, Wdl};
 use shogi_registry::export::replay;
 use shogi_rules::{GameRules, Position, ShogiGame, Variant};
 use shogi_selfplay::actors::{ActorConfig, ActorStats, ActorSummary, run_actors};
-use shogi_selfplay::play::{PlayConfig, play_game};
+use shogi_selfplay::play::{PlayConfig, PlayedGame, play_game};
 use std::sync::atomic::AtomicBool;
 
 fn small_search() -> SearchConfig {
@@ -15,6 +15,16 @@ fn small_search() -> SearchConfig {
         batch_size: 4,
         ..SearchConfig::alphazero()
     }
+}
+
+/// One game of [`small_search`].
+fn play_small<E: shogi_mcts::Evaluator<ShogiGame> + ?Sized>(
+    game: ShogiGame,
+    play: &PlayConfig,
+    evaluator: &E,
+    seed: u64,
+) -> PlayedGame {
+    play_game(game, &small_search(), play, evaluator, seed).unwrap()
 }
 
 fn minishogi(max_plies: u32) -> ShogiGame {
@@ -96,32 +106,11 @@ fn a_game_ends_by_the_rules_and_replays() {
 
 #[test]
 fn the_same_seed_gives_the_same_game() {
-    let cfg = small_search();
-    let a = play_game(
-        minishogi(60),
-        &cfg,
-        &PlayConfig::default(),
-        &UniformEvaluator::default(),
-        7,
-    )
-    .unwrap();
-    let b = play_game(
-        minishogi(60),
-        &cfg,
-        &PlayConfig::default(),
-        &UniformEvaluator::default(),
-        7,
-    )
-    .unwrap();
+    let play = PlayConfig::default();
+    let a = play_small(minishogi(60), &play, &UniformEvaluator::default(), 7);
+    let b = play_small(minishogi(60), &play, &UniformEvaluator::default(), 7);
     assert_eq!(a.record, b.record);
-    let c = play_game(
-        minishogi(60),
-        &cfg,
-        &PlayConfig::default(),
-        &UniformEvaluator::default(),
-        8,
-    )
-    .unwrap();
+    let c = play_small(minishogi(60), &play, &UniformEvaluator::default(), 8);
     assert_ne!(a.record.moves, c.record.moves);
 }
 
@@ -138,20 +127,19 @@ fn pessimistic_black() -> impl shogi_mcts::Evaluator<ShogiGame> {
     })
 }
 
-#[test]
-fn hopeless_side_resigns() {
+/// A minishogi game of [`pessimistic_black`] with resignation off in
+/// `resign_disabled_fraction` of the games.
+fn play_pessimistic(max_plies: u32, resign_disabled_fraction: f32) -> PlayedGame {
     let play = PlayConfig {
-        resign_disabled_fraction: 0.0,
+        resign_disabled_fraction,
         ..PlayConfig::default()
     };
-    let played = play_game(
-        minishogi(200),
-        &small_search(),
-        &play,
-        &pessimistic_black(),
-        3,
-    )
-    .unwrap();
+    play_small(minishogi(max_plies), &play, &pessimistic_black(), 3)
+}
+
+#[test]
+fn hopeless_side_resigns() {
+    let played = play_pessimistic(200, 0.0);
     let rec = &played.record;
     assert_eq!(rec.outcome.reason, EndReason::Resignation);
     assert_eq!(rec.outcome.winner, Some(Color::White));
@@ -162,18 +150,7 @@ fn hopeless_side_resigns() {
 
 #[test]
 fn resignation_disabled_games_play_on_and_remember_who_would_have_resigned() {
-    let play = PlayConfig {
-        resign_disabled_fraction: 1.0,
-        ..PlayConfig::default()
-    };
-    let played = play_game(
-        minishogi(40),
-        &small_search(),
-        &play,
-        &pessimistic_black(),
-        3,
-    )
-    .unwrap();
+    let played = play_pessimistic(40, 1.0);
     assert!(played.record.resignation_disabled);
     assert_ne!(played.record.outcome.reason, EndReason::Resignation);
     assert_eq!(played.would_have_resigned, Some(Color::Black));
@@ -205,15 +182,8 @@ fn actors_fill_a_replay_directory_through_a_batched_service() {
         games_per_chunk: 3,
         seed: 100,
     };
-    let summary = minishogi_actors(
-        &config,
-        &PlayConfig::default(),
-        80,
-        &evaluator,
-        dir.path(),
-        &AtomicBool::new(false),
-        &stats,
-    );
+    let (play, stop) = (PlayConfig::default(), AtomicBool::new(false));
+    let summary = minishogi_actors(&config, &play, 80, &evaluator, dir.path(), &stop, &stats);
     assert_eq!(summary.games, 10);
     let (games, skipped) = shogi_records::read_chunk_dir(dir.path()).unwrap();
     assert!(skipped.is_empty());
@@ -272,15 +242,12 @@ fn actors_stop_when_the_service_shuts_down() {
         games_per_chunk: 1,
         seed: 0,
     };
-    let summary = minishogi_actors(
-        &config,
-        &PlayConfig::default(),
-        80,
-        &evaluator,
-        dir.path(),
-        &AtomicBool::new(false),
-        &ActorStats::default(),
+    let (play, stop, stats) = (
+        PlayConfig::default(),
+        AtomicBool::new(false),
+        ActorStats::default(),
     );
+    let summary = minishogi_actors(&config, &play, 80, &evaluator, dir.path(), &stop, &stats);
     assert_eq!(summary.games, 0);
 }
 
@@ -376,15 +343,8 @@ fn actors_advancing_many_games_per_thread_play_the_same_games_as_play_game() {
             games_per_chunk: 2,
             seed,
         };
-        let summary = minishogi_actors(
-            &config,
-            &play,
-            60,
-            &evaluator,
-            dir.path(),
-            &AtomicBool::new(false),
-            &ActorStats::default(),
-        );
+        let (stop, stats) = (AtomicBool::new(false), ActorStats::default());
+        let summary = minishogi_actors(&config, &play, 60, &evaluator, dir.path(), &stop, &stats);
         assert_eq!(summary.games, games);
         let (records, skipped) = shogi_records::read_chunk_dir(dir.path()).unwrap();
         assert!(skipped.is_empty());
@@ -415,14 +375,7 @@ fn games_at_the_ply_cap_are_adjudicated_by_material_when_asked() {
             adjudicate_margin: margin,
             ..PlayConfig::default()
         };
-        let played = play_game(
-            start(),
-            &small_search(),
-            &play,
-            &UniformEvaluator::default(),
-            3,
-        )
-        .unwrap();
+        let played = play_small(start(), &play, &UniformEvaluator::default(), 3);
         assert_eq!(played.record.moves.len(), 2);
         replay(&played.record).unwrap();
         played.record.outcome

@@ -40,6 +40,14 @@ fn config() -> SearchConfig {
     }
 }
 
+/// Black's proven mate in `plies`.
+fn black_mates_in(plies: u32) -> Proven {
+    Proven::Win {
+        winner: Color::Black,
+        plies,
+    }
+}
+
 fn solve(sfen: &str, simulations: u32) -> shogi_mcts::SearchResult<Move> {
     let game = ShogiGame::new(pos(sfen), GameRules::default());
     let mut search = Search::new(config(), 1);
@@ -94,17 +102,7 @@ fn uniform_search_finds_mate_in_one() {
             is_mate_after(&p, best),
             "{name}: chose {best}, which does not mate"
         );
-        assert!(
-            matches!(
-                result.proven,
-                Proven::Win {
-                    winner: Color::Black,
-                    plies: 1
-                }
-            ),
-            "{name}: {:?}",
-            result.proven
-        );
+        assert_eq!(result.proven, black_mates_in(1), "{name}");
     }
 }
 
@@ -153,16 +151,10 @@ fn uniform_search_proves_mate_in_three() {
         let p = pos(sfen);
         let result = solve(sfen, 4000);
         let best = result.best_move.expect("a move");
-        assert!(
-            matches!(
-                result.proven,
-                Proven::Win {
-                    winner: Color::Black,
-                    plies: 3
-                }
-            ),
-            "{name}: {:?} after {} simulations",
+        assert_eq!(
             result.proven,
+            black_mates_in(3),
+            "{name} after {} simulations",
             result.simulations
         );
         // The chosen move keeps the forced win: every reply allows a mate in 1.

@@ -825,7 +825,8 @@ mod tests {
         assert_eq!(
             gate_config(&run),
             GateConfig {
-                // The gate plays the run's own game, seed and threads.
+                // The gate plays the run's own game, seed, threads and play search.
+                root: crate::play_root(&run),
                 max_plies: run.game.max_plies,
                 seed: run.run.seed,
                 torch_threads: run.run.torch_threads,

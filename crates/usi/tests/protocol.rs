@@ -97,13 +97,7 @@ fn check_search_lines(lines: &[(std::time::Instant, String)], game: &ShogiGame) 
 #[test]
 fn handshake_matches_golden_transcript() {
     let mut h = Harness::start(Options::default());
-    h.send("usi");
-    let got: Vec<String> = h
-        .until(T, |l| l == "usiok")
-        .into_iter()
-        .map(|x| x.1)
-        .collect();
-    assert_eq!(got, golden_handshake());
+    assert_eq!(h.handshake(), golden_handshake());
     h.send("isready");
     let got: Vec<String> = h
         .until(T, |l| l == "readyok")
@@ -117,8 +111,7 @@ fn handshake_matches_golden_transcript() {
 #[test]
 fn go_nodes_sequence_gives_info_then_legal_bestmove() {
     let mut h = Harness::start(Options::default());
-    h.send("usi");
-    h.until(T, |l| l == "usiok");
+    h.handshake();
     h.send("setoption name USI_Ponder value true");
     h.send("setoption name MultiPV value 3");
     h.ready();
@@ -250,8 +243,7 @@ fn max_moves_to_draw_turns_a_mate_beyond_the_limit_into_a_draw() {
         h.bestmove(T)
     };
     let mut h = Harness::start(Options::default());
-    h.send("usi");
-    h.until(T, |l| l == "usiok");
+    h.handshake();
     // Plies 101 and 102 are allowed, the mate needs 101..=103: a draw.
     h.send("setoption name MaxMovesToDraw value 102");
     h.ready();
@@ -280,8 +272,7 @@ fn max_moves_to_draw_turns_a_mate_beyond_the_limit_into_a_draw() {
 #[test]
 fn minishogi_through_uci_variant() {
     let mut h = Harness::start(Options::default());
-    h.send("usi");
-    h.until(T, |l| l == "usiok");
+    h.handshake();
     h.send("setoption name UCI_Variant value minishogi");
     h.ready();
     h.send("usinewgame");
@@ -302,12 +293,11 @@ fn tai_shogi_through_the_same_protocol_loop() {
     use shogi_game::Game;
     use shogi_tai::{TaiGame, TaiRules};
     let mut h = Harness::start_for::<TaiGame>(Options::default());
-    h.send("usi");
-    let lines = h.until(T, |l| l == "usiok");
+    let lines = h.handshake();
     assert!(
         lines
             .iter()
-            .any(|(_, l)| l == "option name UCI_Variant type combo default tai var tai"),
+            .any(|l| l == "option name UCI_Variant type combo default tai var tai"),
         "{lines:?}"
     );
     h.ready();

@@ -177,8 +177,7 @@ fn thousands_of_malformed_lines_never_break_the_engine() {
     h.send("stop");
     h.send("setoption name UCI_Variant value shogi");
     h.send("setoption name ResignValue value 0");
-    h.send("usi");
-    h.until(T, |l| l == "usiok");
+    h.handshake();
     h.ready();
     h.send("usinewgame");
     h.send("position startpos moves 7g7f");

@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::Result;
 use clap::Args;
-use shogi_arena::{GateConfig, gate_pending};
+use shogi_arena::{GateConfig, RootSettings, gate_pending};
 use shogi_registry::GameSpec;
 use shogi_rundir::RunDir;
 
@@ -56,13 +56,15 @@ pub struct GateArgs {
 }
 
 impl GateArgs {
-    /// The gate these flags ask for, playing `rules` (the run's game).
+    /// The gate these flags ask for, playing `rules` (the run's game) with a PUCT root
+    /// ([`GateArgs::run_gate_config`] gives a run its own play search).
     pub(crate) fn gate_config(&self, rules: Option<GameSpec>) -> Result<GateConfig> {
         Ok(GateConfig {
             games: self.games,
             threshold: self.threshold,
             sprt: self.sprt.config()?,
             simulations: self.simulations.max(1),
+            root: RootSettings::default(),
             max_plies: self.limit.max_plies,
             adjudicate_margin: self.limit.adjudicate,
             parallel_games: self.parallel.max(1),
@@ -77,6 +79,23 @@ impl GateArgs {
     }
 }
 
+impl GateArgs {
+    /// The gate of `run`: these flags, with the run's game, rule options and play search
+    /// from its config snapshot (a directory without one gates the checkpoints' game as
+    /// tournaments play it, with a PUCT root).
+    pub(crate) fn run_gate_config(&self, run: &RunDir) -> Result<GateConfig> {
+        let snapshot = run.config_file();
+        if !snapshot.is_file() {
+            return self.gate_config(None);
+        }
+        let run_config = shogi_train::RunConfig::load(&snapshot, &[])?;
+        Ok(GateConfig {
+            root: shogi_train::play_root(&run_config),
+            ..self.gate_config(Some(shogi_train::game_spec(&run_config)))?
+        })
+    }
+}
+
 /// Runs the subcommand.
 pub fn run(args: &GateArgs) -> Result<()> {
     if let Some(run_dir) = &args.follow.follow {
@@ -86,18 +105,7 @@ pub fn run(args: &GateArgs) -> Result<()> {
         anyhow::bail!("--run RUN_DIR (or --follow RUN_DIR) is required");
     };
     let run = RunDir::new(run_dir);
-    // The run's game and rule options, from its config snapshot (a directory without
-    // one gates the checkpoints' game as tournaments play it).
-    let snapshot = run.config_file();
-    let rules = if snapshot.is_file() {
-        Some(shogi_train::game_spec(&shogi_train::RunConfig::load(
-            &snapshot,
-            &[],
-        )?))
-    } else {
-        None
-    };
-    let config = args.gate_config(rules)?;
+    let config = args.run_gate_config(&run)?;
     if !run.root().is_dir() {
         anyhow::bail!("{} is not a run directory", run.root().display());
     }

@@ -170,6 +170,7 @@ pub fn gate_config(config: &RunConfig) -> GateConfig {
         games: g.games,
         threshold: g.threshold,
         simulations: g.simulations,
+        root: play_root(config),
         max_plies: config.game.max_plies,
         adjudicate_margin: g.adjudicate_margin,
         parallel_games: g.parallel_games,

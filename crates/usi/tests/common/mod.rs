@@ -148,6 +148,15 @@ impl Harness {
     }
 
     /// Sends `isready` and waits for `readyok`.
+    /// `usi`, answered by `usiok`: the lines in between (id and options).
+    pub fn handshake(&mut self) -> Vec<String> {
+        self.send("usi");
+        self.until(Duration::from_secs(60), |l| l == "usiok")
+            .into_iter()
+            .map(|(_, line)| line)
+            .collect()
+    }
+
     pub fn ready(&mut self) {
         self.send("isready");
         self.until(Duration::from_secs(30), |l| l == "readyok");
