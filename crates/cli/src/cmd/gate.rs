@@ -77,9 +77,7 @@ impl GateArgs {
             rules,
         })
     }
-}
 
-impl GateArgs {
     /// The gate of `run`: these flags, with the run's game, rule options and play search
     /// from its config snapshot (a directory without one gates the checkpoints' game as
     /// tournaments play it, with a PUCT root).
