@@ -13,7 +13,11 @@
 //!   reaches, and a plane filled with one value adds that value times its kernel on
 //!   every square the kernel reaches from the board. The dense convolution read 129,375
 //!   inputs a position, most zero. The game writes its planes sparsely where it can
-//!   ([`shogi_registry::NetGame::encode_sparse`]); dense planes are scanned.
+//!   ([`shogi_registry::NetGame::encode_sparse`]); dense planes are scanned. The stem
+//!   writes its output channels last, the layout the tower's convolutions run in
+//!   without reordering, and the policy's 3x3 convolution runs only at the cells legal
+//!   moves read (each cell's neighbourhood gathered, times the kernel as a matrix): a
+//!   tai position's legal moves start from a few hundred of its 625 squares.
 //!
 //! The weights are read once, when the frozen net is built: it does not follow later
 //! changes to the [`Net`] (an [`crate::Inference`] owns its model and never trains it).
@@ -23,12 +27,7 @@ use tch::{Device, Kind, Tensor, nn};
 
 use crate::inference::PlanesRef;
 use crate::net::{BN_EPS, ConvBn, Net, SqueezeExcite, value_features};
-
-/// Inputs a position at or above which the CPU stem runs sparsely (floats:
-/// `input_planes * H * W`). Tai shogi's 129,375 are above it; standard shogi's 3,807 to
-/// 6,804 are far below, where the dense convolution is a few microseconds and the
-/// scatter's fixed costs would dominate.
-pub const SPARSE_STEM_MIN_INPUT: usize = 65_536;
+use crate::sparse::{SPARSE_STEM_MIN_INPUT, for_each_tap, scan};
 
 /// A convolution with its batch norm folded in.
 #[derive(Debug)]
@@ -122,6 +121,10 @@ pub(crate) struct FrozenNet {
     sparse_stem: Option<SparseStem>,
     tower: Vec<FrozenBlock>,
     policy_conv: FoldedConv,
+    /// With the sparse stem: `policy_conv`'s kernel as a `[k * k * C, C]` matrix (rows
+    /// tap-major, then input channel), to compute it only at the squares legal moves
+    /// read (a few hundred of tai's 625 a position).
+    policy_columns: Option<Tensor>,
     /// `[policy_planes, C]`: the last policy convolution's 1x1 kernel.
     policy_weight: Tensor,
     /// `[policy_planes]`.
@@ -160,6 +163,15 @@ impl FrozenNet {
                 .collect();
             let out = &net.policy_out;
             let policy_planes = out.ws.size()[0];
+            let policy_conv = FoldedConv::fold(&net.policy_conv);
+            let policy_columns = sparse.then(|| {
+                let channels = policy_conv.weight.size()[0];
+                policy_conv
+                    .weight
+                    .permute([2, 3, 1, 0])
+                    .reshape([-1, channels])
+                    .contiguous()
+            });
             FrozenNet {
                 height: cfg.board_h,
                 width: cfg.board_w,
@@ -167,7 +179,8 @@ impl FrozenNet {
                 stem,
                 sparse_stem,
                 tower,
-                policy_conv: FoldedConv::fold(&net.policy_conv),
+                policy_conv,
+                policy_columns,
                 policy_weight: out.ws.view([policy_planes, -1]).copy(),
                 policy_bias: out
                     .bs
@@ -189,7 +202,9 @@ impl FrozenNet {
     }
 
     /// The stem's output `[B, C, H, W]` (before its ReLU) by adding kernel columns onto
-    /// squares; f32 on the CPU.
+    /// squares; f32 on the CPU, channels last in memory (`[B][H][W][C]`): every addition
+    /// is a run of C contiguous floats, and the tower's convolutions take that layout
+    /// without reordering it.
     ///
     /// # Panics
     /// If a sparse entry or fill lies outside the planes.
@@ -199,15 +214,13 @@ impl FrozenNet {
         let mut out = vec![0.0f32; inputs.len() * c * hw];
         let mut scanned = SparsePlanes::default();
         let mut filled = vec![0.0f32; taps * c];
-        // One position square-major (`[H * W][C]`), so every addition is a run of C
-        // contiguous floats; transposed into `out` at the end.
-        let mut acc = vec![0.0f32; hw * c];
         let add = |into: &mut [f32], from: &[f32], scale: f32| {
             for (x, &y) in into.iter_mut().zip(from) {
                 *x += scale * y;
             }
         };
-        for (input, o) in inputs.iter().zip(out.chunks_exact_mut(c * hw)) {
+        // One position a chunk, square-major (`[H * W][C]`).
+        for (input, acc) in inputs.iter().zip(out.chunks_exact_mut(c * hw)) {
             let planes = match *input {
                 PlanesRef::Sparse(planes) => planes,
                 PlanesRef::Dense(dense) => {
@@ -244,36 +257,61 @@ impl FrozenNet {
             }
             for &(index, v) in &planes.entries {
                 let index = index as usize;
-                let (p, cell) = (index / hw, index % hw);
                 assert!(
-                    p < stem.planes,
+                    index / hw < stem.planes,
                     "input entry {index} beyond {} planes",
                     stem.planes
                 );
-                let (r, x) = (cell / w, cell % w);
-                // Input (r, x) reaches output (r + pad - ky, x + pad - kx) through tap
-                // (ky, kx) of the cross-correlation.
-                for ky in 0..k {
-                    let Some(tr) = (r + pad).checked_sub(ky).filter(|&tr| tr < h) else {
-                        continue;
-                    };
-                    for kx in 0..k {
-                        let Some(tx) = (x + pad).checked_sub(kx).filter(|&tx| tx < w) else {
-                            continue;
-                        };
-                        let at = (p * taps + ky * k + kx) * c;
-                        let target = (tr * w + tx) * c;
-                        add(&mut acc[target..target + c], &stem.taps[at..at + c], v);
-                    }
-                }
+                for_each_tap(index, h, w, k, |kernel_row, cell| {
+                    let (at, target) = (kernel_row * c, cell * c);
+                    add(&mut acc[target..target + c], &stem.taps[at..at + c], v);
+                });
             }
-            for (cell, square) in acc.chunks_exact(c).enumerate() {
-                for (ch, &x) in square.iter().enumerate() {
-                    o[ch * hw + cell] = x;
+        }
+        Tensor::from_slice(&out)
+            .view([inputs.len() as i64, h as i64, w as i64, c as i64])
+            .permute([0, 3, 1, 2])
+    }
+
+    /// The policy convolution (and its ReLU) of the tower's output `t` only at `cells`
+    /// (`position * H * W + square`, distinct), as `[cells, C]`: each cell's k x k
+    /// neighbourhood gathered from `t` (off-board taps read a zero row) times
+    /// `columns`. Tai's legal moves read a few hundred of its 625 squares a position.
+    fn policy_at(&self, t: &Tensor, cells: &[i64], columns: &Tensor) -> Tensor {
+        let (h, w) = (self.height, self.width);
+        let hw = h * w;
+        let c = self.channels as i64;
+        let k = self.policy_conv.weight.size()[2] as usize;
+        let pad = k / 2;
+        let off_board = t.size()[0] * hw as i64;
+        // Channels last, one row a cell, and a zero row after the last.
+        let by_cell = t.permute([0, 2, 3, 1]).reshape([off_board, c]);
+        let by_cell = Tensor::cat(&[by_cell, Tensor::zeros([1, c], (t.kind(), t.device()))], 0);
+        let mut sources = Vec::with_capacity(cells.len() * k * k);
+        for &cell in cells {
+            let cell = cell as usize;
+            let (b, square) = (cell / hw, cell % hw);
+            let (r, x) = (square / w, square % w);
+            for ky in 0..k {
+                for kx in 0..k {
+                    let from = (r + ky)
+                        .checked_sub(pad)
+                        .filter(|&rr| rr < h)
+                        .zip((x + kx).checked_sub(pad).filter(|&xx| xx < w));
+                    sources.push(match from {
+                        Some((rr, xx)) => (b * hw + rr * w + xx) as i64,
+                        None => off_board,
+                    });
                 }
             }
         }
-        Tensor::from_slice(&out).view([inputs.len() as i64, c as i64, h as i64, w as i64])
+        let sources = Tensor::from_slice(&sources).to_device(t.device());
+        let patches = by_cell
+            .index_select(0, &sources)
+            .view([cells.len() as i64, (k * k) as i64 * c]);
+        let mut out = patches.matmul(columns) + &self.policy_conv.bias;
+        let _ = out.relu_();
+        out
     }
 
     /// The policy logits at `legal` (`(position, policy index)` pairs, each index below
@@ -291,30 +329,51 @@ impl FrozenNet {
             Some(sparse) => self.sparse_stem_forward(sparse, inputs),
             None => self.stem.forward(&upload(inputs)),
         };
-        let mut t = stem.relu();
+        // ReLUs and the residual sums in place: no new activation tensor each (callers
+        // run this under `no_grad`).
+        let mut t = stem;
+        let _ = t.relu_();
         for block in &self.tower {
-            let h = block.conv1.forward(&t).relu();
+            let mut h = block.conv1.forward(&t);
+            let _ = h.relu_();
             let mut h = block.conv2.forward(&h);
             if let Some(se) = &block.se {
                 h = se.forward(&h);
             }
-            t = (h + &t).relu();
+            h += &t;
+            let _ = h.relu_();
+            t = h;
         }
         let batch = inputs.len() as i64;
         let device = t.device();
-        let features = self
-            .policy_conv
-            .forward(&t)
-            .relu()
-            .permute([0, 2, 3, 1])
-            .reshape([batch * hw as i64, self.channels as i64]);
-        let (squares, planes): (Vec<i64>, Vec<i64>) = legal
+        // Each legal entry reads the policy features of one cell (position, square).
+        let (cells, planes): (Vec<i64>, Vec<i64>) = legal
             .iter()
             .map(|&(b, index)| ((b * hw + index % hw) as i64, (index / hw) as i64))
             .unzip();
-        let squares = Tensor::from_slice(&squares).to_device(device);
+        let (features, rows) = match &self.policy_columns {
+            Some(columns) => {
+                let mut needed = cells.clone();
+                needed.sort_unstable();
+                needed.dedup();
+                let rows: Vec<i64> = cells
+                    .iter()
+                    .map(|c| needed.binary_search(c).expect("collected above") as i64)
+                    .collect();
+                (self.policy_at(&t, &needed, columns), rows)
+            }
+            None => {
+                let mut features = self.policy_conv.forward(&t);
+                let _ = features.relu_();
+                let features = features
+                    .permute([0, 2, 3, 1])
+                    .reshape([batch * hw as i64, self.channels as i64]);
+                (features, cells)
+            }
+        };
+        let rows = Tensor::from_slice(&rows).to_device(device);
         let planes = Tensor::from_slice(&planes).to_device(device);
-        let logits = (features.index_select(0, &squares)
+        let logits = (features.index_select(0, &rows)
             * self.policy_weight.index_select(0, &planes))
         .sum_dim_intlist([1i64].as_slice(), false, None::<Kind>)
             + self.policy_bias.index_select(0, &planes);
@@ -359,25 +418,6 @@ fn sparse_stem(stem: &FoldedConv) -> SparseStem {
         bias: Vec::<f32>::try_from(&bias).expect("stem bias to Vec<f32>"),
         planes: size[1] as usize,
         kernel: size[2] as usize,
-    }
-}
-
-/// `dense`'s planes (`squares` floats each) as sparse entries and fills: a plane that
-/// holds one non-zero value on every square is a fill.
-fn scan(dense: &[f32], squares: usize, out: &mut SparsePlanes) {
-    out.entries.clear();
-    out.fills.clear();
-    for (p, plane) in dense.chunks_exact(squares).enumerate() {
-        let first = plane[0];
-        if first != 0.0 && plane.iter().all(|&x| x == first) {
-            out.fills.push((p as u32, first));
-            continue;
-        }
-        for (cell, &x) in plane.iter().enumerate() {
-            if x != 0.0 {
-                out.entries.push(((p * squares + cell) as u32, x));
-            }
-        }
     }
 }
 
@@ -544,8 +584,11 @@ mod tests {
         check(&config(6, 5, 1, false, false), false);
     }
 
+    /// The sparse stem, and with it the policy convolution at the legal moves' cells
+    /// only, against the eval forward (every third policy entry of each position is
+    /// legal here: edge and corner squares among them).
     #[test]
-    fn the_sparse_stem_computes_the_dense_convolution() {
+    fn the_sparse_path_computes_the_eval_forward() {
         check(&config(11, 7, 3, false, false), true);
         check(&config(11, 7, 5, true, true), true);
         check(&config(11, 7, 1, false, false), true);

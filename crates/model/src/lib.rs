@@ -23,6 +23,7 @@ mod frozen;
 mod inference;
 mod net;
 mod service;
+mod sparse;
 mod trainer;
 
 pub use checkpoint::{
