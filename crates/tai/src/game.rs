@@ -256,6 +256,34 @@ impl TaiGame {
             })
     }
 
+    /// What capture `mv` wins when the opponent may answer once: what it takes
+    /// ([`TaiGame::capture_gain`]), less what the capturer is worth where it then stands
+    /// (promoted, if this capture promotes it: 成り on the first capture) when some reply
+    /// passes through or lands on that square; a capture that ends the game keeps all.
+    /// 0 for a move that takes nothing. A one-ply search sees this much: tai's lions
+    /// capture twice and its hook movers turn corners, so the whole exchange on a square
+    /// is not enumerated.
+    pub fn one_reply_exchange(&self, mv: TaiMove) -> i64 {
+        let gain = i64::from(self.capture_gain(mv).0);
+        if gain == 0 {
+            return 0;
+        }
+        let mut after = self.clone();
+        after.play_unchecked(mv);
+        if after.outcome.is_some() {
+            return gain;
+        }
+        let to = mv.to();
+        let at_risk = after.pos.board()[usize::from(to.0)]
+            .map_or(0, |p| i64::from(crate::material::kind_value(p.kind)));
+        let mut replies = Vec::new();
+        after.pseudo_moves(&mut replies);
+        let answered = replies
+            .iter()
+            .any(|r| r.to() == to || r.vias().any(|v| v == to));
+        if answered { gain - at_risk } else { gain }
+    }
+
     /// The key of the position after `mv`.
     pub fn key_after(&self, mv: TaiMove) -> u64 {
         let from = usize::from(mv.from().0);
@@ -393,6 +421,27 @@ impl Game for TaiGame {
     /// Tai's material count is by mobility already: one count for both scales.
     fn material_on(&self, c: Color, _scale: shogi_game::MaterialScale) -> Option<u32> {
         self.material_points(c)
+    }
+
+    /// A capture that keeps what it wins by a one-reply exchange
+    /// ([`TaiGame::one_reply_exchange`]), or one that takes a royal.
+    fn wins_material(&self, mv: TaiMove) -> bool {
+        self.capture_gain(mv).1 > 0 || self.one_reply_exchange(mv) > 0
+    }
+
+    /// The most the side to move wins by one capture and one reply
+    /// ([`TaiGame::one_reply_exchange`]), 0 when no capture wins anything. Tai counts
+    /// mobility values under either scale.
+    fn exchange_gain(&self, _scale: shogi_game::MaterialScale) -> Option<u32> {
+        let mut moves = Vec::new();
+        self.legal_moves(&mut moves);
+        let best = moves
+            .into_iter()
+            .filter(|&mv| self.capture_gain(mv).0 > 0)
+            .map(|mv| self.one_reply_exchange(mv))
+            .max()
+            .unwrap_or(0);
+        Some(best.max(0) as u32)
     }
 
     fn parse_move(&self, text: &str) -> Option<TaiMove> {

@@ -723,3 +723,58 @@ fn a_promoted_piece_never_promotes_again_and_contagion_follows_the_path() {
     assert_eq!(piece_at(&g, "13l").0, "TK");
     assert!(g.position().piece(Square::parse("13k").unwrap()).is_none());
 }
+
+/// `wins_material` (a Gumbel root's `gumbel_captures`): a capture no reply can answer on
+/// its square, one of a piece worth more than the capturer after it promotes, and one of
+/// a royal win material; a defended pawn taken by a rook (a gold once it captures) and a
+/// quiet move do not. `exchange_gain` (the learner's `material_exchange`) is the best
+/// such capture's net: what it takes, less the promoted capturer where a reply takes back.
+#[test]
+fn wins_material_sees_one_reply_on_the_capture_square() {
+    use shogi_game::MaterialScale::Mobility;
+    use shogi_tai::material::kind_value;
+    let value = |abbr| i64::from(kind_value(kind(abbr)));
+    let exchange = |pieces: &[(&str, &str, Color)]| {
+        let g = game_with(pieces, Black);
+        i64::from(g.exchange_gain(Mobility).unwrap())
+    };
+    assert!(value("R") > value("G") && value("G") > value("P"));
+    let wins = |pieces: &[(&str, &str, Color)], text: &str| {
+        let g = game_with(pieces, Black);
+        let mv = g.parse_move(text).unwrap();
+        g.wins_material(mv)
+    };
+    let rook_takes_pawn = [("R", "13m", Black), ("P", "13f", White)];
+    assert!(wins(&rook_takes_pawn, "13m13f"), "an undefended pawn");
+    assert!(!wins(&rook_takes_pawn, "13m13g"), "a quiet move");
+    let defended = [
+        ("R", "13m", Black),
+        ("P", "13f", White),
+        ("G", "13e", White),
+    ];
+    assert!(
+        !wins(&defended, "13m13f"),
+        "the gold takes back the new gold"
+    );
+    let pawn_takes_rook = [
+        ("P", "13g", Black),
+        ("R", "13f", White),
+        ("G", "13e", White),
+    ];
+    assert!(
+        wins(&pawn_takes_rook, "13g13f"),
+        "a rook for a pawn (tai's pawn never promotes)"
+    );
+    let royal = [
+        ("R", "13m", Black),
+        ("CP", "13f", White),
+        ("G", "13e", White),
+    ];
+    assert!(wins(&royal, "13m13f"), "the last royal");
+    assert_eq!(exchange(&rook_takes_pawn), value("P"));
+    assert_eq!(exchange(&defended), 0, "no capture keeps anything");
+    assert_eq!(exchange(&pawn_takes_rook), value("R") - value("P"));
+    let g = game_with(&defended, Black);
+    let mv = g.parse_move("13m13f").unwrap();
+    assert_eq!(g.one_reply_exchange(mv), value("P") - value("G"));
+}
