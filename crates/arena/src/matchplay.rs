@@ -169,6 +169,29 @@ impl MatchSummary {
         shogi_rundir::write_atomic(path, &json).map_err(io_err("write", path))
     }
 
+    /// How the games ended, by A's result: `A won: Checkmate 38, Adjudication 2; drawn:
+    /// MaxPlies 1; A lost: Resignation 1` (reasons most frequent first, empty groups left
+    /// out). Tells a win by the rules from one by adjudication at the ply cap.
+    pub fn endings(&self) -> String {
+        let mut groups = Vec::new();
+        for (label, score) in [("A won", 1.0), ("drawn", 0.5), ("A lost", 0.0)] {
+            let mut counts: Vec<(&str, usize)> = Vec::new();
+            for g in self.games.iter().filter(|g| g.score_a == score) {
+                match counts.iter_mut().find(|(r, _)| *r == g.reason) {
+                    Some((_, n)) => *n += 1,
+                    None => counts.push((g.reason.as_str(), 1)),
+                }
+            }
+            if counts.is_empty() {
+                continue;
+            }
+            counts.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(y.0)));
+            let list: Vec<String> = counts.iter().map(|(r, n)| format!("{r} {n}")).collect();
+            groups.push(format!("{label}: {}", list.join(", ")));
+        }
+        groups.join("; ")
+    }
+
     /// The results table: W/D/L per colour, score, Elo with interval, LOS, SPRT.
     pub fn table(&self) -> String {
         let row = |name: &str, r: &Tally| {
@@ -215,6 +238,9 @@ impl MatchSummary {
             "time per move: A {:.1} ms, B {:.1} ms\n",
             self.a_move_ms, self.b_move_ms
         ));
+        if !self.games.is_empty() {
+            s.push_str(&format!("endings: {}\n", self.endings()));
+        }
         if self.forfeits > 0 {
             s.push_str(&format!("forfeits: {}\n", self.forfeits));
         }

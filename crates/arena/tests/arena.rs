@@ -239,6 +239,40 @@ fn adjudication_gives_a_game_stopped_at_the_ply_limit_to_the_side_ahead_in_mater
         }
     }
     assert!(adjudicated > 0, "{}", s.table());
+    // The report says how the games ended, by A's result: read back, it is the games'
+    // own count of (result, reason).
+    let endings = s.endings();
+    assert!(s.table().contains(&format!("endings: {endings}\n")));
+    let mut reported = std::collections::BTreeMap::new();
+    for group in endings.split("; ") {
+        let (label, list) = group.split_once(": ").unwrap();
+        for item in list.split(", ") {
+            let (reason, n) = item.rsplit_once(' ').unwrap();
+            reported.insert((label.to_string(), reason.to_string()), n.parse().unwrap());
+        }
+    }
+    let mut counted = std::collections::BTreeMap::<(String, String), usize>::new();
+    for g in &s.games {
+        let label = if g.score_a > 0.5 {
+            "A won"
+        } else if g.score_a < 0.5 {
+            "A lost"
+        } else {
+            "drawn"
+        };
+        *counted
+            .entry((label.to_string(), g.reason.clone()))
+            .or_default() += 1;
+    }
+    assert_eq!(reported, counted, "{endings}");
+    assert_eq!(
+        counted
+            .iter()
+            .filter(|((_, r), _)| r == "Adjudication")
+            .map(|(_, n)| n)
+            .sum::<usize>(),
+        adjudicated
+    );
 }
 
 #[test]
