@@ -7,7 +7,8 @@
 # It also measures CURVE_POINTS accepted networks (default 6; 0 skips), first to last,
 # against CURVE_OPPONENT (default alphabeta:depth=1, the fixed scale's anchor), CURVE_GAMES
 # games each (default 20): the run's strength against the yardstick over wall time,
-# RUN/proof/curve-alphabeta-depth-1/curve.{png,csv,json}.
+# RUN/proof/curve-alphabeta-depth-1/curve.{png,csv,json}. BASELINE_GAMES (default 0) adds
+# the untrained network against random, the baseline of the first score.
 #
 #   bash scripts/bench/learns.sh runs/minishogi [GAMES] [SIMULATIONS]
 #   CURVE_OPPONENT=random CURVE_POINTS=4 bash scripts/bench/learns.sh runs/shogi-cpu 100 32
@@ -59,6 +60,12 @@ mkdir -p "$run/proof"
   "${rules[@]}" --parallel 8 --out "$run/proof/vs-random" | tee "$run/proof/vs-random.txt"
 "$bin" match --a "checkpoint:$best" --b "checkpoint:$initial" --games "$games" \
   --simulations "$sims" "${rules[@]}" --parallel 8 --out "$run/proof/vs-initial" | tee "$run/proof/vs-initial.txt"
+# The untrained network against random, the baseline the trained network's score is read
+# against: BASELINE_GAMES games (default 0: skipped).
+if [ "${BASELINE_GAMES:-0}" != 0 ]; then
+  "$bin" match --a "checkpoint:$initial" --b random --games "$BASELINE_GAMES" --simulations "$sims" \
+    "${rules[@]}" --parallel 8 --out "$run/proof/initial-vs-random" | tee "$run/proof/initial-vs-random.txt"
+fi
 if [ "${CURVE_POINTS:-6}" -ge 2 ]; then
   "$bin" curve "$run" --opponent "${CURVE_OPPONENT:-alphabeta:depth=1}" --points "${CURVE_POINTS:-6}" \
     --games "${CURVE_GAMES:-20}" --simulations "$sims" "${rules[@]}" --parallel 8
@@ -80,8 +87,11 @@ if acc:
 PY
 "${SHOGI_ZERO_PYTHON:-python3}" - "$run" <<'PY'
 import json, sys, os
-for name in ("vs-random", "vs-initial"):
-    s = json.load(open(os.path.join(sys.argv[1], "proof", name, "summary.json")))
+for name in ("vs-random", "vs-initial", "initial-vs-random"):
+    path = os.path.join(sys.argv[1], "proof", name, "summary.json")
+    if name == "initial-vs-random" and not os.path.exists(path):
+        continue
+    s = json.load(open(path))
     t = s["total"]
     n = t["wins"] + t["draws"] + t["losses"]
     print(f"{name}: {t['wins']}-{t['draws']}-{t['losses']} over {n} games, "
