@@ -523,43 +523,11 @@ impl Net {
         self.heads(xs, train, true)
     }
 
-    /// [`Net::forward_with_material`] of the batch whose positions are `rows` (sparse
-    /// planes): the stem convolution adds kernel columns at the non-zero entries
-    /// (`crate::sparse`), the rest is the same graph. The trainer's path for inputs as
-    /// large and empty as tai shogi's.
-    pub(crate) fn forward_sparse_with_material(
-        &self,
-        rows: &[shogi_features::SparsePlanes],
-        train: bool,
-    ) -> (Tensor, Tensor, Option<Tensor>) {
-        let cfg = &self.config;
-        let conv = &self.stem.conv;
-        let stem = crate::sparse::sparse_conv2d(
-            &conv.ws,
-            conv.bs.as_ref(),
-            rows,
-            cfg.board_h,
-            cfg.board_w,
-        );
-        self.heads_after_stem(stem.apply_t(&self.stem.bn, train), train, true)
-    }
-
     fn heads(&self, xs: &Tensor, train: bool, material: bool) -> (Tensor, Tensor, Option<Tensor>) {
         let cfg = &self.config;
         let (h, w) = (cfg.board_h as i64, cfg.board_w as i64);
         let xs = xs.view([-1, cfg.input_planes as i64, h, w]);
-        self.heads_after_stem(self.stem.forward_t(&xs, train), train, material)
-    }
-
-    /// The tower and the heads from the stem's batch-normed output (before its ReLU).
-    fn heads_after_stem(
-        &self,
-        mut stem: Tensor,
-        train: bool,
-        material: bool,
-    ) -> (Tensor, Tensor, Option<Tensor>) {
-        let cfg = &self.config;
-        let mut t = stem.relu_();
+        let mut t = self.stem.forward_t(&xs, train).relu_();
         for block in &self.tower {
             t = block.forward_t(&t, train);
         }

@@ -7,8 +7,6 @@ use tch::nn;
 use tch::{Device, Kind, Tensor};
 
 use crate::net::Model;
-use crate::sparse::{SPARSE_STEM_MIN_INPUT, scan};
-use shogi_features::SparsePlanes;
 
 /// File name of the optimiser state a learner saves beside a candidate's weights.
 pub const OPTIMIZER_FILE: &str = "optimizer.safetensors";
@@ -429,26 +427,13 @@ impl Trainer {
                 .view([b, cols as i64])
                 .to_device(device)
         };
+        let xs = to(inputs, cfg.input_size());
         let targets = to(value_targets, width);
         let vt = targets.narrow(1, 0, 3);
         let flat =
             Tensor::from_slice(&policy_targets.flat(batch, cfg.policy_size())).to_device(device);
         let pt = Tensor::from_slice(&policy_targets.probs).to_device(device);
-        let (pl, vl, material) = if !device.is_cuda() && cfg.input_size() >= SPARSE_STEM_MIN_INPUT {
-            // Tai-sized inputs: the stem convolves only the non-zero entries.
-            let rows: Vec<SparsePlanes> = inputs
-                .chunks_exact(cfg.input_size())
-                .map(|row| {
-                    let mut planes = SparsePlanes::default();
-                    scan(row, cfg.squares(), &mut planes);
-                    planes
-                })
-                .collect();
-            self.model.net.forward_sparse_with_material(&rows, train)
-        } else {
-            self.model
-                .forward_with_material(&to(inputs, cfg.input_size()), train)
-        };
+        let (pl, vl, material) = self.model.forward_with_material(&xs, train);
         let log_p = pl.log_softmax(1, Kind::Float);
         // -sum_b sum_i t[b,i] log p[b,i] / B, summed over the non-zero targets only.
         let policy_loss =
