@@ -58,13 +58,23 @@ pub struct CurveArgs {
 }
 
 /// A file-name-safe form of a player spec.
+/// `spec` as a directory name: ASCII letters and digits kept, the rest `-`. One over 80
+/// characters keeps its first 63 and a hash of the whole spec, so two opponents never
+/// share a directory by a cut (a checkpoint's path differs at its end).
 fn slug(spec: &str) -> String {
     let s: String = spec
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
     let s = s.trim_matches('-').to_string();
-    if s.len() > 40 { s[..40].to_string() } else { s }
+    if s.len() <= 80 {
+        return s;
+    }
+    // FNV-1a: stable across builds and platforms, unlike std's hasher.
+    let hash = spec.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{}-{hash:016x}", &s[..63])
 }
 
 fn modified(dir: &std::path::Path) -> Result<SystemTime> {
@@ -200,6 +210,19 @@ mod tests {
     fn slugs_are_file_names() {
         assert_eq!(slug("random"), "random");
         assert_eq!(slug("usi:/opt/eng --x"), "usi--opt-eng---x");
-        assert_eq!(slug("checkpoint:runs/a/accepted/step-00000100").len(), 40);
+        assert_eq!(
+            slug("checkpoint:runs/tai/accepted/step-00003500"),
+            "checkpoint-runs-tai-accepted-step-00003500"
+        );
+        let long = |step: &str| {
+            slug(&format!(
+                "checkpoint:{}/accepted/step-{step}",
+                "d".repeat(80)
+            ))
+        };
+        let (a, b) = (long("00003500"), long("00003510"));
+        assert_ne!(a, b, "two checkpoints of one long run directory");
+        assert_eq!((a.len(), b.len()), (80, 80));
+        assert_eq!(a, long("00003500"), "stable");
     }
 }
