@@ -27,10 +27,25 @@ if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$venv/bin/python" ]]; t
     exit 0
 fi
 
+# PyTorch's Linux wheels bring its CUDA libraries: the installed venv holds about 5.2 GB,
+# and pip unpacks each wheel beside the download while it installs. Say so before pip
+# fails halfway with "No space left on device" (a CI clone on a nearly full disk did).
+# --no-cache-dir: a second copy of every wheel in ~/.cache/pip would need 3 GB more.
+need_gb=7
+free_gb() { df -Pk "$1" 2>/dev/null | awk 'NR == 2 { printf "%d", $4 / 1048576 }'; }
+for dir in "$root" "${TMPDIR:-/tmp}"; do
+    have="$(free_gb "$dir")"
+    if [[ -n "$have" && "$have" -lt "$need_gb" ]]; then
+        echo "bootstrap: $dir has ${have} GB free; the venv (PyTorch 2.11.0 with its CUDA libraries) needs about ${need_gb} GB while it installs. Free some space (old run directories, target/, clones under /tmp) and run it again." >&2
+        exit 1
+    fi
+done
+
 start=$(date +%s)
 echo "bootstrap: creating $venv (PyTorch 2.11.0 and the test oracles; about 75 s)" >&2
 [[ -x "$venv/bin/python" ]] || "$python_bin" -m venv "$venv"
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"
+pip_install=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir)
+"${pip_install[@]}" --upgrade pip
+"${pip_install[@]}" -r "$req"
 echo "$want" > "$stamp"
 echo "bootstrap: done in $(( $(date +%s) - start )) s" >&2
