@@ -137,3 +137,62 @@ fn shogiarena_runner_plays_games_to_the_end_with_its_default_rules() {
         .count();
     assert_eq!(finished, 2, "{stdout}");
 }
+
+/// The engine as a GUI starts it (the bare binary), given a network of a run directory,
+/// searches as that run measures its networks (`RunSearch`: here `configs/shogi-cpu.toml`'s
+/// Gumbel root of 8 moves with the captures and the safety prior of its `[play]`) and
+/// says so; with `RunSearch` off it keeps the options' PUCT root and says that too.
+#[test]
+fn a_run_network_is_searched_as_its_run_measures_it() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let net = untrained_checkpoint(&run.join("accepted"), Variant::Shogi);
+    std::fs::copy(
+        repo_root().join("configs/shogi-cpu.toml"),
+        run.join("config.toml"),
+    )
+    .unwrap();
+    let session = |lines: &[String]| -> String {
+        let mut child = Command::new(BIN)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        for line in lines {
+            writeln!(stdin, "{line}").unwrap();
+        }
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let model = format!("setoption name ModelPath value {}", net.display());
+    let out = session(&[
+        "usi".into(),
+        model.clone(),
+        "isready".into(),
+        "position startpos".into(),
+        "go nodes 32".into(),
+    ]);
+    let expected = format!(
+        "info string search: as run {} measures its networks: Gumbel root of 8 moves, winning captures always considered, safety 2 logits a point",
+        run.display()
+    );
+    assert!(out.lines().any(|l| l == expected), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("bestmove ")), "{out}");
+    let out = session(&[
+        "usi".into(),
+        "setoption name RunSearch value false".into(),
+        model,
+        "isready".into(),
+    ]);
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("info string search: the options' (PUCT root), not run")),
+        "{out}"
+    );
+}

@@ -11,13 +11,13 @@ use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serde::{Deserialize, Serialize};
 use shogi_features::NetLayout;
 use shogi_game::{Game, GameKind};
+pub use shogi_mcts::RootSettings;
 use shogi_mcts::batch::BatchConfig;
 use shogi_mcts::{
     Evaluator, RolloutEvaluator, RootSelection, Search, SearchConfig, SearchLimits, StopReason,
-    UniformEvaluator,
+    UniformEvaluator, gumbel_budget_for,
 };
 use shogi_model::{DEFAULT_DEVICE, NetService, parse_device, read_manifest};
 use shogi_registry::with_game_type;
@@ -152,68 +152,6 @@ impl Default for PlayerSettings {
             max_batch: BatchConfig::default().max_batch,
             usi: UsiTimeControl::default(),
             usi_options_b: Vec::new(),
-        }
-    }
-}
-
-/// How a searching player's root searches beyond its simulations: the options a run's
-/// self-play trained with, so that its networks are measured with the search they were
-/// trained by (`learns.sh` passes a run's; a learning curve records them). The default
-/// is [`SearchConfig::for_play`]'s PUCT root.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct RootSettings {
-    /// 0 for PUCT (temperature for the opening plies, then the most visited move), `k`
-    /// for a noise-free Gumbel root considering `k` moves (sequential halving; the run's
-    /// `selfplay.gumbel_considered` when its `selfplay.root` is `gumbel`).
-    pub gumbel: usize,
-    /// With a Gumbel root: every move that wins material by static exchange is among
-    /// the considered ones ([`SearchConfig::gumbel_captures`]).
-    pub gumbel_captures: bool,
-    /// With a Gumbel root: half the considered moves go to moves that lose nothing by
-    /// static exchange ([`SearchConfig::gumbel_safe`]).
-    pub gumbel_safe: bool,
-    /// With a Gumbel root: the logits a move loses per point it leaves en prise beyond
-    /// the least any move does ([`SearchConfig::gumbel_safety`]; 0 = off).
-    pub gumbel_safety: f32,
-    /// With a Gumbel root: how far the searched values move the root's choice against the
-    /// prior ([`SearchConfig::gumbel_c_scale`]).
-    pub gumbel_c_scale: f32,
-    /// Nodes of the mate search at every new leaf (0 = off;
-    /// [`SearchConfig::leaf_mate_nodes`]).
-    pub leaf_mate_nodes: usize,
-    /// Weight of the side to move's static exchange gain in every network leaf's value
-    /// (0 = off; [`SearchConfig::leaf_exchange`]), any root.
-    pub leaf_exchange: f32,
-}
-
-impl Default for RootSettings {
-    fn default() -> Self {
-        let play = SearchConfig::for_play();
-        RootSettings {
-            gumbel: 0,
-            gumbel_captures: false,
-            gumbel_safe: false,
-            gumbel_safety: play.gumbel_safety,
-            gumbel_c_scale: play.gumbel_c_scale,
-            leaf_mate_nodes: play.leaf_mate_nodes,
-            leaf_exchange: play.leaf_exchange,
-        }
-    }
-}
-
-impl RootSettings {
-    /// Sets these options in `config` (the Gumbel ones only with a Gumbel root).
-    pub fn apply(&self, config: &mut SearchConfig) {
-        config.leaf_mate_nodes = self.leaf_mate_nodes;
-        config.leaf_exchange = self.leaf_exchange;
-        if self.gumbel > 0 {
-            config.root_selection = RootSelection::Gumbel;
-            config.gumbel_considered = self.gumbel;
-            config.gumbel_captures = self.gumbel_captures;
-            config.gumbel_safe = self.gumbel_safe;
-            config.gumbel_safety = self.gumbel_safety;
-            config.gumbel_c_scale = self.gumbel_c_scale;
         }
     }
 }
@@ -449,10 +387,6 @@ struct SearchMover<G: Game> {
     rate: Option<f64>,
 }
 
-/// Share of the time per move that a Gumbel root plans its simulations for (the
-/// deadline cuts a search that runs slower than measured).
-const GUMBEL_TIME_SHARE: f64 = 0.9;
-
 impl<G: Game> SearchMover<G> {
     /// This move's limits: the config's simulations, or under a time per move a
     /// deadline and (Gumbel root) the simulations the measured speed fits into it.
@@ -464,8 +398,7 @@ impl<G: Game> SearchMover<G> {
         if self.config.root_selection == RootSelection::Gumbel
             && let Some(rate) = self.rate
         {
-            let fits = (rate * movetime.as_secs_f64() * GUMBEL_TIME_SHARE).min(f64::from(u32::MAX));
-            budget = budget.min(fits as u32);
+            budget = gumbel_budget_for(rate, movetime, budget);
         }
         SearchLimits {
             simulations: Some(budget.max(1)),

@@ -6,6 +6,8 @@
 //! USI engine, and names each of its differences. Other crates take their defaults from
 //! these two rather than writing numbers of their own.
 
+use std::time::Duration;
+
 use serde::{Deserialize, Serialize};
 
 /// How the root (and interior nodes) choose which child to simulate.
@@ -310,4 +312,110 @@ impl SearchConfig {
             self.temperature_after
         }
     }
+}
+
+/// How a strength-play search's root searches beyond its simulations: the options a
+/// run's self-play trained with, so that its networks are measured and played with the
+/// search they were trained by (matches and curves with `--root-of RUN`, `learns.sh`, the
+/// USI engine with a run's network). The default is [`SearchConfig::for_play`]'s PUCT
+/// root.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RootSettings {
+    /// 0 for PUCT (temperature for the opening plies, then the most visited move), `k`
+    /// for a noise-free Gumbel root considering `k` moves (sequential halving; the run's
+    /// `selfplay.gumbel_considered` when its `selfplay.root` is `gumbel`).
+    pub gumbel: usize,
+    /// With a Gumbel root: every move that wins material by static exchange is among
+    /// the considered ones ([`SearchConfig::gumbel_captures`]).
+    pub gumbel_captures: bool,
+    /// With a Gumbel root: half the considered moves go to moves that lose nothing by
+    /// static exchange ([`SearchConfig::gumbel_safe`]).
+    pub gumbel_safe: bool,
+    /// With a Gumbel root: the logits a move loses per point it leaves en prise beyond
+    /// the least any move does ([`SearchConfig::gumbel_safety`]; 0 = off).
+    pub gumbel_safety: f32,
+    /// With a Gumbel root: how far the searched values move the root's choice against the
+    /// prior ([`SearchConfig::gumbel_c_scale`]).
+    pub gumbel_c_scale: f32,
+    /// Nodes of the mate search at every new leaf (0 = off;
+    /// [`SearchConfig::leaf_mate_nodes`]).
+    pub leaf_mate_nodes: usize,
+    /// Weight of the side to move's static exchange gain in every network leaf's value
+    /// (0 = off; [`SearchConfig::leaf_exchange`]), any root.
+    pub leaf_exchange: f32,
+}
+
+impl Default for RootSettings {
+    fn default() -> Self {
+        let play = SearchConfig::for_play();
+        RootSettings {
+            gumbel: 0,
+            gumbel_captures: false,
+            gumbel_safe: false,
+            gumbel_safety: play.gumbel_safety,
+            gumbel_c_scale: play.gumbel_c_scale,
+            leaf_mate_nodes: play.leaf_mate_nodes,
+            leaf_exchange: play.leaf_exchange,
+        }
+    }
+}
+
+impl RootSettings {
+    /// Sets these options in `config` (the Gumbel ones only with a Gumbel root).
+    pub fn apply(&self, config: &mut SearchConfig) {
+        config.leaf_mate_nodes = self.leaf_mate_nodes;
+        config.leaf_exchange = self.leaf_exchange;
+        if self.gumbel > 0 {
+            config.root_selection = RootSelection::Gumbel;
+            config.gumbel_considered = self.gumbel;
+            config.gumbel_captures = self.gumbel_captures;
+            config.gumbel_safe = self.gumbel_safe;
+            config.gumbel_safety = self.gumbel_safety;
+            config.gumbel_c_scale = self.gumbel_c_scale;
+        }
+    }
+
+    /// What these settings search with, in words (the USI engine says it when it adopts
+    /// a run's search): `Gumbel root of 8 moves, winning captures always considered,
+    /// safety 2 logits a point` or `PUCT root`, and the leaf aids.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if self.gumbel > 0 {
+            parts.push(format!("Gumbel root of {} moves", self.gumbel));
+            if self.gumbel_captures {
+                parts.push("winning captures always considered".into());
+            }
+            if self.gumbel_safe {
+                parts.push("half the moves safe by static exchange".into());
+            }
+            if self.gumbel_safety > 0.0 {
+                parts.push(format!("safety {} logits a point", self.gumbel_safety));
+            }
+            if self.gumbel_c_scale != SearchConfig::for_play().gumbel_c_scale {
+                parts.push(format!("c_scale {}", self.gumbel_c_scale));
+            }
+        } else {
+            parts.push("PUCT root".into());
+        }
+        if self.leaf_exchange > 0.0 {
+            parts.push(format!("leaf exchange {}", self.leaf_exchange));
+        }
+        if self.leaf_mate_nodes > 0 {
+            parts.push(format!("leaf mate search {} nodes", self.leaf_mate_nodes));
+        }
+        parts.join(", ")
+    }
+}
+
+/// Share of the time left that a Gumbel root plans its simulations for: sequential
+/// halving needs its budget before it starts, and the deadline cuts a search that runs
+/// slower than measured.
+pub const GUMBEL_TIME_SHARE: f64 = 0.9;
+
+/// The simulations a Gumbel root plans for when it has `time` at `rate` simulations a
+/// second: [`GUMBEL_TIME_SHARE`] of what fits, at most `limit`, at least 1.
+pub fn gumbel_budget_for(rate: f64, time: Duration, limit: u32) -> u32 {
+    let fits = (rate * time.as_secs_f64() * GUMBEL_TIME_SHARE).clamp(0.0, f64::from(u32::MAX));
+    (fits as u32).min(limit).max(1)
 }

@@ -40,7 +40,8 @@ pub mod toy;
 mod tree;
 
 pub use config::{
-    GumbelInterior, PLAY_BATCH_SIZE, PlayoutCap, RootSelection, SearchConfig, UnknownRootSelection,
+    GUMBEL_TIME_SHARE, GumbelInterior, PLAY_BATCH_SIZE, PlayoutCap, RootSelection, RootSettings,
+    SearchConfig, UnknownRootSelection, gumbel_budget_for,
 };
 pub use eval::{
     EvalError, EvalRequest, Evaluator, FnEvaluator, RolloutEvaluator, UniformEvaluator, Wdl,

@@ -106,6 +106,25 @@ pub fn network_dir(path: &Path) -> io::Result<PathBuf> {
     Ok(RunDir::new(&dir).best_pointed()?.unwrap_or(dir))
 }
 
+/// The run directory a network belongs to, if it is in one: `path` itself when it is a
+/// run (it holds a `config.toml`), or the run around a checkpoint of its `accepted/`,
+/// `candidates/` or `rejected/` (a file inside the checkpoint counts too). A checkpoint
+/// copied out of its run belongs to none.
+pub fn run_of_network(path: &Path) -> Option<PathBuf> {
+    let dir = if path.is_file() { path.parent()? } else { path };
+    if RunDir::new(dir).config_file().is_file() {
+        return Some(dir.to_path_buf());
+    }
+    if !dir.join(MANIFEST_FILE).is_file() {
+        return None;
+    }
+    let holder = dir.parent()?;
+    let run = RunDir::new(holder.parent()?);
+    let holds_checkpoints =
+        [run.accepted(), run.candidates(), run.rejected()].contains(&holder.to_path_buf());
+    (holds_checkpoints && run.config_file().is_file()).then(|| run.root().to_path_buf())
+}
+
 impl RunDir {
     /// The run directory at `root` (nothing is created).
     pub fn new(root: impl Into<PathBuf>) -> Self {
@@ -317,6 +336,30 @@ mod tests {
         fs::create_dir_all(&path).unwrap();
         fs::write(path.join("manifest.json"), b"{}").unwrap();
         path
+    }
+
+    #[test]
+    fn a_network_knows_its_run() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::new(tmp.path().join("run"));
+        run.create().unwrap();
+        fs::write(run.config_file(), b"[run]\n").unwrap();
+        let accepted = fake_checkpoint(&run.accepted(), 0);
+        let candidate = fake_checkpoint(&run.candidates(), 100);
+        let root = Some(run.root().to_path_buf());
+        assert_eq!(run_of_network(run.root()), root);
+        assert_eq!(run_of_network(&accepted), root);
+        assert_eq!(run_of_network(&candidate), root);
+        assert_eq!(run_of_network(&accepted.join("manifest.json")), root);
+        // A checkpoint copied out of its run, or kept elsewhere in it, belongs to none.
+        let loose = fake_checkpoint(tmp.path(), 5);
+        assert_eq!(run_of_network(&loose), None);
+        let stray = fake_checkpoint(&run.root().join("proof"), 7);
+        assert_eq!(run_of_network(&stray), None);
+        // Nor does a run's checkpoint once the run's config is gone.
+        fs::remove_file(run.config_file()).unwrap();
+        assert_eq!(run_of_network(&accepted), None);
+        assert_eq!(run_of_network(&tmp.path().join("missing")), None);
     }
 
     #[test]

@@ -15,5 +15,5 @@ pub mod layout;
 pub use atomic::{is_temporary_name, publish, remove_temporaries, temporary_path, write_atomic};
 pub use layout::{
     MANIFEST_FILE, RoleLock, RunDir, RunDirError, STEP_PREFIX, checkpoint_name, network_dir,
-    step_of,
+    run_of_network, step_of,
 };

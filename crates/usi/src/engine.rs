@@ -1,7 +1,7 @@
 //! The USI protocol loop.
 
 use std::io::{self, BufRead, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use shogi_features::NetLayout;
 use shogi_game::{Color, Game};
 use shogi_mcts::{
-    Evaluator, Proven, Search, SearchConfig, SearchLimits, StopReason, UniformEvaluator,
+    Evaluator, Proven, RootSelection, RootSettings, Search, SearchConfig, SearchLimits,
+    SearchResult, StopReason, UniformEvaluator, gumbel_budget_for,
 };
 use shogi_model::{
     Expected, Inference, InferenceOptions, NetEvaluator, checkpoint_layout, parse_device,
@@ -37,6 +38,15 @@ pub const ENGINE_AUTHOR: &str = "the shogi-zero authors";
 pub const DEFAULT_SIMULATIONS: u32 = 800;
 /// How often `info` lines are sent during a search.
 pub const INFO_INTERVAL: Duration = Duration::from_millis(250);
+/// Simulations of a Gumbel root's first search in a move whose speed the engine does not
+/// know yet, and of the first search of an open-ended one (`go infinite`, `go ponder`),
+/// whose later searches double it.
+pub const GUMBEL_FIRST_SIMULATIONS: u32 = 64;
+
+/// Finds the run a network belongs to and the search that run measures its networks with
+/// (the binary passes `shogi_train::play_root` of the run's config: this crate does not
+/// read run configs). `Ok(None)`: the network is in no run.
+pub type RunSearchLookup = fn(&Path) -> Result<Option<(PathBuf, RootSettings)>, String>;
 
 type Out = Arc<Mutex<Box<dyn Write + Send>>>;
 type Eval<G> = Arc<dyn Evaluator<G>>;
@@ -58,11 +68,18 @@ struct Timing {
 
 struct Shared {
     stop: Arc<AtomicBool>,
+    /// Ends the running search call but not the move: raised by `ponderhit` (an
+    /// open-ended Gumbel search gives way to one planned for the clock) and by `stop`.
+    interrupt: Arc<AtomicBool>,
     timing: Mutex<Timing>,
 }
 
+/// What a finished search job hands back to the engine: the tree, the resign counter and
+/// the simulations a second it measured.
+type JobOutcome<G> = (Search<G>, u32, Option<f64>);
+
 struct Worker<G: Game> {
-    handle: JoinHandle<(Search<G>, u32)>,
+    handle: JoinHandle<JobOutcome<G>>,
     shared: Arc<Shared>,
 }
 
@@ -73,6 +90,7 @@ enum JobKind {
         ponder_out: bool,
         resign_percent: u64,
         hopeless: u32,
+        rate: Option<f64>,
     },
     Mate,
 }
@@ -110,6 +128,13 @@ pub struct Engine<G: UsiGame = ShogiGame> {
     tree_root: Option<(u64, Vec<G::Move>)>,
     worker: Option<Worker<G>>,
     hopeless: u32,
+    /// Finds a network's run ([`Engine::with_run_search`]).
+    run_lookup: Option<RunSearchLookup>,
+    /// The run of the loaded network and the search it measures its networks with.
+    run_root: Option<(PathBuf, RootSettings)>,
+    /// Simulations a second of the last timed searches (a Gumbel root plans its
+    /// simulations for the time left with it).
+    rate: Option<f64>,
 }
 
 impl<G: UsiGame> Engine<G> {
@@ -131,6 +156,35 @@ impl<G: UsiGame> Engine<G> {
             tree_root: None,
             worker: None,
             hopeless: 0,
+            run_lookup: None,
+            run_root: None,
+            rate: None,
+        }
+    }
+
+    /// Lets the engine search as a network's run measures its networks (`RunSearch`):
+    /// `lookup` finds the run of a `ModelPath` and its search.
+    pub fn with_run_search(mut self, lookup: RunSearchLookup) -> Engine<G> {
+        self.run_lookup = Some(lookup);
+        self
+    }
+
+    /// The search the options ask for, with the run's root under `RunSearch`.
+    fn wanted_search_config(&self) -> SearchConfig {
+        match &self.run_root {
+            Some((_, root)) if self.options.run_search => self.options.search_config_with(root),
+            _ => self.options.search_config(),
+        }
+    }
+
+    /// Starts a new tree when the wanted search differs from the tree's.
+    fn refresh_search_config(&mut self) {
+        let cfg = self.wanted_search_config();
+        if cfg != self.search_config {
+            self.search_config = cfg.clone();
+            self.search = Some(Search::new(cfg, 0));
+            self.tree_root = None;
+            self.rate = None;
         }
     }
 
@@ -230,12 +284,9 @@ impl<G: UsiGame> Engine<G> {
                 return;
             }
         }
-        let cfg = self.options.search_config();
-        if cfg != self.search_config {
-            self.search_config = cfg.clone();
-            self.search = Some(Search::new(cfg, 0));
-            self.tree_root = None;
-        }
+        self.refresh_search_config();
+        // Threads, BatchSize or the network may have changed its speed.
+        self.rate = None;
         if self
             .game
             .as_ref()
@@ -256,6 +307,8 @@ impl<G: UsiGame> Engine<G> {
             return;
         }
         self.loaded_key = Some(key);
+        self.rate = None;
+        self.adopt_run_search();
         if self.options.model_path.is_empty() {
             self.evaluator = Some(Arc::new(UniformEvaluator::default()));
             return;
@@ -277,6 +330,40 @@ impl<G: UsiGame> Engine<G> {
                 self.evaluator = Some(Arc::new(UniformEvaluator::default()));
             }
         }
+    }
+
+    /// Looks up the run of `ModelPath` (if any) and, under `RunSearch`, says which search
+    /// the engine takes from it.
+    fn adopt_run_search(&mut self) {
+        self.run_root = None;
+        let path = self.options.model_path.clone();
+        if let (Some(lookup), false) = (self.run_lookup, path.is_empty()) {
+            match lookup(Path::new(&path)) {
+                Ok(found) => self.run_root = found,
+                Err(e) => self.say(&format!(
+                    "info string error: the run's search: {}; searching as the options say",
+                    e.replace(|c: char| c.is_control(), " ")
+                )),
+            }
+        }
+        if let Some((run, root)) = &self.run_root {
+            let line = if self.options.run_search {
+                format!(
+                    "info string search: as run {} measures its networks: {}",
+                    run.display(),
+                    root.describe()
+                )
+            } else {
+                format!(
+                    "info string search: the options' ({}), not run {}'s ({}): RunSearch is off",
+                    self.options.root().describe(),
+                    run.display(),
+                    root.describe()
+                )
+            };
+            self.say(&line.replace(|c: char| c.is_control(), " "));
+        }
+        self.refresh_search_config();
     }
 
     fn load_net(&self) -> Result<Eval<G>, String> {
@@ -361,6 +448,7 @@ impl<G: UsiGame> Engine<G> {
         let start = Instant::now();
         let shared = Arc::new(Shared {
             stop: Arc::new(AtomicBool::new(false)),
+            interrupt: Arc::new(AtomicBool::new(false)),
             timing: Mutex::new(Timing::default()),
         });
         let kind;
@@ -389,6 +477,7 @@ impl<G: UsiGame> Engine<G> {
                     ponder_out: self.options.ponder,
                     resign_percent: self.options.resign_percent,
                     hopeless: self.hopeless,
+                    rate: self.rate,
                 };
                 // Tree reuse: advance the tree over the moves played since the last search.
                 self.reuse_tree(&mut search, start_key, &moves);
@@ -438,6 +527,7 @@ impl<G: UsiGame> Engine<G> {
         if t.pondering {
             t.pondering = false;
             t.deadline = t.budget.and_then(|b| Instant::now().checked_add(b));
+            w.shared.interrupt.store(true, Ordering::SeqCst);
         }
     }
 
@@ -447,11 +537,14 @@ impl<G: UsiGame> Engine<G> {
         if let Some(w) = self.worker.take() {
             if stop {
                 w.shared.stop.store(true, Ordering::SeqCst);
+                w.shared.interrupt.store(true, Ordering::SeqCst);
             }
             match w.handle.join() {
-                Ok((search, hopeless)) => {
+                Ok((search, hopeless, rate)) => {
                     self.search = Some(search);
                     self.hopeless = hopeless;
+                    // (A `go mate` job measures no speed.)
+                    self.rate = rate.or(self.rate);
                 }
                 Err(_) => {
                     self.say("info string error: search thread panicked");
@@ -497,7 +590,7 @@ fn run_job<G: UsiGame>(
     shared: Arc<Shared>,
     out: Out,
     start: Instant,
-) -> (Search<G>, u32) {
+) -> JobOutcome<G> {
     match job.kind {
         JobKind::Mate => {
             let deadline = {
@@ -511,7 +604,7 @@ fn run_job<G: UsiGame>(
                 ..MateLimits::default()
             };
             send(&out, &job.game.mate_answer(&limits));
-            (search, 0)
+            (search, 0, None)
         }
         JobKind::Search {
             simulations,
@@ -519,6 +612,7 @@ fn run_job<G: UsiGame>(
             ponder_out,
             resign_percent,
             hopeless,
+            mut rate,
         } => {
             let (line, hopeless) = search_move(
                 &job.game,
@@ -532,10 +626,11 @@ fn run_job<G: UsiGame>(
                 ponder_out,
                 resign_percent,
                 hopeless,
+                &mut rate,
             );
             wait_for_release(&shared);
             send(&out, &line);
-            (search, hopeless)
+            (search, hopeless, rate)
         }
     }
 }
@@ -596,6 +691,7 @@ fn search_move<G: UsiGame>(
     ponder_out: bool,
     resign_percent: u64,
     hopeless: u32,
+    rate: &mut Option<f64>,
 ) -> (String, u32) {
     let mut legal = Vec::new();
     game.legal_moves(&mut legal);
@@ -613,11 +709,78 @@ fn search_move<G: UsiGame>(
         return (bestmove, 0);
     }
 
+    let stm = game.side_to_move();
+    let last = if search.config().root_selection == RootSelection::Gumbel {
+        gumbel_searches(
+            game,
+            search,
+            evaluator,
+            shared,
+            out,
+            start,
+            simulations,
+            multipv,
+            rate,
+        )
+    } else {
+        puct_searches(
+            game,
+            search,
+            evaluator,
+            shared,
+            out,
+            start,
+            simulations,
+            multipv,
+        )
+    };
+
+    let Some(r) = last else {
+        // Stopped before any search: play the first legal move rather than nothing.
+        return (format!("bestmove {}", legal[0]), hopeless);
+    };
+    let Some(best) = r.best_move else {
+        return ("bestmove resign".into(), hopeless);
+    };
+    let proven_loss = matches!(r.proven, Proven::Win { winner, .. } if winner != stm);
+    let low = resign_percent > 0 && f64::from(r.root_value()) * 100.0 < resign_percent as f64;
+    let hopeless = if low || proven_loss { hopeless + 1 } else { 0 };
+    if resign_percent > 0 && (proven_loss || hopeless >= 2) {
+        send(
+            out,
+            &format!(
+                "info string resigning (expected score {:.3})",
+                r.root_value()
+            ),
+        );
+        return ("bestmove resign".into(), hopeless);
+    }
+    let mut s = format!("bestmove {best}");
+    if ponder_out && r.pv.len() > 1 && r.pv[0] == best {
+        s.push_str(&format!(" ponder {}", r.pv[1]));
+    }
+    (s, hopeless)
+}
+
+/// A PUCT root's move: one tree searched in chunks (short ones while the search is
+/// open-ended, so that `ponderhit` is noticed at once), an `info` line every
+/// [`INFO_INTERVAL`]; the last chunk's result.
+#[allow(clippy::too_many_arguments)]
+fn puct_searches<G: UsiGame>(
+    game: &G,
+    search: &mut Search<G>,
+    evaluator: &dyn Evaluator<G>,
+    shared: &Shared,
+    out: &Out,
+    start: Instant,
+    simulations: Option<u32>,
+    multipv: usize,
+) -> Option<SearchResult<G::Move>> {
+    let stm = game.side_to_move();
     let mut total_sims: u64 = 0;
     let mut last = None;
     let mut reported = false;
     let mut last_info = Instant::now();
-    let stm = game.side_to_move();
     loop {
         if stopped(shared) {
             break;
@@ -687,32 +850,137 @@ fn search_move<G: UsiGame>(
     if let Some(r) = last.as_ref().filter(|_| !reported) {
         send_info(out, r, start, total_sims, search, multipv, stm);
     }
+    last
+}
 
-    let Some(r) = last else {
-        // Stopped before any search: play the first legal move rather than nothing.
-        return (format!("bestmove {}", legal[0]), hopeless);
-    };
-    let Some(best) = r.best_move else {
-        return ("bestmove resign".into(), hopeless);
-    };
-    let proven_loss = matches!(r.proven, Proven::Win { winner, .. } if winner != stm);
-    let low = resign_percent > 0 && f64::from(r.root_value()) * 100.0 < resign_percent as f64;
-    let hopeless = if low || proven_loss { hopeless + 1 } else { 0 };
-    if resign_percent > 0 && (proven_loss || hopeless >= 2) {
-        send(
-            out,
-            &format!(
-                "info string resigning (expected score {:.3})",
-                r.root_value()
-            ),
+/// A Gumbel root's move. Sequential halving needs its simulations before it starts, so
+/// the move is one or more complete searches of the one tree, each planned for what is
+/// left: the simulation limit; under a clock, the simulations the measured speed fits
+/// into the time left (before the engine has measured its speed,
+/// [`GUMBEL_FIRST_SIMULATIONS`] first); open-ended (`go infinite`, `go ponder` until
+/// `ponderhit`), searches of 64, 128, 256, ... simulations. An `info` line follows each
+/// search. The answer is the last search that ran its plan (one cut by the clock or by
+/// `stop` only when none did).
+#[allow(clippy::too_many_arguments)]
+fn gumbel_searches<G: UsiGame>(
+    game: &G,
+    search: &mut Search<G>,
+    evaluator: &dyn Evaluator<G>,
+    shared: &Shared,
+    out: &Out,
+    start: Instant,
+    simulations: Option<u32>,
+    multipv: usize,
+    rate: &mut Option<f64>,
+) -> Option<SearchResult<G::Move>> {
+    let stm = game.side_to_move();
+    let mut total_sims: u64 = 0;
+    let mut open_budget = GUMBEL_FIRST_SIMULATIONS;
+    let (mut completed, mut cut) = (None, None);
+    loop {
+        // Cleared before `stop` is read and the clock looked at: `stop` and `ponderhit`
+        // raise the interrupt after their own change, so neither can be missed.
+        shared.interrupt.store(false, Ordering::SeqCst);
+        if stopped(shared) {
+            break;
+        }
+        let (deadline, open) = current_deadline(shared);
+        let now = Instant::now();
+        if deadline.is_some_and(|d| now >= d) {
+            break;
+        }
+        // No limit, no clock and not open-ended (a `go ponder` without a clock, after
+        // `ponderhit`): a bare `go`'s budget.
+        let cap = simulations.or((!open && deadline.is_none()).then_some(DEFAULT_SIMULATIONS));
+        let left = cap.map(|s| {
+            u64::from(s)
+                .saturating_sub(total_sims)
+                .min(u64::from(u32::MAX)) as u32
+        });
+        if left == Some(0) {
+            if open {
+                wait_for_release(shared);
+                continue;
+            }
+            break;
+        }
+        let limit = left.unwrap_or(u32::MAX);
+        // `planned`: the search is meant to use up what is left (its time span, if
+        // timed); once it has, the move is played.
+        let (budget, planned) = match deadline {
+            _ if open => {
+                let b = open_budget.min(limit);
+                open_budget = open_budget.saturating_mul(2);
+                (b, None)
+            }
+            Some(d) => match *rate {
+                Some(r) => {
+                    let span = d.saturating_duration_since(now);
+                    (gumbel_budget_for(r, span, limit), Some(span))
+                }
+                None => (GUMBEL_FIRST_SIMULATIONS.min(limit), None),
+            },
+            None => (limit, Some(Duration::ZERO)),
+        };
+        let limits = SearchLimits {
+            simulations: Some(budget),
+            max_nodes: None,
+            deadline,
+            stop: Some(shared.interrupt.clone()),
+        };
+        let r = match search.search(game, evaluator, &limits) {
+            Ok(r) => r,
+            Err(e) => {
+                send(out, &format!("info string error: search failed: {e}"));
+                break;
+            }
+        };
+        total_sims += u64::from(r.simulations);
+        let secs = r.elapsed.as_secs_f64();
+        if matches!(
+            r.stop_reason,
+            StopReason::Simulations | StopReason::Deadline
+        ) && r.simulations > 0
+            && secs > 0.0
+        {
+            let now = f64::from(r.simulations) / secs;
+            *rate = Some(rate.map_or(now, |old| 0.5 * old + 0.5 * now));
+        }
+        send_info(out, &r, start, total_sims, search, multipv, stm);
+        if r.stop_reason == StopReason::Nodes {
+            send(
+                out,
+                &format!(
+                    "info string the tree is full ({} nodes): raise USI_Hash to search longer",
+                    search.config().max_nodes
+                ),
+            );
+        }
+        let done = matches!(
+            r.stop_reason,
+            StopReason::Proven | StopReason::Terminal | StopReason::Nodes
         );
-        return ("bestmove resign".into(), hopeless);
+        let ran_its_plan = !matches!(r.stop_reason, StopReason::Deadline | StopReason::Stopped);
+        if ran_its_plan {
+            completed = Some(r);
+        } else {
+            cut = Some(r);
+        }
+        // A planned search that ended with over a quarter of its time left (the speed
+        // was underestimated) is followed by one planned with the new measurement.
+        let time_left = deadline.map_or(Duration::ZERO, |d| {
+            d.saturating_duration_since(Instant::now())
+        });
+        if ran_its_plan && !done && planned.is_some_and(|span| time_left * 4 <= span) {
+            break;
+        }
+        if done {
+            // `go infinite` / `go ponder` answer only after stop or ponderhit.
+            wait_for_release(shared);
+            break;
+        }
     }
-    let mut s = format!("bestmove {best}");
-    if ponder_out && r.pv.len() > 1 && r.pv[0] == best {
-        s.push_str(&format!(" ponder {}", r.pv[1]));
-    }
-    (s, hopeless)
+    completed.or(cut)
 }
 
 fn score_text<M>(r: &shogi_mcts::SearchResult<M>, stm: Color) -> String {

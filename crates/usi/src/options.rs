@@ -2,7 +2,7 @@
 //! and `setoption` applied to them (clamped, validated, named in the error).
 
 use shogi_game::GameKind;
-use shogi_mcts::SearchConfig;
+use shogi_mcts::{RootSettings, SearchConfig};
 use shogi_model::parse_device;
 use shogi_registry::GameSpec;
 
@@ -58,12 +58,34 @@ pub struct Options {
     /// ([`shogi_mcts::SearchConfig::leaf_exchange`]), for a network trained and measured
     /// with `selfplay.leaf_exchange`. 0 = off.
     pub leaf_exchange_percent: u64,
+    /// `RunSearch`: when `ModelPath` is a run directory or one of its checkpoints, search
+    /// as the run measures its networks (its self-play root without noise and its
+    /// `[play]` options, the search its figures were measured with) instead of with
+    /// `GumbelRoot`, `GumbelCaptures`, `GumbelSafety` and `LeafExchange`.
+    pub run_search: bool,
+    /// `GumbelRoot`: 0 for a PUCT root, `k` for a noise-free Gumbel root considering `k`
+    /// moves (sequential halving; the root a run's self-play trains with).
+    pub gumbel_root: u64,
+    /// `GumbelCaptures`: with a Gumbel root, every move that wins material by static
+    /// exchange is among the considered ones.
+    pub gumbel_captures: bool,
+    /// `GumbelSafety`, in hundredths of a logit: with a Gumbel root, the logits a move
+    /// loses per point it leaves en prise by static exchange (200 = a run's
+    /// `play.gumbel_safety = 2`).
+    pub gumbel_safety_centi: u64,
 }
 
-/// The `BatchSize` option's default: leaves evaluated together per request. The engine's
-/// network is fed by one tree alone, so it gathers twice a match player's
-/// [`shogi_mcts::PLAY_BATCH_SIZE`] (for a GPU's sake).
-pub const ENGINE_BATCH_SIZE: u64 = 16;
+/// The largest `GumbelRoot`: more considered moves than this is a PUCT search's job.
+pub const MAX_GUMBEL_ROOT: u64 = 64;
+/// The largest `GumbelSafety`, hundredths of a logit per point.
+pub const MAX_GUMBEL_SAFETY_CENTI: u64 = 10_000;
+
+/// The `BatchSize` option's default: leaves evaluated together per request, a match
+/// player's [`shogi_mcts::PLAY_BATCH_SIZE`], so the engine plays at the strength matches
+/// measure. (It was 16: at 32 simulations a search of two 16-leaf batches is a poor tree,
+/// and a run's network scored 24% against `alphabeta:depth=1` through the engine where
+/// its match player scored 31.5%; at 8, 31%. Raise it on a GPU under a clock.)
+pub const ENGINE_BATCH_SIZE: u64 = shogi_mcts::PLAY_BATCH_SIZE as u64;
 
 impl Default for Options {
     fn default() -> Self {
@@ -83,6 +105,10 @@ impl Default for Options {
             twofold_draws: true,
             contempt: 0,
             leaf_exchange_percent: 0,
+            run_search: true,
+            gumbel_root: 0,
+            gumbel_captures: false,
+            gumbel_safety_centi: 0,
         }
     }
 }
@@ -111,18 +137,37 @@ impl Options {
         ((self.hash_mb.clamp(1, 1 << 20) as usize) << 20) / BYTES_PER_NODE
     }
 
+    /// The root the options ask for (`GumbelRoot`, `GumbelCaptures`, `GumbelSafety`,
+    /// `LeafExchange`).
+    pub fn root(&self) -> RootSettings {
+        RootSettings {
+            gumbel: self.gumbel_root.min(MAX_GUMBEL_ROOT) as usize,
+            gumbel_captures: self.gumbel_captures,
+            gumbel_safety: self.gumbel_safety_centi.min(MAX_GUMBEL_SAFETY_CENTI) as f32 / 100.0,
+            leaf_exchange: self.leaf_exchange_percent.min(100) as f32 / 100.0,
+            ..RootSettings::default()
+        }
+    }
+
     /// The search the options ask for.
     pub fn search_config(&self) -> SearchConfig {
-        SearchConfig {
+        self.search_config_with(&self.root())
+    }
+
+    /// The search the options ask for, with `root` instead of the options' own (a run's,
+    /// under `RunSearch`).
+    pub fn search_config_with(&self, root: &RootSettings) -> SearchConfig {
+        let mut config = SearchConfig {
             batch_size: self.batch_size.clamp(1, 1024) as usize,
             max_nodes: self.max_nodes(),
             // The engine probes for mate itself first, with the clock's budget, and
             // reports the line (`score mate`): the search need not probe again.
             root_mate_nodes: 0,
             draw_value: 0.5 - self.contempt.clamp(-50, 50) as f32 / 100.0,
-            leaf_exchange: self.leaf_exchange_percent.min(100) as f32 / 100.0,
             ..SearchConfig::for_play()
-        }
+        };
+        root.apply(&mut config);
+        config
     }
 
     /// The game and rules positions are played under: `UCI_Variant`'s game as
@@ -198,6 +243,22 @@ impl Options {
                 "option name LeafExchange type spin default {} min 0 max 100",
                 self.leaf_exchange_percent
             ),
+            format!(
+                "option name RunSearch type check default {}",
+                self.run_search
+            ),
+            format!(
+                "option name GumbelRoot type spin default {} min 0 max {MAX_GUMBEL_ROOT}",
+                self.gumbel_root
+            ),
+            format!(
+                "option name GumbelCaptures type check default {}",
+                self.gumbel_captures
+            ),
+            format!(
+                "option name GumbelSafety type spin default {} min 0 max {MAX_GUMBEL_SAFETY_CENTI}",
+                self.gumbel_safety_centi
+            ),
         ]
     }
 
@@ -242,6 +303,10 @@ impl Options {
             "byoyomimargin" => self.byoyomi_margin = spin(0, 60_000)?,
             "resignvalue" => self.resign_percent = spin(0, 50)?,
             "leafexchange" => self.leaf_exchange_percent = spin(0, 100)?,
+            "runsearch" => self.run_search = check(value)?,
+            "gumbelroot" => self.gumbel_root = spin(0, MAX_GUMBEL_ROOT)?,
+            "gumbelcaptures" => self.gumbel_captures = check(value)?,
+            "gumbelsafety" => self.gumbel_safety_centi = spin(0, MAX_GUMBEL_SAFETY_CENTI)?,
             "uci_variant" => {
                 self.game = value
                     .to_ascii_lowercase()
@@ -299,6 +364,25 @@ mod tests {
             o.set("Contempt", "x", &shogi),
             Err(SetOptionError::BadValue)
         );
+        assert_eq!(
+            o.search_config().root_selection,
+            shogi_mcts::RootSelection::Puct
+        );
+        o.set("GumbelRoot", "500", &shogi).unwrap();
+        o.set("GumbelCaptures", "true", &shogi).unwrap();
+        o.set("GumbelSafety", "250", &shogi).unwrap();
+        let gumbel = o.search_config();
+        assert_eq!(gumbel.root_selection, shogi_mcts::RootSelection::Gumbel);
+        assert_eq!(gumbel.gumbel_considered, MAX_GUMBEL_ROOT as usize);
+        assert!(gumbel.gumbel_captures && !gumbel.gumbel_noise);
+        assert!((gumbel.gumbel_safety - 2.5).abs() < 1e-6);
+        assert_eq!(gumbel.leaf_exchange, 0.5);
+        assert_eq!(
+            o.set("GumbelCaptures", "1", &shogi),
+            Err(SetOptionError::BadValue)
+        );
+        o.set("RunSearch", "false", &shogi).unwrap();
+        assert!(!o.run_search);
         o.set("Draw_Ply", "256", &shogi).unwrap();
         assert_eq!(o.spec().max_plies, 256);
         assert_eq!(o.spec().kind, GameKind::Minishogi);

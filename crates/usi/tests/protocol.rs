@@ -21,7 +21,7 @@ option name Threads type spin default 1 min 1 max 256
 option name MultiPV type spin default 1 min 1 max 32
 option name ModelPath type filename default <empty>
 option name Device type string default auto
-option name BatchSize type spin default 16 min 1 max 1024
+option name BatchSize type spin default 8 min 1 max 1024
 option name Simulations type spin default 0 min 0 max 1000000000
 option name ByoyomiMargin type spin default 100 min 0 max 60000
 option name ResignValue type spin default 2 min 0 max 50
@@ -31,6 +31,10 @@ option name Draw_Ply type spin default 0 min 0 max 100000
 option name TwoFoldDraws type check default true
 option name Contempt type spin default 0 min -50 max 50
 option name LeafExchange type spin default 0 min 0 max 100
+option name RunSearch type check default true
+option name GumbelRoot type spin default 0 min 0 max 64
+option name GumbelCaptures type check default false
+option name GumbelSafety type spin default 0 min 0 max 10000
 usiok",
         env!("CARGO_PKG_VERSION")
     );

@@ -2,11 +2,12 @@
 //! started with no subcommand, which is how a GUI launches it). See docs/USI.md.
 
 use std::io::{BufReader, stdin, stdout};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 use clap::Args;
 use shogi_game::GameKind;
+use shogi_mcts::RootSettings;
 use shogi_registry::with_game_type;
 use shogi_usi::{Engine, Options};
 
@@ -32,6 +33,7 @@ pub struct UsiArgs {
     byoyomi_margin: Option<u64>,
     /// Weight of what each network leaf's side to move wins by static exchange, in
     /// percent; 0 = off (option `LeafExchange`; a run's `selfplay.leaf_exchange` x 100).
+    /// A network of a run takes its run's search instead unless `RunSearch` is off.
     #[arg(long, value_name = "PERCENT", value_parser = clap::value_parser!(u64).range(0..=100))]
     leaf_exchange: Option<u64>,
 }
@@ -61,6 +63,19 @@ pub fn run(args: &UsiArgs) -> Result<()> {
         options.leaf_exchange_percent = w;
     }
     // Tai shogi reads bracketed SFEN positions and moves as squares in path order.
-    with_game_type!(game, G => Engine::<G>::new(stdout(), options).run(BufReader::new(stdin().lock())))?;
+    with_game_type!(game, G => Engine::<G>::new(stdout(), options)
+        .with_run_search(run_search_of)
+        .run(BufReader::new(stdin().lock())))?;
     Ok(())
+}
+
+/// The run a network belongs to and the search it measures its networks with (the
+/// engine's `RunSearch`): the same [`shogi_train::play_root`] as `match --root-of RUN`.
+fn run_search_of(model: &Path) -> Result<Option<(PathBuf, RootSettings)>, String> {
+    let Some(run) = shogi_rundir::run_of_network(model) else {
+        return Ok(None);
+    };
+    let path = shogi_rundir::RunDir::new(&run).config_file();
+    let config = shogi_train::RunConfig::load(&path, &[]).map_err(|e| format!("{e:#}"))?;
+    Ok(Some((run, shogi_train::play_root(&config))))
 }

@@ -72,6 +72,14 @@ impl Harness {
 
     /// An engine playing `G` (`ShogiGame` or `TaiGame`).
     pub fn start_for<G: shogi_registry::UsiGame>(options: Options) -> Harness {
+        Harness::start_with::<G>(options, None)
+    }
+
+    /// An engine playing `G` that finds a network's run with `lookup` (`RunSearch`).
+    pub fn start_with<G: shogi_registry::UsiGame>(
+        options: Options,
+        lookup: Option<shogi_usi::RunSearchLookup>,
+    ) -> Harness {
         let (in_tx, in_rx) = unbounded();
         let (out_tx, out_rx) = unbounded();
         let handle = std::thread::spawn(move || {
@@ -82,6 +90,9 @@ impl Harness {
                 },
                 options,
             );
+            if let Some(lookup) = lookup {
+                engine = engine.with_run_search(lookup);
+            }
             engine.run(BufReader::new(ChannelReader {
                 rx: in_rx,
                 buf: Vec::new(),
