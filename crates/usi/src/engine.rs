@@ -9,10 +9,7 @@ use std::time::{Duration, Instant};
 
 use shogi_features::NetLayout;
 use shogi_game::{Color, Game};
-use shogi_mcts::{
-    Evaluator, Proven, RootSelection, RootSettings, Search, SearchConfig, SearchLimits,
-    SearchResult, StopReason, UniformEvaluator, gumbel_budget_for,
-};
+use shogi_mcts::{Evaluator, RootSettings, Search, SearchConfig, UniformEvaluator};
 use shogi_model::{
     Expected, Inference, InferenceOptions, NetEvaluator, checkpoint_layout, parse_device,
     set_num_threads,
@@ -20,9 +17,8 @@ use shogi_model::{
 use shogi_rules::ShogiGame;
 
 use crate::options::{Options, SetOptionError};
-use crate::protocol::{
-    Command, GoRequest, join_moves, sanitize, score_to_cp, side_to_move_has_no_king,
-};
+use crate::protocol::{Command, GoRequest, sanitize, side_to_move_has_no_king};
+use crate::search::search_move;
 use crate::time::budget;
 use shogi_registry::UsiGame;
 use shogi_rules::mate::MateLimits;
@@ -48,10 +44,10 @@ pub const GUMBEL_FIRST_SIMULATIONS: u32 = 64;
 /// read run configs). `Ok(None)`: the network is in no run.
 pub type RunSearchLookup = fn(&Path) -> Result<Option<(PathBuf, RootSettings)>, String>;
 
-type Out = Arc<Mutex<Box<dyn Write + Send>>>;
+pub(crate) type Out = Arc<Mutex<Box<dyn Write + Send>>>;
 type Eval<G> = Arc<dyn Evaluator<G>>;
 
-fn send(out: &Out, line: &str) {
+pub(crate) fn send(out: &Out, line: &str) {
     if let Ok(mut w) = out.lock() {
         let _ = writeln!(w, "{line}");
         let _ = w.flush();
@@ -66,11 +62,11 @@ struct Timing {
     deadline: Option<Instant>,
 }
 
-struct Shared {
-    stop: Arc<AtomicBool>,
+pub(crate) struct Shared {
+    pub(crate) stop: Arc<AtomicBool>,
     /// Ends the running search call but not the move: raised by `ponderhit` (an
     /// open-ended Gumbel search gives way to one planned for the clock) and by `stop`.
-    interrupt: Arc<AtomicBool>,
+    pub(crate) interrupt: Arc<AtomicBool>,
     timing: Mutex<Timing>,
 }
 
@@ -556,13 +552,13 @@ impl<G: UsiGame> Engine<G> {
     }
 }
 
-fn stopped(shared: &Shared) -> bool {
+pub(crate) fn stopped(shared: &Shared) -> bool {
     shared.stop.load(Ordering::SeqCst)
 }
 
 /// Waits (polling every millisecond) until `stop`, or `ponderhit` when pondering; the
 /// USI rule is that `go infinite` / `go ponder` answer only after those.
-fn wait_for_release(shared: &Shared) {
+pub(crate) fn wait_for_release(shared: &Shared) {
     loop {
         if stopped(shared) {
             return;
@@ -577,7 +573,7 @@ fn wait_for_release(shared: &Shared) {
     }
 }
 
-fn current_deadline(shared: &Shared) -> (Option<Instant>, bool) {
+pub(crate) fn current_deadline(shared: &Shared) -> (Option<Instant>, bool) {
     let t = shared.timing.lock().expect("timing lock");
     let open = t.pondering || t.infinite;
     (if open { None } else { t.deadline }, open)
@@ -632,407 +628,5 @@ fn run_job<G: UsiGame>(
             send(&out, &line);
             (search, hopeless, rate)
         }
-    }
-}
-
-/// A mate search of at most an eighth of the move's time (300 ms at most): a forced
-/// mate it proves is reported (`score mate`) and its `bestmove` line returned.
-fn play_probed_mate<G: UsiGame>(
-    game: &G,
-    shared: &Shared,
-    out: &Out,
-    start: Instant,
-    ponder_out: bool,
-) -> Option<String> {
-    let (deadline, open) = current_deadline(shared);
-    let probe = match deadline {
-        Some(d) => d.saturating_duration_since(Instant::now()) / 8,
-        None => Duration::from_millis(if open { 300 } else { 100 }),
-    }
-    .min(Duration::from_millis(300));
-    let mate_limits = MateLimits {
-        deadline: Instant::now().checked_add(probe),
-        stop: Some(shared.stop.clone()),
-        max_nodes: 200_000,
-        max_plies: 31,
-    };
-    let (line, mate_nodes) = game.mate_probe(&mate_limits)?;
-    let ms = start.elapsed().as_millis().max(1);
-    send(
-        out,
-        &format!(
-            "info depth {} seldepth {} nodes {} nps {} time {} score mate {} pv {}",
-            line.len(),
-            line.len(),
-            mate_nodes,
-            mate_nodes as u128 * 1000 / ms,
-            ms,
-            line.len(),
-            join_moves(&line)
-        ),
-    );
-    let mut s = format!("bestmove {}", line[0]);
-    if ponder_out && line.len() > 1 {
-        s.push_str(&format!(" ponder {}", line[1]));
-    }
-    Some(s)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn search_move<G: UsiGame>(
-    game: &G,
-    search: &mut Search<G>,
-    evaluator: &dyn Evaluator<G>,
-    shared: &Shared,
-    out: &Out,
-    start: Instant,
-    simulations: Option<u32>,
-    multipv: usize,
-    ponder_out: bool,
-    resign_percent: u64,
-    hopeless: u32,
-    rate: &mut Option<f64>,
-) -> (String, u32) {
-    let mut legal = Vec::new();
-    game.legal_moves(&mut legal);
-    if legal.is_empty() {
-        send(out, "info string no legal move (checkmated)");
-        return ("bestmove resign".into(), hopeless);
-    }
-    if game.can_declare_win() {
-        send(out, "info string 27-point declaration holds");
-        return ("bestmove win".into(), hopeless);
-    }
-
-    // A short mate probe first: a forced mate found here is played at once.
-    if let Some(bestmove) = play_probed_mate(game, shared, out, start, ponder_out) {
-        return (bestmove, 0);
-    }
-
-    let stm = game.side_to_move();
-    let last = if search.config().root_selection == RootSelection::Gumbel {
-        gumbel_searches(
-            game,
-            search,
-            evaluator,
-            shared,
-            out,
-            start,
-            simulations,
-            multipv,
-            rate,
-        )
-    } else {
-        puct_searches(
-            game,
-            search,
-            evaluator,
-            shared,
-            out,
-            start,
-            simulations,
-            multipv,
-        )
-    };
-
-    let Some(r) = last else {
-        // Stopped before any search: play the first legal move rather than nothing.
-        return (format!("bestmove {}", legal[0]), hopeless);
-    };
-    let Some(best) = r.best_move else {
-        return ("bestmove resign".into(), hopeless);
-    };
-    let proven_loss = matches!(r.proven, Proven::Win { winner, .. } if winner != stm);
-    let low = resign_percent > 0 && f64::from(r.root_value()) * 100.0 < resign_percent as f64;
-    let hopeless = if low || proven_loss { hopeless + 1 } else { 0 };
-    if resign_percent > 0 && (proven_loss || hopeless >= 2) {
-        send(
-            out,
-            &format!(
-                "info string resigning (expected score {:.3})",
-                r.root_value()
-            ),
-        );
-        return ("bestmove resign".into(), hopeless);
-    }
-    let mut s = format!("bestmove {best}");
-    if ponder_out && r.pv.len() > 1 && r.pv[0] == best {
-        s.push_str(&format!(" ponder {}", r.pv[1]));
-    }
-    (s, hopeless)
-}
-
-/// A PUCT root's move: one tree searched in chunks (short ones while the search is
-/// open-ended, so that `ponderhit` is noticed at once), an `info` line every
-/// [`INFO_INTERVAL`]; the last chunk's result.
-#[allow(clippy::too_many_arguments)]
-fn puct_searches<G: UsiGame>(
-    game: &G,
-    search: &mut Search<G>,
-    evaluator: &dyn Evaluator<G>,
-    shared: &Shared,
-    out: &Out,
-    start: Instant,
-    simulations: Option<u32>,
-    multipv: usize,
-) -> Option<SearchResult<G::Move>> {
-    let stm = game.side_to_move();
-    let mut total_sims: u64 = 0;
-    let mut last = None;
-    let mut reported = false;
-    let mut last_info = Instant::now();
-    loop {
-        if stopped(shared) {
-            break;
-        }
-        let (deadline, open) = current_deadline(shared);
-        let now = Instant::now();
-        if deadline.is_some_and(|d| now >= d) {
-            break;
-        }
-        let left = simulations.map(|s| u64::from(s).saturating_sub(total_sims) as u32);
-        if left == Some(0) {
-            if open {
-                wait_for_release(shared);
-                continue;
-            }
-            break;
-        }
-        // Short chunks while pondering / infinite so a ponderhit deadline is noticed at
-        // once; info lines go out every INFO_INTERVAL.
-        let chunk_end = now
-            + if open {
-                Duration::from_millis(10)
-            } else {
-                INFO_INTERVAL
-            };
-        let limits = SearchLimits {
-            simulations: Some(left.unwrap_or(u32::MAX)),
-            max_nodes: None,
-            deadline: Some(deadline.map_or(chunk_end, |d| d.min(chunk_end))),
-            stop: Some(shared.stop.clone()),
-        };
-        let r = match search.search(game, evaluator, &limits) {
-            Ok(r) => r,
-            Err(e) => {
-                send(out, &format!("info string error: search failed: {e}"));
-                break;
-            }
-        };
-        total_sims += u64::from(r.simulations);
-        let done = matches!(
-            r.stop_reason,
-            StopReason::Proven | StopReason::Terminal | StopReason::Nodes
-        );
-        reported = false;
-        if last_info.elapsed() >= INFO_INTERVAL {
-            send_info(out, &r, start, total_sims, search, multipv, stm);
-            last_info = Instant::now();
-            reported = true;
-        }
-        if r.stop_reason == StopReason::Nodes {
-            // Say why the move comes before the clock asks for it.
-            send(
-                out,
-                &format!(
-                    "info string the tree is full ({} nodes): raise USI_Hash to search longer",
-                    search.config().max_nodes
-                ),
-            );
-        }
-        last = Some(r);
-        if done {
-            // `go infinite` / `go ponder` answer only after stop or ponderhit.
-            wait_for_release(shared);
-            break;
-        }
-    }
-    if let Some(r) = last.as_ref().filter(|_| !reported) {
-        send_info(out, r, start, total_sims, search, multipv, stm);
-    }
-    last
-}
-
-/// A Gumbel root's move. Sequential halving needs its simulations before it starts, so
-/// the move is one or more complete searches of the one tree, each planned for what is
-/// left: the simulation limit; under a clock, the simulations the measured speed fits
-/// into the time left (before the engine has measured its speed,
-/// [`GUMBEL_FIRST_SIMULATIONS`] first); open-ended (`go infinite`, `go ponder` until
-/// `ponderhit`), searches of 64, 128, 256, ... simulations. An `info` line follows each
-/// search. The answer is the last search that ran its plan (one cut by the clock or by
-/// `stop` only when none did).
-#[allow(clippy::too_many_arguments)]
-fn gumbel_searches<G: UsiGame>(
-    game: &G,
-    search: &mut Search<G>,
-    evaluator: &dyn Evaluator<G>,
-    shared: &Shared,
-    out: &Out,
-    start: Instant,
-    simulations: Option<u32>,
-    multipv: usize,
-    rate: &mut Option<f64>,
-) -> Option<SearchResult<G::Move>> {
-    let stm = game.side_to_move();
-    let mut total_sims: u64 = 0;
-    let mut open_budget = GUMBEL_FIRST_SIMULATIONS;
-    let (mut completed, mut cut) = (None, None);
-    loop {
-        // Cleared before `stop` is read and the clock looked at: `stop` and `ponderhit`
-        // raise the interrupt after their own change, so neither can be missed.
-        shared.interrupt.store(false, Ordering::SeqCst);
-        if stopped(shared) {
-            break;
-        }
-        let (deadline, open) = current_deadline(shared);
-        let now = Instant::now();
-        if deadline.is_some_and(|d| now >= d) {
-            break;
-        }
-        // No limit, no clock and not open-ended (a `go ponder` without a clock, after
-        // `ponderhit`): a bare `go`'s budget.
-        let cap = simulations.or((!open && deadline.is_none()).then_some(DEFAULT_SIMULATIONS));
-        let left = cap.map(|s| {
-            u64::from(s)
-                .saturating_sub(total_sims)
-                .min(u64::from(u32::MAX)) as u32
-        });
-        if left == Some(0) {
-            if open {
-                wait_for_release(shared);
-                continue;
-            }
-            break;
-        }
-        let limit = left.unwrap_or(u32::MAX);
-        // `planned`: the search is meant to use up what is left (its time span, if
-        // timed); once it has, the move is played.
-        let (budget, planned) = match deadline {
-            _ if open => {
-                let b = open_budget.min(limit);
-                open_budget = open_budget.saturating_mul(2);
-                (b, None)
-            }
-            Some(d) => match *rate {
-                Some(r) => {
-                    let span = d.saturating_duration_since(now);
-                    (gumbel_budget_for(r, span, limit), Some(span))
-                }
-                None => (GUMBEL_FIRST_SIMULATIONS.min(limit), None),
-            },
-            None => (limit, Some(Duration::ZERO)),
-        };
-        let limits = SearchLimits {
-            simulations: Some(budget),
-            max_nodes: None,
-            deadline,
-            stop: Some(shared.interrupt.clone()),
-        };
-        let r = match search.search(game, evaluator, &limits) {
-            Ok(r) => r,
-            Err(e) => {
-                send(out, &format!("info string error: search failed: {e}"));
-                break;
-            }
-        };
-        total_sims += u64::from(r.simulations);
-        let secs = r.elapsed.as_secs_f64();
-        if matches!(
-            r.stop_reason,
-            StopReason::Simulations | StopReason::Deadline
-        ) && r.simulations > 0
-            && secs > 0.0
-        {
-            let now = f64::from(r.simulations) / secs;
-            *rate = Some(rate.map_or(now, |old| 0.5 * old + 0.5 * now));
-        }
-        send_info(out, &r, start, total_sims, search, multipv, stm);
-        if r.stop_reason == StopReason::Nodes {
-            send(
-                out,
-                &format!(
-                    "info string the tree is full ({} nodes): raise USI_Hash to search longer",
-                    search.config().max_nodes
-                ),
-            );
-        }
-        let done = matches!(
-            r.stop_reason,
-            StopReason::Proven | StopReason::Terminal | StopReason::Nodes
-        );
-        let ran_its_plan = !matches!(r.stop_reason, StopReason::Deadline | StopReason::Stopped);
-        if ran_its_plan {
-            completed = Some(r);
-        } else {
-            cut = Some(r);
-        }
-        // A planned search that ended with over a quarter of its time left (the speed
-        // was underestimated) is followed by one planned with the new measurement.
-        let time_left = deadline.map_or(Duration::ZERO, |d| {
-            d.saturating_duration_since(Instant::now())
-        });
-        if ran_its_plan && !done && planned.is_some_and(|span| time_left * 4 <= span) {
-            break;
-        }
-        if done {
-            // `go infinite` / `go ponder` answer only after stop or ponderhit.
-            wait_for_release(shared);
-            break;
-        }
-    }
-    completed.or(cut)
-}
-
-fn score_text<M>(r: &shogi_mcts::SearchResult<M>, stm: Color) -> String {
-    match r.proven {
-        Proven::Win { winner, plies } if winner == stm => format!("mate {}", plies.max(1)),
-        Proven::Win { plies, .. } => format!("mate -{}", plies.max(1)),
-        Proven::Draw { .. } => "cp 0".into(),
-        Proven::Unknown => format!("cp {}", score_to_cp(r.root_value())),
-    }
-}
-
-fn send_info<G: Game>(
-    out: &Out,
-    r: &shogi_mcts::SearchResult<G::Move>,
-    start: Instant,
-    total_sims: u64,
-    search: &Search<G>,
-    multipv: usize,
-    stm: Color,
-) {
-    let ms = start.elapsed().as_millis().max(1);
-    let nps = total_sims as u128 * 1000 / ms;
-    let tree = search.tree_size() as u128;
-    let hashfull = (tree * 1000 / search.config().max_nodes.max(1) as u128).min(1000);
-    let depth = (r.avg_depth.round() as u32).max(1);
-    let seldepth = r.max_depth.max(depth);
-    let head = format!(
-        "info depth {depth} seldepth {seldepth} nodes {} nps {nps} time {ms} hashfull {hashfull}",
-        r.root_visits
-    );
-    if multipv <= 1 {
-        let pv = join_moves(&r.pv);
-        let score = score_text(r, stm);
-        send(out, &format!("{head} score {score} pv {pv}"));
-        return;
-    }
-    let mut order: Vec<usize> = (0..r.moves.len()).filter(|&i| r.visits[i] > 0).collect();
-    order.sort_by(|&a, &b| r.visits[b].cmp(&r.visits[a]));
-    for (k, &i) in order.iter().take(multipv).enumerate() {
-        let score = if k == 0 {
-            score_text(r, stm)
-        } else {
-            format!("cp {}", score_to_cp(r.q[i].unwrap_or(0.5)))
-        };
-        let pv = if k == 0 && r.pv.first() == Some(&r.moves[i]) {
-            join_moves(&r.pv)
-        } else {
-            r.moves[i].to_string()
-        };
-        send(
-            out,
-            &format!("{head} multipv {} score {score} pv {pv}", k + 1),
-        );
     }
 }

@@ -7,6 +7,7 @@
 pub mod engine;
 pub mod options;
 pub mod protocol;
+mod search;
 pub mod time;
 
 pub use engine::{Engine, GUMBEL_FIRST_SIMULATIONS, RunSearchLookup};
