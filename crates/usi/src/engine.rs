@@ -18,7 +18,7 @@ use shogi_rules::ShogiGame;
 
 use crate::options::{Options, SetOptionError};
 use crate::protocol::{Command, GoRequest, sanitize, side_to_move_has_no_king};
-use crate::search::search_move;
+use crate::search::MoveSearch;
 use crate::time::budget;
 use shogi_registry::UsiGame;
 use shogi_rules::mate::MateLimits;
@@ -610,23 +610,21 @@ fn run_job<G: UsiGame>(
             hopeless,
             mut rate,
         } => {
-            let (line, hopeless) = search_move(
-                &job.game,
-                &mut search,
-                &*evaluator,
-                &shared,
-                &out,
+            let end = MoveSearch {
+                game: &job.game,
+                search: &mut search,
+                evaluator: &*evaluator,
+                shared: &shared,
+                out: &out,
                 start,
                 simulations,
                 multipv,
-                ponder_out,
-                resign_percent,
-                hopeless,
-                &mut rate,
-            );
+                total_sims: 0,
+            }
+            .play(ponder_out, resign_percent, hopeless, &mut rate);
             wait_for_release(&shared);
-            send(&out, &line);
-            (search, hopeless, rate)
+            send(&out, &end.line);
+            (search, end.hopeless, rate)
         }
     }
 }

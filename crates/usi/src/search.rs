@@ -62,309 +62,303 @@ fn play_probed_mate<G: UsiGame>(
     Some(s)
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn search_move<G: UsiGame>(
-    game: &G,
-    search: &mut Search<G>,
-    evaluator: &dyn Evaluator<G>,
-    shared: &Shared,
-    out: &Out,
-    start: Instant,
-    simulations: Option<u32>,
-    multipv: usize,
-    ponder_out: bool,
-    resign_percent: u64,
-    hopeless: u32,
-    rate: &mut Option<f64>,
-) -> (String, u32) {
-    let mut legal = Vec::new();
-    game.legal_moves(&mut legal);
-    if legal.is_empty() {
-        send(out, "info string no legal move (checkmated)");
-        return ("bestmove resign".into(), hopeless);
-    }
-    if game.can_declare_win() {
-        send(out, "info string 27-point declaration holds");
-        return ("bestmove win".into(), hopeless);
-    }
-
-    // A short mate probe first: a forced mate found here is played at once.
-    if let Some(bestmove) = play_probed_mate(game, shared, out, start, ponder_out) {
-        return (bestmove, 0);
-    }
-
-    let stm = game.side_to_move();
-    let last = if search.config().root_selection == RootSelection::Gumbel {
-        gumbel_searches(
-            game,
-            search,
-            evaluator,
-            shared,
-            out,
-            start,
-            simulations,
-            multipv,
-            rate,
-        )
-    } else {
-        puct_searches(
-            game,
-            search,
-            evaluator,
-            shared,
-            out,
-            start,
-            simulations,
-            multipv,
-        )
-    };
-
-    let Some(r) = last else {
-        // Stopped before any search: play the first legal move rather than nothing.
-        return (format!("bestmove {}", legal[0]), hopeless);
-    };
-    let Some(best) = r.best_move else {
-        return ("bestmove resign".into(), hopeless);
-    };
-    let proven_loss = matches!(r.proven, Proven::Win { winner, .. } if winner != stm);
-    let low = resign_percent > 0 && f64::from(r.root_value()) * 100.0 < resign_percent as f64;
-    let hopeless = if low || proven_loss { hopeless + 1 } else { 0 };
-    if resign_percent > 0 && (proven_loss || hopeless >= 2) {
-        send(
-            out,
-            &format!(
-                "info string resigning (expected score {:.3})",
-                r.root_value()
-            ),
-        );
-        return ("bestmove resign".into(), hopeless);
-    }
-    let mut s = format!("bestmove {best}");
-    if ponder_out && r.pv.len() > 1 && r.pv[0] == best {
-        s.push_str(&format!(" ponder {}", r.pv[1]));
-    }
-    (s, hopeless)
+/// One move's search: the position, its tree and network, the engine's flags and output,
+/// when `go` arrived, its simulation limit and `MultiPV`, and the simulations done so far.
+pub(crate) struct MoveSearch<'a, G: UsiGame> {
+    pub(crate) game: &'a G,
+    pub(crate) search: &'a mut Search<G>,
+    pub(crate) evaluator: &'a dyn Evaluator<G>,
+    pub(crate) shared: &'a Shared,
+    pub(crate) out: &'a Out,
+    pub(crate) start: Instant,
+    pub(crate) simulations: Option<u32>,
+    pub(crate) multipv: usize,
+    /// Simulations of this `go` so far.
+    pub(crate) total_sims: u64,
 }
 
-/// A PUCT root's move: one tree searched in chunks (short ones while the search is
-/// open-ended, so that `ponderhit` is noticed at once), an `info` line every
-/// [`INFO_INTERVAL`]; the last chunk's result.
-#[allow(clippy::too_many_arguments)]
-fn puct_searches<G: UsiGame>(
-    game: &G,
-    search: &mut Search<G>,
-    evaluator: &dyn Evaluator<G>,
-    shared: &Shared,
-    out: &Out,
-    start: Instant,
-    simulations: Option<u32>,
-    multipv: usize,
-) -> Option<SearchResult<G::Move>> {
-    let stm = game.side_to_move();
-    let mut total_sims: u64 = 0;
-    let mut last = None;
-    let mut reported = false;
-    let mut last_info = Instant::now();
-    loop {
-        if stopped(shared) {
-            break;
-        }
-        let (deadline, open) = current_deadline(shared);
-        let now = Instant::now();
-        if deadline.is_some_and(|d| now >= d) {
-            break;
-        }
-        let left = simulations.map(|s| u64::from(s).saturating_sub(total_sims) as u32);
-        if left == Some(0) {
-            if open {
-                wait_for_release(shared);
-                continue;
-            }
-            break;
-        }
-        // Short chunks while pondering / infinite so a ponderhit deadline is noticed at
-        // once; info lines go out every INFO_INTERVAL.
-        let chunk_end = now
-            + if open {
-                Duration::from_millis(10)
-            } else {
-                INFO_INTERVAL
-            };
-        let limits = SearchLimits {
-            simulations: Some(left.unwrap_or(u32::MAX)),
-            max_nodes: None,
-            deadline: Some(deadline.map_or(chunk_end, |d| d.min(chunk_end))),
-            stop: Some(shared.stop.clone()),
-        };
-        let r = match search.search(game, evaluator, &limits) {
-            Ok(r) => r,
-            Err(e) => {
-                send(out, &format!("info string error: search failed: {e}"));
-                break;
-            }
-        };
-        total_sims += u64::from(r.simulations);
-        let done = matches!(
-            r.stop_reason,
-            StopReason::Proven | StopReason::Terminal | StopReason::Nodes
-        );
-        reported = false;
-        if last_info.elapsed() >= INFO_INTERVAL {
-            send_info(out, &r, start, total_sims, search, multipv, stm);
-            last_info = Instant::now();
-            reported = true;
-        }
-        if r.stop_reason == StopReason::Nodes {
-            // Say why the move comes before the clock asks for it.
-            send(
-                out,
-                &format!(
-                    "info string the tree is full ({} nodes): raise USI_Hash to search longer",
-                    search.config().max_nodes
-                ),
-            );
-        }
-        last = Some(r);
-        if done {
-            // `go infinite` / `go ponder` answer only after stop or ponderhit.
-            wait_for_release(shared);
-            break;
-        }
-    }
-    if let Some(r) = last.as_ref().filter(|_| !reported) {
-        send_info(out, r, start, total_sims, search, multipv, stm);
-    }
-    last
+/// How the move ends: the `bestmove` line, and the resign counter after it.
+pub(crate) struct MoveEnd {
+    pub(crate) line: String,
+    pub(crate) hopeless: u32,
 }
 
-/// A Gumbel root's move. Sequential halving needs its simulations before it starts, so
-/// the move is one or more complete searches of the one tree, each planned for what is
-/// left: the simulation limit; under a clock, the simulations the measured speed fits
-/// into the time left (before the engine has measured its speed,
-/// [`GUMBEL_FIRST_SIMULATIONS`] first); open-ended (`go infinite`, `go ponder` until
-/// `ponderhit`), searches of 64, 128, 256, ... simulations. An `info` line follows each
-/// search. The answer is the last search that ran its plan (one cut by the clock or by
-/// `stop` only when none did).
-#[allow(clippy::too_many_arguments)]
-fn gumbel_searches<G: UsiGame>(
-    game: &G,
-    search: &mut Search<G>,
-    evaluator: &dyn Evaluator<G>,
-    shared: &Shared,
-    out: &Out,
-    start: Instant,
-    simulations: Option<u32>,
-    multipv: usize,
-    rate: &mut Option<f64>,
-) -> Option<SearchResult<G::Move>> {
-    let stm = game.side_to_move();
-    let mut total_sims: u64 = 0;
-    let mut open_budget = GUMBEL_FIRST_SIMULATIONS;
-    let (mut completed, mut cut) = (None, None);
-    loop {
-        // Cleared before `stop` is read and the clock looked at: `stop` and `ponderhit`
-        // raise the interrupt after their own change, so neither can be missed.
-        shared.interrupt.store(false, Ordering::SeqCst);
-        if stopped(shared) {
-            break;
+impl<G: UsiGame> MoveSearch<'_, G> {
+    /// Searches the move: the `bestmove` line and the resign counter (`hopeless`: searches
+    /// in a row below `resign_percent`). `rate` is the engine's simulations a second,
+    /// which a Gumbel root plans with and updates.
+    pub(crate) fn play(
+        &mut self,
+        ponder_out: bool,
+        resign_percent: u64,
+        hopeless: u32,
+        rate: &mut Option<f64>,
+    ) -> MoveEnd {
+        let end = |line: String, hopeless: u32| MoveEnd { line, hopeless };
+        let game = self.game;
+        let mut legal = Vec::new();
+        game.legal_moves(&mut legal);
+        if legal.is_empty() {
+            send(self.out, "info string no legal move (checkmated)");
+            return end("bestmove resign".into(), hopeless);
         }
-        let (deadline, open) = current_deadline(shared);
-        let now = Instant::now();
-        if deadline.is_some_and(|d| now >= d) {
-            break;
+        if game.can_declare_win() {
+            send(self.out, "info string 27-point declaration holds");
+            return end("bestmove win".into(), hopeless);
         }
-        // No limit, no clock and not open-ended (a `go ponder` without a clock, after
-        // `ponderhit`): a bare `go`'s budget.
-        let cap = simulations.or((!open && deadline.is_none()).then_some(DEFAULT_SIMULATIONS));
-        let left = cap.map(|s| {
-            u64::from(s)
-                .saturating_sub(total_sims)
-                .min(u64::from(u32::MAX)) as u32
-        });
-        if left == Some(0) {
-            if open {
-                wait_for_release(shared);
-                continue;
-            }
-            break;
-        }
-        let limit = left.unwrap_or(u32::MAX);
-        // `planned`: the search is meant to use up what is left (its time span, if
-        // timed); once it has, the move is played.
-        let (budget, planned) = match deadline {
-            _ if open => {
-                let b = open_budget.min(limit);
-                open_budget = open_budget.saturating_mul(2);
-                (b, None)
-            }
-            Some(d) => match *rate {
-                Some(r) => {
-                    let span = d.saturating_duration_since(now);
-                    (gumbel_budget_for(r, span, limit), Some(span))
-                }
-                None => (GUMBEL_FIRST_SIMULATIONS.min(limit), None),
-            },
-            None => (limit, Some(Duration::ZERO)),
-        };
-        let limits = SearchLimits {
-            simulations: Some(budget),
-            max_nodes: None,
-            deadline,
-            stop: Some(shared.interrupt.clone()),
-        };
-        let r = match search.search(game, evaluator, &limits) {
-            Ok(r) => r,
-            Err(e) => {
-                send(out, &format!("info string error: search failed: {e}"));
-                break;
-            }
-        };
-        total_sims += u64::from(r.simulations);
-        let secs = r.elapsed.as_secs_f64();
-        if matches!(
-            r.stop_reason,
-            StopReason::Simulations | StopReason::Deadline
-        ) && r.simulations > 0
-            && secs > 0.0
+        // A short mate probe first: a forced mate found here is played at once.
+        if let Some(bestmove) =
+            play_probed_mate(game, self.shared, self.out, self.start, ponder_out)
         {
-            let now = f64::from(r.simulations) / secs;
-            *rate = Some(rate.map_or(now, |old| 0.5 * old + 0.5 * now));
+            return end(bestmove, 0);
         }
-        send_info(out, &r, start, total_sims, search, multipv, stm);
+
+        let last = if self.search.config().root_selection == RootSelection::Gumbel {
+            self.gumbel_searches(rate)
+        } else {
+            self.puct_searches()
+        };
+
+        let Some(r) = last else {
+            // Stopped before any search: play the first legal move rather than nothing.
+            return end(format!("bestmove {}", legal[0]), hopeless);
+        };
+        let Some(best) = r.best_move else {
+            return end("bestmove resign".into(), hopeless);
+        };
+        let stm = game.side_to_move();
+        let proven_loss = matches!(r.proven, Proven::Win { winner, .. } if winner != stm);
+        let low = resign_percent > 0 && f64::from(r.root_value()) * 100.0 < resign_percent as f64;
+        let hopeless = if low || proven_loss { hopeless + 1 } else { 0 };
+        if resign_percent > 0 && (proven_loss || hopeless >= 2) {
+            send(
+                self.out,
+                &format!(
+                    "info string resigning (expected score {:.3})",
+                    r.root_value()
+                ),
+            );
+            return end("bestmove resign".into(), hopeless);
+        }
+        let mut line = format!("bestmove {best}");
+        if ponder_out && r.pv.len() > 1 && r.pv[0] == best {
+            line.push_str(&format!(" ponder {}", r.pv[1]));
+        }
+        end(line, hopeless)
+    }
+
+    /// Simulations left under `cap` (none: no limit).
+    fn left(&self, cap: Option<u32>) -> Option<u32> {
+        cap.map(|s| {
+            u64::from(s)
+                .saturating_sub(self.total_sims)
+                .min(u64::from(u32::MAX)) as u32
+        })
+    }
+
+    /// One search call under `limits`; `None` after an error, which it reports. Says
+    /// why when the tree is full (the move then comes before the clock asks for it).
+    fn run(&mut self, limits: &SearchLimits) -> Option<SearchResult<G::Move>> {
+        let r = match self.search.search(self.game, self.evaluator, limits) {
+            Ok(r) => r,
+            Err(e) => {
+                send(self.out, &format!("info string error: search failed: {e}"));
+                return None;
+            }
+        };
+        self.total_sims += u64::from(r.simulations);
         if r.stop_reason == StopReason::Nodes {
             send(
-                out,
+                self.out,
                 &format!(
                     "info string the tree is full ({} nodes): raise USI_Hash to search longer",
-                    search.config().max_nodes
+                    self.search.config().max_nodes
                 ),
             );
         }
-        let done = matches!(
-            r.stop_reason,
-            StopReason::Proven | StopReason::Terminal | StopReason::Nodes
-        );
-        let ran_its_plan = !matches!(r.stop_reason, StopReason::Deadline | StopReason::Stopped);
-        if ran_its_plan {
-            completed = Some(r);
-        } else {
-            cut = Some(r);
-        }
-        // A planned search that ended with over a quarter of its time left (the speed
-        // was underestimated) is followed by one planned with the new measurement.
-        let time_left = deadline.map_or(Duration::ZERO, |d| {
-            d.saturating_duration_since(Instant::now())
-        });
-        if ran_its_plan && !done && planned.is_some_and(|span| time_left * 4 <= span) {
-            break;
-        }
-        if done {
-            // `go infinite` / `go ponder` answer only after stop or ponderhit.
-            wait_for_release(shared);
-            break;
-        }
+        Some(r)
     }
-    completed.or(cut)
+
+    /// The `info` line(s) of `r`.
+    fn info(&self, r: &SearchResult<G::Move>) {
+        send_info(
+            self.out,
+            r,
+            self.start,
+            self.total_sims,
+            self.search,
+            self.multipv,
+            self.game.side_to_move(),
+        );
+    }
+
+    /// A PUCT root's move: one tree searched in chunks (short ones while the search is
+    /// open-ended, so that `ponderhit` is noticed at once), an `info` line every
+    /// [`INFO_INTERVAL`]; the last chunk's result.
+    fn puct_searches(&mut self) -> Option<SearchResult<G::Move>> {
+        let shared = self.shared;
+        let mut last = None;
+        let mut reported = false;
+        let mut last_info = Instant::now();
+        loop {
+            if stopped(shared) {
+                break;
+            }
+            let (deadline, open) = current_deadline(shared);
+            let now = Instant::now();
+            if deadline.is_some_and(|d| now >= d) {
+                break;
+            }
+            let left = self.left(self.simulations);
+            if left == Some(0) {
+                if open {
+                    wait_for_release(shared);
+                    continue;
+                }
+                break;
+            }
+            // Short chunks while pondering / infinite so a ponderhit deadline is noticed
+            // at once; info lines go out every INFO_INTERVAL.
+            let chunk_end = now
+                + if open {
+                    Duration::from_millis(10)
+                } else {
+                    INFO_INTERVAL
+                };
+            let limits = SearchLimits {
+                simulations: Some(left.unwrap_or(u32::MAX)),
+                max_nodes: None,
+                deadline: Some(deadline.map_or(chunk_end, |d| d.min(chunk_end))),
+                stop: Some(shared.stop.clone()),
+            };
+            let Some(r) = self.run(&limits) else {
+                break;
+            };
+            let done = matches!(
+                r.stop_reason,
+                StopReason::Proven | StopReason::Terminal | StopReason::Nodes
+            );
+            reported = false;
+            if last_info.elapsed() >= INFO_INTERVAL {
+                self.info(&r);
+                last_info = Instant::now();
+                reported = true;
+            }
+            last = Some(r);
+            if done {
+                // `go infinite` / `go ponder` answer only after stop or ponderhit.
+                wait_for_release(shared);
+                break;
+            }
+        }
+        if let Some(r) = last.as_ref().filter(|_| !reported) {
+            self.info(r);
+        }
+        last
+    }
+
+    /// A Gumbel root's move. Sequential halving needs its simulations before it starts,
+    /// so the move is one or more complete searches of the one tree, each planned for
+    /// what is left: the simulation limit; under a clock, the simulations the measured
+    /// speed fits into the time left (before the engine has measured its speed,
+    /// [`GUMBEL_FIRST_SIMULATIONS`] first); open-ended (`go infinite`, `go ponder` until
+    /// `ponderhit`), searches of 64, 128, 256, ... simulations. An `info` line follows
+    /// each search. The answer is the last search that ran its plan (one cut by the clock
+    /// or by `stop` only when none did).
+    fn gumbel_searches(&mut self, rate: &mut Option<f64>) -> Option<SearchResult<G::Move>> {
+        let shared = self.shared;
+        let mut open_budget = GUMBEL_FIRST_SIMULATIONS;
+        let (mut completed, mut cut) = (None, None);
+        loop {
+            // Cleared before `stop` is read and the clock looked at: `stop` and
+            // `ponderhit` raise the interrupt after their own change, so neither can be
+            // missed.
+            shared.interrupt.store(false, Ordering::SeqCst);
+            if stopped(shared) {
+                break;
+            }
+            let (deadline, open) = current_deadline(shared);
+            let now = Instant::now();
+            if deadline.is_some_and(|d| now >= d) {
+                break;
+            }
+            // No limit, no clock and not open-ended (a `go ponder` without a clock, after
+            // `ponderhit`): a bare `go`'s budget.
+            let cap = self
+                .simulations
+                .or((!open && deadline.is_none()).then_some(DEFAULT_SIMULATIONS));
+            let left = self.left(cap);
+            if left == Some(0) {
+                if open {
+                    wait_for_release(shared);
+                    continue;
+                }
+                break;
+            }
+            let limit = left.unwrap_or(u32::MAX);
+            // `planned`: the search is meant to use up what is left (its time span, if
+            // timed); once it has, the move is played.
+            let (budget, planned) = match deadline {
+                _ if open => {
+                    let b = open_budget.min(limit);
+                    open_budget = open_budget.saturating_mul(2);
+                    (b, None)
+                }
+                Some(d) => match *rate {
+                    Some(r) => {
+                        let span = d.saturating_duration_since(now);
+                        (gumbel_budget_for(r, span, limit), Some(span))
+                    }
+                    None => (GUMBEL_FIRST_SIMULATIONS.min(limit), None),
+                },
+                None => (limit, Some(Duration::ZERO)),
+            };
+            let limits = SearchLimits {
+                simulations: Some(budget),
+                max_nodes: None,
+                deadline,
+                stop: Some(shared.interrupt.clone()),
+            };
+            let Some(r) = self.run(&limits) else {
+                break;
+            };
+            let secs = r.elapsed.as_secs_f64();
+            if matches!(
+                r.stop_reason,
+                StopReason::Simulations | StopReason::Deadline
+            ) && r.simulations > 0
+                && secs > 0.0
+            {
+                let now = f64::from(r.simulations) / secs;
+                *rate = Some(rate.map_or(now, |old| 0.5 * old + 0.5 * now));
+            }
+            self.info(&r);
+            let done = matches!(
+                r.stop_reason,
+                StopReason::Proven | StopReason::Terminal | StopReason::Nodes
+            );
+            let ran_its_plan = !matches!(r.stop_reason, StopReason::Deadline | StopReason::Stopped);
+            if ran_its_plan {
+                completed = Some(r);
+            } else {
+                cut = Some(r);
+            }
+            // A planned search that ended with over a quarter of its time left (the speed
+            // was underestimated) is followed by one planned with the new measurement.
+            let time_left = deadline.map_or(Duration::ZERO, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
+            if ran_its_plan && !done && planned.is_some_and(|span| time_left * 4 <= span) {
+                break;
+            }
+            if done {
+                // `go infinite` / `go ponder` answer only after stop or ponderhit.
+                wait_for_release(shared);
+                break;
+            }
+        }
+        completed.or(cut)
+    }
 }
 
 fn score_text<M>(r: &shogi_mcts::SearchResult<M>, stm: Color) -> String {
