@@ -257,6 +257,50 @@ fn sigterm_stops_gracefully_and_the_run_resumes() {
     );
 }
 
+/// A second interrupt quits at once with status 130 (not a crash in libtorch's exit
+/// handlers while its threads still run), and the run resumes from what was published.
+#[test]
+fn a_second_interrupt_quits_at_once_and_the_run_resumes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let child = Command::new(BIN)
+        .arg("train")
+        .arg(smoke_config())
+        .args(["--set", &format!("run.dir={:?}", dir.display().to_string())])
+        .args(["--set", "run.max_steps=100000", "--set", "run.minutes=5"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let run = RunDir::new(&dir);
+    let began = Instant::now();
+    while run
+        .accepted_checkpoints()
+        .map(|a| a.len() < 2)
+        .unwrap_or(true)
+    {
+        assert!(
+            began.elapsed() < Duration::from_secs(120),
+            "no second checkpoint"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    send_signal(child.id(), "INT");
+    std::thread::sleep(Duration::from_millis(20));
+    send_signal(child.id(), "INT");
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{:?}\n{stderr}", out.status);
+    assert!(stderr.contains("second interrupt"), "{stderr}");
+    assert_consistent(&run);
+    let resumed = train(&dir, &["--resume", "--set", "run.max_steps=1"]);
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+}
+
 fn send_signal(pid: u32, signal: &str) {
     let status = Command::new("kill")
         .arg(format!("-{signal}"))

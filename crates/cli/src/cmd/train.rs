@@ -105,7 +105,12 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         ctrlc::set_handler(move || {
             if interrupt.swap(true, Ordering::SeqCst) {
                 eprintln!("shogi-zero: second interrupt, exiting now (the run resumes with --resume)");
-                std::process::exit(130);
+                // `_exit`, not `process::exit`: the latter runs libtorch's static
+                // destructors while self-play and learner threads still use them, which
+                // ended a run in a segmentation fault. Everything published is already
+                // whole on disk (written aside, then renamed).
+                // SAFETY: `_exit` ends the process without touching shared state.
+                unsafe { libc::_exit(130) };
             }
             eprintln!("shogi-zero: stopping: flushing replay and exporting the learner (Ctrl-C again to quit at once)");
         })
