@@ -228,7 +228,7 @@ impl ShogiGame {
         repetition: impl FnOnce() -> Option<Outcome>,
     ) -> Option<Outcome> {
         let side = pos.side_to_move();
-        if pos.legal_moves().is_empty() {
+        if !pos.has_legal_move() {
             let reason = if pos.in_check() {
                 EndReason::Checkmate
             } else {

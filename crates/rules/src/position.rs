@@ -412,14 +412,14 @@ impl Position {
 
     /// Whether the side to move is checkmated (詰み).
     pub fn is_checkmate(&self) -> bool {
-        self.in_check() && self.legal_moves().is_empty()
+        self.in_check() && !self.has_legal_move()
     }
 
     /// A move that checkmates at once (一手詰), if any.
     pub fn mate_in_one(&self) -> Option<Move> {
         self.legal_moves().into_iter().find(|&mv| {
             let p = self.after(mv);
-            p.in_check() && p.legal_moves().is_empty()
+            p.in_check() && !p.has_legal_move()
         })
     }
 

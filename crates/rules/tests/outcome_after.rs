@@ -18,6 +18,14 @@ fn check_children(game: &ShogiGame, seen: &mut BTreeMap<String, usize>) {
         let mut next = game.clone();
         next.play_unchecked(mv);
         let want = next.outcome();
+        // The early-exit test the end rules use, against the full list.
+        let pos = next.position();
+        assert_eq!(
+            pos.has_legal_move(),
+            !pos.legal_moves().is_empty(),
+            "has_legal_move after {mv} in {}",
+            game.position()
+        );
         assert_eq!(
             game.outcome_after(mv),
             want,

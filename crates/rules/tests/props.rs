@@ -15,6 +15,7 @@ fn playout(variant: Variant, seed: u64, plies: usize) {
         v.sort_unstable();
         v.dedup();
         assert_eq!(v.len(), moves.len(), "duplicate moves in {pos}");
+        assert_eq!(pos.has_legal_move(), !moves.is_empty(), "{pos}");
         if moves.is_empty() {
             break;
         }

@@ -138,6 +138,30 @@ fn checkmate_and_mate_in_one() {
 }
 
 #[test]
+fn has_legal_move_in_mate_stalemate_and_with_only_a_drop() {
+    // Mate: no legal move, in check.
+    let mated = pos("4k4/4G4/4G4/9/9/9/9/9/4K4 w - 2");
+    assert!(!mated.has_legal_move() && mated.legal_moves().is_empty());
+    // Stalemate: White's lone king on 1a, the dragon on 3b guards 2a, 2b and 1b but
+    // gives no check. No legal move, and the rules give the game to Black.
+    let stalemate = pos("8k/6+R2/9/9/9/9/9/9/4K4 w - 1");
+    assert!(!stalemate.in_check());
+    assert!(!stalemate.has_legal_move() && stalemate.legal_moves().is_empty());
+    let game = ShogiGame::new(stalemate.clone(), GameRules::default());
+    let outcome = game.outcome().unwrap();
+    assert_eq!(outcome.winner, Some(Color::Black));
+    assert_eq!(outcome.reason, EndReason::NoLegalMoves);
+    // The same king with a gold in hand: the drops are its only moves.
+    let drop_only = pos("8k/6+R2/9/9/9/9/9/9/4K4 w g 1");
+    assert!(drop_only.has_legal_move());
+    assert!(drop_only.legal_moves().iter().all(|m| m.is_drop()));
+    // A pawn in hand: pawn drops (not on White's last rank) are its only moves.
+    let pawn = pos("8k/6+R2/9/9/9/9/9/9/4K4 w p 1");
+    assert!(pawn.has_legal_move());
+    assert!(pawn.legal_moves().iter().all(|m| m.is_drop()));
+}
+
+#[test]
 fn handicaps() {
     for (name, _) in shogi_rules::HANDICAPS {
         let p = Position::handicap(name).unwrap();

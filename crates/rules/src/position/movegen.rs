@@ -15,12 +15,26 @@ impl Position {
     /// Appends all legal moves to `list`.
     pub fn generate(&self, list: &mut MoveList) {
         let mut n = list.len;
-        self.generate_into(&mut list.moves, &mut n);
+        self.generate_into::<false>(&mut list.moves, &mut n);
         list.len = n;
     }
 
+    /// Whether the side to move has a legal move: [`Position::generate`] stopped at the
+    /// first one. King moves come first, so a position that is not mate (詰み) or
+    /// stalemate usually answers after a few attack tests; a search asks this of every
+    /// child it expands (mate anywhere in the tree), where a full list was most of the
+    /// time self-play spent outside the network.
+    pub fn has_legal_move(&self) -> bool {
+        let mut buf = [const { MaybeUninit::uninit() }; crate::types::MAX_MOVES];
+        let mut n = 0;
+        self.generate_into::<true>(&mut buf, &mut n);
+        n > 0
+    }
+
+    /// Appends the legal moves to `buf[*len..]`; with `FIRST_ONLY`, returns after the
+    /// first one (`has_legal_move`: the same rules, so the two cannot disagree).
     #[inline(always)]
-    fn generate_into(
+    fn generate_into<const FIRST_ONLY: bool>(
         &self,
         buf: &mut [MaybeUninit<Move>; crate::types::MAX_MOVES],
         len: &mut usize,
@@ -30,6 +44,10 @@ impl Position {
             ($m:expr) => {{
                 buf[n] = MaybeUninit::new($m);
                 n += 1;
+                if FIRST_ONLY {
+                    *len = n;
+                    return;
+                }
             }};
         }
         let us = self.side;
