@@ -209,10 +209,9 @@ fn smoke_run_completes_the_loop_and_resumes() {
     assert_consistent(&run);
 }
 
-#[test]
-fn sigterm_stops_gracefully_and_the_run_resumes() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("run");
+/// Starts a five-minute smoke run in `dir` and returns once the learner has trained a
+/// little (a candidate pending or a second network accepted).
+fn train_until_a_candidate(dir: &Path) -> (std::process::Child, RunDir) {
     let child = Command::new(BIN)
         .arg("train")
         .arg(smoke_config())
@@ -222,8 +221,7 @@ fn sigterm_stops_gracefully_and_the_run_resumes() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until the learner has trained a little, then ask it to stop.
-    let run = RunDir::new(&dir);
+    let run = RunDir::new(dir);
     let began = Instant::now();
     while run
         .pending_candidates()
@@ -237,6 +235,25 @@ fn sigterm_stops_gracefully_and_the_run_resumes() {
         assert!(began.elapsed() < Duration::from_secs(120), "no candidate");
         std::thread::sleep(Duration::from_millis(100));
     }
+    (child, run)
+}
+
+/// The run in `dir` is whole and goes on with `--resume`.
+fn assert_resumes(dir: &Path, run: &RunDir) {
+    assert_consistent(run);
+    let resumed = train(dir, &["--resume", "--set", "run.max_steps=1"]);
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+}
+
+#[test]
+fn sigterm_stops_gracefully_and_the_run_resumes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let (child, run) = train_until_a_candidate(&dir);
     let stopped_at = Instant::now();
     send_signal(child.id(), "TERM");
     let out = child.wait_with_output().unwrap();
@@ -248,13 +265,7 @@ fn sigterm_stops_gracefully_and_the_run_resumes() {
     );
     assert!(stdout.contains("interrupted"), "{stdout}");
     assert!(stopped_at.elapsed() < Duration::from_secs(30), "slow stop");
-    assert_consistent(&run);
-    let resumed = train(&dir, &["--resume", "--set", "run.max_steps=1"]);
-    assert!(
-        resumed.status.success(),
-        "{}",
-        String::from_utf8_lossy(&resumed.stderr)
-    );
+    assert_resumes(&dir, &run);
 }
 
 /// A second interrupt quits at once with status 130 (not a crash in libtorch's exit
@@ -263,28 +274,7 @@ fn sigterm_stops_gracefully_and_the_run_resumes() {
 fn a_second_interrupt_quits_at_once_and_the_run_resumes() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
-    let child = Command::new(BIN)
-        .arg("train")
-        .arg(smoke_config())
-        .args(["--set", &format!("run.dir={:?}", dir.display().to_string())])
-        .args(["--set", "run.max_steps=100000", "--set", "run.minutes=5"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let run = RunDir::new(&dir);
-    let began = Instant::now();
-    while run
-        .accepted_checkpoints()
-        .map(|a| a.len() < 2)
-        .unwrap_or(true)
-    {
-        assert!(
-            began.elapsed() < Duration::from_secs(120),
-            "no second checkpoint"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let (child, run) = train_until_a_candidate(&dir);
     send_signal(child.id(), "INT");
     std::thread::sleep(Duration::from_millis(20));
     send_signal(child.id(), "INT");
@@ -292,13 +282,7 @@ fn a_second_interrupt_quits_at_once_and_the_run_resumes() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{:?}\n{stderr}", out.status);
     assert!(stderr.contains("second interrupt"), "{stderr}");
-    assert_consistent(&run);
-    let resumed = train(&dir, &["--resume", "--set", "run.max_steps=1"]);
-    assert!(
-        resumed.status.success(),
-        "{}",
-        String::from_utf8_lossy(&resumed.stderr)
-    );
+    assert_resumes(&dir, &run);
 }
 
 fn send_signal(pid: u32, signal: &str) {
