@@ -202,6 +202,12 @@ pub struct SearchConfig {
     /// improved policy (the policy target) then leave a piece en prise only where the
     /// search's values outweigh the penalty. 0 = off. Default 0.
     pub gumbel_safety: f32,
+    /// Gumbel: the mirror of [`Self::gumbel_safety`]: each root move's logit gains
+    /// `gumbel_gain` per point it wins by static exchange one ply later (the negative of
+    /// [`shogi_game::Game::static_loss_after`]: what it takes, less the opponent's best
+    /// exchange after it), so the root takes a free piece unless the search's values say
+    /// otherwise. 0 = off. Default 0.
+    pub gumbel_gain: f32,
     /// Gumbel: add Gumbel(0,1) noise to the root logits (self-play). Off = deterministic
     /// (evaluation games). Default true.
     pub gumbel_noise: bool,
@@ -255,6 +261,7 @@ impl Default for SearchConfig {
             gumbel_captures: false,
             gumbel_safe: false,
             gumbel_safety: 0.0,
+            gumbel_gain: 0.0,
             gumbel_noise: true,
             gumbel_rescale_q: false,
             gumbel_interior: GumbelInterior::Deterministic,
@@ -335,6 +342,9 @@ pub struct RootSettings {
     /// With a Gumbel root: the logits a move loses per point it leaves en prise beyond
     /// the least any move does ([`SearchConfig::gumbel_safety`]; 0 = off).
     pub gumbel_safety: f32,
+    /// With a Gumbel root: the logits a move gains per point it wins by static exchange
+    /// ([`SearchConfig::gumbel_gain`]; 0 = off).
+    pub gumbel_gain: f32,
     /// With a Gumbel root: how far the searched values move the root's choice against the
     /// prior ([`SearchConfig::gumbel_c_scale`]).
     pub gumbel_c_scale: f32,
@@ -354,6 +364,7 @@ impl Default for RootSettings {
             gumbel_captures: false,
             gumbel_safe: false,
             gumbel_safety: play.gumbel_safety,
+            gumbel_gain: play.gumbel_gain,
             gumbel_c_scale: play.gumbel_c_scale,
             leaf_mate_nodes: play.leaf_mate_nodes,
             leaf_exchange: play.leaf_exchange,
@@ -372,6 +383,7 @@ impl RootSettings {
             config.gumbel_captures = self.gumbel_captures;
             config.gumbel_safe = self.gumbel_safe;
             config.gumbel_safety = self.gumbel_safety;
+            config.gumbel_gain = self.gumbel_gain;
             config.gumbel_c_scale = self.gumbel_c_scale;
         }
     }
@@ -391,6 +403,9 @@ impl RootSettings {
             }
             if self.gumbel_safety > 0.0 {
                 parts.push(format!("safety {} logits a point", self.gumbel_safety));
+            }
+            if self.gumbel_gain > 0.0 {
+                parts.push(format!("gain {} logits a point", self.gumbel_gain));
             }
             if self.gumbel_c_scale != SearchConfig::for_play().gumbel_c_scale {
                 parts.push(format!("c_scale {}", self.gumbel_c_scale));

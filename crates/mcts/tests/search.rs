@@ -817,6 +817,44 @@ fn gumbel_safety_steers_the_choice_and_the_policy_target_off_hanging_pieces() {
     assert_eq!(on.priors, off.priors);
 }
 
+/// `gumbel_gain`, the mirror of `gumbel_safety`: with a gold nothing defends in reach of
+/// Black's rook and a uniform evaluator (whose values cannot tell the moves apart), the
+/// bonus makes the root take the gold and its improved policy put its mass there; off,
+/// the capture is one move among twenty.
+#[test]
+fn gumbel_gain_steers_the_choice_and_the_policy_target_to_a_free_piece() {
+    use shogi_game::Game;
+    let game = shogi("4k4/9/9/9/4g4/9/9/4R4/4K4 b - 1");
+    let mass_on_winning = |r: &SearchResult<shogi_rules::Move>| -> f32 {
+        r.moves
+            .iter()
+            .zip(&r.policy_target)
+            .filter(|&(&mv, _)| game.static_loss_after(mv) < 0)
+            .map(|(_, &p)| p)
+            .sum()
+    };
+    let off = gumbel_root(&game, 8, cfg(32, 1));
+    let gain = SearchConfig {
+        gumbel_gain: 0.5,
+        ..cfg(32, 1)
+    };
+    let on = gumbel_root(&game, 8, gain.clone());
+    assert_eq!(on.best_move.unwrap().to_string(), "5h5e");
+    assert!(mass_on_winning(&on) > 0.9, "{}", mass_on_winning(&on));
+    assert!(mass_on_winning(&off) < 0.2, "{}", mass_on_winning(&off));
+    assert_eq!(on.priors, off.priors);
+    // A quiet move that leaves nothing en prise gains nothing: with no capture and no
+    // promotion on the board (the pawn blocks the rook's file) the bonus changes no
+    // logit, and the search is the one without it.
+    let quiet = shogi("4k4/9/9/9/4P4/9/9/4R4/4K4 b - 1");
+    let (quiet_off, quiet_on) = (
+        gumbel_root(&quiet, 8, cfg(32, 1)),
+        gumbel_root(&quiet, 8, gain),
+    );
+    assert_eq!(quiet_on.policy_target, quiet_off.policy_target);
+    assert_eq!(quiet_on.best_move, quiet_off.best_move);
+}
+
 /// `raise_by_exchange`: a side to move that can take a hanging rook is nearly won
 /// whatever the network said; one with no capture that pays keeps the network's score.
 #[test]

@@ -289,6 +289,11 @@ pub struct SelfplaySection {
     /// exchange one ply later beyond the least any move loses (mobility swing: a pawn 2,
     /// a silver 10, a rook 32), in its choice and its policy target. 0 = off. Default 0.
     pub gumbel_safety: f32,
+    /// Gumbel: the root's logits gain `gumbel_gain` per point a move wins by static
+    /// exchange one ply later (what it takes, less the opponent's best exchange after
+    /// it; the mirror of `gumbel_safety`), in its choice and its policy target. 0 = off.
+    /// Default 0.
+    pub gumbel_gain: f32,
     /// Gumbel: how far searched values move the root's choice and its policy target
     /// against the prior: sigma(q) = (50 + max visits) * c_scale * q, q an expected
     /// score, so at 1 a move searched 0.1 worse loses 5 logits. Default 1.
@@ -381,6 +386,7 @@ impl Default for SelfplaySection {
             gumbel_captures: search.gumbel_captures,
             gumbel_safe: search.gumbel_safe,
             gumbel_safety: search.gumbel_safety,
+            gumbel_gain: search.gumbel_gain,
             gumbel_c_scale: search.gumbel_c_scale,
             tree_batch: search.batch_size,
             terminal_check: search.expand_check_terminal,
@@ -603,6 +609,10 @@ pub struct PlaySection {
     /// ply later beyond the least any move loses (as `selfplay.gumbel_safety`), at play
     /// time only. 0 = `selfplay.gumbel_safety`. Default 0.
     pub gumbel_safety: f32,
+    /// The root's logits gain this much per point a move wins by static exchange one ply
+    /// later (as `selfplay.gumbel_gain`), at play time only. 0 = `selfplay.gumbel_gain`.
+    /// Default 0.
+    pub gumbel_gain: f32,
     /// Weight (0..=1) of what the side to move wins by static exchange in every network
     /// leaf's value (as `selfplay.leaf_exchange`), at play time only. 0 =
     /// `selfplay.leaf_exchange`. Default 0.
@@ -1112,8 +1122,10 @@ mod tests {
             "run.minutes",
             "selfplay.gumbel_c_scale",
             "selfplay.gumbel_safety",
+            "selfplay.gumbel_gain",
             "selfplay.leaf_exchange",
             "play.gumbel_safety",
+            "play.gumbel_gain",
             "play.leaf_exchange",
             "selfplay.dirichlet_alpha",
             "selfplay.dirichlet_weight",

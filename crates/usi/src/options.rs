@@ -61,7 +61,7 @@ pub struct Options {
     /// `RunSearch`: when `ModelPath` is a run directory or one of its checkpoints, search
     /// as the run measures its networks (its self-play root without noise and its
     /// `[play]` options, the search its figures were measured with) instead of with
-    /// `GumbelRoot`, `GumbelCaptures`, `GumbelSafety` and `LeafExchange`.
+    /// `GumbelRoot`, `GumbelCaptures`, `GumbelSafety`, `GumbelGain` and `LeafExchange`.
     pub run_search: bool,
     /// `GumbelRoot`: 0 for a PUCT root, `k` for a noise-free Gumbel root considering `k`
     /// moves (sequential halving; the root a run's self-play trains with).
@@ -73,11 +73,14 @@ pub struct Options {
     /// loses per point it leaves en prise by static exchange (200 = a run's
     /// `play.gumbel_safety = 2`).
     pub gumbel_safety_centi: u64,
+    /// `GumbelGain`, in hundredths of a logit: with a Gumbel root, the logits a move
+    /// gains per point it wins by static exchange (200 = a run's `play.gumbel_gain = 2`).
+    pub gumbel_gain_centi: u64,
 }
 
 /// The largest `GumbelRoot`: more considered moves than this is a PUCT search's job.
 pub const MAX_GUMBEL_ROOT: u64 = 64;
-/// The largest `GumbelSafety`, hundredths of a logit per point.
+/// The largest `GumbelSafety` and `GumbelGain`, hundredths of a logit per point.
 pub const MAX_GUMBEL_SAFETY_CENTI: u64 = 10_000;
 
 /// The `BatchSize` option's default: leaves evaluated together per request, a match
@@ -109,6 +112,7 @@ impl Default for Options {
             gumbel_root: 0,
             gumbel_captures: false,
             gumbel_safety_centi: 0,
+            gumbel_gain_centi: 0,
         }
     }
 }
@@ -138,12 +142,13 @@ impl Options {
     }
 
     /// The root the options ask for (`GumbelRoot`, `GumbelCaptures`, `GumbelSafety`,
-    /// `LeafExchange`).
+    /// `GumbelGain`, `LeafExchange`).
     pub fn root(&self) -> RootSettings {
         RootSettings {
             gumbel: self.gumbel_root.min(MAX_GUMBEL_ROOT) as usize,
             gumbel_captures: self.gumbel_captures,
             gumbel_safety: self.gumbel_safety_centi.min(MAX_GUMBEL_SAFETY_CENTI) as f32 / 100.0,
+            gumbel_gain: self.gumbel_gain_centi.min(MAX_GUMBEL_SAFETY_CENTI) as f32 / 100.0,
             leaf_exchange: self.leaf_exchange_percent.min(100) as f32 / 100.0,
             ..RootSettings::default()
         }
@@ -259,6 +264,10 @@ impl Options {
                 "option name GumbelSafety type spin default {} min 0 max {MAX_GUMBEL_SAFETY_CENTI}",
                 self.gumbel_safety_centi
             ),
+            format!(
+                "option name GumbelGain type spin default {} min 0 max {MAX_GUMBEL_SAFETY_CENTI}",
+                self.gumbel_gain_centi
+            ),
         ]
     }
 
@@ -307,6 +316,7 @@ impl Options {
             "gumbelroot" => self.gumbel_root = spin(0, MAX_GUMBEL_ROOT)?,
             "gumbelcaptures" => self.gumbel_captures = check(value)?,
             "gumbelsafety" => self.gumbel_safety_centi = spin(0, MAX_GUMBEL_SAFETY_CENTI)?,
+            "gumbelgain" => self.gumbel_gain_centi = spin(0, MAX_GUMBEL_SAFETY_CENTI)?,
             "uci_variant" => {
                 self.game = value
                     .to_ascii_lowercase()
@@ -371,11 +381,13 @@ mod tests {
         o.set("GumbelRoot", "500", &shogi).unwrap();
         o.set("GumbelCaptures", "true", &shogi).unwrap();
         o.set("GumbelSafety", "250", &shogi).unwrap();
+        o.set("GumbelGain", "50", &shogi).unwrap();
         let gumbel = o.search_config();
         assert_eq!(gumbel.root_selection, shogi_mcts::RootSelection::Gumbel);
         assert_eq!(gumbel.gumbel_considered, MAX_GUMBEL_ROOT as usize);
         assert!(gumbel.gumbel_captures && !gumbel.gumbel_noise);
         assert!((gumbel.gumbel_safety - 2.5).abs() < 1e-6);
+        assert!((gumbel.gumbel_gain - 0.5).abs() < 1e-6);
         assert_eq!(gumbel.leaf_exchange, 0.5);
         assert_eq!(
             o.set("GumbelCaptures", "1", &shogi),

@@ -43,7 +43,7 @@ pub struct RootArgs {
     /// Search as the run RUN measures its networks: its self-play root without noise and
     /// its `[play]` options, read from RUN/config.toml. Excludes the flags below.
     #[arg(long, value_name = "RUN", conflicts_with_all = [
-        "gumbel", "gumbel_captures", "gumbel_safe", "gumbel_safety", "gumbel_c_scale",
+        "gumbel", "gumbel_captures", "gumbel_safe", "gumbel_safety", "gumbel_gain", "gumbel_c_scale",
         "leaf_mate_nodes", "leaf_exchange",
     ])]
     pub root_of: Option<std::path::PathBuf>,
@@ -64,6 +64,11 @@ pub struct RootArgs {
     /// rook 32; a run's `selfplay.gumbel_safety`); 0 = off.
     #[arg(long, default_value_t = RootSettings::default().gumbel_safety, value_name = "LOGITS", value_parser = non_negative)]
     pub gumbel_safety: f32,
+    /// With `--gumbel`: the logits a root move gains per point it wins by static exchange
+    /// one ply later (what it takes less the opponent's best exchange after it; a run's
+    /// `selfplay.gumbel_gain`); 0 = off.
+    #[arg(long, default_value_t = RootSettings::default().gumbel_gain, value_name = "LOGITS", value_parser = non_negative)]
+    pub gumbel_gain: f32,
     /// With `--gumbel`: the root's c_scale, how far searched values move its choice
     /// against the prior (sigma(q) = (50 + max visits) * c_scale * q; a run's
     /// `selfplay.gumbel_c_scale`).
@@ -95,6 +100,7 @@ impl RootArgs {
             gumbel_captures: self.gumbel_captures,
             gumbel_safe: self.gumbel_safe,
             gumbel_safety: self.gumbel_safety,
+            gumbel_gain: self.gumbel_gain,
             gumbel_c_scale: self.gumbel_c_scale,
             leaf_mate_nodes: self.leaf_mate_nodes,
             leaf_exchange: self.leaf_exchange,

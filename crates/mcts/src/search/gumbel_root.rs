@@ -28,7 +28,9 @@ impl<G: Game> Search<G> {
     pub(super) fn init_gumbel(&mut self, game: &G, budget: usize) {
         let range = self.nodes[0].children();
         let k = range.len();
-        let needs_loss = self.config.gumbel_safe || self.config.gumbel_safety > 0.0;
+        let needs_loss = self.config.gumbel_safe
+            || self.config.gumbel_safety > 0.0
+            || self.config.gumbel_gain > 0.0;
         // What each root move loses by static exchange one ply later.
         let loss: Vec<i32> = if needs_loss {
             range
@@ -49,6 +51,12 @@ impl<G: Game> Search<G> {
             // softmax renormalises).
             for (logit, &l) in logits.iter_mut().zip(&loss) {
                 *logit -= self.config.gumbel_safety * (l - least).max(0) as f32;
+            }
+        }
+        if self.config.gumbel_gain > 0.0 {
+            // What a move wins by static exchange (a loss below 0) raises its logit.
+            for (logit, &l) in logits.iter_mut().zip(&loss) {
+                *logit += self.config.gumbel_gain * (-l).max(0) as f32;
             }
         }
         let g = if self.config.gumbel_noise {

@@ -25,8 +25,10 @@ impl RunConfig {
             ("run.minutes", r.minutes),
             ("selfplay.gumbel_c_scale", s.gumbel_c_scale as f64),
             ("selfplay.gumbel_safety", s.gumbel_safety as f64),
+            ("selfplay.gumbel_gain", s.gumbel_gain as f64),
             ("selfplay.leaf_exchange", s.leaf_exchange as f64),
             ("play.gumbel_safety", self.play.gumbel_safety as f64),
+            ("play.gumbel_gain", self.play.gumbel_gain as f64),
             ("play.leaf_exchange", self.play.leaf_exchange as f64),
             ("selfplay.dirichlet_alpha", s.dirichlet_alpha as f64),
             ("selfplay.dirichlet_weight", s.dirichlet_weight as f64),
@@ -128,6 +130,8 @@ impl RunConfig {
         for (key, safety) in [
             ("selfplay.gumbel_safety", s.gumbel_safety),
             ("play.gumbel_safety", self.play.gumbel_safety),
+            ("selfplay.gumbel_gain", s.gumbel_gain),
+            ("play.gumbel_gain", self.play.gumbel_gain),
         ] {
             if safety < 0.0 {
                 return Err(c.range(key, safety.to_string(), "must be at least 0"));
