@@ -140,7 +140,7 @@ fn shogiarena_runner_plays_games_to_the_end_with_its_default_rules() {
 
 /// The engine as a GUI starts it (the bare binary), given a network of a run directory,
 /// searches as that run measures its networks (`RunSearch`: here `configs/shogi-cpu.toml`'s
-/// Gumbel root of 8 moves with the captures and the safety prior of its `[play]`) and
+/// Gumbel root of 8 moves with the captures, the safety prior and the gain of its `[play]`) and
 /// says so; with `RunSearch` off it keeps the options' PUCT root and says that too.
 #[test]
 fn a_run_network_is_searched_as_its_run_measures_it() {
@@ -179,7 +179,7 @@ fn a_run_network_is_searched_as_its_run_measures_it() {
         "go nodes 32".into(),
     ]);
     let expected = format!(
-        "info string search: as run {} measures its networks: Gumbel root of 8 moves, winning captures always considered, safety 2 logits a point",
+        "info string search: as run {} measures its networks: Gumbel root of 8 moves, winning captures always considered, safety 2 logits a point, gain 2 logits a point",
         run.display()
     );
     assert!(out.lines().any(|l| l == expected), "{out}");

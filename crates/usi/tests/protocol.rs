@@ -35,6 +35,7 @@ option name RunSearch type check default true
 option name GumbelRoot type spin default 0 min 0 max 64
 option name GumbelCaptures type check default false
 option name GumbelSafety type spin default 0 min 0 max 10000
+option name GumbelGain type spin default 0 min 0 max 10000
 usiok",
         env!("CARGO_PKG_VERSION")
     );

@@ -84,6 +84,7 @@ const FRAGMENTS: &[&str] = &[
     "GumbelRoot",
     "GumbelCaptures",
     "GumbelSafety",
+    "GumbelGain",
     "ByoyomiMargin",
     "USI_Ponder",
     "true",
