@@ -15,9 +15,13 @@
 //!   inputs a position, most zero. The game writes its planes sparsely where it can
 //!   ([`shogi_registry::NetGame::encode_sparse`]); dense planes are scanned. The stem
 //!   writes its output channels last, the layout the tower's convolutions run in
-//!   without reordering, and the policy's 3x3 convolution runs only at the cells legal
-//!   moves read (each cell's neighbourhood gathered, times the kernel as a matrix): a
-//!   tai position's legal moves start from a few hundred of its 625 squares.
+//!   without reordering.
+//! - On the CPU the legal entries' dot products run here, over the policy features read
+//!   out once (`[cells][C]`), not as tensor gathers: tai's few thousand entries a batch
+//!   were two index selects, a product and a sum (an index select of 128-byte rows is a
+//!   `memmove` a row). The policy's 3x3 convolution stays dense: a tai batch's legal
+//!   moves read about 70% of its cells (about 430 of 625 a position in self-play), where
+//!   gathering each cell's neighbourhood cost more than the convolution.
 //!
 //! The weights are read once, when the frozen net is built: it does not follow later
 //! changes to the [`Net`] (an [`crate::Inference`] owns its model and never trains it).
@@ -121,14 +125,13 @@ pub(crate) struct FrozenNet {
     sparse_stem: Option<SparseStem>,
     tower: Vec<FrozenBlock>,
     policy_conv: FoldedConv,
-    /// With the sparse stem: `policy_conv`'s kernel as a `[k * k * C, C]` matrix (rows
-    /// tap-major, then input channel), to compute it only at the squares legal moves
-    /// read (a few hundred of tai's 625 a position).
-    policy_columns: Option<Tensor>,
     /// `[policy_planes, C]`: the last policy convolution's 1x1 kernel.
     policy_weight: Tensor,
     /// `[policy_planes]`.
     policy_bias: Tensor,
+    /// On the CPU, `policy_weight` and `policy_bias` as f32 (the legal entries' dot
+    /// products run in Rust there).
+    policy_rows: Option<(Vec<f32>, Vec<f32>)>,
     value_conv: FoldedConv,
     value_pool: bool,
     value_fc1: nn::Linear,
@@ -144,10 +147,11 @@ impl FrozenNet {
         if sparse {
             keep_freed_memory();
         }
-        FrozenNet::build(net, sparse)
+        FrozenNet::build(net, sparse, !device.is_cuda())
     }
 
-    fn build(net: &Net, sparse: bool) -> Self {
+    /// `sparse`: the sparse stem; `cpu_policy`: the legal entries' dot products in Rust.
+    fn build(net: &Net, sparse: bool, cpu_policy: bool) -> Self {
         tch::no_grad(|| {
             let cfg = net.config();
             let stem = FoldedConv::fold(&net.stem);
@@ -163,15 +167,13 @@ impl FrozenNet {
                 .collect();
             let out = &net.policy_out;
             let policy_planes = out.ws.size()[0];
-            let policy_conv = FoldedConv::fold(&net.policy_conv);
-            let policy_columns = sparse.then(|| {
-                let channels = policy_conv.weight.size()[0];
-                policy_conv
-                    .weight
-                    .permute([2, 3, 1, 0])
-                    .reshape([-1, channels])
-                    .contiguous()
-            });
+            let policy_weight = out.ws.view([policy_planes, -1]).copy();
+            let policy_bias = out
+                .bs
+                .as_ref()
+                .expect("the policy's last convolution has a bias")
+                .copy();
+            let policy_rows = cpu_policy.then(|| (f32_vec(&policy_weight), f32_vec(&policy_bias)));
             FrozenNet {
                 height: cfg.board_h,
                 width: cfg.board_w,
@@ -179,14 +181,10 @@ impl FrozenNet {
                 stem,
                 sparse_stem,
                 tower,
-                policy_conv,
-                policy_columns,
-                policy_weight: out.ws.view([policy_planes, -1]).copy(),
-                policy_bias: out
-                    .bs
-                    .as_ref()
-                    .expect("the policy's last convolution has a bias")
-                    .copy(),
+                policy_conv: FoldedConv::fold(&net.policy_conv),
+                policy_weight,
+                policy_bias,
+                policy_rows,
                 value_conv: FoldedConv::fold(&net.value_conv),
                 value_pool: cfg.value_pool,
                 value_fc1: shallow_linear(&net.value_fc1),
@@ -273,49 +271,9 @@ impl FrozenNet {
             .permute([0, 3, 1, 2])
     }
 
-    /// The policy convolution (and its ReLU) of the tower's output `t` only at `cells`
-    /// (`position * H * W + square`, distinct), as `[cells, C]`: each cell's k x k
-    /// neighbourhood gathered from `t` (off-board taps read a zero row) times
-    /// `columns`. Tai's legal moves read a few hundred of its 625 squares a position.
-    fn policy_at(&self, t: &Tensor, cells: &[i64], columns: &Tensor) -> Tensor {
-        let (h, w) = (self.height, self.width);
-        let hw = h * w;
-        let c = self.channels as i64;
-        let k = self.policy_conv.weight.size()[2] as usize;
-        let pad = k / 2;
-        let off_board = t.size()[0] * hw as i64;
-        // Channels last, one row a cell, and a zero row after the last.
-        let by_cell = t.permute([0, 2, 3, 1]).reshape([off_board, c]);
-        let by_cell = Tensor::cat(&[by_cell, Tensor::zeros([1, c], (t.kind(), t.device()))], 0);
-        let mut sources = Vec::with_capacity(cells.len() * k * k);
-        for &cell in cells {
-            let cell = cell as usize;
-            let (b, square) = (cell / hw, cell % hw);
-            let (r, x) = (square / w, square % w);
-            for ky in 0..k {
-                for kx in 0..k {
-                    let from = (r + ky)
-                        .checked_sub(pad)
-                        .filter(|&rr| rr < h)
-                        .zip((x + kx).checked_sub(pad).filter(|&xx| xx < w));
-                    sources.push(match from {
-                        Some((rr, xx)) => (b * hw + rr * w + xx) as i64,
-                        None => off_board,
-                    });
-                }
-            }
-        }
-        let sources = Tensor::from_slice(&sources).to_device(t.device());
-        let patches = by_cell
-            .index_select(0, &sources)
-            .view([cells.len() as i64, (k * k) as i64 * c]);
-        let mut out = patches.matmul(columns) + &self.policy_conv.bias;
-        let _ = out.relu_();
-        out
-    }
-
     /// The policy logits at `legal` (`(position, policy index)` pairs, each index below
-    /// the policy's size) and the value logits `[B, 3]`, for `inputs` (one a position).
+    /// the policy's size), one a pair, and the value logits `[B, 3]`, for `inputs` (one a
+    /// position).
     /// `upload` turns them into the dense input `[B, planes, H, W]` on the net's device
     /// and dtype when the stem is dense.
     pub(crate) fn forward_legal(
@@ -323,7 +281,7 @@ impl FrozenNet {
         inputs: &[PlanesRef<'_>],
         legal: &[(usize, usize)],
         upload: impl FnOnce(&[PlanesRef<'_>]) -> Tensor,
-    ) -> (Tensor, Tensor) {
+    ) -> (Vec<f32>, Tensor) {
         let hw = self.height * self.width;
         let stem = match &self.sparse_stem {
             Some(sparse) => self.sparse_stem_forward(sparse, inputs),
@@ -344,39 +302,43 @@ impl FrozenNet {
             let _ = h.relu_();
             t = h;
         }
-        let batch = inputs.len() as i64;
-        let device = t.device();
-        // Each legal entry reads the policy features of one cell (position, square).
-        let (cells, planes): (Vec<i64>, Vec<i64>) = legal
-            .iter()
-            .map(|&(b, index)| ((b * hw + index % hw) as i64, (index / hw) as i64))
-            .unzip();
-        let (features, rows) = match &self.policy_columns {
-            Some(columns) => {
-                let mut needed = cells.clone();
-                needed.sort_unstable();
-                needed.dedup();
-                let rows: Vec<i64> = cells
+        let mut features = self.policy_conv.forward(&t);
+        let _ = features.relu_();
+        // One row of C policy features a cell (position, square): a view of the
+        // channels-last output the CPU convolutions produce.
+        let c = self.channels;
+        let features = features
+            .permute([0, 2, 3, 1])
+            .reshape([-1, c as i64])
+            .contiguous();
+        let logits = match &self.policy_rows {
+            Some((weight, bias)) => {
+                let features = f32_vec(&features);
+                legal
                     .iter()
-                    .map(|c| needed.binary_search(c).expect("collected above") as i64)
-                    .collect();
-                (self.policy_at(&t, &needed, columns), rows)
+                    .map(|&(b, index)| {
+                        let (cell, plane) = (b * hw + index % hw, index / hw);
+                        let x = &features[cell * c..(cell + 1) * c];
+                        let w = &weight[plane * c..(plane + 1) * c];
+                        bias[plane] + dot(x, w)
+                    })
+                    .collect()
             }
             None => {
-                let mut features = self.policy_conv.forward(&t);
-                let _ = features.relu_();
-                let features = features
-                    .permute([0, 2, 3, 1])
-                    .reshape([batch * hw as i64, self.channels as i64]);
-                (features, cells)
+                let device = t.device();
+                let (cells, planes): (Vec<i64>, Vec<i64>) = legal
+                    .iter()
+                    .map(|&(b, index)| ((b * hw + index % hw) as i64, (index / hw) as i64))
+                    .unzip();
+                let cells = Tensor::from_slice(&cells).to_device(device);
+                let planes = Tensor::from_slice(&planes).to_device(device);
+                let logits = (features.index_select(0, &cells)
+                    * self.policy_weight.index_select(0, &planes))
+                .sum_dim_intlist([1i64].as_slice(), false, None::<Kind>)
+                    + self.policy_bias.index_select(0, &planes);
+                f32_vec(&logits)
             }
         };
-        let rows = Tensor::from_slice(&rows).to_device(device);
-        let planes = Tensor::from_slice(&planes).to_device(device);
-        let logits = (features.index_select(0, &rows)
-            * self.policy_weight.index_select(0, &planes))
-        .sum_dim_intlist([1i64].as_slice(), false, None::<Kind>)
-            + self.policy_bias.index_select(0, &planes);
         let value_map = self.value_conv.forward(&t).relu();
         let value = value_features(&value_map, self.value_pool)
             .apply(&self.value_fc1)
@@ -405,6 +367,32 @@ fn keep_freed_memory() {
             }
         });
     }
+}
+
+/// `x . y` in eight independent partial sums (the compiler keeps a plain float sum in
+/// order, one dependent addition a term; these vectorise).
+fn dot(x: &[f32], y: &[f32]) -> f32 {
+    const LANES: usize = 8;
+    let mut partial = [0.0f32; LANES];
+    let (xs, ys) = (x.chunks_exact(LANES), y.chunks_exact(LANES));
+    let tail: f32 = xs
+        .remainder()
+        .iter()
+        .zip(ys.remainder())
+        .map(|(a, b)| a * b)
+        .sum();
+    for (a, b) in xs.zip(ys) {
+        for lane in 0..LANES {
+            partial[lane] += a[lane] * b[lane];
+        }
+    }
+    partial.iter().sum::<f32>() + tail
+}
+
+/// `t`'s elements in order as f32 on the CPU.
+fn f32_vec(t: &Tensor) -> Vec<f32> {
+    let t = t.to_kind(Kind::Float).to_device(Device::Cpu).contiguous();
+    Vec::<f32>::try_from(&t.view([-1])).expect("a float tensor to Vec<f32>")
 }
 
 /// The folded stem as kernel columns (f32, CPU).
@@ -503,9 +491,17 @@ mod tests {
         })
     }
 
+    /// Both ways of computing the legal entries (in Rust, the CPU's; tensor gathers, a
+    /// GPU's) against the eval forward.
     fn check(cfg: &ModelConfig, sparse: bool) {
+        for cpu_policy in [true, false] {
+            check_frozen(cfg, sparse, cpu_policy);
+        }
+    }
+
+    fn check_frozen(cfg: &ModelConfig, sparse: bool, cpu_policy: bool) {
         let model = trained_looking(cfg, 7);
-        let frozen = FrozenNet::build(&model.net, sparse);
+        let frozen = FrozenNet::build(&model.net, sparse, cpu_policy);
         assert_eq!(frozen.is_sparse(), sparse);
         let rows = rows(cfg, 3);
         let (policy, value) = reference(&model, &rows);
@@ -562,7 +558,6 @@ mod tests {
                 ])
             })
         });
-        let logits = Vec::<f32>::try_from(&logits).unwrap();
         let policy = Vec::<f32>::try_from(&policy.view([-1])).unwrap();
         assert_eq!(logits.len(), legal.len());
         let scale = policy.iter().fold(1.0f32, |m, x| m.max(x.abs()));
@@ -584,14 +579,26 @@ mod tests {
         check(&config(6, 5, 1, false, false), false);
     }
 
-    /// The sparse stem, and with it the policy convolution at the legal moves' cells
-    /// only, against the eval forward (every third policy entry of each position is
-    /// legal here: edge and corner squares among them).
+    /// The sparse stem against the eval forward (every third policy entry of each
+    /// position is legal here: edge and corner squares among them).
     #[test]
     fn the_sparse_path_computes_the_eval_forward() {
         check(&config(11, 7, 3, false, false), true);
         check(&config(11, 7, 5, true, true), true);
         check(&config(11, 7, 1, false, false), true);
+    }
+
+    #[test]
+    fn dot_sums_every_term_in_and_past_the_lanes() {
+        for len in [0, 3, 8, 19, 32] {
+            let x: Vec<f32> = (0..len).map(|i| i as f32 * 0.5 - 3.0).collect();
+            let y: Vec<f32> = (0..len).map(|i| 1.0 + (i % 5) as f32).collect();
+            let want: f32 = x.iter().zip(&y).map(|(a, b)| a * b).sum();
+            assert!(
+                (dot(&x, &y) - want).abs() <= 1e-4 * want.abs().max(1.0),
+                "{len}"
+            );
+        }
     }
 
     #[test]

@@ -293,11 +293,9 @@ impl Inference {
             }
         }
         tch::no_grad(|| {
-            let (picked, value) = self
+            let (mut picked, value) = self
                 .frozen
                 .forward_legal(inputs, &pairs, |inputs| self.upload(inputs));
-            let picked = picked.to_kind(Kind::Float).to_device(Device::Cpu);
-            let mut picked = Vec::<f32>::try_from(&picked).expect("legal logits to Vec<f32>");
             for k in outside {
                 picked[k] = f32::NEG_INFINITY;
             }
