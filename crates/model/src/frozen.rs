@@ -397,13 +397,10 @@ fn f32_vec(t: &Tensor) -> Vec<f32> {
 
 /// The folded stem as kernel columns (f32, CPU).
 fn sparse_stem(stem: &FoldedConv) -> SparseStem {
-    let weight = stem.weight.to_kind(Kind::Float).to_device(Device::Cpu);
-    let size = weight.size();
-    let taps = weight.permute([1, 2, 3, 0]).contiguous().view([-1]);
-    let bias = stem.bias.to_kind(Kind::Float).to_device(Device::Cpu);
+    let size = stem.weight.size();
     SparseStem {
-        taps: Vec::<f32>::try_from(&taps).expect("stem kernel to Vec<f32>"),
-        bias: Vec::<f32>::try_from(&bias).expect("stem bias to Vec<f32>"),
+        taps: f32_vec(&stem.weight.permute([1, 2, 3, 0])),
+        bias: f32_vec(&stem.bias),
         planes: size[1] as usize,
         kernel: size[2] as usize,
     }
