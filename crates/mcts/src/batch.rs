@@ -9,6 +9,11 @@
 //! and the service also ends the thread. An actor that gives up (drops its reply channel)
 //! mid-batch costs nothing: its answer is discarded. A panicking model answers the
 //! batch's requests with [`EvalError::ModelFailed`] and the service keeps running.
+//!
+//! A new model replaces the running one between two batches
+//! ([`BatchService::replace_model`]): the batch in progress finishes on the old one and
+//! every later batch runs the new one, so the callers' games never stop for a new
+//! network (KataGo and lc0 swap a self-play network the same way).
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -63,6 +68,7 @@ struct StatsInner {
     requests: AtomicU64,
     model_nanos: AtomicU64,
     max_fill: AtomicU64,
+    models: AtomicU64,
 }
 
 /// A snapshot of the service statistics.
@@ -82,6 +88,8 @@ pub struct BatchStats {
     pub max_batch_seen: u64,
     /// Total time inside the inner function.
     pub model_time: Duration,
+    /// Models that replaced the first one ([`BatchService::replace_model`]).
+    pub replacements: u64,
 }
 
 struct Job<I, O> {
@@ -180,12 +188,17 @@ fn snapshot(s: &StatsInner, max_batch: usize) -> BatchStats {
         avg_fill: avg / max_batch.max(1) as f64,
         max_batch_seen: s.max_fill.load(Ordering::Relaxed),
         model_time: Duration::from_nanos(s.model_nanos.load(Ordering::Relaxed)),
+        replacements: s.models.load(Ordering::Relaxed),
     }
 }
+
+/// A model sent to a running service to replace its own.
+type Replacement<I, O> = Box<dyn BatchModel<I, O> + Send>;
 
 /// The service: owns the service thread. Drop or [`shutdown`](Self::shutdown) to stop it.
 pub struct BatchService<I, O> {
     handle: BatchHandle<I, O>,
+    replace: Sender<Replacement<I, O>>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
@@ -212,6 +225,7 @@ impl<I: Send + 'static, O: Send + 'static> BatchService<I, O> {
         F: FnOnce() -> M + Send + 'static,
     {
         let (tx, rx) = unbounded::<Job<I, O>>();
+        let (replace, replacements) = unbounded::<Replacement<I, O>>();
         let stats = Arc::new(StatsInner::default());
         let stop = Arc::new(AtomicBool::new(false));
         let max_batch = config.max_batch.max(1);
@@ -220,7 +234,10 @@ impl<I: Send + 'static, O: Send + 'static> BatchService<I, O> {
             let stop = stop.clone();
             std::thread::Builder::new()
                 .name("batch-eval".into())
-                .spawn(move || service_loop(rx, make(), config, stats, stop))
+                .spawn(move || {
+                    let model: Box<dyn BatchModel<I, O>> = Box::new(make());
+                    service_loop(rx, replacements, model, config, stats, stop)
+                })
                 .expect("spawn batch service thread")
         };
         BatchService {
@@ -229,9 +246,23 @@ impl<I: Send + 'static, O: Send + 'static> BatchService<I, O> {
                 stats,
                 max_batch,
             },
+            replace,
             stop,
             thread: Some(thread),
         }
+    }
+
+    /// Replaces the model between two batches: the batch being run (if any) finishes on
+    /// the old model, every batch formed afterwards runs `model`, and the old one is
+    /// dropped on the service thread. Requests are never refused or reordered meanwhile.
+    /// Fails only when the service has stopped.
+    pub fn replace_model<M: BatchModel<I, O> + Send + 'static>(
+        &self,
+        model: M,
+    ) -> Result<(), EvalError> {
+        self.replace
+            .send(Box::new(model))
+            .map_err(|_| EvalError::ServiceShutDown)
     }
 
     /// A new handle for an actor.
@@ -268,9 +299,10 @@ impl<I, O> Drop for BatchService<I, O> {
     }
 }
 
-fn service_loop<I, O, M: BatchModel<I, O>>(
+fn service_loop<I, O>(
     rx: Receiver<Job<I, O>>,
-    mut model: M,
+    replacements: Receiver<Replacement<I, O>>,
+    mut model: Box<dyn BatchModel<I, O>>,
     config: BatchConfig,
     stats: Arc<StatsInner>,
     stop: Arc<AtomicBool>,
@@ -281,6 +313,11 @@ fn service_loop<I, O, M: BatchModel<I, O>>(
     loop {
         if stop.load(Ordering::SeqCst) {
             break;
+        }
+        // A new model, if one came: only the newest of several counts.
+        while let Ok(newer) = replacements.try_recv() {
+            model = newer;
+            stats.models.fetch_add(1, Ordering::Relaxed);
         }
         // First job of a batch.
         let first = match carry.take() {

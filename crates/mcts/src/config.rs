@@ -152,8 +152,9 @@ pub struct SearchConfig {
     pub expand_check_terminal: bool,
     /// Before simulating, a mate search (df-pn, [`shogi_game::Game::find_mate`]) of at
     /// most this many nodes runs from the root; a forced mate it proves makes the mating
-    /// move a proven win, played at once (dlshogi's root mate search). 0 = off (also for
-    /// variants without a mate solver). Default 0.
+    /// move a proven win, played at once (dlshogi's root mate search). Full searches
+    /// only: a playout cap's cheap moves skip it ([`SearchConfig::root_mate_budget`]).
+    /// 0 = off (also for variants without a mate solver). Default 0.
     pub root_mate_nodes: usize,
     /// At every new leaf below the root, a mate search for the side to move of at most
     /// this many nodes and [`SearchConfig::leaf_mate_plies`] plies; a mate it proves makes
@@ -277,6 +278,20 @@ impl Default for SearchConfig {
 pub const PLAY_BATCH_SIZE: usize = 8;
 
 impl SearchConfig {
+    /// Nodes of the root mate search before a search of `budget` simulations whose full
+    /// budget is `full_budget`: [`SearchConfig::root_mate_nodes`] for a full search, none
+    /// for a playout cap's cheap move. A cheap move is no training sample, a 750-node
+    /// mate search (the share of its 8 of 32 simulations) cost more than its
+    /// simulations, and a mate it would have found is still there at the next full
+    /// search (one move in four) or, a mate in one, found by the tree's terminal checks.
+    pub fn root_mate_budget(&self, budget: u32, full_budget: u32) -> usize {
+        if budget >= full_budget {
+            self.root_mate_nodes
+        } else {
+            0
+        }
+    }
+
     /// Settings for strength play (arena, gate, engine): a PUCT root (the most visited
     /// move; `gumbel_considered` players opt into Gumbel), [`PLAY_BATCH_SIZE`] leaves a
     /// request, no noise, temperature 0, every expanded child checked for a game end,
@@ -433,4 +448,25 @@ pub const GUMBEL_TIME_SHARE: f64 = 0.9;
 pub fn gumbel_budget_for(rate: f64, time: Duration, limit: u32) -> u32 {
     let fits = (rate * time.as_secs_f64() * GUMBEL_TIME_SHARE).clamp(0.0, f64::from(u32::MAX));
     (fits as u32).min(limit).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SearchConfig;
+
+    /// Only a full search (and every search without a playout cap) runs the root mate
+    /// search; a playout cap's cheap move does not.
+    #[test]
+    fn root_mate_search_runs_before_full_searches_only() {
+        let config = SearchConfig {
+            root_mate_nodes: 3000,
+            ..SearchConfig::default()
+        };
+        assert_eq!(config.root_mate_budget(32, 32), 3000);
+        assert_eq!(config.root_mate_budget(8, 32), 0);
+        assert_eq!(config.root_mate_budget(31, 32), 0);
+        assert_eq!(config.root_mate_budget(64, 32), 3000);
+        let off = SearchConfig::default();
+        assert_eq!(off.root_mate_budget(8, 32), 0);
+    }
 }

@@ -78,6 +78,8 @@ pub struct Search<G: Game> {
     /// What a draw is worth to Black in this search: `SearchConfig::draw_value` seen
     /// from the root's side to move.
     draw_black: f32,
+    /// Gumbel selection's sigma(completed Q) and softmax, reused across simulations.
+    sigma_scratch: Vec<f32>,
 }
 
 /// What a resumable search needs next (see [`Search::begin`]).
@@ -103,6 +105,8 @@ struct Session<G: Game> {
     limits: SearchLimits,
     start: Instant,
     budget: u32,
+    /// The simulations of a full search (`budget` is fewer on a playout cap's cheap move).
+    full_budget: u32,
     is_full: bool,
     max_nodes: usize,
     phase: Phase,
@@ -138,6 +142,7 @@ impl<G: Game> Search<G> {
             session: None,
             pending: Vec::new(),
             draw_black: 0.5,
+            sigma_scratch: Vec::new(),
         }
     }
 
@@ -332,6 +337,7 @@ impl<G: Game> Search<G> {
             limits,
             start: Instant::now(),
             budget,
+            full_budget,
             is_full,
             max_nodes,
             phase: Phase::ExpandRoot,
@@ -409,7 +415,8 @@ impl<G: Game> Search<G> {
         if s.phase == Phase::PrepareRoot {
             s.phase = Phase::Simulate;
             self.prepare_root(&s.game, s.budget, s.is_full);
-            self.probe_root_mate(&s.game);
+            let mate_nodes = self.config.root_mate_budget(s.budget, s.full_budget);
+            self.probe_root_mate(&s.game, mate_nodes);
         }
         loop {
             let stop_reason = if self.nodes[0].state == State::Terminal {
@@ -480,10 +487,10 @@ impl<G: Game> Search<G> {
         }
     }
 
-    /// The root mate search ([`SearchConfig::root_mate_nodes`]): a proven mate makes its
-    /// first move a proven win for the side to move, so the root is proven too.
-    fn probe_root_mate(&mut self, game: &G) {
-        let budget = self.config.root_mate_nodes;
+    /// The root mate search of `budget` nodes ([`SearchConfig::root_mate_budget`]): a
+    /// proven mate makes its first move a proven win for the side to move, so the root is
+    /// proven too.
+    fn probe_root_mate(&mut self, game: &G, budget: usize) {
         let root = &self.nodes[0];
         if budget == 0 || root.state != State::Expanded || root.proven.is_known() {
             return;
@@ -553,7 +560,8 @@ impl<G: Game> Search<G> {
     fn select_child(&mut self, node: usize, is_root: bool) -> usize {
         let gumbel_mode = self.config.root_selection == RootSelection::Gumbel;
         if gumbel_mode && is_root && self.gstate.is_some() {
-            let (s, _) = self.completed_sigma(node);
+            let mut s = std::mem::take(&mut self.sigma_scratch);
+            self.completed_sigma_into(node, &mut s);
             let Some(GumbelRootBox(gs)) = self.gstate.as_ref() else {
                 unreachable!()
             };
@@ -577,18 +585,25 @@ impl<G: Game> Search<G> {
             if let Some(GumbelRootBox(gs)) = self.gstate.as_mut() {
                 gs.started[best] += 1;
             }
+            self.sigma_scratch = s;
             return self.nodes[node].first_child as usize + best;
         }
         if gumbel_mode && self.config.gumbel_interior == GumbelInterior::Deterministic && !is_root {
-            let (s, priors) = self.completed_sigma(node);
-            let x: Vec<f32> = priors
-                .iter()
-                .zip(&s)
-                .map(|(&p, &s)| gumbel::logit(p) + s)
-                .collect();
-            let pi = gumbel::softmax(&x);
-            let vl = self.config.virtual_loss;
+            // pi = softmax(logit(prior) + sigma(completed Q)) in a reused buffer: this runs
+            // at every interior node of every simulation (the same values as
+            // `gumbel::softmax`).
+            let mut x = std::mem::take(&mut self.sigma_scratch);
+            self.completed_sigma_into(node, &mut x);
             let range = self.nodes[node].children();
+            for (x, i) in x.iter_mut().zip(range.clone()) {
+                *x += gumbel::logit(self.nodes[i].prior);
+            }
+            let max = x.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            for x in x.iter_mut() {
+                *x = (*x - max).exp();
+            }
+            let sum: f32 = x.iter().sum();
+            let vl = self.config.virtual_loss;
             let total: f32 = range
                 .clone()
                 .map(|i| self.nodes[i].visits as f32 + vl * self.nodes[i].in_flight as f32)
@@ -597,12 +612,13 @@ impl<G: Game> Search<G> {
             let mut best_v = f32::NEG_INFINITY;
             for (k, i) in range.enumerate() {
                 let n = self.nodes[i].visits as f32 + vl * self.nodes[i].in_flight as f32;
-                let v = pi[k] - n / (1.0 + total);
+                let v = x[k] / sum - n / (1.0 + total);
                 if v > best_v {
                     best_v = v;
                     best = k;
                 }
             }
+            self.sigma_scratch = x;
             return self.nodes[node].first_child as usize + best;
         }
         self.select_puct(node, is_root)

@@ -212,3 +212,75 @@ fn model_built_on_service_thread() {
     });
     assert_eq!(svc.handle().call(4).unwrap(), 7);
 }
+
+/// A new model replaces the served one between batches while threads keep submitting:
+/// no request is refused or lost, every answer comes from one model or the other, the
+/// answers switch to the new model once it is in and never switch back, and the old
+/// model is dropped.
+#[test]
+fn a_replaced_model_serves_the_next_batches_and_no_request_waits_or_fails() {
+    struct Tagged {
+        tag: u64,
+        alive: Arc<AtomicUsize>,
+    }
+    impl Drop for Tagged {
+        fn drop(&mut self) {
+            self.alive.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+    impl shogi_mcts::batch::BatchModel<u64, u64> for Tagged {
+        fn run(&mut self, inputs: &[u64]) -> Vec<u64> {
+            std::thread::sleep(Duration::from_micros(100));
+            inputs.iter().map(|x| x * 10 + self.tag).collect()
+        }
+    }
+    let alive = Arc::new(AtomicUsize::new(1));
+    let svc = BatchService::start(
+        batching(16, Duration::from_millis(1)),
+        Tagged {
+            tag: 1,
+            alive: alive.clone(),
+        },
+    );
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let threads: Vec<_> = (0..4u64)
+        .map(|t| {
+            let (h, stop) = (svc.handle(), stop.clone());
+            std::thread::spawn(move || {
+                let mut tags = Vec::new();
+                let mut i = 0;
+                while !stop.load(Ordering::SeqCst) {
+                    let xs: Vec<u64> = (0..3).map(|k| t * 1_000_000 + i * 10 + k).collect();
+                    let out = h.submit(xs.clone()).expect("never refused while replacing");
+                    let tag = out[0] % 10;
+                    for (x, y) in xs.iter().zip(&out) {
+                        assert_eq!(*y, x * 10 + tag, "one model answers a whole request");
+                    }
+                    tags.push(tag);
+                    i += 1;
+                }
+                tags
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(30));
+    alive.fetch_add(1, Ordering::SeqCst);
+    svc.replace_model(Tagged {
+        tag: 2,
+        alive: alive.clone(),
+    })
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(30));
+    stop.store(true, Ordering::SeqCst);
+    for t in threads {
+        let tags = t.join().unwrap();
+        assert!(tags.contains(&1) && tags.last() == Some(&2), "{tags:?}");
+        let first_new = tags.iter().position(|&t| t == 2).unwrap();
+        assert!(tags[first_new..].iter().all(|&t| t == 2), "{tags:?}");
+    }
+    // The old model was dropped when the new one came in.
+    assert_eq!(alive.load(Ordering::SeqCst), 1);
+    let stats = svc.shutdown();
+    assert_eq!(stats.replacements, 1);
+    assert_eq!(alive.load(Ordering::SeqCst), 0);
+}

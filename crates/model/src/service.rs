@@ -66,6 +66,20 @@ pub enum NetServiceError {
     /// The network's shape does not fit the game.
     #[error(transparent)]
     Shape(#[from] NetEvaluatorError),
+    /// A replacement network reads other input planes than the one being served (the
+    /// callers encode positions for the served planes).
+    #[error("{}: reads {new} input planes, the network it would replace reads {served}", path.display())]
+    OtherPlanes {
+        /// The replacement's checkpoint.
+        path: PathBuf,
+        /// The served network's planes.
+        served: String,
+        /// The replacement's.
+        new: String,
+    },
+    /// The service thread has stopped.
+    #[error("the inference service has stopped")]
+    Stopped,
 }
 
 /// A network served on its own thread to any number of searching threads.
@@ -73,6 +87,9 @@ pub enum NetServiceError {
 pub struct NetService {
     service: BatchService<NetInput, EvalOutput>,
     layout: NetLayout,
+    /// Where and how the network runs: a replacement is loaded the same way.
+    device: Device,
+    options: InferenceOptions,
     // Boxed: a manifest is large beside the service handle.
     manifest: Option<Box<Manifest>>,
 }
@@ -93,16 +110,34 @@ impl NetService {
             half,
             ..inference_options(&batch)
         };
-        let expected = Expected::for_layout(&layout).any_features();
-        let (inference, manifest) = Inference::from_checkpoint(dir, &expected, device, &options)
-            .map_err(|source| NetServiceError::Checkpoint {
-                path: dir.to_path_buf(),
-                source,
-            })?;
-        let layout = checkpoint_layout(&layout, &manifest)?;
+        let (inference, layout, manifest) = load_served(dir, &layout, device, &options)?;
         let mut service = NetService::from_inference(inference, layout, batch)?;
         service.manifest = Some(Box::new(manifest));
         Ok(service)
+    }
+
+    /// Loads checkpoint `dir` the way the served network was loaded (device, precision)
+    /// and serves it from the next batch on ([`BatchService::replace_model`]): requests
+    /// in flight are answered, none is refused, and the callers' evaluators go on
+    /// unchanged. The loading happens on the calling thread, so the service keeps
+    /// answering with the old network meanwhile. Refused, with the old network kept,
+    /// when the checkpoint cannot be loaded or reads other input planes.
+    pub fn replace_checkpoint(&mut self, dir: &Path) -> Result<(), NetServiceError> {
+        let (inference, layout, manifest) =
+            load_served(dir, &self.layout, self.device, &self.options)?;
+        if layout != self.layout {
+            return Err(NetServiceError::OtherPlanes {
+                path: dir.to_path_buf(),
+                served: self.layout.features.to_string(),
+                new: layout.features.to_string(),
+            });
+        }
+        let model = NetBatchModel::for_layout(inference, layout)?;
+        self.service
+            .replace_model(model)
+            .map_err(|_| NetServiceError::Stopped)?;
+        self.manifest = Some(Box::new(manifest));
+        Ok(())
     }
 
     /// Serves a network already in memory (a fresh one, say), after checking its shape
@@ -112,10 +147,19 @@ impl NetService {
         layout: NetLayout,
         batch: BatchConfig,
     ) -> Result<NetService, NetEvaluatorError> {
+        let (device, options) = (
+            inference.device(),
+            InferenceOptions {
+                half: inference.is_half(),
+                ..inference_options(&batch)
+            },
+        );
         let model = NetBatchModel::for_layout(inference, layout)?;
         Ok(NetService {
             service: BatchService::start(batch, model),
             layout,
+            device,
+            options,
             manifest: None,
         })
     }
@@ -154,6 +198,24 @@ impl NetService {
     pub fn shutdown(self) -> BatchStats {
         self.service.shutdown()
     }
+}
+
+/// Checkpoint `dir` loaded as a network for `layout`'s game with `options` on `device`:
+/// the inference, the layout it reads (the manifest's input planes) and its manifest.
+fn load_served(
+    dir: &Path,
+    layout: &NetLayout,
+    device: Device,
+    options: &InferenceOptions,
+) -> Result<(Inference, NetLayout, Manifest), NetServiceError> {
+    let expected = Expected::for_layout(layout).any_features();
+    let (inference, manifest) = Inference::from_checkpoint(dir, &expected, device, options)
+        .map_err(|source| NetServiceError::Checkpoint {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    let layout = checkpoint_layout(layout, &manifest)?;
+    Ok((inference, layout, manifest))
 }
 
 fn inference_options(batch: &BatchConfig) -> InferenceOptions {

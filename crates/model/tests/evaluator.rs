@@ -124,3 +124,76 @@ fn search_runs_on_the_network() {
     assert!(game.position().is_legal(best));
     assert_eq!(result.visits.iter().sum::<u32>(), 64);
 }
+
+/// A served network replaced by another checkpoint: the same evaluator (as the actors
+/// hold it) answers with the new network from then on, exactly as that network alone
+/// would; a checkpoint that reads other input planes, or none at all, is refused with
+/// the reason and the served network stays.
+#[test]
+fn a_served_network_is_replaced_by_a_newer_checkpoint() {
+    use shogi_features::{FEATURE_VERSION, FeatureSet, NetLayout, POLICY_VERSION};
+    use shogi_game::GameKind;
+    use shogi_model::{CheckpointMeta, NetService, model_config_for_layout, save_checkpoint};
+
+    let tmp = tempfile::tempdir().unwrap();
+    let save = |name: &str, features: FeatureSet| {
+        let layout = NetLayout::with_features(GameKind::Minishogi, features).unwrap();
+        let cfg = model_config_for_layout(&layout, 1, 8);
+        let model = Model::new(&cfg, Device::Cpu);
+        let meta = CheckpointMeta {
+            architecture: cfg,
+            variant: "minishogi".into(),
+            feature_version: FEATURE_VERSION,
+            features,
+            policy_version: POLICY_VERSION,
+            training_step: 0,
+            samples_seen: 0,
+            parent: None,
+        };
+        let dir = tmp.path().join(name);
+        save_checkpoint(&dir, &model.vs, &meta).unwrap();
+        dir
+    };
+    let (first, second) = (
+        save("step-1", FeatureSet::Pieces),
+        save("step-2", FeatureSet::Pieces),
+    );
+    let attacks = save("step-3", FeatureSet::Attacks);
+    let layout = NetLayout::with_features(GameKind::Minishogi, FeatureSet::Pieces).unwrap();
+    let batch = BatchConfig::default();
+    let serve = |dir| NetService::from_checkpoint(dir, layout, Device::Cpu, batch.clone(), false);
+    let answers = |evaluator: &dyn Evaluator<ShogiGame>| -> Vec<(Vec<f32>, [f32; 3])> {
+        positions(Variant::Minishogi)
+            .iter()
+            .map(|game| {
+                let mut moves = Vec::new();
+                game.legal_moves(&mut moves);
+                let mut request = [EvalRequest::new(game, &moves)];
+                evaluator.evaluate(&mut request).unwrap();
+                let [r] = request;
+                (r.priors, [r.wdl.win, r.wdl.draw, r.wdl.loss])
+            })
+            .collect()
+    };
+    let alone = serve(&second).unwrap();
+    let expected = answers(&alone.evaluator::<ShogiGame>());
+    alone.shutdown();
+
+    let mut service = serve(&first).unwrap();
+    let evaluator = service.evaluator::<ShogiGame>();
+    let before = answers(&evaluator);
+    assert_ne!(before, expected, "two random networks answer alike");
+    service.replace_checkpoint(&second).unwrap();
+    assert_eq!(service.manifest().unwrap().name, "step-2");
+    assert_eq!(answers(&evaluator), expected);
+    for (dir, why) in [
+        (attacks, "reads attacks input planes"),
+        (tmp.path().join("step-9"), "loading checkpoint"),
+    ] {
+        let err = service.replace_checkpoint(&dir).unwrap_err().to_string();
+        assert!(err.contains(why), "{err}");
+        assert_eq!(service.manifest().unwrap().name, "step-2");
+        assert_eq!(answers(&evaluator), expected);
+    }
+    assert_eq!(service.shutdown().replacements, 1);
+}

@@ -4,7 +4,7 @@ use shogi_game::{EndReason, Game, MaterialScale, Outcome};
 
 use crate::mate::{MateLimits, MateResult, MateStats, search_mate_after};
 use crate::position::Position;
-use crate::types::{Color, Move, MoveList, Variant};
+use crate::types::{Color, Move, MoveList, PieceKind, Variant};
 
 /// Impasse (入玉) handling. Reads from a run config as `none`, `declaration27`, `points24`.
 #[derive(
@@ -299,6 +299,55 @@ fn impasse24(p: &Position) -> Option<Outcome> {
 }
 
 impl ShogiGame {
+    /// [`Game::outcome_after`] when it follows from this position alone (see there):
+    /// `Some(outcome)` when settled, `None` when the move must be made to tell.
+    #[inline]
+    fn outcome_after_quiet(&self, mv: Move) -> Option<Option<Outcome>> {
+        let pos = &self.pos;
+        let them = pos.side_to_move().flip();
+        // Pieces in hand that drop on any empty square: lance and knight too on the 9x9
+        // board (at most 40 pieces on its 72 and 63 squares they may drop on).
+        const ANYWHERE: [PieceKind; 6] = [
+            PieceKind::Lance,
+            PieceKind::Knight,
+            PieceKind::Silver,
+            PieceKind::Gold,
+            PieceKind::Bishop,
+            PieceKind::Rook,
+        ];
+        let hand = pos.hand(them);
+        if !ANYWHERE.iter().any(|&k| hand[k as usize] > 0) {
+            return None;
+        }
+        let king_in_camp = pos.zone(them).contains(pos.king_square(them));
+        if king_in_camp && self.rules.impasse != ImpasseRule::None {
+            return None;
+        }
+        if pos.gives_check(mv) || self.keys.contains(&pos.key_after(mv)) {
+            return None;
+        }
+        let ply = self.ply() + 1;
+        Some(
+            (self.rules.max_plies > 0 && ply >= self.rules.max_plies)
+                .then(|| Outcome::draw(EndReason::MaxPlies)),
+        )
+    }
+
+    /// [`Game::outcome_after`] by making the move on a copy of the position.
+    fn outcome_after_made(&self, mv: Move) -> Option<Outcome> {
+        let mut pos = self.pos.clone();
+        pos.play_unchecked(mv);
+        let key = pos.key();
+        self.end_by_rules(&pos, self.ply() + 1, || {
+            if !self.keys.contains(&key) {
+                return None;
+            }
+            let mut next = self.clone();
+            next.play_unchecked(mv);
+            next.repetition()
+        })
+    }
+
     /// The df-pn mate search from this position within `limits`, never past the ply cap
     /// (under a cap a mate beyond it is a draw, not a mate) and never through a position
     /// of the game so far (a repetition could end the game there: see
@@ -365,22 +414,21 @@ impl Game for ShogiGame {
         self.end_by_rules(&self.pos, self.ply(), || self.repetition())
     }
 
-    /// Copies the position only: a clone would copy the game's three histories and grow
-    /// them by one (six allocations a child, most of a search's time outside the
-    /// network). A position seen before in the game takes the whole repetition rule on
-    /// a game that played `mv`.
+    /// Most moves are settled without making them: a move that gives no check cannot
+    /// mate, and when the side to move next holds a piece it may drop on any empty
+    /// square (anything but a pawn: shogi's boards always have such squares free) it
+    /// cannot be stalemated either; the repetition rule asks only whether the key after
+    /// the move was seen before, and the impasse rules need that side's king in its
+    /// enemy camp. The rest (checks, positions seen before, kings in the camp, empty
+    /// hands) copies the position only: a clone would copy the game's three histories
+    /// and grow them by one (six allocations a child). A position seen before takes the
+    /// whole repetition rule on a game that played `mv`.
     fn outcome_after(&self, mv: Move) -> Option<Outcome> {
-        let mut pos = self.pos.clone();
-        pos.play_unchecked(mv);
-        let key = pos.key();
-        self.end_by_rules(&pos, self.ply() + 1, || {
-            if !self.keys.contains(&key) {
-                return None;
-            }
-            let mut next = self.clone();
-            next.play_unchecked(mv);
-            next.repetition()
-        })
+        if let Some(settled) = self.outcome_after_quiet(mv) {
+            debug_assert_eq!(settled, self.outcome_after_made(mv), "{mv} in {}", self.pos);
+            return settled;
+        }
+        self.outcome_after_made(mv)
     }
 
     fn key(&self) -> u64 {

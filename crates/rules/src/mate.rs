@@ -235,10 +235,11 @@ fn expand(
             return; // no children: disproven by `update`
         }
         for &mv in legal.iter() {
-            let after = pos.after(mv);
-            if !after.in_check() {
+            // Most moves are not checks: told without making them.
+            if !pos.gives_check(mv) {
                 continue;
             }
+            let after = pos.after(mv);
             let replies = after.legal_moves().len() as u64;
             if replies > 0 && seen(after.key()) {
                 nodes.push(repeated_node(mv, n, false, node.ply + 1));
@@ -264,7 +265,7 @@ fn expand(
         }
     } else {
         for &mv in legal.iter() {
-            if seen(pos.after(mv).key()) {
+            if seen(pos.key_after(mv)) {
                 // The defender escapes into a repetition.
                 nodes.push(repeated_node(mv, n, true, node.ply + 1));
                 continue;

@@ -405,9 +405,85 @@ impl Position {
         }
     }
 
-    /// Whether a legal move gives check.
+    /// Whether a legal move gives check, read off this position without making the
+    /// move: a direct check from the moved (or dropped, or promoted) piece on its new
+    /// square, or a discovered one along the line from the king through the square it
+    /// left (the same two tests `play_unchecked` makes for the position it leaves).
+    #[inline]
     pub fn gives_check(&self, mv: Move) -> bool {
-        self.after(mv).in_check()
+        let us = self.side;
+        let ksq = self.kings[us.flip() as usize] as usize;
+        let to = mv.to().index();
+        let mut occ = self.occ();
+        let (kind, from_bit) = match mv.drop_kind() {
+            Some(k) => {
+                occ |= SQUARE_BB[to];
+                (k, 0)
+            }
+            None => {
+                let from = mv.raw_from();
+                let Some(p) = Piece::from_code(self.board[from]) else {
+                    unreachable!("a move from an empty square")
+                };
+                occ = (occ ^ SQUARE_BB[from]) | SQUARE_BB[to];
+                let kind = if mv.is_promotion() {
+                    p.kind.promote()
+                } else {
+                    p.kind
+                };
+                (kind, bit(from))
+            }
+        };
+        if attacks(us, kind, to, occ) & bit(ksq) != 0 {
+            return true;
+        }
+        if from_bit != 0 {
+            let line = LINE[ksq][from_bit.trailing_zeros() as usize];
+            // The mover's own bits (its old square, its new one) are not sliders behind
+            // the square it left: it was tested above.
+            if line != 0 && self.slider_attackers(us, ksq, occ) & line & !(from_bit | bit(to)) != 0
+            {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The key ([`Position::key`]) of the position after a legal move, without making it.
+    #[inline]
+    pub fn key_after(&self, mv: Move) -> u64 {
+        let u = self.side as usize;
+        let to = mv.to().index();
+        let mut key = self.key ^ ZOBRIST.side;
+        let placed = match mv.drop_kind() {
+            Some(k) => {
+                let n = self.hands[u][k as usize] as usize;
+                key ^= ZOBRIST.hand[u][k as usize][n] ^ ZOBRIST.hand[u][k as usize][n - 1];
+                Piece::new(self.side, k)
+            }
+            None => {
+                let from = mv.raw_from();
+                let code = self.board[from];
+                let Some(p) = Piece::from_code(code) else {
+                    unreachable!("a move from an empty square")
+                };
+                key ^= ZOBRIST.psq[code as usize][from];
+                let captured = self.board[to];
+                if let Some(cap) = Piece::from_code(captured) {
+                    key ^= ZOBRIST.psq[captured as usize][to];
+                    let hk = cap.kind.unpromote() as usize;
+                    let n = self.hands[u][hk] as usize;
+                    key ^= ZOBRIST.hand[u][hk][n] ^ ZOBRIST.hand[u][hk][n + 1];
+                }
+                let kind = if mv.is_promotion() {
+                    p.kind.promote()
+                } else {
+                    p.kind
+                };
+                Piece::new(self.side, kind)
+            }
+        };
+        key ^ ZOBRIST.psq[placed.code() as usize][to]
     }
 
     /// Whether the side to move is checkmated (詰み).

@@ -480,3 +480,45 @@ fn mobility_values_are_the_squares_reached_from_the_centre() {
         Some(26)
     );
 }
+
+/// `gives_check` and `key_after` read a move's check and key off the position without
+/// making it (the search's terminal checks and the mate search's move filter): on every
+/// legal move of random games on both boards, with captures, promotions, drops and
+/// discovered checks among them, they equal the position after the move, and so does
+/// `ShogiGame::outcome_after`'s shortcut (which the debug build asserts move by move).
+#[test]
+fn gives_check_and_key_after_agree_with_the_position_after_the_move() {
+    use shogi_testkit::xorshift;
+    let mut checks = 0;
+    for (variant, seed) in [
+        (Variant::Shogi, 3u64),
+        (Variant::Minishogi, 5),
+        (Variant::Shogi, 11),
+    ] {
+        let mut rng = seed;
+        for _ in 0..40 {
+            let mut game = ShogiGame::new(
+                Position::startpos(variant),
+                GameRules {
+                    max_plies: 150,
+                    impasse: ImpasseRule::Declaration27,
+                },
+            );
+            while game.outcome().is_none() {
+                let mut moves = Vec::new();
+                game.legal_moves(&mut moves);
+                let pos = game.position().clone();
+                for &mv in &moves {
+                    let after = pos.after(mv);
+                    assert_eq!(pos.gives_check(mv), after.in_check(), "{mv} in {pos}");
+                    assert_eq!(pos.key_after(mv), after.key(), "{mv} in {pos}");
+                    checks += usize::from(after.in_check());
+                    let _ = game.outcome_after(mv);
+                }
+                xorshift(&mut rng);
+                game.play_unchecked(moves[(rng % moves.len() as u64) as usize]);
+            }
+        }
+    }
+    assert!(checks > 500, "{checks} checking moves seen");
+}

@@ -1,7 +1,10 @@
 //! Actor threads: each advances many games side by side (one search tree per game) and
 //! sends the leaves of all of them to the shared evaluator in one request, so a few
 //! threads fill a network batch (the inference service merges the threads' requests into
-//! batches). Finished games are written as replay chunks.
+//! batches). Finished games are written as replay chunks. A slot whose game ends starts
+//! the next game at once (its seed from [`GameSeeds`]), so every slot stays busy until
+//! the seeds run out or the actors are stopped: nothing waits for a generation of games
+//! to drain.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -72,9 +75,49 @@ impl ActorConfig {
     }
 }
 
+/// Where each new game's seed comes from. A thread asks whenever one of its slots frees
+/// up; `None` starts no more games (the slot stays empty and the thread ends once its
+/// other games have finished).
+pub trait GameSeeds: Sync {
+    /// The seed of the next game to start, or `None` for no more games.
+    fn next_seed(&self) -> Option<u64>;
+}
+
+/// `games` games (endless with `None`), game `i` seeded `base + i` in the order they
+/// start: [`ActorConfig`]'s own seeds.
+#[derive(Debug)]
+pub struct SeedRange {
+    base: u64,
+    games: Option<u64>,
+    next: AtomicU64,
+}
+
+impl SeedRange {
+    /// Seeds `base`, `base + 1`, ... for `games` games (`None`: without end).
+    pub fn new(base: u64, games: Option<u64>) -> SeedRange {
+        SeedRange {
+            base,
+            games,
+            next: AtomicU64::new(0),
+        }
+    }
+}
+
+impl GameSeeds for SeedRange {
+    fn next_seed(&self) -> Option<u64> {
+        let index = self.next.fetch_add(1, Ordering::Relaxed);
+        if self.games.is_some_and(|n| index >= n) {
+            return None;
+        }
+        Some(self.base.wrapping_add(index))
+    }
+}
+
 /// Counters of a self-play session.
 #[derive(Debug, Default)]
 pub struct ActorStats {
+    /// Games in progress now (started and neither finished nor dropped by a stop).
+    pub in_flight: AtomicU64,
     /// Finished games.
     pub games: AtomicU64,
     /// Plies of finished games.
@@ -163,10 +206,8 @@ pub struct ActorSummary {
     pub elapsed: Duration,
 }
 
-/// Runs self-play until `config.games` are done or `stop` is raised, writing chunks
-/// `PREFIX-aTT-NNNNNNNN.szgr` into `replay_dir` (TT = actor thread). Blocks the calling
-/// thread; returns after all actors have flushed their chunks (a stop loses only the
-/// games in progress).
+/// Runs self-play until `config.games` are done or `stop` is raised, game `i` seeded
+/// `config.seed + i` ([`SeedRange`]); see [`run_actors_with`].
 #[allow(clippy::too_many_arguments)]
 pub fn run_actors<G, E, S>(
     config: &ActorConfig,
@@ -184,12 +225,41 @@ where
     E: Evaluator<G> + ?Sized,
     S: Fn(u64) -> G + Sync,
 {
+    let seeds = SeedRange::new(config.seed, config.games);
+    run_actors_with(
+        config, &seeds, search, play, start, evaluator, replay_dir, prefix, stop, stats,
+    )
+}
+
+/// Runs self-play on `config.threads` threads of `config.games_per_thread` slots each
+/// until `seeds` gives no more (and the games in progress have finished) or `stop` is
+/// raised, writing chunks `PREFIX-aTT-NNNNNNNN.szgr` into `replay_dir` (TT = actor
+/// thread). A slot whose game ends starts the next one at once, so the slots stay full
+/// while there are seeds. Blocks the calling thread; returns after all actors have
+/// flushed their chunks (a stop loses only the games in progress). `config.games` and
+/// `config.seed` are not read: `seeds` decides.
+#[allow(clippy::too_many_arguments)]
+pub fn run_actors_with<G, E, S>(
+    config: &ActorConfig,
+    seeds: &dyn GameSeeds,
+    search: &SearchConfig,
+    play: &PlayConfig,
+    start: S,
+    evaluator: &E,
+    replay_dir: &Path,
+    prefix: &str,
+    stop: &AtomicBool,
+    stats: &ActorStats,
+) -> Result<ActorSummary, RecordError>
+where
+    G: RecordGame,
+    E: Evaluator<G> + ?Sized,
+    S: Fn(u64) -> G + Sync,
+{
     let began = Instant::now();
-    let next_game = AtomicU64::new(0);
     let failed: Arc<std::sync::Mutex<Option<RecordError>>> = Arc::default();
     std::thread::scope(|scope| {
         for actor in 0..config.threads.max(1) {
-            let next_game = &next_game;
             let start = &start;
             let failed = failed.clone();
             scope.spawn(move || {
@@ -208,11 +278,8 @@ where
                     if stop.load(Ordering::Relaxed) {
                         return None;
                     }
-                    let index = next_game.fetch_add(1, Ordering::Relaxed);
-                    if config.games.is_some_and(|n| index >= n) {
-                        return None;
-                    }
-                    let seed = config.seed.wrapping_add(index);
+                    let seed = seeds.next_seed()?;
+                    stats.in_flight.fetch_add(1, Ordering::Relaxed);
                     Some(SelfPlayGame::new(start(seed), search, play, seed))
                 };
                 let mut slots: Vec<Option<SelfPlayGame<G>>> = (0..config.games_per_thread.max(1))
@@ -241,6 +308,7 @@ where
                                 }
                                 GameProgress::Finished => {
                                     counted[i] = (0, 0);
+                                    stats.in_flight.fetch_sub(1, Ordering::Relaxed);
                                     let played = slot.take().expect("slot holds a game").finish();
                                     record_stats(stats, &played);
                                     if let Err(e) = writer.push(played.record) {
@@ -284,6 +352,9 @@ where
                         game.provide(outputs.by_ref().take(n));
                     }
                 }
+                // Games still in progress are dropped (a stop or a failure).
+                let dropped = slots.iter().filter(|s| s.is_some()).count() as u64;
+                stats.in_flight.fetch_sub(dropped, Ordering::Relaxed);
                 if let Err(e) = writer.flush() {
                     *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
                 }

@@ -390,3 +390,83 @@ fn games_at_the_ply_cap_are_adjudicated_by_material_when_asked() {
         assert_eq!(drawn.reason, EndReason::MaxPlies, "margin {margin}");
     }
 }
+
+/// A slot whose game ends starts the next one at once: with one thread of four slots,
+/// every seed asked for after the first four is asked while the other three games are
+/// still in flight (no slot waits for the others to drain), the games are played with
+/// exactly the seeds given, and nothing is left in flight at the end.
+#[test]
+fn a_finished_games_slot_starts_the_next_game_at_once() {
+    use shogi_selfplay::actors::{GameSeeds, run_actors_with};
+    use std::sync::Mutex;
+    use std::sync::atomic::Ordering;
+
+    struct Watched<'a> {
+        seeds: Mutex<Vec<u64>>,
+        stats: &'a ActorStats,
+        in_flight_at_ask: Mutex<Vec<u64>>,
+    }
+    impl GameSeeds for Watched<'_> {
+        fn next_seed(&self) -> Option<u64> {
+            let seed = self.seeds.lock().unwrap().pop()?;
+            self.in_flight_at_ask
+                .lock()
+                .unwrap()
+                .push(self.stats.in_flight.load(Ordering::Relaxed));
+            Some(seed)
+        }
+    }
+    let given: Vec<u64> = (0..10).map(|i| 1000 + 7 * i).collect();
+    let stats = ActorStats::default();
+    let seeds = Watched {
+        seeds: Mutex::new(given.iter().rev().copied().collect()),
+        stats: &stats,
+        in_flight_at_ask: Mutex::default(),
+    };
+    let config = ActorConfig {
+        threads: 1,
+        games_per_thread: 4,
+        games: None,
+        games_per_chunk: 3,
+        seed: 0,
+    };
+    let evaluator = keyed_evaluator();
+    let play = PlayConfig::default();
+    let dir = tempfile::tempdir().unwrap();
+    let stop = AtomicBool::new(false);
+    let start = |_| minishogi(40);
+    let summary = run_actors_with(
+        &config,
+        &seeds,
+        &small_search(),
+        &play,
+        start,
+        &evaluator,
+        dir.path(),
+        "actor",
+        &stop,
+        &stats,
+    )
+    .unwrap();
+    assert_eq!(summary.games, 10);
+    assert_eq!(stats.in_flight.load(Ordering::Relaxed), 0);
+    let asked = seeds.in_flight_at_ask.into_inner().unwrap();
+    assert_eq!(asked[..4], [0, 1, 2, 3]);
+    assert!(
+        asked[4..].iter().all(|&n| n == 3),
+        "in flight at each ask: {asked:?}"
+    );
+    // The games are those of `play_game` with the seeds given.
+    let (records, _) = shogi_records::read_chunk_dir(dir.path()).unwrap();
+    let mut got: Vec<String> = records.iter().map(|r| format!("{r:?}")).collect();
+    let mut expected: Vec<String> = given
+        .iter()
+        .map(|&seed| {
+            let p = play_game(minishogi(40), &small_search(), &play, &evaluator, seed).unwrap();
+            format!("{:?}", p.record)
+        })
+        .collect();
+    got.sort();
+    expected.sort();
+    assert_eq!(got, expected);
+}

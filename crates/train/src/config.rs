@@ -307,8 +307,8 @@ pub struct SelfplaySection {
     /// Costs one move played per legal move and expansion, small next to the network.
     /// Default false.
     pub terminal_check: bool,
-    /// Nodes of the mate search (df-pn) run from every self-play root before its
-    /// simulations: a proven mate is played at once and its move is the policy target,
+    /// Nodes of the mate search (df-pn) run from the root of every full self-play search
+    /// (a playout cap's cheap moves skip it) before its simulations: a proven mate is played at once and its move is the policy target,
     /// so won games end in mate instead of wandering to the ply cap (dlshogi's root mate
     /// search). 0 = off; variants without a mate solver (tai shogi) ignore it. Default 0.
     pub mate_search_nodes: usize,
@@ -362,7 +362,9 @@ pub struct SelfplaySection {
     pub max_wait_ms: u64,
     /// Games per replay chunk file. Default 8.
     pub games_per_chunk: usize,
-    /// Games between checks for a newer best network. Default 32.
+    /// Games started between checks for a newer best network, and the seed block each
+    /// generation number stands for. A newer network replaces the served one between
+    /// two batches: the games in flight go on with it, no slot waits. Default 32.
     pub games_per_generation: u64,
     /// Run the self-play network in f16 on CUDA (about twice the throughput of f32 on
     /// tensor cores; the priors and values differ from f32 by about 1e-3). Ignored on the
@@ -947,6 +949,48 @@ mod tests {
                 .to_string();
             assert!(err.contains(why), "{text}: {err}");
         }
+    }
+
+    /// A config whose games cannot keep every thread and every batch slot busy is
+    /// refused with both keys named (once 256 games a generation left 7 of 14 threads
+    /// without a game).
+    #[test]
+    fn configs_that_idle_threads_or_batches_are_refused() {
+        let err = RunConfig::parse(
+            "[selfplay]
+actors = 8
+actor_threads = 14
+",
+            "x.toml",
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            err,
+            "x.toml: selfplay.actor_threads = 14 is out of range: must not exceed selfplay.actors (8): a thread without a game idles"
+        );
+        let text = "[selfplay]
+actors = 16
+tree_batch = 2
+max_batch = 64
+";
+        let err = RunConfig::parse(text, "x.toml", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("selfplay.max_batch = 64 is out of range")
+                && err.contains("selfplay.actors x selfplay.tree_batch (16 x 2 = 32)"),
+            "{err}"
+        );
+        // As many threads as games, and a batch as large as all their leaves, are fine.
+        let text = "[selfplay]
+actors = 16
+actor_threads = 16
+tree_batch = 2
+max_batch = 32
+";
+        RunConfig::parse(text, "x.toml", &[]).unwrap();
     }
 
     #[test]

@@ -22,7 +22,7 @@ use shogi_model::{
 use shogi_registry::RecordGame;
 use shogi_registry::{FromSpec, GameSpec, NetGame, with_game_type};
 use shogi_rundir::{RoleLock, RunDir, checkpoint_name};
-use shogi_selfplay::actors::{ActorConfig, ActorStats, run_actors};
+use shogi_selfplay::actors::{ActorConfig, ActorStats, GameSeeds, run_actors_with};
 use shogi_selfplay::play::PlayConfig;
 use tracing::{info, warn};
 
@@ -361,11 +361,12 @@ fn status_line(progress: &Progress, began: Instant) -> String {
     // Plies are positions played (and stored); simulations are network evaluations
     // (`shogi-zero selfplay` reports those as positions/s); samples are learner rows.
     format!(
-        "[{:>5.0}s] games {} ({:.1}/min, {:.0}% decisive) plies {} ({:.0}/s, {:.0} simulations/s) batch fill {:.0}% | step {} ({:.0} samples/s) {} | best {} | {}",
+        "[{:>5.0}s] games {} ({:.1}/min, {:.0}% decisive, {} in flight) plies {} ({:.0}/s, {:.0} simulations/s) batch fill {:.0}% | step {} ({:.0} samples/s) {} | best {} | {}",
         secs,
         games,
         games as f64 / secs * 60.0,
         decisive as f64 * 100.0 / games.max(1) as f64,
+        progress.actors.in_flight.load(Ordering::Relaxed),
         plies,
         plies as f64 / secs,
         simulations as f64 / secs,
@@ -422,6 +423,52 @@ mod tests {
         assert_eq!(text, "3\n");
         std::fs::write(dir.path().join(super::GENERATION_FILE), "x").unwrap();
         let err = format!("{:#}", claim_generation(dir.path()).unwrap_err());
+        assert!(err.contains("not a generation number"), "{err}");
+    }
+
+    /// Self-play's seeds run from one generation into the next without a pause: the
+    /// first game past each `per_generation` claims the next number (the file is written
+    /// before that game starts), seeds follow `generation_seed(run, g) + i`, and a second
+    /// process (or a resume) on the same run goes on with fresh generations, so no game
+    /// is played twice.
+    #[test]
+    fn generation_seeds_flow_from_one_generation_into_the_next() {
+        use super::roles::GenerationSeeds;
+        use shogi_selfplay::actors::GameSeeds;
+        let dir = tempfile::tempdir().unwrap();
+        let seeds = GenerationSeeds::claim(dir.path(), 5, 3).unwrap();
+        assert_eq!(seeds.first_generation(), 0);
+        let first: Vec<u64> = (0..7).map(|_| seeds.next_seed().unwrap()).collect();
+        let expect = |g: u64, i: u64| generation_seed(5, g) + i;
+        assert_eq!(
+            first,
+            [
+                expect(0, 0),
+                expect(0, 1),
+                expect(0, 2),
+                expect(1, 0),
+                expect(1, 1),
+                expect(1, 2),
+                expect(2, 0)
+            ]
+        );
+        // Claims after the first are announced once (the watcher looks for a network).
+        assert!(seeds.take_claimed());
+        assert!(!seeds.take_claimed());
+        let file = dir.path().join(super::GENERATION_FILE);
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "3\n");
+        // Another process on the same run starts at the next generation.
+        let other = GenerationSeeds::claim(dir.path(), 5, 3).unwrap();
+        assert_eq!(other.first_generation(), 3);
+        assert_eq!(other.next_seed(), Some(expect(3, 0)));
+        // A claim that fails stops the seeds and is reported by name.
+        std::fs::write(&file, "x").unwrap();
+        for _ in 0..2 {
+            seeds.next_seed();
+        }
+        assert_eq!(seeds.next_seed(), None);
+        assert!(seeds.failed());
+        let err = format!("{:#}", seeds.into_result().unwrap_err());
         assert!(err.contains("not a generation number"), "{err}");
     }
 

@@ -85,7 +85,7 @@ pub struct SelfplayArgs {
     /// the tree; `selfplay.terminal_check` in a run config).
     #[arg(long)]
     terminal_check: bool,
-    /// Nodes of the mate search run from every root before simulating (0 = off;
+    /// Nodes of the mate search run from every full search's root before simulating (0 = off;
     /// `selfplay.mate_search_nodes` in a run config).
     #[arg(long, default_value_t = SearchConfig::default().root_mate_nodes, value_name = "NODES")]
     mate_search_nodes: usize,

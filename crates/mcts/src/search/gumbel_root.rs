@@ -114,29 +114,128 @@ impl<G: Game> Search<G> {
     /// sigma(completed Q) for the children of `node`, from the chooser's view, plus the
     /// priors in child order.
     pub(super) fn completed_sigma(&self, node: usize) -> (Vec<f32>, Vec<f32>) {
+        let mut sigma = Vec::new();
+        self.completed_sigma_into(node, &mut sigma);
+        let priors = self.nodes[node]
+            .children()
+            .map(|i| self.nodes[i].prior)
+            .collect();
+        (sigma, priors)
+    }
+
+    /// [`Search::completed_sigma`]'s sigma written into `out` (cleared first), with no
+    /// allocation once `out` has grown: selection asks for it at every Gumbel node on
+    /// every simulation's path. The same float operations in the same order as
+    /// [`gumbel::completed_q`] and [`gumbel::sigma`], so the values are identical.
+    pub(super) fn completed_sigma_into(&self, node: usize, out: &mut Vec<f32>) {
+        out.clear();
         let n = &self.nodes[node];
         let c = n.to_move;
         let range = n.children();
-        let priors: Vec<f32> = range.clone().map(|i| self.nodes[i].prior).collect();
-        let q: Vec<Option<f32>> = range
-            .clone()
-            .map(|i| self.nodes[i].q_for(c, self.draw_black))
-            .collect();
-        let visits: Vec<u32> = range.map(|i| self.nodes[i].visits).collect();
         let v_pi = if c == Color::Black {
             n.nn_black
         } else {
             1.0 - n.nn_black
         };
-        let cq = gumbel::completed_q(&priors, &q, &visits, v_pi);
-        let max_n = visits.iter().copied().max().unwrap_or(0);
-        let s = gumbel::sigma(
-            &cq,
-            max_n,
-            self.config.gumbel_c_visit,
-            self.config.gumbel_c_scale,
-            self.config.gumbel_rescale_q,
-        );
-        (s, priors)
+        let (mut sum_n, mut sum_p, mut sum_pq, mut max_n) = (0.0f32, 0.0f32, 0.0f32, 0u32);
+        for i in range.clone() {
+            let child = &self.nodes[i];
+            sum_n += child.visits as f32;
+            max_n = max_n.max(child.visits);
+            if let Some(q) = child.q_for(c, self.draw_black) {
+                sum_p += child.prior;
+                sum_pq += child.prior * q;
+            }
+        }
+        let v_mix = if sum_p > 0.0 {
+            (v_pi + sum_n * sum_pq / sum_p) / (1.0 + sum_n)
+        } else {
+            v_pi
+        };
+        out.extend(range.map(|i| self.nodes[i].q_for(c, self.draw_black).unwrap_or(v_mix)));
+        let scale = (self.config.gumbel_c_visit + max_n as f32) * self.config.gumbel_c_scale;
+        if self.config.gumbel_rescale_q {
+            let lo = out.iter().copied().fold(f32::INFINITY, f32::min);
+            let hi = out.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let span = (hi - lo).max(1e-8);
+            for x in out.iter_mut() {
+                *x = scale * (*x - lo) / span;
+            }
+        } else {
+            for x in out.iter_mut() {
+                *x *= scale;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::toy::TicTacToe;
+    use crate::{FnEvaluator, Search, SearchConfig, SearchLimits, Wdl, gumbel};
+    use shogi_game::{Color, Game};
+
+    /// The buffer-reusing sigma that selection runs at every node equals the paper's
+    /// formulas (`gumbel::completed_q` then `gumbel::sigma`) bit for bit, at every
+    /// expanded node of a searched tree, with and without rescaling.
+    #[test]
+    fn completed_sigma_into_equals_the_formulas() {
+        let evaluator = FnEvaluator::new(|g: &TicTacToe, moves: &[<TicTacToe as Game>::Move]| {
+            let k = g.key();
+            let priors: Vec<f32> = (0..moves.len())
+                .map(|i| 1.0 + ((k >> (i % 60)) & 7) as f32)
+                .collect();
+            let sum: f32 = priors.iter().sum();
+            let win = (k % 97) as f32 / 97.0 * 0.6 + 0.1;
+            (
+                priors.into_iter().map(|p| p / sum).collect(),
+                Wdl::new(win, 0.2, 0.8 - win),
+            )
+        });
+        for rescale in [false, true] {
+            let config = SearchConfig {
+                simulations: 200,
+                gumbel_rescale_q: rescale,
+                ..SearchConfig::default()
+            };
+            let mut search = Search::new(config, 3);
+            search
+                .search(
+                    &TicTacToe::new(),
+                    &evaluator,
+                    &SearchLimits::simulations(200),
+                )
+                .unwrap();
+            let mut checked = 0;
+            let mut buffer = Vec::new();
+            for node in 0..search.nodes.len() {
+                let n = &search.nodes[node];
+                if n.num_children == 0 {
+                    continue;
+                }
+                let c = n.to_move;
+                let children = n.children();
+                let priors: Vec<f32> = children.clone().map(|i| search.nodes[i].prior).collect();
+                let q: Vec<Option<f32>> = children
+                    .clone()
+                    .map(|i| search.nodes[i].q_for(c, search.draw_black))
+                    .collect();
+                let visits: Vec<u32> = children.map(|i| search.nodes[i].visits).collect();
+                let v_pi = if c == Color::Black {
+                    n.nn_black
+                } else {
+                    1.0 - n.nn_black
+                };
+                let cq = gumbel::completed_q(&priors, &q, &visits, v_pi);
+                let max_n = visits.iter().copied().max().unwrap_or(0);
+                let cfg = &search.config;
+                let expected =
+                    gumbel::sigma(&cq, max_n, cfg.gumbel_c_visit, cfg.gumbel_c_scale, rescale);
+                search.completed_sigma_into(node, &mut buffer);
+                assert_eq!(buffer, expected, "node {node}");
+                checked += 1;
+            }
+            assert!(checked > 10, "{checked} nodes checked");
+        }
     }
 }

@@ -125,6 +125,30 @@ impl RunConfig {
 
     fn validate_selfplay(&self, c: &RangeCheck<'_>) -> Result<(), ConfigError> {
         let s = &self.selfplay;
+        // Every thread and every batch slot must have games to serve it: a thread
+        // without a game idles, and a batch larger than all games' leaves together never
+        // fills (each game has at most tree_batch leaves waiting).
+        if s.actor_threads > s.actors {
+            return Err(c.range(
+                "selfplay.actor_threads",
+                s.actor_threads.to_string(),
+                &format!(
+                    "must not exceed selfplay.actors ({}): a thread without a game idles",
+                    s.actors
+                ),
+            ));
+        }
+        let leaves = s.actors.saturating_mul(s.tree_batch);
+        if s.max_batch > leaves {
+            return Err(c.range(
+                "selfplay.max_batch",
+                s.max_batch.to_string(),
+                &format!(
+                    "must not exceed selfplay.actors x selfplay.tree_batch ({} x {} = {leaves}): a larger batch never fills",
+                    s.actors, s.tree_batch
+                ),
+            ));
+        }
         c.unit("selfplay.full_search_prob", s.full_search_prob as f64)?;
         c.above_zero("selfplay.gumbel_c_scale", s.gumbel_c_scale)?;
         for (key, safety) in [

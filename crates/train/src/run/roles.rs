@@ -4,6 +4,12 @@
 use super::settings::schedule;
 use super::*;
 
+/// Self-play for the whole invocation: every slot of `selfplay.actors` busy from the
+/// start to the stop, on one inference service. A newer best network is looked for
+/// whenever a generation of `selfplay.games_per_generation` games has been claimed and
+/// replaces the served one between two batches ([`NetService::replace_checkpoint`]):
+/// the games in progress go on with it (KataGo and lc0 swap networks the same way), so
+/// no slot idles while a generation drains.
 pub(super) fn selfplay_loop<G, S>(
     config: &RunConfig,
     run: &RunDir,
@@ -21,71 +27,195 @@ where
     let search = search_config(config);
     let play = play_config(config);
     let batch = batch_config(config);
+    let seeds = GenerationSeeds::claim(run.root(), config.run.seed, s.games_per_generation)?;
     // Several self-play processes may share replay/: each names its chunks with its own
-    // tag, so no two writers ever pick the same file name; and the generation, so that a
-    // process never repeats a name even when its chunks are taken away as they appear
-    // (the Ray launcher's actors upload and delete them).
-    let process_prefix = format!("selfplay-{}", process_tag());
-    let stop_flag = AtomicBool::new(false);
-    let mut total_batches = BatchStats::default();
-    while !stop_work() {
-        let generation = claim_generation(run.root())?;
-        let chunk_prefix = format!("{process_prefix}-g{generation}");
-        let (_, best) = run.best()?.context("no accepted network")?;
-        let service =
-            NetService::from_checkpoint(&best, layout, device, batch.clone(), s.half_inference)?;
-        if let Some(manifest) = service.manifest() {
-            *progress.best_name.lock().unwrap() = manifest.name.clone();
-        }
-        let evaluator = service.evaluator::<G>();
-        let (threads, games_per_thread) = ActorConfig::spread(s.actors, s.actor_threads);
-        let actors = ActorConfig {
-            threads,
-            games_per_thread,
-            games: Some(s.games_per_generation),
-            games_per_chunk: s.games_per_chunk,
-            seed: generation_seed(config.run.seed, generation),
-        };
-        // run_actors watches one flag; mirror the run's stop conditions into it.
-        // The watcher also publishes the batch counters as they grow: a generation can
-        // last an hour on a GPU (thousands of games), and the status line must not show
-        // the last generation's fill (or 0%) all that time.
-        let result = std::thread::scope(|scope| {
-            let watcher = scope.spawn(|| {
-                let mut published = Instant::now();
-                while !stop_flag.load(Ordering::Relaxed) {
-                    if stop_work() {
-                        stop_flag.store(true, Ordering::Relaxed);
-                    }
-                    if published.elapsed() >= Duration::from_millis(500) {
-                        *progress.batches.lock().unwrap() = merge(total_batches, service.stats());
-                        published = Instant::now();
-                    }
-                    std::thread::sleep(Duration::from_millis(50));
-                }
-            });
-            let result = run_actors(
-                &actors,
-                &search,
-                &play,
-                &start,
-                &evaluator,
-                &run.replay(),
-                &chunk_prefix,
-                &stop_flag,
-                &progress.actors,
-            );
-            stop_flag.store(true, Ordering::Relaxed);
-            watcher.join().expect("watcher thread panicked");
-            result
-        });
-        stop_flag.store(false, Ordering::Relaxed);
-        let stats = service.shutdown();
-        total_batches = merge(total_batches, stats);
-        *progress.batches.lock().unwrap() = total_batches;
-        result.context("writing replay chunks")?;
+    // tag, so no two writers ever pick the same file name; and its first generation, so
+    // that a process never repeats a name even when its chunks are taken away as they
+    // appear (the Ray launcher's actors upload and delete them).
+    let chunk_prefix = format!("selfplay-{}-g{}", process_tag(), seeds.first_generation());
+    let (mut served_step, best) = run.best()?.context("no accepted network")?;
+    let mut service =
+        NetService::from_checkpoint(&best, layout, device, batch.clone(), s.half_inference)?;
+    if let Some(manifest) = service.manifest() {
+        *progress.best_name.lock().unwrap() = manifest.name.clone();
     }
-    Ok(())
+    let evaluator = service.evaluator::<G>();
+    let (threads, games_per_thread) = ActorConfig::spread(s.actors, s.actor_threads);
+    let actors = ActorConfig {
+        threads,
+        games_per_thread,
+        games: None,
+        games_per_chunk: s.games_per_chunk,
+        seed: 0, // the generations' seeds decide (`seeds`)
+    };
+    let stop_flag = AtomicBool::new(false);
+    let result = std::thread::scope(|scope| {
+        // The watcher mirrors the run's stop conditions into the actors' flag, publishes
+        // the batch counters as they grow and serves each newer network as it comes.
+        let watcher = scope.spawn(|| {
+            let mut published = Instant::now();
+            while !stop_flag.load(Ordering::Relaxed) {
+                if stop_work() || seeds.failed() {
+                    stop_flag.store(true, Ordering::Relaxed);
+                }
+                if published.elapsed() >= Duration::from_millis(500) {
+                    *progress.batches.lock().unwrap() = service.stats();
+                    published = Instant::now();
+                }
+                if seeds.take_claimed() {
+                    serve_newest(run, &mut service, &mut served_step, progress);
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
+        let result = run_actors_with(
+            &actors,
+            &seeds,
+            &search,
+            &play,
+            &start,
+            &evaluator,
+            &run.replay(),
+            &chunk_prefix,
+            &stop_flag,
+            &progress.actors,
+        );
+        stop_flag.store(true, Ordering::Relaxed);
+        watcher.join().expect("watcher thread panicked");
+        result
+    });
+    *progress.batches.lock().unwrap() = service.shutdown();
+    result.context("writing replay chunks")?;
+    seeds.into_result()
+}
+
+/// Serves the run's best network if it is newer than `served_step`; a network that
+/// cannot be loaded (a half-deleted one, say) is reported and the served one kept.
+fn serve_newest(
+    run: &RunDir,
+    service: &mut NetService,
+    served_step: &mut u64,
+    progress: &Progress,
+) {
+    let best = match run.best() {
+        Ok(Some((step, path))) if step > *served_step => (step, path),
+        Ok(_) => return,
+        Err(e) => {
+            warn!("self-play: looking for a newer network: {e}");
+            return;
+        }
+    };
+    match service.replace_checkpoint(&best.1) {
+        Ok(()) => {
+            *served_step = best.0;
+            let name = service
+                .manifest()
+                .map_or_else(|| best.1.display().to_string(), |m| m.name.clone());
+            info!(
+                "self-play: {name} from the next batch on ({} games in flight go on with it)",
+                progress.actors.in_flight.load(Ordering::Relaxed)
+            );
+            *progress.best_name.lock().unwrap() = name;
+        }
+        Err(e) => warn!("self-play: keeps step {}: {e}", *served_step),
+    }
+}
+
+/// A self-play process's game seeds, one generation after another without a pause: the
+/// first game of every `per_generation` claims the run's next generation number
+/// ([`claim_generation`], written before any of its games starts), and game `i` of
+/// generation `g` is seeded `generation_seed(run_seed, g) + i`. So two runs with one
+/// seed play the same first games, and a resumed or a second process never replays a
+/// generation's seeds.
+pub(super) struct GenerationSeeds<'a> {
+    run_root: &'a Path,
+    run_seed: u64,
+    per_generation: u64,
+    first: u64,
+    state: Mutex<GenerationState>,
+    /// Raised by each claim after the first (the watcher then looks for a newer network).
+    claimed: AtomicBool,
+    failed: AtomicBool,
+}
+
+struct GenerationState {
+    generation: u64,
+    /// Games of `generation` started.
+    started: u64,
+    error: Option<anyhow::Error>,
+}
+
+impl<'a> GenerationSeeds<'a> {
+    /// Claims the first generation of this process.
+    pub(super) fn claim(
+        run_root: &'a Path,
+        run_seed: u64,
+        per_generation: u64,
+    ) -> Result<GenerationSeeds<'a>> {
+        let first = claim_generation(run_root)?;
+        Ok(GenerationSeeds {
+            run_root,
+            run_seed,
+            per_generation: per_generation.max(1),
+            first,
+            state: Mutex::new(GenerationState {
+                generation: first,
+                started: 0,
+                error: None,
+            }),
+            claimed: AtomicBool::new(false),
+            failed: AtomicBool::new(false),
+        })
+    }
+
+    /// The generation claimed first.
+    pub(super) fn first_generation(&self) -> u64 {
+        self.first
+    }
+
+    /// Whether a generation was claimed since the last call.
+    pub(super) fn take_claimed(&self) -> bool {
+        self.claimed.swap(false, Ordering::Relaxed)
+    }
+
+    /// Whether a claim failed (no more seeds are given).
+    pub(super) fn failed(&self) -> bool {
+        self.failed.load(Ordering::Relaxed)
+    }
+
+    /// The claim's error, if one failed.
+    pub(super) fn into_result(self) -> Result<()> {
+        match self.state.into_inner().unwrap().error {
+            Some(e) => Err(e.context("claiming a self-play generation")),
+            None => Ok(()),
+        }
+    }
+}
+
+impl GameSeeds for GenerationSeeds<'_> {
+    fn next_seed(&self) -> Option<u64> {
+        let mut state = self.state.lock().unwrap();
+        if state.error.is_some() {
+            return None;
+        }
+        if state.started >= self.per_generation {
+            match claim_generation(self.run_root) {
+                Ok(generation) => {
+                    state.generation = generation;
+                    state.started = 0;
+                    self.claimed.store(true, Ordering::Relaxed);
+                }
+                Err(e) => {
+                    state.error = Some(e);
+                    self.failed.store(true, Ordering::Relaxed);
+                    return None;
+                }
+            }
+        }
+        let seed = generation_seed(self.run_seed, state.generation).wrapping_add(state.started);
+        state.started += 1;
+        Some(seed)
+    }
 }
 
 /// Eight hex digits that differ between processes (pid and start time).
@@ -135,29 +265,6 @@ pub fn generation_seed(run_seed: u64, generation: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
-}
-
-pub(super) fn merge(a: BatchStats, b: BatchStats) -> BatchStats {
-    let batches = a.batches + b.batches;
-    let inputs = a.inputs + b.inputs;
-    let fill = if batches == 0 {
-        0.0
-    } else {
-        (a.avg_fill * a.batches as f64 + b.avg_fill * b.batches as f64) / batches as f64
-    };
-    BatchStats {
-        batches,
-        inputs,
-        requests: a.requests + b.requests,
-        avg_batch: if batches == 0 {
-            0.0
-        } else {
-            inputs as f64 / batches as f64
-        },
-        avg_fill: fill,
-        max_batch_seen: a.max_batch_seen.max(b.max_batch_seen),
-        model_time: a.model_time + b.model_time,
-    }
 }
 
 #[allow(clippy::too_many_arguments)]
