@@ -49,6 +49,9 @@ pub struct ShogiGame {
     pos: Position,
     start: Position,
     keys: Vec<u64>,
+    /// A Bloom filter of `keys` (one bit a key, [`key_bit`]): most positions a search
+    /// asks about were never seen, and the filter says so without scanning the game.
+    seen_keys: [u64; KEY_FILTER_WORDS],
     checks: Vec<bool>,
     moves: Vec<Move>,
     rules: GameRules,
@@ -63,6 +66,24 @@ pub struct ShogiGame {
 /// (reallocate and copy) all three histories on the first move.
 const CLONE_SPARE_PLIES: usize = 16;
 
+/// Words of [`ShogiGame`]'s filter of the keys seen: 1,024 bits, about a quarter set
+/// after 300 plies.
+const KEY_FILTER_WORDS: usize = 16;
+
+/// The word and bit of `key` in the key filter.
+#[inline]
+fn key_bit(key: u64) -> (usize, u64) {
+    let bit = (key >> 20) as usize % (KEY_FILTER_WORDS * 64);
+    (bit / 64, 1 << (bit % 64))
+}
+
+fn key_filter_of(key: u64) -> [u64; KEY_FILTER_WORDS] {
+    let mut filter = [0; KEY_FILTER_WORDS];
+    let (word, mask) = key_bit(key);
+    filter[word] |= mask;
+    filter
+}
+
 impl Clone for ShogiGame {
     fn clone(&self) -> Self {
         fn with_room<T: Copy>(v: &[T]) -> Vec<T> {
@@ -74,6 +95,7 @@ impl Clone for ShogiGame {
             pos: self.pos.clone(),
             start: self.start.clone(),
             keys: with_room(&self.keys),
+            seen_keys: self.seen_keys,
             checks: with_room(&self.checks),
             moves: with_room(&self.moves),
             rules: self.rules,
@@ -88,6 +110,7 @@ impl ShogiGame {
     pub fn new(pos: Position, rules: GameRules) -> ShogiGame {
         ShogiGame {
             keys: vec![pos.key()],
+            seen_keys: key_filter_of(pos.key()),
             checks: vec![pos.in_check()],
             start: pos.clone(),
             pos,
@@ -138,6 +161,8 @@ impl ShogiGame {
 
     fn record(&mut self, mv: Move) {
         self.keys.push(self.pos.key());
+        let (word, mask) = key_bit(self.pos.key());
+        self.seen_keys[word] |= mask;
         self.checks.push(self.pos.in_check());
         self.moves.push(mv);
     }
@@ -315,15 +340,16 @@ impl ShogiGame {
             PieceKind::Bishop,
             PieceKind::Rook,
         ];
-        let hand = pos.hand(them);
-        if !ANYWHERE.iter().any(|&k| hand[k as usize] > 0) {
-            return None;
-        }
         let king_in_camp = pos.zone(them).contains(pos.king_square(them));
         if king_in_camp && self.rules.impasse != ImpasseRule::None {
             return None;
         }
-        if pos.gives_check(mv) || self.keys.contains(&pos.key_after(mv)) {
+        if pos.gives_check(mv) {
+            return None;
+        }
+        let hand = pos.hand(them);
+        let can_drop = ANYWHERE.iter().any(|&k| hand[k as usize] > 0);
+        if !(can_drop || pos.other_side_can_move_after(mv)) || self.seen_after(pos.key_after(mv)) {
             return None;
         }
         let ply = self.ply() + 1;
@@ -331,6 +357,16 @@ impl ShogiGame {
             (self.rules.max_plies > 0 && ply >= self.rules.max_plies)
                 .then(|| Outcome::draw(EndReason::MaxPlies)),
         )
+    }
+
+    /// Whether a position of the game so far has `key`, the key of a position one ply
+    /// after this one: only positions with the same side to move can (the key holds the
+    /// side to move), every other one from the last.
+    #[inline]
+    fn seen_after(&self, key: u64) -> bool {
+        let (word, mask) = key_bit(key);
+        self.seen_keys[word] & mask != 0
+            && self.keys.iter().rev().skip(1).step_by(2).any(|&k| k == key)
     }
 
     /// [`Game::outcome_after`] by making the move on a copy of the position.
@@ -415,7 +451,8 @@ impl Game for ShogiGame {
     }
 
     /// Most moves are settled without making them: a move that gives no check cannot
-    /// mate, and when the side to move next holds a piece it may drop on any empty
+    /// mate, and when the side to move next has a free step
+    /// ([`Position::other_side_can_move_after`]) or holds a piece it may drop on any empty
     /// square (anything but a pawn: shogi's boards always have such squares free) it
     /// cannot be stalemated either; the repetition rule asks only whether the key after
     /// the move was seen before, and the impasse rules need that side's king in its

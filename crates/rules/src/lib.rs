@@ -21,8 +21,8 @@ pub mod perft;
 
 pub use game::{GameRules, ImpasseRule, ShogiGame};
 pub use position::{
-    ExchangeValues, HANDICAPS, IMPASSE_VALUE, IllegalMove, MOBILITY_VALUE, MoveParseError,
-    Position, SfenError,
+    CheckInfo, ExchangeValues, HANDICAPS, IMPASSE_VALUE, IllegalMove, MOBILITY_VALUE,
+    MoveParseError, Position, SfenError,
 };
 pub use tables::piece_attacks;
 pub use types::{

@@ -234,9 +234,10 @@ fn expand(
         if node.ply + 1 > max_plies {
             return; // no children: disproven by `update`
         }
+        // Most moves are not checks: told without making them.
+        let checks = pos.check_info();
         for &mv in legal.iter() {
-            // Most moves are not checks: told without making them.
-            if !pos.gives_check(mv) {
+            if !pos.gives_check_with(&checks, mv) {
                 continue;
             }
             let after = pos.after(mv);

@@ -299,24 +299,76 @@ impl Position {
     /// Own pieces of `us` pinned to their king.
     #[inline]
     fn pinned(&self, us: Color) -> u128 {
-        let them = us.flip() as usize;
-        let ksq = self.kings[us as usize] as usize;
+        self.blockers(us, us.flip()) & self.by_color[us as usize]
+    }
+
+    /// The pieces (of either colour) that are alone between `king`'s king and a slider of
+    /// `sniper` aimed at it: pinned when they are the king's own, a discovered check
+    /// when they are the sniper's side's and step off the line.
+    #[inline]
+    fn blockers(&self, king: Color, sniper: Color) -> u128 {
+        let ksq = self.kings[king as usize] as usize;
         let k = &self.by_kind;
-        let mut snipers = ((lance_attacks(us, ksq, 0) & k[1])
+        let mut snipers = ((lance_attacks(king, ksq, 0) & k[1])
             | (bishop_attacks(ksq, 0) & (k[4] | k[12]))
             | (rook_attacks(ksq, 0) & (k[5] | k[13])))
-            & self.by_color[them];
+            & self.by_color[sniper as usize];
         let occ = self.occ();
-        let mut pinned = 0;
+        let mut blockers = 0;
         while snipers != 0 {
             let s = snipers.trailing_zeros() as usize;
             snipers &= snipers - 1;
             let b = BETWEEN[ksq][s] & occ;
             if b != 0 && b & (b - 1) == 0 {
-                pinned |= b & self.by_color[us as usize];
+                blockers |= b;
             }
         }
-        pinned
+        blockers
+    }
+
+    /// What tells each move's check at a glance ([`Position::gives_check_with`]), for
+    /// a caller that asks it of many moves of this position (the mate search's
+    /// attacker, which keeps only its checks).
+    pub fn check_info(&self) -> CheckInfo {
+        let us = self.side;
+        let them = us.flip();
+        let king = self.kings[them as usize] as usize;
+        let occ = self.occ();
+        // A piece of ours of kind k on a square attacks their king exactly when a piece
+        // of theirs of kind k on the king's square attacks that square.
+        let direct = std::array::from_fn(|k| attacks(them, PieceKind::ALL[k], king, occ));
+        CheckInfo {
+            king,
+            direct,
+            discoverers: self.blockers(them, us) & self.by_color[us as usize],
+        }
+    }
+
+    /// [`Position::gives_check`] from this position's [`CheckInfo`]: two bit tests. A
+    /// slider never checks from a square beyond the one it left on a line from the king
+    /// (it would have been checking already), so the squares read on the board as it is
+    /// are the squares after the move.
+    #[inline]
+    pub fn gives_check_with(&self, info: &CheckInfo, mv: Move) -> bool {
+        let to = mv.to().index();
+        let gives = match mv.drop_kind() {
+            Some(kind) => info.direct[kind as usize] & bit(to) != 0,
+            None => {
+                let from = mv.raw_from();
+                let Some(p) = Piece::from_code(self.board[from]) else {
+                    unreachable!("a move from an empty square")
+                };
+                let kind = if mv.is_promotion() {
+                    p.kind.promote()
+                } else {
+                    p.kind
+                };
+                info.direct[kind as usize] & bit(to) != 0
+                    || (info.discoverers & bit(from) != 0 && LINE[info.king][from] & bit(to) == 0)
+            }
+        };
+        debug_assert_eq!(gives, self.gives_check(mv), "{mv} in {self}");
+        gives
     }
 
     // ----- making moves -----
@@ -414,26 +466,7 @@ impl Position {
         let us = self.side;
         let ksq = self.kings[us.flip() as usize] as usize;
         let to = mv.to().index();
-        let mut occ = self.occ();
-        let (kind, from_bit) = match mv.drop_kind() {
-            Some(k) => {
-                occ |= SQUARE_BB[to];
-                (k, 0)
-            }
-            None => {
-                let from = mv.raw_from();
-                let Some(p) = Piece::from_code(self.board[from]) else {
-                    unreachable!("a move from an empty square")
-                };
-                occ = (occ ^ SQUARE_BB[from]) | SQUARE_BB[to];
-                let kind = if mv.is_promotion() {
-                    p.kind.promote()
-                } else {
-                    p.kind
-                };
-                (kind, bit(from))
-            }
-        };
+        let (occ, kind, from_bit) = self.moved(mv);
         if attacks(us, kind, to, occ) & bit(ksq) != 0 {
             return true;
         }
@@ -443,6 +476,91 @@ impl Position {
             // the square it left: it was tested above.
             if line != 0 && self.slider_attackers(us, ksq, occ) & line & !(from_bit | bit(to)) != 0
             {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The occupancy after a legal move, the kind on its new square and the bit of the
+    /// square it left (0 for a drop).
+    #[inline(always)]
+    fn moved(&self, mv: Move) -> (u128, PieceKind, u128) {
+        let to = mv.to().index();
+        let occ = self.occ();
+        match mv.drop_kind() {
+            Some(k) => (occ | SQUARE_BB[to], k, 0),
+            None => {
+                let from = mv.raw_from();
+                let Some(p) = Piece::from_code(self.board[from]) else {
+                    unreachable!("a move from an empty square")
+                };
+                let kind = if mv.is_promotion() {
+                    p.kind.promote()
+                } else {
+                    p.kind
+                };
+                ((occ ^ SQUARE_BB[from]) | SQUARE_BB[to], kind, bit(from))
+            }
+        }
+    }
+
+    /// Whether, after a legal move that gives no check, the other side has a legal move
+    /// that needs no search to find: a step of a pawn, silver, gold or promoted minor
+    /// that is on no line through its king (so no pin can hold it) to an empty square,
+    /// or a safe king step ([`Position::king_can_step_after`]). Then that side is not
+    /// stalemated, told without making `mv`; `false` says nothing more.
+    #[inline]
+    pub fn other_side_can_move_after(&self, mv: Move) -> bool {
+        let them = self.side.flip();
+        let t = them as usize;
+        let ksq = self.kings[t] as usize;
+        let to = mv.to().index();
+        let (occ, _, _) = self.moved(mv);
+        let k = &self.by_kind;
+        // Not on a rank, file or diagonal of the king (a captured piece leaves).
+        let aligned = bishop_attacks(ksq, 0) | rook_attacks(ksq, 0);
+        let free = self.by_color[t] & !aligned & !bit(to);
+        let empty = !occ & self.geo.mask;
+        for (kinds, step_kind) in [
+            (k[0], PieceKind::Pawn),
+            (k[3], PieceKind::Silver),
+            (k[6] | k[8] | k[9] | k[10] | k[11], PieceKind::Gold),
+        ] {
+            let mut pieces = kinds & free;
+            while pieces != 0 {
+                let sq = pieces.trailing_zeros() as usize;
+                pieces &= pieces - 1;
+                if STEPS[t][step_kind as usize][sq] & empty != 0 {
+                    return true;
+                }
+            }
+        }
+        self.king_can_step_after(mv)
+    }
+
+    /// Whether, after a legal move that gives no check, the other side's king has a
+    /// legal step: to an empty square, or onto one of this side's pieces, that nothing of
+    /// this side attacks after the move. Then that side has a legal move (it is not
+    /// stalemated), told without making `mv`. `false` says nothing more (another of its
+    /// pieces may move). With the king not in check no slider of this side sees its
+    /// square, so none attacks a step through it.
+    #[inline]
+    pub fn king_can_step_after(&self, mv: Move) -> bool {
+        let us = self.side;
+        let them = us.flip();
+        let ksq = self.kings[them as usize] as usize;
+        let to = mv.to().index();
+        let (occ, kind, from_bit) = self.moved(mv);
+        // A piece of theirs on `to` is captured and leaves; the mover's old square is
+        // empty and the mover attacks from its new one.
+        let theirs = self.by_color[them as usize] & !bit(to);
+        let mover = attacks(us, kind, to, occ);
+        let mut steps = STEPS[0][PieceKind::King as usize][ksq] & self.geo.mask & !theirs;
+        while steps != 0 {
+            let step = steps.trailing_zeros() as usize;
+            steps &= steps - 1;
+            if mover & bit(step) == 0 && self.attackers_raw(us, step, occ) & !from_bit == 0 {
                 return true;
             }
         }
@@ -554,4 +672,14 @@ impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.to_sfen())
     }
+}
+
+/// A position's checks at a glance ([`Position::check_info`]): for each piece kind, the
+/// squares from which a piece of the side to move of that kind attacks the other king,
+/// and the side to move's pieces whose stepping off their line uncovers a check.
+#[derive(Clone, Debug)]
+pub struct CheckInfo {
+    king: usize,
+    direct: [u128; 14],
+    discoverers: u128,
 }

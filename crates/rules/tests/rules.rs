@@ -481,8 +481,8 @@ fn mobility_values_are_the_squares_reached_from_the_centre() {
     );
 }
 
-/// `gives_check` and `key_after` read a move's check and key off the position without
-/// making it (the search's terminal checks and the mate search's move filter): on every
+/// `gives_check` (and with `check_info`), `key_after` and `king_can_step_after` read a move's check, key and the
+/// reply's king steps off the position without making it (the search's terminal checks and the mate search's move filter): on every
 /// legal move of random games on both boards, with captures, promotions, drops and
 /// discovered checks among them, they equal the position after the move, and so does
 /// `ShogiGame::outcome_after`'s shortcut (which the debug build asserts move by move).
@@ -508,11 +508,26 @@ fn gives_check_and_key_after_agree_with_the_position_after_the_move() {
                 let mut moves = Vec::new();
                 game.legal_moves(&mut moves);
                 let pos = game.position().clone();
+                let info = pos.check_info();
                 for &mv in &moves {
                     let after = pos.after(mv);
                     assert_eq!(pos.gives_check(mv), after.in_check(), "{mv} in {pos}");
+                    assert_eq!(
+                        pos.gives_check_with(&info, mv),
+                        after.in_check(),
+                        "{mv} in {pos}"
+                    );
                     assert_eq!(pos.key_after(mv), after.key(), "{mv} in {pos}");
                     checks += usize::from(after.in_check());
+                    if !after.in_check() {
+                        // A king step is among the legal replies exactly when it says so.
+                        let king = after.king_square(after.side_to_move());
+                        let steps = after.legal_moves().iter().any(|m| m.from() == Some(king));
+                        assert_eq!(pos.king_can_step_after(mv), steps, "{mv} in {pos}");
+                        if pos.other_side_can_move_after(mv) {
+                            assert!(after.has_legal_move(), "{mv} in {pos}");
+                        }
+                    }
                     let _ = game.outcome_after(mv);
                 }
                 xorshift(&mut rng);
