@@ -209,6 +209,59 @@ fn smoke_run_completes_the_loop_and_resumes() {
     assert_consistent(&run);
 }
 
+/// Continuous self-play: every slot stays busy for the whole run (each status line
+/// shows all 8 games in flight), and each newer network is served to the games in
+/// progress (a generation of 4 games, half the slots, once drained to nothing and left
+/// half the slots idle); the games are whole and the run consistent.
+#[test]
+fn selfplay_keeps_every_slot_busy_and_takes_each_new_network_in_flight() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let out = train(
+        &dir,
+        &[
+            "--set",
+            "run.minutes=0.4",
+            "--set",
+            "run.max_steps=0",
+            "--set",
+            "run.status_every_secs=2",
+            "--set",
+            "selfplay.games_per_generation=4",
+            "--set",
+            "gate.enabled=false",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let run = RunDir::new(&dir);
+    let log = std::fs::read_to_string(run.log_file()).unwrap();
+    let status: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("simulations/s"))
+        .collect();
+    assert!(status.len() >= 3, "{log}");
+    // Every status line but the last (written after the actors stopped) sees 8 games.
+    for line in &status[..status.len() - 1] {
+        assert!(line.contains("8 in flight"), "{line}");
+    }
+    let swaps = log
+        .lines()
+        .filter(|l| l.contains("from the next batch on (8 games in flight go on with it)"))
+        .count();
+    assert!(
+        swaps >= 1,
+        "no network was served to the games in flight:\n{log}"
+    );
+    let (games, skipped) = shogi_records::read_chunk_dir(&run.replay()).unwrap();
+    assert!(
+        skipped.is_empty() && games.len() >= 8,
+        "{} games",
+        games.len()
+    );
+    assert_consistent(&run);
+}
+
 /// Starts a five-minute smoke run in `dir` and returns once the learner has trained a
 /// little (a candidate pending or a second network accepted).
 fn train_until_a_candidate(dir: &Path) -> (std::process::Child, RunDir) {

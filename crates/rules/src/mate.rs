@@ -228,18 +228,13 @@ fn expand(
 ) {
     let node = nodes[n];
     nodes[n].expanded = true;
-    let legal = pos.legal_moves();
     let first = nodes.len() as u32;
     if node.or_node {
         if node.ply + 1 > max_plies {
             return; // no children: disproven by `update`
         }
-        // Most moves are not checks: told without making them.
-        let checks = pos.check_info();
-        for &mv in legal.iter() {
-            if !pos.gives_check_with(&checks, mv) {
-                continue;
-            }
+        // The attacker plays checks only: generated as such, never the other moves.
+        for &mv in pos.checking_moves(&pos.check_info()).iter() {
             let after = pos.after(mv);
             let replies = after.legal_moves().len() as u64;
             if replies > 0 && seen(after.key()) {
@@ -265,7 +260,7 @@ fn expand(
             });
         }
     } else {
-        for &mv in legal.iter() {
+        for &mv in pos.legal_moves().iter() {
             if seen(pos.key_after(mv)) {
                 // The defender escapes into a repetition.
                 nodes.push(repeated_node(mv, n, true, node.ply + 1));

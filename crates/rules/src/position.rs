@@ -683,3 +683,12 @@ pub struct CheckInfo {
     direct: [u128; 14],
     discoverers: u128,
 }
+
+impl CheckInfo {
+    /// No check from anywhere (the generator's placeholder when it generates every move).
+    pub(crate) const NONE: CheckInfo = CheckInfo {
+        king: 0,
+        direct: [0; 14],
+        discoverers: 0,
+    };
+}

@@ -481,7 +481,8 @@ fn mobility_values_are_the_squares_reached_from_the_centre() {
     );
 }
 
-/// `gives_check` (and with `check_info`), `key_after` and `king_can_step_after` read a move's check, key and the
+/// `gives_check` (and with `check_info`, and `checking_moves`), `key_after` and
+/// `king_can_step_after` read a move's check, key and the
 /// reply's king steps off the position without making it (the search's terminal checks and the mate search's move filter): on every
 /// legal move of random games on both boards, with captures, promotions, drops and
 /// discovered checks among them, they equal the position after the move, and so does
@@ -509,6 +510,13 @@ fn gives_check_and_key_after_agree_with_the_position_after_the_move() {
                 game.legal_moves(&mut moves);
                 let pos = game.position().clone();
                 let info = pos.check_info();
+                // The checks generated alone are the legal moves that check, in order.
+                let checking: Vec<_> = moves
+                    .iter()
+                    .copied()
+                    .filter(|&mv| pos.after(mv).in_check())
+                    .collect();
+                assert_eq!(pos.checking_moves(&info).as_slice(), checking, "{pos}");
                 for &mv in &moves {
                     let after = pos.after(mv);
                     assert_eq!(pos.gives_check(mv), after.in_check(), "{mv} in {pos}");

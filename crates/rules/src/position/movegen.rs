@@ -15,8 +15,20 @@ impl Position {
     /// Appends all legal moves to `list`.
     pub fn generate(&self, list: &mut MoveList) {
         let mut n = list.len;
-        self.generate_into::<false>(&mut list.moves, &mut n);
+        self.generate_into::<false, false>(&mut list.moves, &mut n, None);
         list.len = n;
+    }
+
+    /// The legal moves that give check (the mate search's attacker plays only these),
+    /// in [`Position::generate`]'s order: the same generator, each piece's targets cut
+    /// to the squares it would check from (all of them for a piece that uncovers a
+    /// check), each move then kept by [`Position::gives_check_with`].
+    pub fn checking_moves(&self, info: &CheckInfo) -> MoveList {
+        let mut list = MoveList::new();
+        let mut n = 0;
+        self.generate_into::<false, true>(&mut list.moves, &mut n, Some(info));
+        list.len = n;
+        list
     }
 
     /// Whether the side to move has a legal move: [`Position::generate`] stopped at the
@@ -27,26 +39,36 @@ impl Position {
     pub fn has_legal_move(&self) -> bool {
         let mut buf = [const { MaybeUninit::uninit() }; crate::types::MAX_MOVES];
         let mut n = 0;
-        self.generate_into::<true>(&mut buf, &mut n);
+        self.generate_into::<true, false>(&mut buf, &mut n, None);
         n > 0
     }
 
     /// Appends the legal moves to `buf[*len..]`; with `FIRST_ONLY`, returns after the
-    /// first one (`has_legal_move`: the same rules, so the two cannot disagree).
+    /// first one (`has_legal_move`: the same rules, so the two cannot disagree); with
+    /// `CHECKS_ONLY`, only those that give check (`checks` is then this position's).
     #[inline(always)]
-    fn generate_into<const FIRST_ONLY: bool>(
+    fn generate_into<const FIRST_ONLY: bool, const CHECKS_ONLY: bool>(
         &self,
         buf: &mut [MaybeUninit<Move>; crate::types::MAX_MOVES],
         len: &mut usize,
+        checks: Option<&CheckInfo>,
     ) {
         let mut n = *len;
+        let checks = if CHECKS_ONLY {
+            checks.expect("CHECKS_ONLY needs the position's CheckInfo")
+        } else {
+            &CheckInfo::NONE
+        };
         macro_rules! push {
             ($m:expr) => {{
-                buf[n] = MaybeUninit::new($m);
-                n += 1;
-                if FIRST_ONLY {
-                    *len = n;
-                    return;
+                let m = $m;
+                if !CHECKS_ONLY || self.gives_check_with(checks, m) {
+                    buf[n] = MaybeUninit::new(m);
+                    n += 1;
+                    if FIRST_ONLY {
+                        *len = n;
+                        return;
+                    }
                 }
             }};
         }
@@ -104,6 +126,15 @@ impl Position {
                 let from = pieces.trailing_zeros() as usize;
                 pieces &= pieces - 1;
                 let mut att = attacks(us, kind, from, occ) & target;
+                if CHECKS_ONLY && checks.discoverers & bit(from) == 0 {
+                    // Only squares it checks from, as it is or promoted.
+                    let promoted = if kind.can_promote() {
+                        checks.direct[kind.promote() as usize]
+                    } else {
+                        0
+                    };
+                    att &= checks.direct[kind as usize] | promoted;
+                }
                 if pinned & bit(from) != 0 {
                     att &= LINE[ksq][from];
                 }
@@ -153,6 +184,9 @@ impl Position {
                 pawn_files |= FILES[s / 9];
             }
             let mut t = drop_target & !last1 & !pawn_files;
+            if CHECKS_ONLY {
+                t &= checks.direct[PieceKind::Pawn as usize];
+            }
             let their_k = self.kings[them as usize] as usize;
             let mate_sq = STEPS[them as usize][0][their_k] & t;
             if mate_sq != 0 && self.is_uchifuzume(mate_sq.trailing_zeros() as usize) {
@@ -174,6 +208,9 @@ impl Position {
                 PieceKind::Knight => drop_target & !last2,
                 _ => drop_target,
             };
+            if CHECKS_ONLY {
+                t &= checks.direct[k];
+            }
             while t != 0 {
                 let to = t.trailing_zeros() as u8;
                 t &= t - 1;
