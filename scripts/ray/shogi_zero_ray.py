@@ -465,7 +465,7 @@ class SelfplayActor:
             if files is not None:
                 publish_network(self.accepted, name, files)
                 write_atomic(self.local / "BEST", f"accepted/{name}\n".encode())
-                # Self-play loads the newest at each generation; two are enough on disk.
+                # Self-play serves the newest (loaded into memory) at each generation; two are enough on disk.
                 for old in sorted(n for n in os.listdir(self.accepted) if STEP_RE.match(n))[:-2]:
                     shutil.rmtree(self.accepted / old, ignore_errors=True)
                 return name

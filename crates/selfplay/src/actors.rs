@@ -279,12 +279,15 @@ where
                         return None;
                     }
                     let seed = seeds.next_seed()?;
-                    stats.in_flight.fetch_add(1, Ordering::Relaxed);
                     Some(SelfPlayGame::new(start(seed), search, play, seed))
                 };
                 let mut slots: Vec<Option<SelfPlayGame<G>>> = (0..config.games_per_thread.max(1))
                     .map(|_| next())
                     .collect();
+                // Counted per slot, a finished game's slot until it is refilled, so the
+                // count never dips while a game is replaced.
+                let filled = slots.iter().filter(|s| s.is_some()).count() as u64;
+                stats.in_flight.fetch_add(filled, Ordering::Relaxed);
                 let mut waiting: Vec<usize> = Vec::with_capacity(slots.len());
                 // Per slot, the (plies, simulations) of its game already counted live.
                 let mut counted = vec![(0u64, 0u64); slots.len()];
@@ -308,14 +311,19 @@ where
                                 }
                                 GameProgress::Finished => {
                                     counted[i] = (0, 0);
-                                    stats.in_flight.fetch_sub(1, Ordering::Relaxed);
                                     let played = slot.take().expect("slot holds a game").finish();
                                     record_stats(stats, &played);
-                                    if let Err(e) = writer.push(played.record) {
+                                    let pushed = writer.push(played.record);
+                                    if pushed.is_ok() {
+                                        *slot = next();
+                                    }
+                                    if slot.is_none() {
+                                        stats.in_flight.fetch_sub(1, Ordering::Relaxed);
+                                    }
+                                    if let Err(e) = pushed {
                                         *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
                                         break 'play;
                                     }
-                                    *slot = next();
                                 }
                             }
                         }

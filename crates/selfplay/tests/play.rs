@@ -392,9 +392,10 @@ fn games_at_the_ply_cap_are_adjudicated_by_material_when_asked() {
 }
 
 /// A slot whose game ends starts the next one at once: with one thread of four slots,
-/// every seed asked for after the first four is asked while the other three games are
-/// still in flight (no slot waits for the others to drain), the games are played with
-/// exactly the seeds given, and nothing is left in flight at the end.
+/// every seed asked for after the first four is asked while all four slots are counted
+/// in flight (the finished game's until it is replaced: the count never dips, and no
+/// slot waits for the others to drain), the games are played with exactly the seeds
+/// given, and nothing is left in flight at the end.
 #[test]
 fn a_finished_games_slot_starts_the_next_game_at_once() {
     use shogi_selfplay::actors::{GameSeeds, run_actors_with};
