@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Self-play's search alone under a run config's search settings, two builds alternated
-# on this machine alone: each build's `search_speed` example (one thread advancing one
+# on this machine alone: each build's `config_search_speed` example (one thread advancing one
 # actor thread's share of the config's games with the uniform evaluator, no network;
-# crates/train/examples/search_speed.rs) for SECONDS, ROUNDS times, A then B. Prints
+# crates/train/examples/config_search_speed.rs) for SECONDS, ROUNDS times, A then B. Prints
 # each round's simulations/s and the B/A ratio.
 #
-#   cargo build --release -p shogi-train --example search_speed   # in each checkout
-#   bash scripts/bench/search_ab.sh OLD/search_speed NEW/search_speed configs/shogi-gpu-small.toml 30 3
+#   cargo build --release -p shogi-train --example config_search_speed   # in each checkout
+#   bash scripts/bench/search_ab.sh OLD/config_search_speed NEW/config_search_speed configs/shogi-gpu-small.toml 30 3
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 usage="usage: search_ab.sh BIN_A BIN_B CONFIG [SECONDS] [ROUNDS] [GAMES]"

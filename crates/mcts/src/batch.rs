@@ -253,7 +253,7 @@ impl<I: Send + 'static, O: Send + 'static> BatchService<I, O> {
     }
 
     /// Replaces the model between two batches: the batch being run (if any) finishes on
-    /// the old model, every batch formed afterwards runs `model`, and the old one is
+    /// the old model, every batch run afterwards runs `model`, and the old one is
     /// dropped on the service thread. Requests are never refused or reordered meanwhile.
     /// Fails only when the service has stopped.
     pub fn replace_model<M: BatchModel<I, O> + Send + 'static>(
@@ -314,11 +314,6 @@ fn service_loop<I, O>(
         if stop.load(Ordering::SeqCst) {
             break;
         }
-        // A new model, if one came: only the newest of several counts.
-        while let Ok(newer) = replacements.try_recv() {
-            model = newer;
-            stats.models.fetch_add(1, Ordering::Relaxed);
-        }
         // First job of a batch.
         let first = match carry.take() {
             Some(j) => j,
@@ -357,6 +352,13 @@ fn service_loop<I, O>(
         for j in jobs {
             inputs.extend(j.inputs);
             replies.push(j.reply);
+        }
+        // A new model, if one came before this batch runs: only the newest of several
+        // counts. Read here, after the batch has formed, so a batch formed after
+        // `replace_model` returned never runs the old one.
+        while let Ok(newer) = replacements.try_recv() {
+            model = newer;
+            stats.models.fetch_add(1, Ordering::Relaxed);
         }
         let t0 = Instant::now();
         let result = catch_unwind(AssertUnwindSafe(|| {

@@ -351,22 +351,12 @@ impl Position {
     #[inline]
     pub fn gives_check_with(&self, info: &CheckInfo, mv: Move) -> bool {
         let to = mv.to().index();
-        let gives = match mv.drop_kind() {
-            Some(kind) => info.direct[kind as usize] & bit(to) != 0,
-            None => {
+        let direct = info.direct[self.kind_after(mv) as usize] & bit(to) != 0;
+        let gives = direct
+            || mv.drop_kind().is_none() && {
                 let from = mv.raw_from();
-                let Some(p) = Piece::from_code(self.board[from]) else {
-                    unreachable!("a move from an empty square")
-                };
-                let kind = if mv.is_promotion() {
-                    p.kind.promote()
-                } else {
-                    p.kind
-                };
-                info.direct[kind as usize] & bit(to) != 0
-                    || (info.discoverers & bit(from) != 0 && LINE[info.king][from] & bit(to) == 0)
-            }
-        };
+                info.discoverers & bit(from) != 0 && LINE[info.king][from] & bit(to) == 0
+            };
         debug_assert_eq!(gives, self.gives_check(mv), "{mv} in {self}");
         gives
     }
@@ -488,19 +478,31 @@ impl Position {
     fn moved(&self, mv: Move) -> (u128, PieceKind, u128) {
         let to = mv.to().index();
         let occ = self.occ();
+        let kind = self.kind_after(mv);
         match mv.drop_kind() {
-            Some(k) => (occ | SQUARE_BB[to], k, 0),
+            Some(_) => (occ | SQUARE_BB[to], kind, 0),
             None => {
                 let from = mv.raw_from();
-                let Some(p) = Piece::from_code(self.board[from]) else {
+                ((occ ^ SQUARE_BB[from]) | SQUARE_BB[to], kind, bit(from))
+            }
+        }
+    }
+
+    /// The kind on a legal move's destination after it: the dropped kind, or the moved
+    /// piece's, promoted when the move promotes.
+    #[inline(always)]
+    fn kind_after(&self, mv: Move) -> PieceKind {
+        match mv.drop_kind() {
+            Some(kind) => kind,
+            None => {
+                let Some(p) = Piece::from_code(self.board[mv.raw_from()]) else {
                     unreachable!("a move from an empty square")
                 };
-                let kind = if mv.is_promotion() {
+                if mv.is_promotion() {
                     p.kind.promote()
                 } else {
                     p.kind
-                };
-                ((occ ^ SQUARE_BB[from]) | SQUARE_BB[to], kind, bit(from))
+                }
             }
         }
     }
@@ -573,19 +575,14 @@ impl Position {
         let u = self.side as usize;
         let to = mv.to().index();
         let mut key = self.key ^ ZOBRIST.side;
-        let placed = match mv.drop_kind() {
+        match mv.drop_kind() {
             Some(k) => {
                 let n = self.hands[u][k as usize] as usize;
                 key ^= ZOBRIST.hand[u][k as usize][n] ^ ZOBRIST.hand[u][k as usize][n - 1];
-                Piece::new(self.side, k)
             }
             None => {
                 let from = mv.raw_from();
-                let code = self.board[from];
-                let Some(p) = Piece::from_code(code) else {
-                    unreachable!("a move from an empty square")
-                };
-                key ^= ZOBRIST.psq[code as usize][from];
+                key ^= ZOBRIST.psq[self.board[from] as usize][from];
                 let captured = self.board[to];
                 if let Some(cap) = Piece::from_code(captured) {
                     key ^= ZOBRIST.psq[captured as usize][to];
@@ -593,14 +590,9 @@ impl Position {
                     let n = self.hands[u][hk] as usize;
                     key ^= ZOBRIST.hand[u][hk][n] ^ ZOBRIST.hand[u][hk][n + 1];
                 }
-                let kind = if mv.is_promotion() {
-                    p.kind.promote()
-                } else {
-                    p.kind
-                };
-                Piece::new(self.side, kind)
             }
-        };
+        }
+        let placed = Piece::new(self.side, self.kind_after(mv));
         key ^ ZOBRIST.psq[placed.code() as usize][to]
     }
 

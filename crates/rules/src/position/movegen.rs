@@ -170,10 +170,40 @@ impl Position {
             }
         }
         // Drops.
-        if drop_target == 0 {
-            *len = n;
-            return;
+        if drop_target != 0 {
+            self.drops_into::<FIRST_ONLY, CHECKS_ONLY>(buf, &mut n, drop_target, checks);
         }
+        *len = n;
+    }
+
+    /// The legal drops on `drop_target` appended to `buf[*n..]`, under
+    /// [`Position::generate_into`]'s `FIRST_ONLY` and `CHECKS_ONLY`.
+    #[inline(always)]
+    fn drops_into<const FIRST_ONLY: bool, const CHECKS_ONLY: bool>(
+        &self,
+        buf: &mut [MaybeUninit<Move>; crate::types::MAX_MOVES],
+        n: &mut usize,
+        drop_target: u128,
+        checks: &CheckInfo,
+    ) {
+        macro_rules! push {
+            ($m:expr) => {{
+                let m = $m;
+                if !CHECKS_ONLY || self.gives_check_with(checks, m) {
+                    buf[*n] = MaybeUninit::new(m);
+                    *n += 1;
+                    if FIRST_ONLY {
+                        return;
+                    }
+                }
+            }};
+        }
+        let us = self.side;
+        let them = us.flip();
+        let u = us as usize;
+        let own = self.by_color[u];
+        let last1 = self.geo.last1[u];
+        let last2 = self.geo.last2[u];
         let hand = &self.hands[u];
         if hand[0] > 0 {
             let mut pawn_files = 0u128;
@@ -217,7 +247,6 @@ impl Position {
                 push!(Move::drop(kind, Square(to)));
             }
         }
-        *len = n;
     }
 
     /// Whether dropping a pawn of the side to move on `to` (directly in front of the

@@ -5,7 +5,7 @@
 //! The figure is what the search itself costs a self-play thread; the network adds to
 //! it. `scripts/bench/search_ab.sh` runs two builds of it alternated.
 //!
-//! `cargo run --release -p shogi-train --example search_speed -- CONFIG [SECONDS] [GAMES]`
+//! `cargo run --release -p shogi-train --example config_search_speed -- CONFIG [SECONDS] [GAMES]`
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -21,7 +21,7 @@ fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let path = args
         .get(1)
-        .context("usage: search_speed CONFIG [SECONDS] [GAMES]")?;
+        .context("usage: config_search_speed CONFIG [SECONDS] [GAMES]")?;
     let config = RunConfig::load(Path::new(path), &[])?;
     let seconds: f64 = args.get(2).map_or(Ok(20.0), |s| s.parse())?;
     let s = &config.selfplay;
