@@ -146,3 +146,51 @@ fn info_says_which_device_and_why() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid device \"tpu\""));
 }
+
+/// The build line names the running binary's bytes (SHA-256), so the Ray launcher tells
+/// two builds of one version apart: the same file gives the same line, a file that
+/// differs by one byte another. A closed stdout ends `info` without a panic.
+#[test]
+fn info_names_the_build_by_the_binarys_hash() {
+    use sha2::{Digest, Sha256};
+    let build_line = |bin: &std::path::Path| {
+        let out = Command::new(bin)
+            .args(["info", "--device", "cpu"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .find(|l| l.starts_with("build: "))
+            .unwrap_or_else(|| panic!("no build line"))
+            .to_string()
+    };
+    let bytes = std::fs::read(BIN).unwrap();
+    let hex: String = Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(build_line(BIN.as_ref()), format!("build: sha256 {hex}"));
+    // Another build: the same program with one more byte after its end (ELF ignores it).
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("shogi-zero");
+    let mut changed = bytes.clone();
+    changed.push(0);
+    std::fs::write(&other, &changed).unwrap();
+    std::fs::set_permissions(&other, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let other_line = build_line(&other);
+    assert!(other_line.starts_with("build: sha256 "), "{other_line}");
+    assert_ne!(other_line, build_line(BIN.as_ref()));
+
+    // `shogi-zero info | head -1`: the reader goes away; no panic, no backtrace.
+    let mut child = Command::new(BIN)
+        .args(["info", "--device", "cpu"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

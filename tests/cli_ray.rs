@@ -1,7 +1,10 @@
-//! The Ray launcher (scripts/ray/shogi_zero_ray.py) on a local two-node Ray cluster, under
-//! faults: a self-play actor and then the learner actor are killed mid-run (the checks
-//! are in scripts/ray/fault_test.py, which prints one line per check), and the launcher
-//! without Ray says how to install it.
+//! The Ray launcher (scripts/ray/shogi_zero_ray.py) on a local two-node Ray cluster with
+//! token authentication, under faults: a self-play actor and then the learner actor are
+//! killed mid-run (scripts/ray/fault_test.py, one line per check); the multi-machine
+//! recipe's security (scripts/ray/security_test.py: a head started by
+//! scripts/ray/cluster.py refuses a client without the token, the launcher refuses a
+//! cluster that does not); the launcher's parts that need no cluster
+//! (scripts/ray/launcher_test.py); and the launcher without Ray says how to install it.
 
 use std::process::Command;
 
@@ -26,6 +29,39 @@ fn ray_run_survives_a_lost_selfplay_actor_and_a_lost_learner() {
         tail(&errors, 4000)
     );
     assert!(text.contains("all checks passed"), "{text}");
+}
+
+#[test]
+fn the_multi_machine_recipe_refuses_whoever_lacks_the_token() {
+    let out = Command::new(python())
+        .arg(repo_root().join("scripts/ray/security_test.py"))
+        .current_dir(repo_root())
+        .output()
+        .expect("run scripts/ray/security_test.py");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let errors = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && text.contains("all checks passed"),
+        "security_test.py failed ({}):\n{text}\n--- stderr (tail) ---\n{}",
+        out.status,
+        tail(&errors, 4000)
+    );
+}
+
+#[test]
+fn the_launchers_supervision_without_a_cluster() {
+    let out = Command::new(python())
+        .arg(repo_root().join("scripts/ray/launcher_test.py"))
+        .current_dir(repo_root())
+        .output()
+        .expect("run scripts/ray/launcher_test.py");
+    let errors = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "launcher_test.py failed ({}):\n{}",
+        out.status,
+        tail(&errors, 6000)
+    );
 }
 
 #[test]

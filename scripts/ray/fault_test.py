@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The Ray launcher under faults, on a local two-node Ray cluster (tests/cli_ray.rs).
 
-The head node (1 CPU) holds the learner; the second node (4 CPUs) the two self-play
-actors, whose directories are disjoint from the run directory. The smoke config runs
+The head node (1 CPU) holds the learner (pinned there: --learner-node); the second node
+(4 CPUs) the two self-play actors, whose directories are disjoint from the run
+directory. The cluster runs with token authentication, as scripts/ray/cluster.py starts
+one, and the launcher joins it only because it refuses clients without the token. The smoke config runs
 until its learner reaches run.max_steps; meanwhile, at seeded random instants, one
 self-play actor's process is killed (SIGKILL), and later the learner actor's. Checked:
 
@@ -12,11 +14,16 @@ self-play actor's process is killed (SIGKILL), and later the learner actor's. Ch
 - the learner actor was restarted, its learner process died with it, and the run resumed
   from its last candidate with the optimiser state restored;
 - no game appears twice in the run's replay/ (the seed streams are disjoint);
-- a node whose shogi-zero differs from the learner's is named and refused;
+- the cluster refuses a client without its token;
+- a node whose shogi-zero build differs from the learner's is named and refused;
+- the learner runs on the node named by --learner-node;
 - a stalled learner (its actor frozen) pauses self-play once --max-backlog chunks wait on
   an actor's disk, and self-play resumes when they drain;
-- Ctrl-C stops the launcher with the learner's export, and the same command resumes the
-  run from that candidate.
+- Ctrl-C (SIGINT to the launcher's whole process group, as a terminal sends it) stops the
+  launcher with the learner's export, and the same command resumes the run from that
+  candidate;
+- a launch that finds no run where this launcher started one stops with an error
+  instead of starting a new run.
 
 Prints one line per check and exits 1 on the first failure.
 """
@@ -141,6 +148,13 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="shogi-zero-ray-test-"))
     run_dir = tmp / "learner-node" / "run"
     local_root = tmp / "selfplay-node"
+    # Token authentication for the cluster, the test and the launcher it starts; the
+    # launcher's record of its runs stays in the temporary directory.
+    token = tmp / "auth_token"
+    token.write_text(os.urandom(32).hex())
+    token.chmod(0o600)
+    os.environ.update(RAY_AUTH_TOKEN_PATH=str(token), XDG_STATE_HOME=str(tmp / "state"))
+    launcher.use_token_auth()
     began = time.monotonic()
     # Small object stores: the test moves a few megabytes.
     store = 100 * 1024 * 1024
@@ -153,26 +167,36 @@ def main() -> int:
     driver = None
     try:
         ray.init(address=cluster.address, namespace=launcher.NAMESPACE, log_to_driver=False)
+        answered, said = launcher.answers_without_token(cluster.address)
+        if answered is not False:
+            fail(f"the cluster did not refuse a client without its token: {said}")
+        ok(f"the cluster refuses a client without its token ({said[:80]}...)")
         # --- a node with another build is named before any actor starts
         reference = launcher.binary_identity(args.binary)
-        try:
-            launcher.check_nodes(args.binary, {**reference, "version": "shogi-zero 0.0.0 (another build)"})
-        except SystemExit as e:
-            if "node " not in str(e) or "install the same shogi-zero" not in str(e):
-                fail(f"the differing node is not named: {e}")
-            ok(f"a differing build is refused: {str(e)[:120]}...")
-        else:
-            fail("check_nodes accepted nodes whose version differs from the reference")
-        launcher.check_nodes(args.binary, reference)
+        if not re.fullmatch(r"build: sha256 [0-9a-f]{64}", reference["build"]):
+            fail(f"shogi-zero info reports no build hash: {reference['build']!r}")
+        other_build = {**reference, "build": "build: sha256 " + "0" * 64}
+        refused = launcher.check_nodes(args.binary, other_build)
+        if len(refused) != 2 or not all("node " in r and "install the same shogi-zero" in r for r in refused):
+            fail(f"the nodes of another build are not each named: {refused}")
+        ok(f"a differing build is refused by name: {refused[0][:120]}...")
+        if launcher.check_nodes(args.binary, reference):
+            fail("check_nodes refused nodes of the same build")
+        head_node = cluster.head_node.node_id
+
         def launch(max_steps: int) -> subprocess.Popen:
             command = [
                 sys.executable, str(HERE / "shogi_zero_ray.py"), args.config, "--address", cluster.address,
                 "--selfplay-actors", "2", "--selfplay-cpus", "2", "--binary", args.binary,
                 "--run-dir", str(run_dir), "--local-root", str(local_root), "--status-every", "10",
+                "--learner-node", head_node,
                 "--set", f"run.max_steps={max_steps}", "--set", "run.minutes=4", "--set", "learner.min_positions=200",
                 "--max-backlog", str(MAX_BACKLOG),
             ]
-            return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            # Its own session: Ctrl-C goes to its process group, as from a terminal.
+            return subprocess.Popen(
+                command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+            )
 
         # The first launch runs until Ctrl-C; the rerun ends two candidates after it.
         driver = launch(100_000)
@@ -184,13 +208,17 @@ def main() -> int:
             except ValueError:
                 return None
 
-        learner = wait_for("the learner actor", lambda: actor(launcher.learner_name(str(run_dir))), 60)
+        learner = wait_for("the learner actor", lambda: actor(launcher.learner_name(str(run_dir))), 120)
+        placed = ray.get(learner.placement.remote())
+        if placed["node_id"] != head_node:
+            fail(f"the learner runs on node {placed['node_id'][:12]}, not on --learner-node {head_node[:12]}")
+        ok(f"the learner runs on the node named by --learner-node ({head_node[:12]}), run id {placed['run_id'][:12]}")
         selfplay = [
-            wait_for(f"self-play actor {i}", lambda i=i: actor(launcher.selfplay_name(str(run_dir), i)), 60)
+            wait_for(f"self-play actor {i}", lambda i=i: actor(launcher.selfplay_name(str(run_dir), i)), 120)
             for i in range(2)
         ]
         wait_for("chunks from both actors", lambda: len(ray.get(learner.status.remote())["actors"]) == 2
-                 and all(a["chunks"] > 0 for a in ray.get(learner.status.remote())["actors"].values()), 120)
+                 and all(a["chunks"] > 0 for a in ray.get(learner.status.remote())["actors"].values()), 240)
         ok(f"chunks from both self-play actors reached the learner after {time.monotonic() - began:.0f} s")
 
         # --- a self-play actor dies at a seeded random instant
@@ -202,13 +230,13 @@ def main() -> int:
         # Freeze the actor (its uploads stop) until its self-play process has published
         # a chunk it could not send, freeze that too, note what the directory holds, kill.
         os.kill(old_pid, signal.SIGSTOP)
-        wait_for("an unsent chunk", lambda: launcher.finished_chunks(local_replay), 60, 0.05)
+        wait_for("an unsent chunk", lambda: launcher.finished_chunks(local_replay), 120, 0.05)
         os.kill(old_child, signal.SIGSTOP)
         held = sorted(p.name for p in launcher.finished_chunks(local_replay))
         os.kill(old_pid, signal.SIGKILL)
-        wait_for("the killed actor's self-play process to die with it", lambda: not process_alive(old_child), 10, 0.05)
+        wait_for("the killed actor's self-play process to die with it", lambda: not process_alive(old_child), 30, 0.05)
         new_pid = wait_for("the self-play actor's restart", lambda: (lambda p: p if p != old_pid else None)(
-            ray.get(victim.pid.remote())), 60)
+            ray.get(victim.pid.remote())), 120)
         new_stream = ray.get(victim.status.remote())["stream"]
         if new_stream == old_stream:
             fail(f"the restarted actor reuses seed stream {old_stream}")
@@ -222,7 +250,7 @@ def main() -> int:
         other_replay = Path(ray.get(other.local_dir.remote())) / "replay"
         os.kill(learner_pid, signal.SIGSTOP)
         try:
-            wait_for("self-play paused by its backlog", lambda: process_state(other_child) == "T", 120, 0.1)
+            wait_for("self-play paused by its backlog", lambda: process_state(other_child) == "T", 240, 0.1)
             backlog = len(launcher.finished_chunks(other_replay))
             # The actor looks twice a second; the smoke config's tiny games can finish a
             # few chunks in between, so the pause lands a few chunks past the limit.
@@ -236,25 +264,25 @@ def main() -> int:
                "and the backlog stayed there")
         finally:
             os.kill(learner_pid, signal.SIGCONT)
-        wait_for("self-play resumed once the backlog drained", lambda: process_state(other_child) not in ("T", None), 60, 0.1)
+        wait_for("self-play resumed once the backlog drained", lambda: process_state(other_child) not in ("T", None), 120, 0.1)
         ok("the backlog drained and self-play resumed")
 
         # --- the learner actor dies after its first candidate
-        wait_for("a first candidate", lambda: (ray.get(learner.status.remote())["newest"] or "step-00000000") > "step-00000000", 120)
+        wait_for("a first candidate", lambda: (ray.get(learner.status.remote())["newest"] or "step-00000000") > "step-00000000", 240)
         time.sleep(rng.uniform(0.0, 3.0))
         learner_pid, learner_child = ray.get(learner.pid.remote()), ray.get(learner.learner_pid.remote())
         before = ray.get(learner.status.remote())["newest"]
         os.kill(learner_pid, signal.SIGKILL)
-        wait_for("the learner process to die with its actor", lambda: not process_alive(learner_child), 10, 0.05)
+        wait_for("the learner process to die with its actor", lambda: not process_alive(learner_child), 30, 0.05)
         restarted = wait_for("the learner actor's restart", lambda: (lambda p: p if p != learner_pid else None)(
-            ray.get(learner.pid.remote())), 60)
+            ray.get(learner.pid.remote())), 120)
         ok(f"learner actor restarted (pid {learner_pid} -> {restarted}) after its newest network was {before}")
 
         # --- Ctrl-C once the restarted learner made a candidate; the same command resumes
         wait_for("a candidate after the learner's restart",
-                 lambda: (ray.get(learner.status.remote())["newest"] or "") > before, 120)
-        driver.send_signal(signal.SIGINT)
-        out = wait_exit(driver, 180, "stop within 180 s of Ctrl-C")
+                 lambda: (ray.get(learner.status.remote())["newest"] or "") > before, 240)
+        os.killpg(driver.pid, signal.SIGINT)
+        out = wait_exit(driver, 400, "stop within 400 s of Ctrl-C")
         if driver.returncode != 130 or "interrupted" not in out:
             print(out)
             fail(f"Ctrl-C: the launcher exited {driver.returncode}, not 130 with 'interrupted'")
@@ -271,7 +299,7 @@ def main() -> int:
         driver = launch(int(interrupted_at.removeprefix("step-")) + 40)
 
         # --- the rerun ends on its own (run.max_steps)
-        out = wait_exit(driver, 240, "finish the resumed run within 240 s")
+        out = wait_exit(driver, 600, "finish the resumed run within 600 s")
         print(out.rstrip())
         if driver.returncode != 0:
             fail(f"the launcher exited {driver.returncode}")
@@ -347,6 +375,15 @@ def main() -> int:
         if f"optimiser state restored from {resumed_from}" not in after:
             fail(f"no 'optimiser state restored from {resumed_from}' after the restart")
         ok(f"the learner resumed from {resumed_from} at step {step} with its optimiser state")
+
+        # --- the run directory is gone (another disk, another node): no new run
+        run_dir.rename(run_dir.with_name("moved"))
+        driver = launch(100_000)
+        out = wait_exit(driver, 300, "stop within 300 s when the run is missing")
+        if driver.returncode == 0 or "no run at" not in out or run_dir.exists():
+            print(out)
+            fail(f"a launch with its run missing exited {driver.returncode} (or made a new run)")
+        ok(f"a launch whose run is missing stops: {out.strip().splitlines()[-1][:160]}")
         print(f"all checks passed in {time.monotonic() - began:.0f} s", flush=True)
         return 0
     finally:

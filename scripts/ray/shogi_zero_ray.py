@@ -23,16 +23,23 @@ The Rust binary does all the work; this file only moves bytes and restarts proce
 - Faults: Ray restarts a dead actor (max_restarts=-1); a restarted self-play actor
   uploads what its directory still holds and goes on with the newest network; a
   restarted learner resumes the run from its last candidate, as `train RUN` does. The
-  children die with their actor (PR_SET_PDEATHSIG).
+  learner is pinned to the node that holds the run directory (--learner-node, default
+  the driver's), and a learner that finds no run where one existed (RUN/ray-run-id, and
+  the driver's record of it) stops instead of starting a new one. The children die with
+  their actor (PR_SET_PDEATHSIG) and run in their own process group (a terminal's
+  Ctrl-C reaches the driver, which stops them in order). A self-play process that keeps
+  crashing is restarted with a growing delay, and the status line shows it down.
 - Backpressure: a self-play actor has one upload in flight at a time; when more than
   --max-backlog chunks wait in its directory (a slow learner), its self-play process is
   paused (SIGSTOP) until they drain.
 
 Ctrl-C stops the self-play processes (they flush their games), uploads what they wrote,
 stops the learner (it exports a candidate) and exits; the same command resumes the run.
-Ray's processes listen on every interface of their machines; Ray 2.60 asks for a token
-(generated into ~/.ray/auth_token) but anyone holding it runs code on the cluster: keep
-it on a private network (README, "More than one machine"). No dashboard is started.
+
+Security: with --address the launcher joins only a cluster that refuses clients without
+its token (scripts/ray/cluster.py starts one); --trusted-network skips that check. Every
+node must run the same shogi-zero build (`shogi-zero info`'s build line: the binary's
+SHA-256), nodes that join later included. No dashboard is started.
 """
 
 from __future__ import annotations
@@ -55,6 +62,7 @@ NAMESPACE = "shogi-zero"
 STREAMS_FILE = "ray-streams"
 LEDGER_FILE = "ray-received.txt"
 CHUNK_SUFFIX = ".szgr"
+RUN_ID_FILE = "ray-run-id"
 STEP_RE = re.compile(r"^step-(\d{8})$")
 # Files of a checkpoint that self-play needs (the optimiser state stays with the learner).
 NETWORK_FILES = ("manifest.json", "weights.safetensors")
@@ -190,9 +198,23 @@ def die_with_parent():
     return child
 
 
+def spawn(command: list[str], log) -> subprocess.Popen:
+    """Starts a child of an actor: it dies with the actor (die_with_parent) and runs in
+    a process group of its own, so a Ctrl-C typed at the terminal of a local cluster
+    reaches the driver alone, which stops the children in order (flush, upload, export),
+    instead of every child at once, which the supervisors would take for crashes."""
+    return subprocess.Popen(
+        command, stdout=log, stderr=subprocess.STDOUT, preexec_fn=die_with_parent(), start_new_session=True
+    )
+
+
+IDENTITY_KEYS = ("version", "formats", "build")
+
+
 def binary_identity(binary: str) -> dict:
-    """What two nodes of one run must agree on: the version and the formats line of
-    `shogi-zero info` (checkpoint, input planes, policy, replay chunk versions)."""
+    """What two nodes of one run must agree on: the version, the formats line
+    (checkpoint, input planes, policy, replay chunk versions) and the build line (the
+    binary's SHA-256: one build, byte for byte) of `shogi-zero info`."""
     try:
         out = subprocess.run(
             [binary, "info", "--device", "cpu"], capture_output=True, text=True, timeout=120, check=True
@@ -201,7 +223,18 @@ def binary_identity(binary: str) -> dict:
         return {"error": f"{binary}: {e}"}
     lines = out.splitlines()
     formats = next((l for l in lines if l.startswith("formats:")), "formats: (not reported: an older build)")
-    return {"version": lines[0] if lines else "", "formats": formats}
+    build = next((l for l in lines if l.startswith("build:")), "build: (not reported: an older build)")
+    return {"version": lines[0] if lines else "", "formats": formats, "build": build}
+
+
+def identity_mismatch(found: dict, reference: dict) -> str | None:
+    """What differs between a node's identity and the reference, in words, or None."""
+    if "error" in found:
+        return f"cannot run the binary: {found['error']}"
+    for key in IDENTITY_KEYS:
+        if found.get(key) != reference.get(key):
+            return f"runs {found.get(key)!r} where the learner's node runs {reference.get(key)!r}"
+    return None
 
 
 def toml_string(value: str) -> str:
@@ -235,14 +268,52 @@ def read_config(config_text: str, overrides: list[str]) -> dict:
 # ---------------------------------------------------------------------- the learner
 
 
+class RunMissing(RuntimeError):
+    """A learner found no run where one is known to exist (another node, a lost disk)."""
+
+
+def claim_run(run: Path, expected: str | None, new_id: str, reconstructed: bool) -> str:
+    """The run id of RUN, creating the run's marker when this is a new run. A learner
+    restarted by Ray (reconstructed) or a launch the driver knows a run for (expected)
+    never starts a new run where it finds none: that would silently restart the ledger,
+    the seed streams and the network from scratch."""
+    marker = run / RUN_ID_FILE
+    found = marker.read_text().strip() if marker.is_file() else None
+    where = f"{run} on node {node_address()}"
+    if found is not None:
+        if expected is not None and found != expected:
+            raise RunMissing(f"{where} holds run {found}, not the run {expected} this launcher started there")
+        return found
+    if expected is not None or reconstructed:
+        why = "the learner actor was restarted" if reconstructed else f"the driver started run {expected} there"
+        raise RunMissing(
+            f"no run at {where}, but {why}: not starting a new run (is the run directory on "
+            f"another node or lost? --learner-node pins the learner, --new-run starts afresh)"
+        )
+    run.mkdir(parents=True, exist_ok=True)
+    write_atomic(marker, f"{new_id}\n".encode())
+    return new_id
+
+
+def node_address() -> str:
+    try:
+        return ray.util.get_node_ip_address()
+    except Exception:  # outside Ray (the unit tests)
+        return "this node"
+
+
 class LearnerActor:
     """Owns the run directory: runs the learner and the gate, receives chunks, hands out
     seed streams and the newest network."""
 
-    def __init__(self, binary: str, run_dir: str, config_text: str, overrides: list[str], device: str):
+    def __init__(
+        self, binary: str, run_dir: str, config_text: str, overrides: list[str], device: str,
+        expected_run: str | None = None, new_run: str = "",
+    ):
         self.binary = binary
         self.run = Path(run_dir)
-        self.run.mkdir(parents=True, exist_ok=True)
+        reconstructed = ray.get_runtime_context().was_current_actor_reconstructed
+        self.run_id = claim_run(self.run, expected_run, new_run, reconstructed)
         (self.run / "replay").mkdir(exist_ok=True)
         remove_temporaries(self.run / "replay")
         self.lock = threading.Lock()
@@ -275,7 +346,7 @@ class LearnerActor:
         while not self.stopping:
             log = open(self.run.parent / f".{self.run.name}.ray-learner.out", "ab")
             began = time.monotonic()
-            self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT, preexec_fn=die_with_parent())
+            self.process = spawn(self.command, log)
             self.started.set()
             code = self.process.wait()
             log.close()
@@ -297,6 +368,10 @@ class LearnerActor:
 
     def identity(self) -> dict:
         return {"node": ray.util.get_node_ip_address(), **binary_identity(self.binary)}
+
+    def placement(self) -> dict:
+        """Where this actor runs and which run it holds."""
+        return {"node_id": ray.get_runtime_context().get_node_id(), "run_id": self.run_id}
 
     def running(self) -> bool:
         return self.thread.is_alive()
@@ -391,25 +466,80 @@ class LearnerActor:
             entry["times"] = [t for t in entry["times"] if now - t < 120] + [now]
             return True
 
-    def heartbeat(self, actor_id: int, network: str | None, paused: bool, backlog: int) -> None:
+    def heartbeat(self, actor_id: int, network: str | None, paused: bool, backlog: int, down: str | None = None) -> None:
         with self.lock:
             entry = self._actor_entry(actor_id)
-            entry.update(network=network, paused=paused, backlog=backlog)
+            entry.update(network=network, paused=paused, backlog=backlog, down=down)
 
 
 # -------------------------------------------------------------------- self-play
+
+
+class RestartPolicy:
+    """When to start a crashed child again: at once after its first crash, then after
+    delays that double (2 s, 4 s, ... up to MAX_DELAY) while it keeps crashing within
+    STABLE seconds of its start; a child that ran STABLE seconds starts the count
+    afresh. It never gives up: a node that recovers (a full disk cleared, a driver
+    reinstalled) goes back to work without anyone restarting the run."""
+
+    FIRST_DELAY = 2.0
+    MAX_DELAY = 300.0
+    STABLE = 60.0
+
+    def __init__(self) -> None:
+        self.crashes = 0
+        self.started_at: float | None = None
+
+    def started(self, now: float) -> None:
+        self.started_at = now
+
+    def running(self, now: float) -> None:
+        if self.started_at is None:
+            self.started_at = now
+        elif self.crashes and now - self.started_at >= self.STABLE:
+            self.crashes = 0
+
+    def crashed(self, now: float) -> float:
+        """Counts a crash and returns the delay before the next start."""
+        if self.started_at is not None and now - self.started_at >= self.STABLE:
+            self.crashes = 0
+        self.crashes += 1
+        if self.crashes == 1:
+            return 0.0
+        return min(self.MAX_DELAY, self.FIRST_DELAY * 2 ** (self.crashes - 2))
+
 
 
 class SelfplayActor:
     """Runs `shogi-zero selfplay --follow LOCAL` on a node-local directory and ships its
     chunks to the learner."""
 
-    def __init__(self, actor_id: int, learner, binary: str, local_root: str, device: str, max_backlog: int):
+    def __init__(
+        self, actor_id: int, learner, binary: str, local_root: str, device: str, max_backlog: int,
+        reference: dict | None = None,
+    ):
         self.actor_id = actor_id
         self.learner = learner
         self.binary = binary
         self.device = device
         self.max_backlog = max_backlog
+        # Everything _backpressure and status read is set before the first wait on the
+        # learner: a slow learner must not make the constructor fail (and an actor whose
+        # constructor fails is never restarted).
+        self.process: subprocess.Popen | None = None
+        self.paused = False
+        self.uploaded = 0
+        self.network: str | None = None
+        self.down: str | None = None
+        self.error: str | None = None
+        self.stream: int | None = None
+        self.stopping = threading.Event()
+        self.done = threading.Event()
+        if reference is not None:
+            mismatch = identity_mismatch(binary_identity(binary), reference)
+            if mismatch:
+                # Refused by name; the driver reports the dead actor.
+                raise RuntimeError(f"node {node_address()} {mismatch}: install the same shogi-zero on every node")
         self.local = Path(local_root) / f"actor-{actor_id:03d}"
         self.replay = self.local / "replay"
         self.accepted = self.local / "accepted"
@@ -417,22 +547,16 @@ class SelfplayActor:
         self.accepted.mkdir(parents=True, exist_ok=True)
         for d in (self.local, self.replay, self.accepted):
             remove_temporaries(d)
-        self.stream = ray.get(learner.register.remote(actor_id))
+        self.stream = self._get(learner.register.remote(actor_id), 600)
         config = None
         while config is None:  # the learner writes it when its run starts
-            config = ray.get(learner.config_toml.remote())
+            config = self._get(learner.config_toml.remote(), 600)
             if config is None:
                 time.sleep(0.5)
         write_atomic(self.local / "config.toml", config)
         # Generation numbers (and so seeds) of this incarnation: stream << 32 onwards.
         write_atomic(self.local / "selfplay-generation", f"{self.stream << 32}\n".encode())
         self.network = self._refresh_network(wait=True)
-        self.uploaded = 0
-        self.process: subprocess.Popen | None = None
-        self.paused = False
-        self.stopping = threading.Event()
-        self.done = threading.Event()
-        self.error: str | None = None
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
@@ -479,7 +603,7 @@ class SelfplayActor:
         command = [self.binary, "selfplay", "--follow", str(self.local)]
         command += ["--set", "run.minutes=525600", "--set", "run.max_steps=0"]
         command += ["--set", f"run.device={toml_string(self.device)}"]
-        self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, preexec_fn=die_with_parent())
+        self.process = spawn(command, log)
         self.paused = False
         log.close()
 
@@ -513,22 +637,30 @@ class SelfplayActor:
         try:
             self._start_child()
             last_check = 0.0
-            crashes: list[float] = []
+            restarts = RestartPolicy()
+            restart_at: float | None = None
             while not self.stopping.is_set():
                 self._upload_all()
                 backlog = self._backpressure()
-                if self.process.poll() is not None:
-                    # It crashed: go on (its generation counter continues), unless it
-                    # cannot start at all.
-                    crashes = [t for t in crashes if time.monotonic() - t < 60] + [time.monotonic()]
-                    if len(crashes) >= 3:
-                        raise RuntimeError(
-                            f"self-play exited {self.process.returncode} three times within a minute; see {self.local / 'selfplay.out'}"
-                        )
+                if restart_at is None and self.process.poll() is not None:
+                    # It crashed: start it again (its generation counter continues), after
+                    # a delay that grows while it keeps crashing; the status line shows it.
+                    delay = restarts.crashed(time.monotonic())
+                    restart_at = time.monotonic() + delay
+                    self.down = (
+                        f"self-play exited {self.process.returncode} ({restarts.crashes} in a row), "
+                        f"restart in {delay:.0f} s; see {self.local / 'selfplay.out'}"
+                    )
+                if restart_at is not None and time.monotonic() >= restart_at:
+                    restart_at = None
                     self._start_child()
+                    restarts.started(time.monotonic())
+                    self.down = None
+                elif restart_at is None:
+                    restarts.running(time.monotonic())
                 if time.monotonic() - last_check > 2:
                     self.network = self._refresh_network() or self.network
-                    self.learner.heartbeat.remote(self.actor_id, self.network, self.paused, backlog)
+                    self.learner.heartbeat.remote(self.actor_id, self.network, self.paused, backlog, self.down)
                     last_check = time.monotonic()
                 self.stopping.wait(0.5)
             if self.process.poll() is None:
@@ -542,6 +674,10 @@ class SelfplayActor:
             self._upload_all()
         except Exception as e:  # reported to the driver by status()
             self.error = f"{type(e).__name__}: {e}"
+            try:
+                self.learner.heartbeat.remote(self.actor_id, self.network, self.paused, 0, f"failed: {self.error}")
+            except Exception:
+                pass
             raise
         finally:
             self.done.set()
@@ -561,6 +697,7 @@ class SelfplayActor:
             "network": self.network,
             "uploaded": self.uploaded,
             "paused": self.paused,
+            "down": self.down,
             "error": self.error,
             "node": ray.util.get_node_ip_address(),
         }
@@ -582,43 +719,209 @@ def selfplay_name(run_dir: str, actor_id: int) -> str:
     return f"selfplay:{run_dir}:{actor_id}"
 
 
-def check_nodes(binary: str, reference: dict) -> None:
-    """Every node that may run an actor has the same shogi-zero version and formats."""
+def check_nodes(binary: str, reference: dict, checked: set[str] | None = None) -> list[str]:
+    """Every live node not in `checked` runs the learner's build (version, formats and
+    binary hash of `shogi-zero info`); returns a line naming each node that does not,
+    and adds every node it looked at to `checked`. Called before any actor starts and
+    again for nodes that join later."""
 
     @ray.remote(num_cpus=0)
     def identity_here(binary: str) -> dict:
         return {"node": ray.util.get_node_ip_address(), **binary_identity(binary)}
 
-    nodes = [n for n in ray.nodes() if n.get("Alive")]
+    checked = set() if checked is None else checked
+    nodes = [n for n in ray.nodes() if n.get("Alive") and n["NodeID"] not in checked]
     refs = [
         identity_here.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote(binary)
         for n in nodes
     ]
+    refused = []
     for node, found in zip(nodes, ray.get(refs)):
-        where = f"node {found.get('node', node.get('NodeManagerAddress'))} ({node['NodeID'][:12]})"
-        if "error" in found:
-            raise SystemExit(f"shogi-zero-ray: {where} cannot run the binary: {found['error']}")
-        for key in ("version", "formats"):
-            if found[key] != reference[key]:
-                raise SystemExit(
-                    f"shogi-zero-ray: {where} runs {found[key]!r} but the learner's node runs "
-                    f"{reference[key]!r}: install the same shogi-zero on every node"
-                )
+        checked.add(node["NodeID"])
+        mismatch = identity_mismatch(found, reference)
+        if mismatch:
+            where = f"node {found.get('node', node.get('NodeManagerAddress'))} ({node['NodeID'][:12]})"
+            refused.append(f"{where} {mismatch}: install the same shogi-zero on every node")
+    return refused
 
 
-def status_line(began: float, s: dict) -> str:
+def status_line(began: float, s: dict, dead: dict[int, str] | None = None) -> str:
     newest = step_of(s["best"])
     parts = [f"[{time.monotonic() - began:>5.0f}s] best {s['best']} newest {s['newest']} chunks {s['received']}"]
     if s["duplicates"]:
         parts[0] += f" ({s['duplicates']} resent, dropped)"
-    for actor_id in sorted(s["actors"]):
+    dead = dead or {}
+    for actor_id in sorted(set(s["actors"]) | set(dead)):
+        if actor_id in dead:
+            parts.append(f"a{actor_id}: DEAD ({dead[actor_id]})")
+            continue
         a = s["actors"][actor_id]
         times = a.get("times", [])
         rate = (len(times) - 1) / (times[-1] - times[0]) if len(times) >= 2 and times[-1] > times[0] else 0.0
         lag = newest - step_of(a["network"]) if newest is not None and step_of(a.get("network")) is not None else "?"
         flag = " paused" if a.get("paused") else ""
+        if a.get("down"):
+            flag += f" DOWN: {a['down']}"
         parts.append(f"a{actor_id}: {a['chunks']} chunks {rate * 60:.1f}/min lag {lag}{flag}")
     return " | ".join(parts)
+
+
+# ----------------------------------------------------------------------- security
+
+
+def token_source() -> str | None:
+    """Where Ray would read this machine's cluster token from, or None (Ray reads
+    RAY_AUTH_TOKEN, then the file RAY_AUTH_TOKEN_PATH names, then ~/.ray/auth_token)."""
+    if os.environ.get("RAY_AUTH_TOKEN", "").strip():
+        return "RAY_AUTH_TOKEN"
+    named = os.environ.get("RAY_AUTH_TOKEN_PATH")
+    for path in [Path(named)] if named else [Path.home() / ".ray" / "auth_token"]:
+        try:
+            if path.read_text().strip():
+                return str(path)
+        except OSError:
+            pass
+    return None
+
+
+# A Ray client with no token asks the cluster's GCS one question.
+_PROBE = """
+import sys
+from ray._raylet import GcsClient
+GcsClient(address=sys.argv[1]).internal_kv_get(b"shogi-zero-probe", None, timeout=10)
+"""
+
+
+def answers_without_token(address: str, timeout: float = 60) -> tuple[bool | None, str]:
+    """Whether the cluster at ADDRESS answers a client that holds no token: True (it
+    does: anyone who reaches the port runs code on every node), False (refused for want
+    of a token), None (unreachable or another error), with the probe's last words."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="shogi-zero-probe-") as home:
+        env = {k: v for k, v in os.environ.items() if k not in ("RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")}
+        env.update(RAY_AUTH_MODE="disabled", HOME=home)
+        try:
+            probe = subprocess.run(
+                [sys.executable, "-c", _PROBE, address], capture_output=True, text=True, timeout=timeout, env=env
+            )
+        except subprocess.TimeoutExpired:
+            return None, f"no answer within {timeout:.0f} s"
+    if probe.returncode == 0:
+        return True, "answered"
+    lines = [l for l in probe.stderr.splitlines() if l.strip()]
+    said = lines[-1] if lines else f"exit {probe.returncode}"
+    if "UNAUTHENTICATED" in probe.stderr or "uthenticat" in probe.stderr:
+        return False, said
+    return None, said
+
+
+def use_token_auth() -> None:
+    """Token authentication for this process and the Ray processes it starts. Ray reads
+    the mode once, at import: this re-reads it, as Ray's own token setup does."""
+    os.environ["RAY_AUTH_MODE"] = "token"
+    from ray._raylet import Config
+
+    Config.initialize("")
+
+
+def connect(address: str | None, trusted_network: bool) -> None:
+    """ray.init for the launcher. A local cluster (no address) is started with token
+    authentication on (Ray 2.60's default for one that ray.init starts). A remote one is
+    joined with this machine's token, and only if it refuses clients without a token,
+    unless --trusted-network says the network is the user's alone."""
+    common = dict(namespace=NAMESPACE, include_dashboard=False, log_to_driver=False)
+    if address is None:
+        ray.init(**common)
+        return
+    have_token = token_source()
+    if have_token:
+        use_token_auth()
+    if not trusted_network:
+        if not have_token:
+            raise SystemExit(
+                "shogi-zero-ray: no Ray token on this machine (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or "
+                "~/.ray/auth_token): copy the head's token here (python scripts/ray/cluster.py token says how), "
+                "or pass --trusted-network if no one else can reach the cluster's network"
+            )
+        answered, said = answers_without_token(address)
+        if answered:
+            raise SystemExit(
+                f"shogi-zero-ray: the Ray cluster at {address} answers clients without a token: anyone who "
+                "reaches its port can run code on every node. Start it with token authentication "
+                "(python scripts/ray/cluster.py head ...), or pass --trusted-network if no one else can reach "
+                "the cluster's network"
+            )
+    ray.init(address=address, **common)
+
+
+# ------------------------------------------------------------- the driver's record
+
+
+def runs_file() -> Path:
+    """The driver's record of the runs it started (run directory -> run id)."""
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "shogi-zero-ray" / "runs.json"
+
+
+def known_run(run_dir: str) -> str | None:
+    import json
+
+    try:
+        return json.loads(runs_file().read_text()).get(run_dir)
+    except (OSError, ValueError):
+        return None
+
+
+def remember_run(run_dir: str, run_id: str | None) -> None:
+    import json
+
+    path = runs_file()
+    try:
+        runs = json.loads(path.read_text())
+    except (OSError, ValueError):
+        runs = {}
+    if run_id is None:
+        runs.pop(run_dir, None)
+    else:
+        runs[run_dir] = run_id
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, (json.dumps(runs, indent=1, sort_keys=True) + "\n").encode())
+
+
+def learner_node(choice: str | None) -> dict:
+    """The node that holds the run directory: --learner-node (an IP address or a node
+    id, or a unique prefix of one), else the driver's own node."""
+    nodes = [n for n in ray.nodes() if n.get("Alive")]
+    if choice is None:
+        here = ray.get_runtime_context().get_node_id()
+        matches = [n for n in nodes if n["NodeID"] == here]
+    else:
+        matches = [n for n in nodes if n["NodeID"].startswith(choice) or n.get("NodeManagerAddress") == choice]
+    if len(matches) != 1:
+        listing = ", ".join(f"{n.get('NodeManagerAddress')} ({n['NodeID'][:12]})" for n in nodes)
+        what = f"--learner-node {choice!r}" if choice else "the driver's node"
+        raise SystemExit(
+            f"shogi-zero-ray: {what} matches {len(matches)} of the cluster's live nodes ({listing}): "
+            "name one by its address or node id"
+        )
+    return matches[0]
+
+
+def dead_actors(actors: list) -> dict[int, str]:
+    """Self-play actors Ray reports dead (a constructor that failed: another build on
+    its node, say), with the reason."""
+    dead = {}
+    refs = [a.status.remote() for a in actors]
+    for i, ref in enumerate(refs):
+        try:
+            ray.get(ref, timeout=10)
+        except ray.exceptions.GetTimeoutError:
+            pass  # busy, not dead
+        except ray.exceptions.RayActorError as e:
+            lines = [l.strip() for l in str(e).splitlines() if "Error" in l or "node " in l]
+            dead[i] = lines[-1][:300] if lines else type(e).__name__
+    return dead
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -627,9 +930,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("config", help="a run config (configs/*.toml); rerunning resumes the run")
     p.add_argument("--selfplay-actors", type=int, default=2, help="self-play actors (processes), default 2")
     p.add_argument("--address", help="an existing Ray cluster (host:port); without it a local one on this machine")
+    p.add_argument("--trusted-network", action="store_true",
+                   help="join a cluster that answers clients without a token (only on a network no one else reaches)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="override a config key")
     p.add_argument("--binary", default=str(here / "target/release/shogi-zero"), help="shogi-zero on every node (same path)")
     p.add_argument("--run-dir", help="the run directory on the learner's node (default: run.dir, made absolute here)")
+    p.add_argument("--learner-node", help="the node that holds the run directory (address or node id; default: this one)")
+    p.add_argument("--new-run", action="store_true",
+                   help="start a new run where this launcher once started one that is gone (default: refuse)")
     p.add_argument("--local-root", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "shogi-zero-ray"),
                    help="node-local directory of the self-play actors")
     p.add_argument("--selfplay-cpus", type=float, default=2, help="CPUs Ray reserves per self-play actor")
@@ -646,57 +954,78 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"shogi-zero-ray: cannot read the config {args.config}: {e}")
     config = read_config(config_text, args.overrides)
     run_dir = os.path.abspath(args.run_dir or config["run"]["dir"])
-    if args.address:
-        ray.init(address=args.address, namespace=NAMESPACE, include_dashboard=False, log_to_driver=False)
-    else:
-        ray.init(namespace=NAMESPACE, include_dashboard=False, log_to_driver=False)
+    connect(args.address, args.trusted_network)
     device = config["run"]["device"]
     gpus = ray.cluster_resources().get("GPU", 0)
     learner_gpus = 1 if device.startswith("cuda") or (device == "auto" and gpus >= 1) else 0
     # run.dir and run.device are the launcher's to set (absolute here, and the device
     # Ray gave the learner); every other override goes to the learner as given.
     learner_overrides = [o for o in args.overrides if o.split("=", 1)[0].strip() not in ("run.dir", "run.device")]
+    # The learner lives where the run directory is, and only there: a learner Ray
+    # restarted elsewhere would find an empty directory.
+    home = learner_node(args.learner_node)
+    expected = None if args.new_run else known_run(run_dir)
+    import uuid
+
     learner = (
         ray.remote(LearnerActor)
         .options(
             name=learner_name(run_dir), get_if_exists=True, max_restarts=-1, max_task_retries=-1,
             max_concurrency=16, num_cpus=1, num_gpus=learner_gpus,
+            scheduling_strategy=NodeAffinitySchedulingStrategy(home["NodeID"], soft=False),
         )
-        .remote(args.binary, run_dir, config_text, learner_overrides, "cuda" if learner_gpus else device)
+        .remote(args.binary, run_dir, config_text, learner_overrides, "cuda" if learner_gpus else device,
+                expected, uuid.uuid4().hex)
     )
+    try:
+        placement = ray.get(learner.placement.remote())
+    except ray.exceptions.RayActorError as e:
+        missing = [l for l in str(e).splitlines() if "RunMissing" in l or "no run at" in l]
+        raise SystemExit(f"shogi-zero-ray: the learner did not start: {missing[-1].strip() if missing else e}")
+    remember_run(run_dir, placement["run_id"])
     reference = ray.get(learner.identity.remote())
-    check_nodes(args.binary, reference)
-    print(f"shogi-zero-ray: learner on {reference['node']} ({'GPU' if learner_gpus else 'CPU'}), run {run_dir}; "
-          f"{args.selfplay_actors} self-play actors; {reference['version']}", flush=True)
+    checked: set[str] = set()
+    refused = check_nodes(args.binary, reference, checked)
+    if refused:
+        raise SystemExit("shogi-zero-ray: " + "; ".join(refused))
+    print(f"shogi-zero-ray: learner on {reference['node']} ({'GPU' if learner_gpus else 'CPU'}), run {run_dir} "
+          f"(id {placement['run_id'][:12]}); {args.selfplay_actors} self-play actors; {reference['version']}, "
+          f"{reference['build']}", flush=True)
     selfplay_device = "cuda" if args.selfplay_gpus > 0 else "cpu"
     actor_class = ray.remote(SelfplayActor)
     actors = [
         actor_class.options(
             name=selfplay_name(run_dir, i), get_if_exists=True, max_restarts=-1, max_task_retries=-1,
             max_concurrency=4, num_cpus=args.selfplay_cpus, num_gpus=args.selfplay_gpus,
-        ).remote(i, learner, args.binary, args.local_root, selfplay_device, args.max_backlog)
+        ).remote(i, learner, args.binary, args.local_root, selfplay_device, args.max_backlog, reference)
         for i in range(args.selfplay_actors)
     ]
     began = time.monotonic()
     interrupted = False
+    dead: dict[int, str] = {}
     try:
         next_status = began + args.status_every
         while ray.get(learner.running.remote()):
             time.sleep(1)
             if time.monotonic() >= next_status:
-                print(status_line(began, ray.get(learner.status.remote())), flush=True)
+                # Nodes that joined since the last look run the same build, or are named.
+                for line in check_nodes(args.binary, reference, checked):
+                    print(f"shogi-zero-ray: refused: {line}", file=sys.stderr, flush=True)
+                dead = dead_actors(actors)
+                print(status_line(began, ray.get(learner.status.remote()), dead), flush=True)
                 next_status += args.status_every
     except KeyboardInterrupt:
         interrupted = True
         signal.signal(signal.SIGINT, lambda *_: os._exit(130))
         print("shogi-zero-ray: stopping: self-play flushes and uploads, the learner exports (Ctrl-C again to quit at once)", flush=True)
-    finals = ray.get([a.stop.remote() for a in actors])
+    dead = dead_actors(actors)
+    finals = ray.get([a.stop.remote() for i, a in enumerate(actors) if i not in dead])
     code = ray.get(learner.stop.remote())
     s = ray.get(learner.status.remote())
-    print(status_line(began, s), flush=True)
-    for i, f in enumerate(finals):
+    print(status_line(began, s, dead), flush=True)
+    for f in finals:
         if f.get("error"):
-            print(f"shogi-zero-ray: actor {i} failed: {f['error']}", file=sys.stderr)
+            print(f"shogi-zero-ray: a self-play actor failed: {f['error']}", file=sys.stderr)
     print(f"shogi-zero-ray: {'interrupted' if interrupted else 'finished'}; learner exit {s['exit_codes']}; "
           f"rerun the same command to resume", flush=True)
     return 0 if not interrupted and (code in (0, None)) else (130 if interrupted else 1)

@@ -50,6 +50,12 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // A closed stdout (`shogi-zero info | head -1`) ends the process quietly, as it ends
+    // any Unix filter, instead of a panic about a broken pipe. Rust ignores SIGPIPE.
+    // SAFETY: setting a signal's disposition to its default before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         None => cmd::usi::run(&cmd::usi::UsiArgs::default()),

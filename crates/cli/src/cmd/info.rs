@@ -1,6 +1,6 @@
 //! `shogi-zero info`: versions, libtorch, and the device a run would use and why.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 use shogi_model::{DeviceReport, tch};
 
@@ -25,10 +25,23 @@ pub fn formats_line() -> String {
     )
 }
 
+/// The build's identity: the SHA-256 of the running binary, so two builds of the same
+/// version (every build says 0.1.0) are told apart byte for byte. Read from the file
+/// the process runs, not recorded at build time, so it cannot go stale.
+pub fn build_line() -> Result<String> {
+    use sha2::{Digest, Sha256};
+    let exe = std::env::current_exe().context("where the running binary is")?;
+    let bytes = std::fs::read(&exe).with_context(|| format!("read {}", exe.display()))?;
+    let digest = Sha256::digest(&bytes);
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    Ok(format!("build: sha256 {hex}"))
+}
+
 pub fn run(args: &InfoArgs) -> Result<()> {
     println!("shogi-zero {}", env!("CARGO_PKG_VERSION"));
-    // What two machines of one run must agree on (the Ray launcher compares this line).
+    // What two machines of one run must agree on (the Ray launcher compares these lines).
     println!("{}", formats_line());
+    println!("{}", build_line()?);
     println!("libtorch threads: {}", tch::get_num_threads());
     let report = DeviceReport::resolve(&args.device)?;
     println!("cuda backend: {}", report.backend);

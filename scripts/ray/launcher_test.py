@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""The launcher's parts that need no cluster (tests/cli_ray.rs runs this file):
+
+- a self-play actor whose learner answers slowly is still constructed (its constructor
+  once read attributes it set later, and an actor whose constructor fails is never
+  restarted);
+- a crashing self-play process is restarted with a growing delay, never abandoned;
+- a learner finds the run it expects or stops: never a new run where one existed;
+- a terminal's Ctrl-C (SIGINT to the driver's whole process group) does not reach the
+  actors' children, which die with their actor all the same;
+- a token-less probe of an address where nothing listens says "could not tell".
+
+Run: python scripts/ray/launcher_test.py (unittest; exits non-zero on a failure).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import unittest
+from pathlib import Path
+from unittest import mock
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import shogi_zero_ray as launcher  # noqa: E402
+
+
+class SlowRef:
+    """An object ref that is ready after `polls` calls of wait()."""
+
+    def __init__(self, value, polls: int):
+        self.value, self.polls = value, polls
+
+
+class SlowRay:
+    """The few calls of Ray the self-play actor's constructor makes, answering late."""
+
+    class exceptions:  # noqa: N801 (mirrors ray.exceptions)
+        class RayError(Exception):
+            pass
+
+        class GetTimeoutError(RayError):
+            pass
+
+    def wait(self, refs, timeout=None):
+        ref = refs[0]
+        if ref.polls > 0:
+            ref.polls -= 1
+            return [], refs
+        return refs, []
+
+    def get(self, ref, timeout=None):
+        return ref.value
+
+
+class SlowLearner:
+    """A learner actor handle whose every answer takes three polls (1.5 s in Ray)."""
+
+    def __init__(self, network: dict[str, bytes]):
+        self.network = network
+
+    def _method(value):
+        class Method:
+            def __init__(self, owner):
+                self.owner = owner
+
+            def remote(self, *args):
+                return SlowRef(value(self.owner) if callable(value) else value, 3)
+
+        return property(lambda self: Method(self))
+
+    register = _method(7)
+    config_toml = _method(b"[run]\n")
+    best_name = _method("step-00000000")
+    best = _method(lambda self: ("step-00000000", [SlowRef(self.network, 3)]))
+
+
+class ConstructorTest(unittest.TestCase):
+    def test_a_slow_learner_does_not_break_the_constructor(self):
+        network = {name: b"x" for name in launcher.NETWORK_FILES}
+        with tempfile.TemporaryDirectory() as root, mock.patch.object(launcher, "ray", SlowRay()), \
+                mock.patch.object(launcher.threading, "Thread") as thread:
+            actor = launcher.SelfplayActor(0, SlowLearner(network), "/bin/false", root, "cpu", 4)
+            self.assertEqual(actor.stream, 7)
+            self.assertEqual(actor.network, "step-00000000")
+            self.assertTrue((Path(root) / "actor-000/accepted/step-00000000/manifest.json").is_file())
+            thread.return_value.start.assert_called_once()
+
+
+class CrashLoopTest(unittest.TestCase):
+    def test_a_crashing_selfplay_process_is_restarted_later_and_reported_down(self):
+        network = {name: b"x" for name in launcher.NETWORK_FILES}
+        learner = SlowLearner(network)
+        beats = []
+        learner.heartbeat = type("Beat", (), {"remote": staticmethod(lambda *a: beats.append(a))})()
+        with tempfile.TemporaryDirectory() as root, mock.patch.object(launcher, "ray", SlowRay()):
+            crasher = Path(root) / "shogi-zero"
+            starts = Path(root) / "starts"
+            crasher.write_text(f"#!/bin/sh\necho started >> {starts}\nexit 3\n")
+            crasher.chmod(0o755)
+            actor = launcher.SelfplayActor(0, learner, str(crasher), root, "cpu", 4)
+            try:
+                # Starts at 0 s, again at once, then after 2 s, then 4 s later.
+                deadline = time.monotonic() + 20
+                while time.monotonic() < deadline and not (starts.is_file() and len(starts.read_text().split()) >= 3):
+                    time.sleep(0.1)
+                started = len(starts.read_text().split())
+                self.assertEqual(started, 3, "three starts within the first seconds")
+                time.sleep(1.0)
+                self.assertEqual(len(starts.read_text().split()), 3, "the fourth waits 4 s")
+                self.assertRegex(actor.down or "", r"self-play exited 3 \(3 in a row\), restart in 4 s")
+                time.sleep(2.5)  # a heartbeat every 2 s carries it to the status line
+                self.assertTrue(any(b[-1] and "exited 3" in b[-1] for b in beats), beats[-3:])
+                self.assertTrue(actor.thread.is_alive(), "the actor gave up")
+                self.assertIsNone(actor.error)
+            finally:
+                actor.stopping.set()
+                actor.done.wait(10)
+
+
+class RestartPolicyTest(unittest.TestCase):
+    def test_delays_grow_while_it_keeps_crashing_and_reset_after_a_stable_run(self):
+        policy = launcher.RestartPolicy()
+        now = 0.0
+        policy.running(now)
+        delays = []
+        for _ in range(12):
+            now += 1.0
+            delays.append(policy.crashed(now))
+            now += delays[-1]
+            policy.started(now)
+        self.assertEqual(delays[:6], [0.0, 2.0, 4.0, 8.0, 16.0, 32.0])
+        self.assertEqual(max(delays), launcher.RestartPolicy.MAX_DELAY)
+        self.assertEqual(policy.crashes, 12, "it never gives up")
+        # A run of STABLE seconds starts the count afresh.
+        now += launcher.RestartPolicy.STABLE
+        policy.running(now)
+        self.assertEqual(policy.crashed(now + 1), 0.0)
+
+
+class StatusLineTest(unittest.TestCase):
+    def test_a_crashing_actor_shows_down_and_a_dead_one_dead(self):
+        status = {
+            "best": "step-00000200", "newest": "step-00000300", "received": 9, "duplicates": 0,
+            "actors": {
+                0: {"chunks": 5, "network": "step-00000200", "times": [], "down": None},
+                1: {"chunks": 4, "network": "step-00000100", "times": [], "paused": True,
+                    "down": "self-play exited 101 (3 in a row), restart in 4 s"},
+            },
+        }
+        line = launcher.status_line(time.monotonic(), status, {2: "node 10.0.0.7 runs another build"})
+        parts = line.split(" | ")
+        self.assertEqual(len(parts), 4, line)
+        self.assertIn("a0: 5 chunks 0.0/min lag 0", parts[1])
+        self.assertIn("lag 100 paused DOWN: self-play exited 101 (3 in a row), restart in 4 s", parts[2])
+        self.assertEqual(parts[3], "a2: DEAD (node 10.0.0.7 runs another build)")
+
+
+class ClaimRunTest(unittest.TestCase):
+    def test_a_new_run_is_marked_and_found_again(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            run = Path(tmp) / "run"
+            self.assertEqual(launcher.claim_run(run, None, "abc", reconstructed=False), "abc")
+            self.assertEqual((run / launcher.RUN_ID_FILE).read_text().strip(), "abc")
+            self.assertEqual(launcher.claim_run(run, "abc", "def", reconstructed=True), "abc")
+            self.assertEqual(launcher.claim_run(run, None, "def", reconstructed=False), "abc")
+
+    def test_no_new_run_where_one_is_expected(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            run = Path(tmp) / "run"
+            with self.assertRaisesRegex(launcher.RunMissing, "restarted"):
+                launcher.claim_run(run, None, "abc", reconstructed=True)
+            with self.assertRaisesRegex(launcher.RunMissing, "started run abc"):
+                launcher.claim_run(run, "abc", "def", reconstructed=False)
+            self.assertFalse(run.exists(), "nothing was created")
+            launcher.claim_run(run, None, "xyz", reconstructed=False)
+            with self.assertRaisesRegex(launcher.RunMissing, "holds run xyz"):
+                launcher.claim_run(run, "abc", "def", reconstructed=False)
+
+
+class ProcessGroupTest(unittest.TestCase):
+    def test_a_terminals_ctrl_c_reaches_the_driver_not_the_children(self):
+        # The "driver": ignores SIGINT as the launcher's handler would, starts a child
+        # the way the actors do, and reports its pid.
+        driver_code = textwrap.dedent(f"""
+            import signal, sys, time
+            sys.path.insert(0, {str(HERE)!r})
+            import shogi_zero_ray as launcher
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            child = launcher.spawn(["sleep", "60"], subprocess_log())
+            print(child.pid, flush=True)
+            time.sleep(60)
+        """).replace("subprocess_log()", "open('/dev/null', 'wb')")
+        driver = subprocess.Popen(
+            [sys.executable, "-c", driver_code], stdout=subprocess.PIPE, text=True, start_new_session=True
+        )
+        try:
+            child = int(driver.stdout.readline())
+            os.killpg(driver.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+            time.sleep(1.0)
+            self.assertTrue(alive(child), "the child got the terminal's SIGINT")
+            self.assertNotEqual(os.getpgid(child), os.getpgid(driver.pid))
+            driver.kill()
+            driver.wait()
+            deadline = time.monotonic() + 10
+            while alive(child) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            self.assertFalse(alive(child), "the child outlived its parent")
+        finally:
+            if driver.poll() is None:
+                driver.kill()
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+class ProbeTest(unittest.TestCase):
+    @unittest.skipIf(launcher.ray is None, "Ray is not installed")
+    def test_an_address_where_nothing_listens_is_not_called_secure(self):
+        import socket
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        answered, said = launcher.answers_without_token(f"127.0.0.1:{port}", timeout=15)
+        self.assertIsNot(answered, False, f"an address with no cluster was called secure: {said}")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
