@@ -217,7 +217,7 @@ def binary_identity(binary: str) -> dict:
     binary's SHA-256: one build, byte for byte) of `shogi-zero info`."""
     try:
         out = subprocess.run(
-            [binary, "info", "--device", "cpu"], capture_output=True, text=True, timeout=120, check=True
+            [binary, "info", "--device", "cpu"], capture_output=True, text=True, timeout=300, check=True
         ).stdout
     except (OSError, subprocess.SubprocessError) as e:
         return {"error": f"{binary}: {e}"}
@@ -536,9 +536,16 @@ class SelfplayActor:
         self.stopping = threading.Event()
         self.done = threading.Event()
         if reference is not None:
-            mismatch = identity_mismatch(binary_identity(binary), reference)
+            # `shogi-zero info` that fails (a loaded node can take minutes to start it) is
+            # asked again; only a build that differs, or a binary that never runs, refuses
+            # the node (by name: the driver reports the dead actor).
+            for attempt in range(3):
+                found = binary_identity(binary)
+                if "error" not in found:
+                    break
+                time.sleep(5 * (attempt + 1))
+            mismatch = identity_mismatch(found, reference)
             if mismatch:
-                # Refused by name; the driver reports the dead actor.
                 raise RuntimeError(f"node {node_address()} {mismatch}: install the same shogi-zero on every node")
         self.local = Path(local_root) / f"actor-{actor_id:03d}"
         self.replay = self.local / "replay"
