@@ -170,6 +170,21 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
         next.outcome()
     }
 
+    /// [`Game::outcome_after`] of each of `moves` (one expansion's moves, all legal
+    /// here): `ended(k, outcome)` for each `moves[k]` that ends the game, in order. The
+    /// default asks move by move; a game whose test has a part that holds whatever the
+    /// move is overrides it to do that part once.
+    fn outcomes_after(&self, moves: &[Self::Move], mut ended: impl FnMut(usize, Outcome))
+    where
+        Self: Sized,
+    {
+        for (k, &mv) in moves.iter().enumerate() {
+            if let Some(o) = self.outcome_after(mv) {
+                ended(k, o);
+            }
+        }
+    }
+
     /// A hash of the position (board, hands, side to move), for caches and repetition.
     fn key(&self) -> u64;
 

@@ -22,6 +22,7 @@ mod exchange;
 mod gumbel_root;
 mod proofs;
 mod report;
+mod spare;
 
 pub use exchange::{LEAF_EXCHANGE_GAIN, raise_by_exchange};
 
@@ -80,6 +81,11 @@ pub struct Search<G: Game> {
     draw_black: f32,
     /// Gumbel selection's sigma(completed Q) and softmax, reused across simulations.
     sigma_scratch: Vec<f32>,
+    /// Games and move lists of finished simulations, reused by the next ones: a
+    /// simulation copies the root's game into one (`Clone::clone_from` keeps the
+    /// histories' allocations) instead of allocating a new game and move list.
+    spare_games: Vec<G>,
+    spare_moves: Vec<Vec<G::Move>>,
 }
 
 /// What a resumable search needs next (see [`Search::begin`]).
@@ -143,6 +149,8 @@ impl<G: Game> Search<G> {
             pending: Vec::new(),
             draw_black: 0.5,
             sigma_scratch: Vec::new(),
+            spare_games: Vec::new(),
+            spare_moves: Vec::new(),
         }
     }
 
@@ -670,7 +678,7 @@ impl<G: Game> Search<G> {
     /// Walks from the root to a leaf, adding virtual loss. The path is appended to
     /// `self.path` from `path_start`.
     fn select(&mut self, root_game: &G, path_start: usize) -> Selected<G> {
-        let mut game = root_game.clone();
+        let mut game = self.copy_game(root_game);
         let mut node = 0usize;
         loop {
             self.path.push(node as u32);
@@ -681,6 +689,7 @@ impl<G: Game> Search<G> {
             // its children so the root's visit counts keep adding up.
             if n.proven.is_known() && !(node == 0 && n.state == State::Expanded) {
                 let (black, draw) = n.proven.black_value(self.draw_black);
+                self.recycle(game, Vec::new());
                 return Selected::Exact(ExactLeaf {
                     path_start,
                     path_len,
@@ -691,6 +700,7 @@ impl<G: Game> Search<G> {
             match n.state {
                 State::Unexpanded => return self.leaf(game, node, path_len),
                 State::InFlight => {
+                    self.recycle(game, Vec::new());
                     return Selected::Collision {
                         path_start,
                         path_len,
@@ -711,7 +721,7 @@ impl<G: Game> Search<G> {
         let path_start = self.path.len() - path_len;
         self.nodes[node].to_move = game.side_to_move();
         let outcome = game.outcome();
-        let mut moves = Vec::new();
+        let mut moves = self.spare_moves.pop().unwrap_or_default();
         let outcome = match outcome {
             Some(o) => Some(adjudicate(&game, o, self.config.adjudicate_margin)),
             None => {
@@ -722,6 +732,7 @@ impl<G: Game> Search<G> {
             }
         };
         if let Some(o) = outcome {
+            self.recycle(game, moves);
             return self.exact_leaf(node, Proven::from_outcome(&o), path_start, path_len);
         }
         // A mate for the side to move at a new leaf: an exact win, no network needed. The
@@ -735,6 +746,7 @@ impl<G: Game> Search<G> {
                 winner: game.side_to_move(),
                 plies: line.len() as u32,
             };
+            self.recycle(game, moves);
             return self.exact_leaf(node, proven, path_start, path_len);
         }
         self.nodes[node].state = State::InFlight;
@@ -803,20 +815,23 @@ impl<G: Game> Search<G> {
             }
             let mut any_terminal = false;
             if self.config.expand_check_terminal {
-                for (k, mv) in p.moves.iter().enumerate() {
-                    if let Some(o) = p.game.outcome_after(*mv) {
-                        // Rare: the child itself, for its side to move and material.
-                        let mut g = p.game.clone();
-                        g.play_unchecked(*mv);
-                        let o = adjudicate(&g, o, self.config.adjudicate_margin);
-                        let c = &mut self.nodes[first as usize + k];
-                        c.state = State::Terminal;
-                        c.to_move = g.side_to_move();
-                        c.proven = Proven::from_outcome(&o);
-                        c.nn_black = c.proven.black_value(self.draw_black).0;
-                        any_terminal = true;
-                    }
-                }
+                let (nodes, margin, draw_black) = (
+                    &mut self.nodes,
+                    self.config.adjudicate_margin,
+                    self.draw_black,
+                );
+                p.game.outcomes_after(&p.moves, |k, o| {
+                    // Rare: the child itself, for its side to move and material.
+                    let mut g = p.game.clone();
+                    g.play_unchecked(p.moves[k]);
+                    let o = adjudicate(&g, o, margin);
+                    let c = &mut nodes[first as usize + k];
+                    c.state = State::Terminal;
+                    c.to_move = g.side_to_move();
+                    c.proven = Proven::from_outcome(&o);
+                    c.nn_black = c.proven.black_value(draw_black).0;
+                    any_terminal = true;
+                });
             }
             self.backup(
                 p.path_start,
@@ -827,6 +842,7 @@ impl<G: Game> Search<G> {
             if any_terminal {
                 self.update_proofs(node as u32);
             }
+            self.recycle(p.game, p.moves);
         }
     }
 

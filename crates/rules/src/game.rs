@@ -3,7 +3,7 @@
 use shogi_game::{EndReason, Game, MaterialScale, Outcome};
 
 use crate::mate::{MateLimits, MateResult, MateStats, search_mate_after};
-use crate::position::Position;
+use crate::position::{CheckInfo, Position};
 use crate::types::{Color, Move, MoveList, PieceKind, Variant};
 
 /// Impasse (入玉) handling. Reads from a run config as `none`, `declaration27`, `points24`.
@@ -102,6 +102,25 @@ impl Clone for ShogiGame {
             declared: self.declared,
             twofold_after: self.twofold_after,
         }
+    }
+
+    /// Into this game's storage: a search that copies its root's game into a spare game
+    /// at every simulation reuses the histories' allocations (and their room to grow).
+    fn clone_from(&mut self, source: &Self) {
+        fn refill<T: Copy>(into: &mut Vec<T>, from: &[T]) {
+            into.clear();
+            into.reserve(from.len() + CLONE_SPARE_PLIES);
+            into.extend_from_slice(from);
+        }
+        self.pos.clone_from(&source.pos);
+        self.start.clone_from(&source.start);
+        refill(&mut self.keys, &source.keys);
+        self.seen_keys = source.seen_keys;
+        refill(&mut self.checks, &source.checks);
+        refill(&mut self.moves, &source.moves);
+        self.rules = source.rules;
+        self.declared = source.declared;
+        self.twofold_after = source.twofold_after;
     }
 }
 
@@ -323,11 +342,21 @@ fn impasse24(p: &Position) -> Option<Outcome> {
     })
 }
 
+/// What [`ShogiGame::outcome_after_quiet`] needs of this position whatever the move:
+/// computed once for all the children of one expansion ([`Game::outcomes_after`]).
+struct QuietFacts {
+    /// The checks this side can give.
+    checks: CheckInfo,
+    /// The other side keeps a legal move after any move that gives no check (a piece in
+    /// hand that drops anywhere, or two free steps).
+    them_can_move: bool,
+}
+
 impl ShogiGame {
-    /// [`Game::outcome_after`] when it follows from this position alone (see there):
-    /// `Some(outcome)` when settled, `None` when the move must be made to tell.
-    #[inline]
-    fn outcome_after_quiet(&self, mv: Move) -> Option<Option<Outcome>> {
+    /// The facts of this position [`ShogiGame::outcome_after_quiet`] reads, or `None`
+    /// when no move's outcome follows from the position alone: the other side's king in
+    /// its camp under an impasse rule.
+    fn quiet_facts(&self, whole_expansion: bool) -> Option<(Option<CheckInfo>, bool)> {
         let pos = &self.pos;
         let them = pos.side_to_move().flip();
         // Pieces in hand that drop on any empty square: lance and knight too on the 9x9
@@ -344,12 +373,46 @@ impl ShogiGame {
         if king_in_camp && self.rules.impasse != ImpasseRule::None {
             return None;
         }
-        if pos.gives_check(mv) {
-            return None;
-        }
         let hand = pos.hand(them);
         let can_drop = ANYWHERE.iter().any(|&k| hand[k as usize] > 0);
-        if !(can_drop || pos.other_side_can_move_after(mv)) || self.seen_after(pos.key_after(mv)) {
+        // For one move, the move's own tests are cheaper than the position's.
+        if !whole_expansion {
+            return Some((None, can_drop));
+        }
+        Some((
+            Some(pos.check_info()),
+            can_drop || pos.other_side_has_two_free_steps(),
+        ))
+    }
+
+    /// [`Game::outcome_after`] when it follows from this position alone (see there):
+    /// `Some(outcome)` when settled, `None` when the move must be made to tell.
+    #[inline]
+    fn outcome_after_quiet(&self, mv: Move) -> Option<Option<Outcome>> {
+        let (_, them_can_move) = self.quiet_facts(false)?;
+        let facts = QuietFacts {
+            checks: CheckInfo::NONE,
+            them_can_move,
+        };
+        self.outcome_after_quiet_with(&facts, self.pos.gives_check(mv), mv)
+    }
+
+    /// [`ShogiGame::outcome_after_quiet`] with the position's facts computed, and
+    /// whether `mv` gives check.
+    #[inline]
+    fn outcome_after_quiet_with(
+        &self,
+        facts: &QuietFacts,
+        gives_check: bool,
+        mv: Move,
+    ) -> Option<Option<Outcome>> {
+        let pos = &self.pos;
+        if gives_check {
+            return None;
+        }
+        if !(facts.them_can_move || pos.other_side_can_move_after(mv))
+            || self.seen_after(pos.key_after(mv))
+        {
             return None;
         }
         let ply = self.ply() + 1;
@@ -466,6 +529,33 @@ impl Game for ShogiGame {
             return settled;
         }
         self.outcome_after_made(mv)
+    }
+
+    /// [`ShogiGame::outcome_after`] of every move, the position's part of the test
+    /// (the checks it can give, whether the other side keeps a move) done once.
+    fn outcomes_after(&self, moves: &[Move], mut ended: impl FnMut(usize, Outcome)) {
+        let facts = self
+            .quiet_facts(true)
+            .map(|(checks, them_can_move)| QuietFacts {
+                checks: checks.expect("computed for a whole expansion"),
+                them_can_move,
+            });
+        for (k, &mv) in moves.iter().enumerate() {
+            let settled = facts.as_ref().and_then(|f| {
+                let checks = self.pos.gives_check_with(&f.checks, mv);
+                self.outcome_after_quiet_with(f, checks, mv)
+            });
+            let outcome = match settled {
+                Some(settled) => {
+                    debug_assert_eq!(settled, self.outcome_after_made(mv), "{mv} in {}", self.pos);
+                    settled
+                }
+                None => self.outcome_after_made(mv),
+            };
+            if let Some(o) = outcome {
+                ended(k, o);
+            }
+        }
     }
 
     fn key(&self) -> u64 {

@@ -541,6 +541,45 @@ impl Position {
         self.king_can_step_after(mv)
     }
 
+    /// Whether the side not to move has two steps of pawns, silvers or gold-movers by two
+    /// different pieces to two different empty squares, neither piece on a line from its
+    /// king (so never pinned, whatever is played). Then after every legal move of the side
+    /// to move that gives no check, [`Position::other_side_can_move_after`] holds: a move
+    /// fills one square (`to`) or takes the piece on it, and the piece of one option sits
+    /// on an occupied square while the target of the other is empty, so one of the two
+    /// steps survives. A search asks it once for all the children it expands.
+    pub fn other_side_has_two_free_steps(&self) -> bool {
+        let t = self.side.flip() as usize;
+        let ksq = self.kings[t] as usize;
+        let k = &self.by_kind;
+        let aligned = bishop_attacks(ksq, 0) | rook_attacks(ksq, 0);
+        let free = self.by_color[t] & !aligned;
+        let empty = !self.occ() & self.geo.mask;
+        let mut first_targets: Option<u128> = None;
+        for (kinds, step_kind) in [
+            (k[0], PieceKind::Pawn),
+            (k[3], PieceKind::Silver),
+            (k[6] | k[8] | k[9] | k[10] | k[11], PieceKind::Gold),
+        ] {
+            let mut pieces = kinds & free;
+            while pieces != 0 {
+                let sq = pieces.trailing_zeros() as usize;
+                pieces &= pieces - 1;
+                let targets = STEPS[t][step_kind as usize][sq] & empty;
+                if targets == 0 {
+                    continue;
+                }
+                match first_targets {
+                    None => first_targets = Some(targets),
+                    // Two pieces with two different targets between them.
+                    Some(first) if (first | targets).count_ones() >= 2 => return true,
+                    Some(_) => {}
+                }
+            }
+        }
+        false
+    }
+
     /// Whether, after a legal move that gives no check, the other side's king has a
     /// legal step: to an empty square, or onto one of this side's pieces, that nothing of
     /// this side attacks after the move. Then that side has a legal move (it is not

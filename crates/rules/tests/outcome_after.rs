@@ -1,7 +1,8 @@
 //! `Game::outcome_after` (a search's check of each child it expands, on a copy of the
 //! position only) against its definition: play the move on a clone of the whole game
 //! and ask `outcome`. Random games from positions where each end rule fires, under each
-//! rule set, every child of every position compared.
+//! rule set, every child of every position compared, one by one and as a whole
+//! expansion (`Game::outcomes_after`).
 
 use std::collections::BTreeMap;
 
@@ -14,7 +15,30 @@ use shogi_rules::{GameRules, ImpasseRule, Position, ShogiGame, Variant};
 fn check_children(game: &ShogiGame, seen: &mut BTreeMap<String, usize>) {
     let mut moves = Vec::new();
     game.legal_moves(&mut moves);
-    for mv in moves {
+    // The whole expansion at once (the position's part of the test done once) says the
+    // same as each move alone.
+    let mut batch = vec![None; moves.len()];
+    game.outcomes_after(&moves, |k, o| batch[k] = Some(o));
+    // Two free steps of the other side: every quiet move leaves it a legal move.
+    if game.position().other_side_has_two_free_steps() {
+        for &mv in &moves {
+            if !game.position().gives_check(mv) {
+                let after = game.position().after(mv);
+                assert!(
+                    !after.legal_moves().is_empty(),
+                    "{mv} in {}",
+                    game.position()
+                );
+            }
+        }
+    }
+    for (k, mv) in moves.into_iter().enumerate() {
+        assert_eq!(
+            batch[k],
+            game.outcome_after(mv),
+            "batch: {mv} in {}",
+            game.position()
+        );
         let mut next = game.clone();
         next.play_unchecked(mv);
         let want = next.outcome();
@@ -50,6 +74,9 @@ fn random_games(
 ) {
     let mut rng = StdRng::seed_from_u64(7);
     let start = Position::from_sfen(variant, sfen).unwrap();
+    // A search's spare game: copied into with `clone_from`, holding the storage of the
+    // games before (longer histories) each time.
+    let mut spare = ShogiGame::new(start.clone(), rules);
     for _ in 0..games {
         let mut game = ShogiGame::new(start.clone(), rules);
         if twofold {
@@ -58,6 +85,20 @@ fn random_games(
         let mut moves = Vec::new();
         while game.outcome().is_none() {
             check_children(&game, seen);
+            spare.clone_from(&game);
+            assert_eq!(
+                (spare.moves(), spare.key(), spare.ply(), spare.outcome()),
+                (game.moves(), game.key(), game.ply(), game.outcome())
+            );
+            let mut children = Vec::new();
+            game.legal_moves(&mut children);
+            for &mv in &children {
+                assert_eq!(
+                    spare.outcome_after(mv),
+                    game.outcome_after(mv),
+                    "clone_from: {mv}"
+                );
+            }
             moves.clear();
             game.legal_moves(&mut moves);
             game.play_unchecked(moves[rng.random_range(0..moves.len())]);
