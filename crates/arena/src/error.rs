@@ -54,14 +54,9 @@ pub enum ArenaError {
         /// The error.
         source: serde_json::Error,
     },
-    /// The rating plot could not be drawn.
-    #[error("plot {path}: {reason}")]
-    Plot {
-        /// The image file.
-        path: PathBuf,
-        /// What failed.
-        reason: String,
-    },
+    /// The rating history could not be read, written or drawn.
+    #[error(transparent)]
+    Ratings(#[from] shogi_ratings::RatingsError),
     /// The run has no accepted network to gate against.
     #[error("run {0} has no accepted network (accepted/ is empty)")]
     NoBest(PathBuf),

@@ -1,31 +1,25 @@
-//! The arena: matches, Elo/SPRT, gating and rating history.
+//! The arena: players and matches between them, and the gate.
 //!
-//! * [`matchplay`]: paired games between two [`PlayerSpec`]s (checkpoints searched with
-//!   MCTS, uniform search, random mover, external USI engines) on parallel threads, for
-//!   any `ArenaGame` (shogi and minishogi through `ShogiGame`, tai shogi through
-//!   `TaiGame`; each game's adapters are in `shogi-registry`).
-//! * [`alphabeta`]: a classical network-free baseline player (the fixed yardstick);
-//!   [`alphabeta_tai`] is tai shogi's.
-//! * [`stats`]: score, Elo with a 95% interval, LOS, SPRT.
-//! * [`gate`]: the training loop's gate ([`gate_candidate`], [`gate_pending`]).
-//! * [`ratings`]: the run's rating history (CSV, JSON, PNG).
-//! * [`curve`]: a run's learning curve against one fixed opponent (CSV, JSON, PNG).
+//! * [`player`]: what can play ([`PlayerSpec`]: checkpoints searched with MCTS, uniform
+//!   search, a random mover, the classical baselines of `shogi-baseline`, external USI
+//!   engines through [`usi_client`]).
+//! * [`matchplay`]: paired games between two players on parallel threads, for any
+//!   `ArenaGame` (shogi and minishogi through `ShogiGame`, tai shogi through `TaiGame`;
+//!   each game's adapters are in `shogi-registry`), from [`openings`].
+//! * [`gate`]: the training loop's gate ([`gate_candidate`], [`gate_pending`]), which
+//!   writes the run's rating history (`shogi-ratings`).
+//!
+//! What the results mean (Elo, SPRT, rating history, learning curves, their plots) is
+//! `shogi-ratings`; the classical players are `shogi-baseline`. Their modules are
+//! re-exported here under their old paths.
 
-pub mod alphabeta;
-pub mod alphabeta_tai;
-pub mod curve;
 pub mod error;
 pub mod gate;
 pub mod matchplay;
 pub mod openings;
 pub mod player;
-mod plot;
-pub mod ratings;
-pub mod stats;
 pub mod usi_client;
 
-pub use alphabeta::{AlphaBeta, AlphaBetaLimits, AlphaBetaResult, BASELINE_VERSION};
-pub use alphabeta_tai::{TAI_BASELINE_VERSION, TaiAlphaBeta};
 pub use error::ArenaError;
 pub use gate::{GATE_SPRT, GateConfig, GateReport, gate_candidate, gate_pending};
 pub use matchplay::{
@@ -36,5 +30,10 @@ pub use player::{
     GamePlayers, MATCH_TEMPERATURE_PLIES, PlayerSettings, PlayerSpec, PreparedPlayer, RootSettings,
     check_player,
 };
-pub use stats::{EloEstimate, Rating, SprtConfig, SprtDecision, SprtState, Tally};
+pub use shogi_baseline::{
+    AlphaBeta, AlphaBetaLimits, AlphaBetaResult, BASELINE_VERSION, TAI_BASELINE_VERSION,
+    TaiAlphaBeta, alphabeta, alphabeta_tai,
+};
+pub use shogi_ratings::{EloEstimate, Rating, SprtConfig, SprtDecision, SprtState, Tally};
+pub use shogi_ratings::{curve, ratings, stats};
 pub use usi_client::{UsiEngine, UsiTimeControl, go_line, parse_usi_option, setoption_lines};

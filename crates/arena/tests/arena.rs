@@ -531,6 +531,7 @@ fn tiny_net(dir: &Path, step: u64, seed: i64) -> PathBuf {
         training_step: step,
         samples_seen: 0,
         parent: None,
+        play: None,
     };
     save_checkpoint(&path, &model.vs, &meta).unwrap();
     path

@@ -8,7 +8,7 @@ use std::path::Path;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{ArenaError, io_err};
+use crate::error::{RatingsError, io_err};
 use crate::stats::Rating;
 use shogi_rundir::{RunDir, write_atomic};
 
@@ -53,11 +53,11 @@ pub struct FixedRating {
 }
 
 /// Reads `ratings.json` (empty if absent).
-pub fn load_ratings(run: &RunDir) -> Result<Vec<RatingEntry>, ArenaError> {
+pub fn load_ratings(run: &RunDir) -> Result<Vec<RatingEntry>, RatingsError> {
     let path = run.ratings_json();
     match std::fs::read(&path) {
         Ok(bytes) => {
-            serde_json::from_slice(&bytes).map_err(|source| ArenaError::Json { path, source })
+            serde_json::from_slice(&bytes).map_err(|source| RatingsError::Json { path, source })
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
         Err(e) => Err(io_err("read", &path)(e)),
@@ -116,13 +116,13 @@ pub fn ratings_csv(entries: &[RatingEntry]) -> String {
 
 /// Appends `entry` to `ratings.json` and `ratings.csv` (each rewritten atomically),
 /// replacing an earlier line of the same candidate, and redraws `ratings.png`.
-pub fn append_rating(run: &RunDir, entry: RatingEntry) -> Result<Vec<RatingEntry>, ArenaError> {
+pub fn append_rating(run: &RunDir, entry: RatingEntry) -> Result<Vec<RatingEntry>, RatingsError> {
     let mut entries = load_ratings(run)?;
     // One line per candidate: a re-gated candidate (after a kill) replaces its line.
     entries.retain(|e| e.candidate != entry.candidate);
     entries.push(entry);
     let json_path = run.ratings_json();
-    let mut json = serde_json::to_vec_pretty(&entries).map_err(|source| ArenaError::Json {
+    let mut json = serde_json::to_vec_pretty(&entries).map_err(|source| RatingsError::Json {
         path: json_path.clone(),
         source,
     })?;
@@ -138,7 +138,7 @@ pub fn append_rating(run: &RunDir, entry: RatingEntry) -> Result<Vec<RatingEntry
 /// Draws Elo (against the first network) against training step: accepted candidates
 /// as filled green dots joined by a line, rejected ones as red circles, each with its
 /// 95% interval bar. Written through a temporary file and a rename.
-pub fn plot_ratings(entries: &[RatingEntry], path: &Path) -> Result<(), ArenaError> {
+pub fn plot_ratings(entries: &[RatingEntry], path: &Path) -> Result<(), RatingsError> {
     crate::plot::write_png(path, |root| draw(entries, root))
 }
 

@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{ArenaError, io_err};
-use crate::player::RootSettings;
+use crate::error::{RatingsError, io_err};
 use crate::stats::{Rating, Tally, score_from_elo};
+use shogi_mcts::RootSettings;
 use shogi_rundir::write_atomic;
 
 /// Simulations a move of the curve's searching players unless told otherwise: half the
@@ -105,22 +105,22 @@ impl Curve {
     }
 
     /// Reads `curve.json` from `dir` (none if absent).
-    pub fn load(dir: &Path) -> Result<Option<Curve>, ArenaError> {
+    pub fn load(dir: &Path) -> Result<Option<Curve>, RatingsError> {
         let path = dir.join("curve.json");
         match std::fs::read(&path) {
             Ok(bytes) => serde_json::from_slice(&bytes)
                 .map(Some)
-                .map_err(|source| ArenaError::Json { path, source }),
+                .map_err(|source| RatingsError::Json { path, source }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(io_err("read", &path)(e)),
         }
     }
 
     /// Writes `curve.json`, `curve.csv` and `curve.png` into `dir`, each atomically.
-    pub fn save(&self, dir: &Path) -> Result<(), ArenaError> {
+    pub fn save(&self, dir: &Path) -> Result<(), RatingsError> {
         std::fs::create_dir_all(dir).map_err(io_err("create", dir))?;
         let json_path = dir.join("curve.json");
-        let mut json = serde_json::to_vec_pretty(self).map_err(|source| ArenaError::Json {
+        let mut json = serde_json::to_vec_pretty(self).map_err(|source| RatingsError::Json {
             path: json_path.clone(),
             source,
         })?;
@@ -157,7 +157,7 @@ pub fn pick_checkpoints(checkpoints: &[(u64, PathBuf)], points: usize) -> Vec<(u
 
 /// Draws score (percent, with the 95% interval from the Elo interval) against wall
 /// minutes, with the 50% line. Written through a temporary file and a rename.
-pub fn plot_curve(curve: &Curve, path: &Path) -> Result<(), ArenaError> {
+pub fn plot_curve(curve: &Curve, path: &Path) -> Result<(), RatingsError> {
     crate::plot::write_png(path, |root| draw(curve, root))
 }
 

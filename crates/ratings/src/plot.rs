@@ -7,7 +7,7 @@ use image::ImageEncoder;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::error::{ArenaError, io_err};
+use crate::error::{RatingsError, io_err};
 
 /// Chart size in pixels.
 const SIZE: (u32, u32) = (900, 540);
@@ -36,7 +36,7 @@ fn register_font() -> Result<(), String> {
 pub(crate) fn write_png(
     path: &Path,
     draw: impl Fn(&Canvas<'_>) -> Result<(), String>,
-) -> Result<(), ArenaError> {
+) -> Result<(), RatingsError> {
     let render = || -> Result<Vec<u8>, String> {
         register_font()?;
         let mut rgb = vec![0u8; SIZE.0 as usize * SIZE.1 as usize * 3];
@@ -51,7 +51,7 @@ pub(crate) fn write_png(
             .map_err(|e| e.to_string())?;
         Ok(png)
     };
-    let png = render().map_err(|reason| ArenaError::Plot {
+    let png = render().map_err(|reason| RatingsError::Plot {
         path: path.to_path_buf(),
         reason,
     })?;
