@@ -29,9 +29,8 @@
 use shogi_features::SparsePlanes;
 use tch::{Device, Kind, Tensor, nn};
 
-use crate::inference::PlanesRef;
 use crate::net::{BN_EPS, ConvBn, Net, SqueezeExcite, value_features};
-use crate::sparse::{SPARSE_STEM_MIN_INPUT, for_each_tap, scan};
+use crate::sparse::{PlanesRef, SPARSE_STEM_MIN_INPUT, for_each_tap, scan};
 
 /// A convolution with its batch norm folded in.
 #[derive(Debug)]

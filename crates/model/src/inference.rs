@@ -3,12 +3,12 @@
 use std::cell::RefCell;
 use std::path::Path;
 
-use shogi_features::SparsePlanes;
 use tch::{Device, Kind, Tensor};
 
 use crate::checkpoint::{CheckpointError, Expected, Manifest, load_checkpoint};
 use crate::frozen::FrozenNet;
 use crate::net::{Model, ModelConfig};
+pub use crate::sparse::PlanesRef;
 
 /// Sets libtorch's intra-op CPU thread count (process-wide).
 pub fn set_num_threads(n: usize) {
@@ -19,26 +19,6 @@ pub fn set_num_threads(n: usize) {
 /// the throughput of f32 on tensor cores, priors and values within about 1e-3 of f32.
 /// Matches and the gate measure networks in f32, as they were trained.
 pub const SELFPLAY_HALF_INFERENCE: bool = true;
-
-/// One position's input planes as [`Inference::infer_legal_planes`] reads them: written
-/// out (`input_planes * H * W` floats), or as their non-zero entries.
-#[derive(Clone, Copy, Debug)]
-pub enum PlanesRef<'a> {
-    /// Every float of every plane.
-    Dense(&'a [f32]),
-    /// The non-zero entries and the filled planes.
-    Sparse(&'a SparsePlanes),
-}
-
-impl PlanesRef<'_> {
-    /// Writes the dense planes into `out` (`squares` floats a plane).
-    pub fn write_dense(&self, squares: usize, out: &mut [f32]) {
-        match self {
-            PlanesRef::Dense(planes) => out.copy_from_slice(planes),
-            PlanesRef::Sparse(planes) => planes.write_dense(squares, out),
-        }
-    }
-}
 
 /// Options for [`Inference`].
 #[derive(Debug, Clone, PartialEq, Eq)]

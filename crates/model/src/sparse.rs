@@ -58,6 +58,26 @@ pub(crate) fn for_each_tap(
     }
 }
 
+/// One position's input planes as [`crate::Inference::infer_legal_planes`] reads them: written
+/// out (`input_planes * H * W` floats), or as their non-zero entries.
+#[derive(Clone, Copy, Debug)]
+pub enum PlanesRef<'a> {
+    /// Every float of every plane.
+    Dense(&'a [f32]),
+    /// The non-zero entries and the filled planes.
+    Sparse(&'a SparsePlanes),
+}
+
+impl PlanesRef<'_> {
+    /// Writes the dense planes into `out` (`squares` floats a plane).
+    pub fn write_dense(&self, squares: usize, out: &mut [f32]) {
+        match self {
+            PlanesRef::Dense(planes) => out.copy_from_slice(planes),
+            PlanesRef::Sparse(planes) => planes.write_dense(squares, out),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

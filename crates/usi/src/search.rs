@@ -13,11 +13,11 @@ use shogi_mcts::{
 use shogi_registry::UsiGame;
 use shogi_rules::mate::MateLimits;
 
-use crate::engine::{
+use crate::protocol::{join_moves, score_to_cp};
+use crate::shared::{
     DEFAULT_SIMULATIONS, GUMBEL_FIRST_SIMULATIONS, INFO_INTERVAL, Out, Shared, current_deadline,
     send, stopped, wait_for_release,
 };
-use crate::protocol::{join_moves, score_to_cp};
 
 /// A mate search of at most an eighth of the move's time (300 ms at most): a forced
 /// mate it proves is reported (`score mate`) and its `bestmove` line returned.
