@@ -129,6 +129,7 @@ fn tiny_net(dir: &Path, step: u64) {
         training_step: step,
         samples_seen: 0,
         parent: None,
+        play: None,
     };
     save_checkpoint(dir.join(format!("step-{step:08}")), &model.vs, &meta).unwrap();
 }
@@ -402,4 +403,82 @@ fn the_ladder_script_rates_a_tiny_checkpoint() {
         summary["baseline_version"].as_u64(),
         Some(u64::from(shogi_arena::BASELINE_VERSION))
     );
+}
+
+/// `learns.sh` gives every figure twice: the run's play search and the plain search
+/// (the same root without the rules written by hand), in matches, the curve and the
+/// ladder (`net` and `net-plain` in one fit).
+#[test]
+fn learns_sh_reports_the_play_and_the_plain_search() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    tiny_net(&run.join("accepted"), 0);
+    tiny_net(&run.join("accepted"), 50);
+    // The default config with a play-time rule, so that the two searches differ.
+    let default = std::fs::read_to_string(repo_root().join("configs/minishogi.toml")).unwrap();
+    let (before, play) = default.split_once("\n[play]").expect("a [play] section");
+    let config = format!(
+        "{before}\n[play]{}",
+        play.replacen("gumbel_safety = 0.0", "gumbel_safety = 2.0", 1)
+    );
+    assert!(
+        config.contains("gumbel_safety = 2.0"),
+        "no play-time gumbel_safety to set"
+    );
+    std::fs::write(run.join("config.toml"), config).unwrap();
+    let out = Command::new("bash")
+        .arg(repo_root().join("scripts/bench/learns.sh"))
+        .arg(&run)
+        .args(["2", "2"])
+        .env("SHOGI_ZERO_BIN", env!("CARGO_BIN_EXE_shogi-zero"))
+        .env("SHOGI_ZERO_PYTHON", shogi_testkit::python())
+        .env("CURVE_POINTS", "2")
+        .env("CURVE_GAMES", "2")
+        .env("LADDER_GAMES", "2")
+        .env("LADDER", "random alphabeta:depth=1")
+        .env("LADDER_MAX_PLIES", "40")
+        .env("LADDER_DEVICE", "cpu")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("== the play search") && text.contains("== the plain search"),
+        "{text}"
+    );
+    let proof = run.join("proof");
+    for dir in [
+        "vs-random",
+        "vs-random-plain",
+        "vs-initial",
+        "vs-initial-plain",
+    ] {
+        assert!(
+            proof.join(dir).join("summary.json").is_file(),
+            "{dir}: {text}"
+        );
+    }
+    for dir in ["curve-alphabeta-depth-1", "curve-alphabeta-depth-1-plain"] {
+        let curve: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(proof.join(dir).join("curve.json")).unwrap())
+                .unwrap();
+        let safety = curve["gumbel_safety"].as_f64().unwrap();
+        assert_eq!(safety == 0.0, dir.ends_with("-plain"), "{dir}: {curve}");
+    }
+    let ladder: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.join("ladder/ladder.json")).unwrap()).unwrap();
+    for player in ["net", "net-plain"] {
+        assert!(
+            ladder["ratings"][player]["elo"]
+                .as_f64()
+                .unwrap()
+                .is_finite(),
+            "{ladder}"
+        );
+    }
+    assert!(text.contains("strongest rung net-plain scores"), "{text}");
 }

@@ -93,6 +93,18 @@ fn smoke_run_completes_the_loop_and_resumes() {
     );
     assert!(std::fs::read_dir(run.tensorboard()).unwrap().count() > 0);
     assert_consistent(&run);
+    // Every network carries the search its run measures it with (`play_root`), the
+    // initial one and the learner's alike, so a copy out of the run plays the same.
+    let config = shogi_train::RunConfig::load(&run.config_file(), &[]).unwrap();
+    for (_, path) in &accepted {
+        let manifest = shogi_model::read_manifest(path).unwrap();
+        assert_eq!(
+            manifest.meta.play,
+            Some(shogi_train::play_root(&config)),
+            "{}",
+            path.display()
+        );
+    }
 
     // The USI engine plays the accepted network under a real client (cshogi's USI
     // driver, legality by pyffish): a whole minishogi game, legal and on time.

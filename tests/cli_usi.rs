@@ -48,6 +48,7 @@ fn untrained_checkpoint(dir: &Path, variant: Variant) -> PathBuf {
         training_step: 0,
         samples_seen: 0,
         parent: None,
+        play: None,
     };
     let path = dir.join("step-00000000");
     save_checkpoint(&path, &model.vs, &meta).unwrap();
@@ -136,6 +137,54 @@ fn shogiarena_runner_plays_games_to_the_end_with_its_default_rules() {
         .filter(|l| l.trim_start().starts_with('g') && l.contains(" after "))
         .count();
     assert_eq!(finished, 2, "{stdout}");
+}
+
+/// A network copied out of its run plays as its run measured it: the search its
+/// manifest recorded (here a Gumbel root of 8 with the captures and the safety prior),
+/// and the engine says where that search came from.
+#[test]
+fn a_network_out_of_its_run_is_searched_as_its_manifest_records() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().unwrap();
+    let net = untrained_checkpoint(tmp.path(), Variant::Shogi);
+    let mut manifest = shogi_model::read_manifest(&net).unwrap();
+    manifest.meta.play = Some(shogi_mcts::RootSettings {
+        gumbel: 8,
+        gumbel_captures: true,
+        gumbel_safety: 2.0,
+        ..Default::default()
+    });
+    std::fs::write(
+        net.join("manifest.json"),
+        serde_json::to_vec_pretty(&manifest).unwrap(),
+    )
+    .unwrap();
+    let mut child = Command::new(BIN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for line in [
+        "usi".to_string(),
+        format!("setoption name ModelPath value {}", net.display()),
+        "isready".into(),
+        "position startpos".into(),
+        "go nodes 32".into(),
+    ] {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let out = String::from_utf8(out.stdout).unwrap();
+    let expected = format!(
+        "info string search: as its run measured it (recorded in {}, the network is not in its run): Gumbel root of 8 moves, winning captures always considered, safety 2 logits a point",
+        net.join("manifest.json").display()
+    );
+    assert!(out.lines().any(|l| l == expected), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("bestmove ")), "{out}");
 }
 
 /// The engine as a GUI starts it (the bare binary), given a network of a run directory,

@@ -20,8 +20,12 @@
 #   LADDER_DEVICE     the network's device (default auto)
 #   LADDER_ROOT_OF    a run directory: the network searches as that run measures its
 #                     networks (`match --root-of RUN`: its self-play root and [play]
-#                     options; learns.sh passes the run). Replaces the LADDER_GUMBEL*,
-#                     LADDER_LEAF_* settings below, which give a search by hand:
+#                     options; learns.sh passes the run), and is rated a second time
+#                     with the plain search (`--root-of RUN --plain`: the same root
+#                     without the rules written by hand) as `net-plain`: two numbers,
+#                     the whole player's and the network's own. Replaces the
+#                     LADDER_GUMBEL*, LADDER_LEAF_* settings below, which give a search
+#                     by hand:
 #   LADDER_GUMBEL     the network searches with a noise-free Gumbel root considering
 #                     this many moves (default 0: PUCT)
 #   LADDER_GUMBEL_CAPTURES  1: that root always considers the moves that win material
@@ -84,8 +88,10 @@ mkdir -p "$out"
 echo "ladder: $net ($variant, $sims simulations) against ${rungs[*]}; $games games per pairing, max $plies plies -> $out"
 
 # The network's search: a run's (LADDER_ROOT_OF) or the one the settings give.
+plain_search=()
 if [ -n "${LADDER_ROOT_OF:-}" ]; then
   search=(--root-of "$LADDER_ROOT_OF")
+  plain_search=(--root-of "$LADDER_ROOT_OF" --plain)
 else
   search=(--gumbel "${LADDER_GUMBEL:-0}" --leaf-mate-nodes "${LADDER_LEAF_MATE:-0}")
   if [ "${LADDER_GUMBEL_CAPTURES:-0}" = 1 ]; then search+=(--gumbel-captures); fi
@@ -99,12 +105,16 @@ else
   if [ "${LADDER_GUMBEL_C_SCALE:--}" != - ]; then search+=(--gumbel-c-scale "$LADDER_GUMBEL_C_SCALE"); fi
 fi
 
-# One match into $out/$name.
+# One match into $out/$name; the network searches with the flags after the players
+# (default: $search).
 play() {
   local name="$1" a="$2" b="$3"
+  shift 3
+  local how=("$@")
+  [ ${#how[@]} -gt 0 ] || how=("${search[@]}")
   rm -rf "${out:?}/$name"
   "$bin" match --a "$a" --b "$b" --variant "$variant" --games "$games" \
-    --simulations "$sims" "${search[@]}" --parallel "$parallel" --max-plies "$plies" --device "$device" \
+    --simulations "$sims" "${how[@]}" --parallel "$parallel" --max-plies "$plies" --device "$device" \
     --seed 1 --out "$out/$name" > "$out/$name.txt" 2>&1 || { cat "$out/$name.txt" >&2; exit 1; }
   grep -E '^(total|Elo|forfeits)' "$out/$name.txt" | sed "s|^|  $name: |"
 }
@@ -126,6 +136,11 @@ for r in "${rungs[@]}"; do
   printf '%s\t%s\t%s\n' "net" "$r" "$name" >> "$out/pairs.tsv"
   v="$(baseline_version "$out/$name/summary.json")"
   [ "$v" = null ] || version="$v"
+  if [ ${#plain_search[@]} -gt 0 ]; then
+    name="net-plain-vs-$(slug "$r")"
+    play "$name" "checkpoint:$net" "$r" "${plain_search[@]}"
+    printf '%s\t%s\t%s\n' "net-plain" "$r" "$name" >> "$out/pairs.tsv"
+  fi
 done
 for ((i = 0; i + 1 < ${#rungs[@]}; i++)); do
   a="${rungs[i + 1]}" b="${rungs[i]}"

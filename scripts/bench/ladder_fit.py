@@ -111,11 +111,16 @@ def main(argv):
     out, net, sims, rungs = argv[0], argv[1], argv[2], argv[3:]
     anchor = "alphabeta:depth=1" if "alphabeta:depth=1" in rungs else rungs[0]
     pairs, forfeits = read_pairs(out)
-    players = ["net"] + rungs
+    # The network's players, in pairs.tsv's order: "net" (its search), and "net-plain"
+    # (the same network with the plain search) when ladder.sh rated both.
+    nets = list(dict.fromkeys(a for a, *_ in pairs if a not in rungs)) or ["net"]
+    players = nets + rungs
     r, sd = fit(players, pairs, anchor)
 
     print(f"Ladder (anchor {anchor} = 0 Elo; joint Bradley-Terry fit, 95% intervals)")
     print(f"net: {net} with {sims} simulations per move")
+    if "net-plain" in nets:
+        print("  net: the run's play search; net-plain: the same network and root without the rules written by hand")
     print(f"{'player':<24} {'Elo':>7} {'95% interval':>18}")
     for p in sorted(players, key=lambda p: r[p], reverse=True):
         lo, hi = r[p] - 1.96 * sd[p], r[p] + 1.96 * sd[p]
@@ -130,17 +135,23 @@ def main(argv):
         msg = f"warning: {pairing}: {count} forfeit(s) counted as losses: {'; '.join(reasons)}"
         print(msg)
         print(f"ladder: {msg}", file=sys.stderr)
-    beaten = [p for p in rungs if p.startswith("alphabeta:")
-              and any(a == "net" and b == p and (w + 0.5 * d) / max(w + d + l, 1) >= 0.5
-                      for a, b, w, d, l in pairs)]
-    print("strongest rung the net scores >= 50% against: " + (beaten[-1] if beaten else "none"))
+    def beaten_by(player):
+        return [p for p in rungs if p.startswith("alphabeta:")
+                and any(a == player and b == p and (w + 0.5 * d) / max(w + d + l, 1) >= 0.5
+                        for a, b, w, d, l in pairs)]
+
+    beaten = beaten_by(nets[0])
+    for player in nets:
+        won = beaten_by(player)
+        print(f"strongest rung {player} scores >= 50% against: " + (won[-1] if won else "none"))
     json.dump({"anchor": anchor, "net": net, "simulations": int(sims),
                "ratings": {p: {"elo": r[p], "low": r[p] - 1.96 * sd[p], "high": r[p] + 1.96 * sd[p]}
                            for p in players},
                "pairs": [{"a": a, "b": b, "wins": w, "draws": d, "losses": l}
                          for a, b, w, d, l in pairs],
                "forfeits": [{"pairing": p, "count": c, "reasons": rs} for p, c, rs in forfeits],
-               "strongest_rung_beaten": beaten[-1] if beaten else None},
+               "strongest_rung_beaten": beaten[-1] if beaten else None,
+               "strongest_rung_beaten_by": {p: (beaten_by(p) or [None])[-1] for p in nets}},
               open(os.path.join(out, "ladder.json"), "w"), indent=2)
 
 

@@ -4,6 +4,10 @@
 #   2. the run's initial network at equal search settings,
 # GAMES games each (paired openings, colours swapped), plus the Elo history the gate
 # wrote (ratings.json / ratings.png). Results go to RUN/proof/ and are printed.
+# Every figure comes twice: with the run's play search (`--root-of RUN`: its root and
+# the [play] rules written by hand) and with the plain search (`--root-of RUN --plain`:
+# the same root and simulations without those rules), the network's own strength;
+# the plain figures go to RUN/proof/*-plain.
 # It also measures CURVE_POINTS accepted networks (default 6; 0 skips), first to last,
 # against CURVE_OPPONENT (default alphabeta:depth=1, the fixed scale's anchor), CURVE_GAMES
 # games each (default 20): the run's strength against the yardstick over wall time,
@@ -48,6 +52,7 @@ print(int(game.get("max_plies", 0)) if tai else 0, int(selfplay.get("adjudicate_
 PY
 )
 rules=(--root-of "$run")
+plain=(--plain)
 if [ "$tai_cap" != 0 ]; then
   rules+=(--max-plies "$tai_cap" --adjudicate "$tai_margin")
   echo "tai shogi: games capped at $tai_cap plies, adjudicated at a $tai_margin-point material lead (the run's own rules)"
@@ -56,10 +61,17 @@ best="$(ls -d "$run"/accepted/step-* | sort | tail -n 1)"
 initial="$(ls -d "$run"/accepted/step-* | sort | head -n 1)"
 echo "best: $best   initial: $initial   games: $games   simulations: $sims   search: the run's play search (--root-of $run)"
 mkdir -p "$run/proof"
-"$bin" match --a "checkpoint:$best" --b random --games "$games" --simulations "$sims" \
-  "${rules[@]}" --parallel 8 --out "$run/proof/vs-random" | tee "$run/proof/vs-random.txt"
-"$bin" match --a "checkpoint:$best" --b "checkpoint:$initial" --games "$games" \
-  --simulations "$sims" "${rules[@]}" --parallel 8 --out "$run/proof/vs-initial" | tee "$run/proof/vs-initial.txt"
+for how in play plain; do
+  extra=()
+  suffix=""
+  if [ "$how" = plain ]; then extra=("${plain[@]}"); suffix="-plain"; fi
+  echo "== the $how search"
+  "$bin" match --a "checkpoint:$best" --b random --games "$games" --simulations "$sims" \
+    "${rules[@]}" "${extra[@]}" --parallel 8 --out "$run/proof/vs-random$suffix" | tee "$run/proof/vs-random$suffix.txt"
+  "$bin" match --a "checkpoint:$best" --b "checkpoint:$initial" --games "$games" \
+    --simulations "$sims" "${rules[@]}" "${extra[@]}" --parallel 8 --out "$run/proof/vs-initial$suffix" \
+    | tee "$run/proof/vs-initial$suffix.txt"
+done
 # The untrained network against random, the baseline the trained network's score is read
 # against: BASELINE_GAMES games (default 0: skipped).
 if [ "${BASELINE_GAMES:-0}" != 0 ]; then
@@ -67,8 +79,10 @@ if [ "${BASELINE_GAMES:-0}" != 0 ]; then
     "${rules[@]}" --parallel 8 --out "$run/proof/initial-vs-random" | tee "$run/proof/initial-vs-random.txt"
 fi
 if [ "${CURVE_POINTS:-6}" -ge 2 ]; then
-  "$bin" curve "$run" --opponent "${CURVE_OPPONENT:-alphabeta:depth=1}" --points "${CURVE_POINTS:-6}" \
-    --games "${CURVE_GAMES:-20}" --simulations "$sims" "${rules[@]}" --parallel 8
+  for extra in "" "--plain"; do
+    "$bin" curve "$run" --opponent "${CURVE_OPPONENT:-alphabeta:depth=1}" --points "${CURVE_POINTS:-6}" \
+      --games "${CURVE_GAMES:-20}" --simulations "$sims" "${rules[@]}" $extra --parallel 8
+  done
 fi
 echo "Elo history (ratings.json, plot ratings.png):"
 "${SHOGI_ZERO_PYTHON:-python3}" - "$run" <<'PY'
@@ -87,7 +101,7 @@ if acc:
 PY
 "${SHOGI_ZERO_PYTHON:-python3}" - "$run" <<'PY'
 import json, sys, os
-for name in ("vs-random", "vs-initial", "initial-vs-random"):
+for name in ("vs-random", "vs-initial", "vs-random-plain", "vs-initial-plain", "initial-vs-random"):
     path = os.path.join(sys.argv[1], "proof", name, "summary.json")
     if name == "initial-vs-random" and not os.path.exists(path):
         continue

@@ -36,6 +36,9 @@ pub struct LearnerConfig {
     pub start_step: u64,
     /// Samples already consumed by the network being trained.
     pub start_samples: u64,
+    /// The run's play search, written into every candidate's manifest
+    /// ([`CheckpointMeta::play`]); `None` outside a run.
+    pub play: Option<shogi_mcts::RootSettings>,
 }
 
 impl LearnerConfig {
@@ -199,6 +202,7 @@ impl Learner {
             training_step: self.step,
             samples_seen: self.samples_seen,
             parent: self.config.parent.clone(),
+            play: self.config.play.clone(),
         };
         let trainer = &self.trainer;
         shogi_model::publish_checkpoint(&dir, &trainer.model.vs, &meta, |tmp| {

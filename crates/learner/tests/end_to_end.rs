@@ -32,6 +32,7 @@ fn trains_exports_and_logs() {
         seed: 1,
         start_step: 0,
         start_samples: 0,
+        play: None,
     };
     let mut learner = Learner::new(model, TrainConfig::default(), config).unwrap();
     let first = learner.run(&window, 3).unwrap();
@@ -72,6 +73,7 @@ fn trains_exports_and_logs() {
             seed: 1,
             start_step: 60,
             start_samples: 60 * 32,
+            play: None,
         },
     )
     .unwrap();

@@ -25,7 +25,7 @@ pub const WEIGHTS_FILE: &str = "weights.safetensors";
 pub const MANIFEST_FILE: &str = shogi_rundir::MANIFEST_FILE;
 
 /// What the caller knows about the weights being saved.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckpointMeta {
     /// The network architecture.
     pub architecture: ModelConfig,
@@ -45,10 +45,16 @@ pub struct CheckpointMeta {
     pub samples_seen: u64,
     /// Name of the checkpoint this one was trained from, if any.
     pub parent: Option<String>,
+    /// How the run that wrote this network measures its networks (its self-play root
+    /// and `[play]` options, `shogi_train::play_root`), so that a copy taken out of its
+    /// run plays as the run measured it: the USI engine's `RunSearch` reads it when the
+    /// network has no run. Absent for networks of no run and in older manifests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub play: Option<shogi_mcts::RootSettings>,
 }
 
 /// The manifest as stored in `manifest.json`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
     /// [`FORMAT_VERSION`] at save time.
     pub format_version: u32,

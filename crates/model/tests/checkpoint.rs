@@ -20,6 +20,7 @@ fn meta(cfg: &ModelConfig) -> CheckpointMeta {
         training_step: 1234,
         samples_seen: 98765,
         parent: Some("step-000001000".into()),
+        play: None,
     }
 }
 

@@ -149,6 +149,7 @@ fn a_served_network_is_replaced_by_a_newer_checkpoint() {
             training_step: 0,
             samples_seen: 0,
             parent: None,
+            play: None,
         };
         let dir = tmp.path().join(name);
         save_checkpoint(&dir, &model.vs, &meta).unwrap();

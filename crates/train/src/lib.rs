@@ -6,4 +6,4 @@ pub mod config;
 pub mod run;
 
 pub use config::{ConfigError, RunConfig};
-pub use run::{Roles, RunSummary, StopCause, game_spec, play_root, run};
+pub use run::{Roles, RunSummary, StopCause, game_spec, plain_root, play_root, run};

@@ -38,8 +38,8 @@ pub use roles::{GENERATION_FILE, generation_seed};
 use roles::{gate_loop, learner_loop, selfplay_loop};
 use settings::layout_of;
 pub use settings::{
-    batch_config, game_spec, gate_config, model_config, play_config, play_root, sample_config,
-    search_config, train_config,
+    batch_config, game_spec, gate_config, model_config, plain_root, play_config, play_root,
+    sample_config, search_config, train_config,
 };
 
 /// Why the run loop stopped.

@@ -19,6 +19,8 @@ use shogi_rules::ShogiGame;
 use crate::options::{Options, SetOptionError};
 use crate::protocol::{Command, GoRequest, sanitize, side_to_move_has_no_king};
 use crate::search::MoveSearch;
+pub use crate::shared::{DEFAULT_SIMULATIONS, GUMBEL_FIRST_SIMULATIONS, INFO_INTERVAL};
+use crate::shared::{Out, Shared, Timing, send, wait_for_release};
 use crate::time::budget;
 use shogi_registry::UsiGame;
 use shogi_rules::mate::MateLimits;
@@ -27,48 +29,44 @@ use shogi_rules::mate::MateLimits;
 pub const ENGINE_NAME: &str = concat!("shogi-zero ", env!("CARGO_PKG_VERSION"));
 /// Sent in `id author`.
 pub const ENGINE_AUTHOR: &str = "the shogi-zero authors";
-/// Simulations per move when `go` gives no clock, no `nodes` and the `Simulations`
-/// option is 0: AlphaZero's budget, deliberately above the training search's
-/// ([`shogi_mcts::SearchConfig::default`]), since a GUI that sends a bare `go` wants the
-/// engine's strength, not a self-play move.
-pub const DEFAULT_SIMULATIONS: u32 = 800;
-/// How often `info` lines are sent during a search.
-pub const INFO_INTERVAL: Duration = Duration::from_millis(250);
-/// Simulations of a Gumbel root's first search in a move whose speed the engine does not
-/// know yet, and of the first search of an open-ended one (`go infinite`, `go ponder`),
-/// whose later searches double it.
-pub const GUMBEL_FIRST_SIMULATIONS: u32 = 64;
 
-/// Finds the run a network belongs to and the search that run measures its networks with
-/// (the binary passes `shogi_train::play_root` of the run's config: this crate does not
-/// read run configs). `Ok(None)`: the network is in no run.
-pub type RunSearchLookup = fn(&Path) -> Result<Option<(PathBuf, RootSettings)>, String>;
+/// Finds the search a network's run measures its networks with (the binary passes
+/// `shogi_train::play_root` of the run's config, or the search the network's manifest
+/// recorded when it is not in its run: this crate does not read run configs), and where
+/// it came from. `Ok(None)`: the network has no run and its manifest records none.
+pub type RunSearchLookup = fn(&Path) -> Result<Option<(SearchSource, RootSettings)>, String>;
 
-pub(crate) type Out = Arc<Mutex<Box<dyn Write + Send>>>;
-type Eval<G> = Arc<dyn Evaluator<G>>;
+/// Where the search `RunSearch` adopts comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SearchSource {
+    /// The config of the run directory the network sits in.
+    Run(PathBuf),
+    /// The network's manifest (`play`): a network copied out of its run.
+    Manifest(PathBuf),
+}
 
-pub(crate) fn send(out: &Out, line: &str) {
-    if let Ok(mut w) = out.lock() {
-        let _ = writeln!(w, "{line}");
-        let _ = w.flush();
+impl SearchSource {
+    /// "as ... ": how the engine says whose search it adopts.
+    fn as_measured(&self) -> String {
+        match self {
+            SearchSource::Run(run) => format!("as run {} measures its networks", run.display()),
+            SearchSource::Manifest(dir) => format!(
+                "as its run measured it (recorded in {}, the network is not in its run)",
+                dir.join(shogi_model::MANIFEST_FILE).display()
+            ),
+        }
+    }
+
+    /// Whose search it is, for "not X's".
+    fn owner(&self) -> String {
+        match self {
+            SearchSource::Run(run) => format!("run {}", run.display()),
+            SearchSource::Manifest(_) => "its manifest".to_string(),
+        }
     }
 }
 
-#[derive(Debug, Default)]
-struct Timing {
-    pondering: bool,
-    infinite: bool,
-    budget: Option<Duration>,
-    deadline: Option<Instant>,
-}
-
-pub(crate) struct Shared {
-    pub(crate) stop: Arc<AtomicBool>,
-    /// Ends the running search call but not the move: raised by `ponderhit` (an
-    /// open-ended Gumbel search gives way to one planned for the clock) and by `stop`.
-    pub(crate) interrupt: Arc<AtomicBool>,
-    timing: Mutex<Timing>,
-}
+type Eval<G> = Arc<dyn Evaluator<G>>;
 
 /// What a finished search job hands back to the engine: the tree, the resign counter and
 /// the simulations a second it measured.
@@ -127,7 +125,7 @@ pub struct Engine<G: UsiGame = ShogiGame> {
     /// Finds a network's run ([`Engine::with_run_search`]).
     run_lookup: Option<RunSearchLookup>,
     /// The run of the loaded network and the search it measures its networks with.
-    run_root: Option<(PathBuf, RootSettings)>,
+    run_root: Option<(SearchSource, RootSettings)>,
     /// Simulations a second of the last timed searches (a Gumbel root plans its
     /// simulations for the time left with it).
     rate: Option<f64>,
@@ -342,18 +340,18 @@ impl<G: UsiGame> Engine<G> {
                 )),
             }
         }
-        if let Some((run, root)) = &self.run_root {
+        if let Some((source, root)) = &self.run_root {
             let line = if self.options.run_search {
                 format!(
-                    "info string search: as run {} measures its networks: {}",
-                    run.display(),
+                    "info string search: {}: {}",
+                    source.as_measured(),
                     root.describe()
                 )
             } else {
                 format!(
-                    "info string search: the options' ({}), not run {}'s ({}): RunSearch is off",
+                    "info string search: the options' ({}), not {}'s ({}): RunSearch is off",
                     self.options.root().describe(),
-                    run.display(),
+                    source.owner(),
                     root.describe()
                 )
             };
@@ -550,33 +548,6 @@ impl<G: UsiGame> Engine<G> {
             }
         }
     }
-}
-
-pub(crate) fn stopped(shared: &Shared) -> bool {
-    shared.stop.load(Ordering::SeqCst)
-}
-
-/// Waits (polling every millisecond) until `stop`, or `ponderhit` when pondering; the
-/// USI rule is that `go infinite` / `go ponder` answer only after those.
-pub(crate) fn wait_for_release(shared: &Shared) {
-    loop {
-        if stopped(shared) {
-            return;
-        }
-        {
-            let t = shared.timing.lock().expect("timing lock");
-            if !t.pondering && !t.infinite {
-                return;
-            }
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-}
-
-pub(crate) fn current_deadline(shared: &Shared) -> (Option<Instant>, bool) {
-    let t = shared.timing.lock().expect("timing lock");
-    let open = t.pondering || t.infinite;
-    (if open { None } else { t.deadline }, open)
 }
 
 fn run_job<G: UsiGame>(

@@ -8,9 +8,10 @@ pub mod engine;
 pub mod options;
 pub mod protocol;
 mod search;
+mod shared;
 pub mod time;
 
-pub use engine::{Engine, GUMBEL_FIRST_SIMULATIONS, RunSearchLookup};
+pub use engine::{Engine, GUMBEL_FIRST_SIMULATIONS, RunSearchLookup, SearchSource};
 pub use options::{ENGINE_BATCH_SIZE, Options, SetOptionError};
 pub use protocol::{Command, GoRequest, score_to_cp};
 pub use shogi_rules::mate::{MateLimits, MateResult, is_mating_line, search_mate};

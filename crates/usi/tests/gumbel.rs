@@ -9,7 +9,7 @@ use std::time::Duration;
 use common::Harness;
 use shogi_mcts::RootSettings;
 use shogi_rules::ShogiGame;
-use shogi_usi::{GUMBEL_FIRST_SIMULATIONS, Options};
+use shogi_usi::{GUMBEL_FIRST_SIMULATIONS, Options, SearchSource};
 
 const T: Duration = Duration::from_secs(60);
 
@@ -175,7 +175,7 @@ fn ponderhit_turns_the_open_search_into_one_for_the_clock() {
 /// A stand-in for the binary's lookup: `.../in-a-run` is a network of run `runs/r`
 /// that searches with a Gumbel root of 8 and the safety prior; `.../broken` has an
 /// unreadable config; anything else is in no run.
-fn lookup(path: &Path) -> Result<Option<(PathBuf, RootSettings)>, String> {
+fn lookup(path: &Path) -> Result<Option<(SearchSource, RootSettings)>, String> {
     if path.ends_with("in-a-run") {
         let root = RootSettings {
             gumbel: 8,
@@ -183,7 +183,7 @@ fn lookup(path: &Path) -> Result<Option<(PathBuf, RootSettings)>, String> {
             gumbel_safety: 2.0,
             ..RootSettings::default()
         };
-        Ok(Some((PathBuf::from("runs/r"), root)))
+        Ok(Some((SearchSource::Run(PathBuf::from("runs/r")), root)))
     } else if path.ends_with("broken") {
         Err("runs/b/config.toml: selfplay.simulations = 0 is out of range".into())
     } else {

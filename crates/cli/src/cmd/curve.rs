@@ -52,7 +52,8 @@ pub struct CurveArgs {
     /// Seed of the openings and searches (the same for every network).
     #[arg(long, default_value_t = MatchConfig::default().seed)]
     pub seed: u64,
-    /// Output directory; default `RUN/proof/curve-OPPONENT`.
+    /// Output directory; default `RUN/proof/curve-OPPONENT` (`curve-OPPONENT-plain` with
+    /// `--plain`).
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
@@ -119,9 +120,11 @@ pub fn run(args: &CurveArgs) -> Result<()> {
     let game = match_game(None, &players.iter().collect::<Vec<_>>())?;
     args.net.apply_threads();
     let out = args.out.clone().unwrap_or_else(|| {
-        run.root()
-            .join("proof")
-            .join(format!("curve-{}", slug(&args.opponent.to_string())))
+        run.root().join("proof").join(format!(
+            "curve-{}{}",
+            slug(&args.opponent.to_string()),
+            if args.root.plain { "-plain" } else { "" }
+        ))
     });
     let mut curve = Curve {
         opponent: args.opponent.to_string(),

@@ -125,6 +125,7 @@ pub fn run(args: &LearnArgs) -> Result<()> {
         seed: 0,
         start_step: 0,
         start_samples: 0,
+        play: None,
     };
     let mut learner = Learner::new(model, train, config)?;
     let summary = learner.run(&window, args.steps)?;

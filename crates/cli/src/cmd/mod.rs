@@ -47,6 +47,11 @@ pub struct RootArgs {
         "leaf_mate_nodes", "leaf_exchange",
     ])]
     pub root_of: Option<std::path::PathBuf>,
+    /// With `--root-of`: the run's search without the rules written by hand (the root's
+    /// exchange rules and the leaves' exchange term): the same Gumbel root, simulations
+    /// and leaf mate search, so the score is what the network owns.
+    #[arg(long, requires = "root_of")]
+    pub plain: bool,
     /// Searching players use a noise-free Gumbel root considering this many moves (the
     /// search self-play trains with) instead of PUCT; 0 = PUCT.
     #[arg(long, default_value_t = 0, value_name = "MOVES")]
@@ -93,7 +98,11 @@ impl RootArgs {
         if let Some(run) = &self.root_of {
             let path = shogi_rundir::RunDir::new(run).config_file();
             let config = shogi_train::RunConfig::load(&path, &[])?;
-            return Ok(shogi_train::play_root(&config));
+            return Ok(if self.plain {
+                shogi_train::plain_root(&config)
+            } else {
+                shogi_train::play_root(&config)
+            });
         }
         Ok(RootSettings {
             gumbel: self.gumbel,

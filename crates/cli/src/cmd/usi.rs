@@ -9,7 +9,7 @@ use clap::Args;
 use shogi_game::GameKind;
 use shogi_mcts::RootSettings;
 use shogi_registry::with_game_type;
-use shogi_usi::{Engine, Options};
+use shogi_usi::{Engine, Options, SearchSource};
 
 /// Arguments: start-up values of the engine's USI options (a GUI's `setoption` still
 /// overrides them).
@@ -69,13 +69,26 @@ pub fn run(args: &UsiArgs) -> Result<()> {
     Ok(())
 }
 
-/// The run a network belongs to and the search it measures its networks with (the
-/// engine's `RunSearch`): the same [`shogi_train::play_root`] as `match --root-of RUN`.
-fn run_search_of(model: &Path) -> Result<Option<(PathBuf, RootSettings)>, String> {
-    let Some(run) = shogi_rundir::run_of_network(model) else {
+/// The search a network's run measures its networks with (the engine's `RunSearch`):
+/// the same [`shogi_train::play_root`] as `match --root-of RUN` when the network sits in
+/// its run, else the one its manifest recorded when the run exported it, so a network
+/// copied out of its run plays as its run measured it.
+fn run_search_of(model: &Path) -> Result<Option<(SearchSource, RootSettings)>, String> {
+    if let Some(run) = shogi_rundir::run_of_network(model) {
+        let path = shogi_rundir::RunDir::new(&run).config_file();
+        let config = shogi_train::RunConfig::load(&path, &[]).map_err(|e| format!("{e:#}"))?;
+        return Ok(Some((
+            SearchSource::Run(run),
+            shogi_train::play_root(&config),
+        )));
+    }
+    // No run around it: what its manifest says (a network that cannot be read is the
+    // loader's to report).
+    let Ok(dir) = shogi_rundir::network_dir(model) else {
         return Ok(None);
     };
-    let path = shogi_rundir::RunDir::new(&run).config_file();
-    let config = shogi_train::RunConfig::load(&path, &[]).map_err(|e| format!("{e:#}"))?;
-    Ok(Some((run, shogi_train::play_root(&config))))
+    Ok(shogi_model::read_manifest(&dir)
+        .ok()
+        .and_then(|m| m.meta.play)
+        .map(|root| (SearchSource::Manifest(dir), root)))
 }

@@ -58,6 +58,7 @@ pub fn prepare(
             training_step: 0,
             samples_seen: 0,
             parent: None,
+            play: Some(super::play_root(config)),
         };
         shogi_model::publish_checkpoint(
             &run.accepted().join(checkpoint_name(0)),

@@ -290,6 +290,7 @@ pub(super) fn learner_loop(
         seed: config.run.seed ^ manifest.meta.training_step,
         start_step: manifest.meta.training_step,
         start_samples: manifest.meta.samples_seen,
+        play: Some(play_root(config)),
     };
     let mut learner = Learner::new(model, train_config(config), learner_config)?;
     if manifest.meta.training_step > 0 {

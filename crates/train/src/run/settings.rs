@@ -47,6 +47,26 @@ pub fn play_root(config: &RunConfig) -> RootSettings {
     }
 }
 
+/// The run's networks searched without any rule written by hand: [`play_root`]'s root
+/// (the same Gumbel root of the same considered moves, or PUCT, its `c_scale`) and its
+/// leaf mate search (exact), but none of the root's exchange rules (captures forced into
+/// the candidates, safe moves, the safety penalty and the gain) nor the exchange in the
+/// leaves' values. What the network owns of the play search's strength: `learns.sh`,
+/// `ladder.sh` and `match`/`curve --root-of RUN --plain` report it beside the play search.
+pub fn plain_root(config: &RunConfig) -> RootSettings {
+    let play = play_root(config);
+    RootSettings {
+        gumbel: play.gumbel,
+        gumbel_c_scale: play.gumbel_c_scale,
+        leaf_mate_nodes: play.leaf_mate_nodes,
+        gumbel_captures: false,
+        gumbel_safe: false,
+        gumbel_safety: 0.0,
+        gumbel_gain: 0.0,
+        leaf_exchange: 0.0,
+    }
+}
+
 /// The network architecture a config asks for.
 pub fn model_config(config: &RunConfig) -> ModelConfig {
     let mut arch = model_config_for_layout(
@@ -189,5 +209,40 @@ pub fn gate_config(config: &RunConfig) -> GateConfig {
             alpha: g.sprt_error,
             beta: g.sprt_error,
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plain search keeps the run's search (Gumbel root, its considered moves and
+    /// c_scale, the leaf mate search) and drops every rule written by hand, whether
+    /// self-play or `[play]` set it; shogi-cpu's play search has rules to drop.
+    #[test]
+    fn the_plain_root_is_the_play_root_without_the_hand_written_rules() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/shogi-cpu.toml");
+        let mut config = RunConfig::load(&path, &[]).unwrap();
+        config.selfplay.leaf_mate_nodes = 300;
+        config.selfplay.leaf_exchange = 0.25;
+        let (play, plain) = (play_root(&config), plain_root(&config));
+        assert!(
+            play.gumbel > 0
+                && play.gumbel_captures
+                && play.gumbel_safety > 0.0
+                && play.gumbel_gain > 0.0
+        );
+        assert_eq!(plain.gumbel, play.gumbel);
+        assert_eq!(plain.gumbel_c_scale, play.gumbel_c_scale);
+        assert_eq!(plain.leaf_mate_nodes, 300);
+        assert!(!plain.gumbel_captures && !plain.gumbel_safe);
+        assert_eq!(
+            (plain.gumbel_safety, plain.gumbel_gain, plain.leaf_exchange),
+            (0.0, 0.0, 0.0)
+        );
+        // A PUCT run's plain search is PUCT.
+        config.selfplay.root = RootSelection::Puct;
+        assert_eq!(plain_root(&config).gumbel, 0);
     }
 }
