@@ -15,7 +15,8 @@ self-play actor's process is killed (SIGKILL), and later the learner actor's. Ch
   from its last candidate with the optimiser state restored;
 - no game appears twice in the run's replay/ (the seed streams are disjoint);
 - the cluster refuses a client without its token;
-- a node whose shogi-zero build differs from the learner's is named and refused;
+- a node whose shogi-zero build differs from the learner's is named and refused, a
+  node that joins the running cluster included;
 - the learner runs on the node named by --learner-node;
 - a stalled learner (its actor frozen) pauses self-play once --max-backlog chunks wait on
   an actor's disk, and self-play resumes when they drain;
@@ -220,6 +221,21 @@ def main() -> int:
         wait_for("chunks from both actors", lambda: len(ray.get(learner.status.remote())["actors"]) == 2
                  and all(a["chunks"] > 0 for a in ray.get(learner.status.remote())["actors"].values()), 240)
         ok(f"chunks from both self-play actors reached the learner after {time.monotonic() - began:.0f} s")
+
+        # --- a node that joins the running cluster is checked too, and only it
+        first_nodes = {n["NodeID"] for n in ray.nodes() if n.get("Alive")}
+        late = cluster.add_node(num_cpus=0, object_store_memory=store)
+        cluster.wait_for_nodes()
+        seen = set(first_nodes)
+        refused = launcher.check_nodes(args.binary, other_build, seen)
+        if len(refused) != 1 or late.node_id[:12] not in refused[0]:
+            fail(f"the late node {late.node_id[:12]} was not the one named: {refused}")
+        if launcher.check_nodes(args.binary, other_build, seen):
+            fail("a node already checked was checked again")
+        if launcher.check_nodes(args.binary, reference, set(first_nodes)):
+            fail("a late node of the same build was refused")
+        cluster.remove_node(late)
+        ok(f"a node that joined later is checked alone: {refused[0][:100]}...")
 
         # --- a self-play actor dies at a seeded random instant
         time.sleep(rng.uniform(0.0, 5.0))

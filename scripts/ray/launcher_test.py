@@ -4,7 +4,8 @@
 - a self-play actor whose learner answers slowly is still constructed (its constructor
   once read attributes it set later, and an actor whose constructor fails is never
   restarted);
-- a crashing self-play process is restarted with a growing delay, never abandoned;
+- a crashing self-play process is restarted with a growing delay, never abandoned, and
+  reported DOWN; an actor on a node with another build refuses to start, by name;
 - a learner finds the run it expects or stops: never a new run where one existed;
 - a terminal's Ctrl-C (SIGINT to the driver's whole process group) does not reach the
   actors' children, which die with their actor all the same;
@@ -91,6 +92,18 @@ class ConstructorTest(unittest.TestCase):
             self.assertEqual(actor.network, "step-00000000")
             self.assertTrue((Path(root) / "actor-000/accepted/step-00000000/manifest.json").is_file())
             thread.return_value.start.assert_called_once()
+
+
+class OtherBuildTest(unittest.TestCase):
+    def test_an_actor_on_a_node_with_another_build_refuses_by_name(self):
+        reference = {"version": "shogi-zero 0.1.0", "formats": "formats: x", "build": "build: sha256 " + "0" * 64}
+        with tempfile.TemporaryDirectory() as root, mock.patch.object(launcher, "ray", SlowRay()):
+            fake = Path(root) / "shogi-zero"
+            fake.write_text("#!/bin/sh\necho shogi-zero 0.1.0\necho formats: x\necho build: sha256 " + "1" * 64 + "\n")
+            fake.chmod(0o755)
+            with self.assertRaisesRegex(RuntimeError, r"node .* runs 'build: sha256 1+' where .*install the same"):
+                launcher.SelfplayActor(0, SlowLearner({}), str(fake), root, "cpu", 4, reference)
+            self.assertFalse((Path(root) / "actor-000").exists(), "it touched nothing")
 
 
 class CrashLoopTest(unittest.TestCase):

@@ -26,27 +26,98 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run a training run from a TOML config (self-play, learner and gate in one process).
+    #[command(after_help = examples::TRAIN)]
     Train(cmd::train::TrainArgs),
     /// Speak USI on stdin/stdout (what a shogi GUI launches).
+    #[command(after_help = examples::USI)]
     Usi(cmd::usi::UsiArgs),
     /// Play a match between two players (checkpoints or external USI engines).
+    #[command(after_help = examples::MATCH)]
     Match(Box<cmd::match_cmd::MatchArgs>),
     /// Measure a run's accepted networks against one fixed opponent (learning curve).
+    #[command(after_help = examples::CURVE)]
     Curve(cmd::curve::CurveArgs),
     /// Gate candidate checkpoints of a run directory against its best network.
+    #[command(after_help = examples::GATE)]
     Gate(cmd::gate::GateArgs),
     /// Count the legal-move tree below a position (rules-core check and speed figure).
+    #[command(after_help = examples::PERFT)]
     Perft(cmd::perft::PerftArgs),
     /// Play self-play games into a replay directory.
+    #[command(after_help = examples::SELFPLAY)]
     Selfplay(cmd::selfplay::SelfplayArgs),
     /// Train on a replay directory and export candidate checkpoints.
+    #[command(after_help = examples::LEARN)]
     Learn(cmd::learn::LearnArgs),
     /// Write self-play games from replay chunks as USI, CSA and KIF files.
+    #[command(after_help = examples::EXPORT)]
     Export(cmd::export::ExportArgs),
     /// Print versions, libtorch's view of the machine, and the device a run would use.
+    #[command(after_help = examples::INFO)]
     Info(cmd::info::InfoArgs),
     /// Write one game (self-play chunk, match or gate games) as a self-contained HTML page.
+    #[command(after_help = examples::VIEW)]
     View(cmd::view::ViewArgs),
+}
+
+/// Each subcommand's `--help` ends with examples; a test parses every one of them.
+mod examples {
+    pub const TRAIN: &str = "Examples:
+  shogi-zero train configs/minishogi.toml
+      start the run the config names (runs/minishogi), or refuse if it exists
+  shogi-zero train runs/minishogi
+      resume that run with its own config
+  shogi-zero train configs/shogi-cpu.toml --resume --set run.seed=2 --set run.minutes=10
+      resume or start, with two keys overridden";
+    pub const USI: &str = "Examples:
+  shogi-zero usi --model runs/minishogi --variant minishogi
+      play the run's best network (the bare `shogi-zero` speaks USI too)";
+    pub const MATCH: &str = "Examples:
+  shogi-zero match --a checkpoint:runs/shogi-cpu/accepted/step-00001800 --b alphabeta:depth=1 --games 100 --simulations 32 --root-of runs/shogi-cpu
+      a network, searched as its run measures it, against the fixed scale's anchor
+  shogi-zero match --a checkpoint:runs/minishogi/accepted/step-00012000 --b random --games 20
+      against a uniform-random mover";
+    pub const CURVE: &str = "Examples:
+  shogi-zero curve runs/shogi-cpu --opponent alphabeta:depth=1 --points 6 --games 20
+      six of the run's networks, first to last, against depth 1: RUN/proof/curve-*/curve.png";
+    pub const GATE: &str = "Examples:
+  shogi-zero gate --run runs/minishogi --games 40
+      gate the run's pending candidates against its best network";
+    pub const PERFT: &str = "Examples:
+  shogi-zero perft --depth 4
+      the start position's 719,731 leaves
+  shogi-zero perft --variant minishogi --depth 3 --divide
+      per first move";
+    pub const SELFPLAY: &str = "Examples:
+  shogi-zero selfplay --variant minishogi --games 16 --out runs/replay
+      16 games of a fresh network into runs/replay
+  shogi-zero selfplay --follow runs/shogi-cpu
+      join a run on a shared filesystem as one more self-play process";
+    pub const LEARN: &str = "Examples:
+  shogi-zero learn --replay runs/replay --run runs/learn --steps 200 --export-every 100
+      train on a replay directory, exporting a candidate every 100 steps";
+    pub const EXPORT: &str = "Examples:
+  shogi-zero export runs/minishogi/replay --out runs/games --limit 20
+      the first 20 games as .usi (and for shogi .csa and .kif) files
+  shogi-zero export runs/shogi-cpu/replay --format hcpe3 --out runs/shogi.hcpe3
+      every game as one dlshogi hcpe3 file";
+    pub const INFO: &str = "Examples:
+  shogi-zero info --device auto
+      versions, the build's hash, libtorch's threads and the device a run would use";
+    pub const VIEW: &str = "Examples:
+  shogi-zero view runs/minishogi/proof/vs-random --game 2 --out game.html
+      the second game of a match as one HTML page";
+
+    /// Every example command line of every subcommand.
+    #[cfg(test)]
+    pub fn all() -> impl Iterator<Item = &'static str> {
+        [
+            TRAIN, USI, MATCH, CURVE, GATE, PERFT, SELFPLAY, LEARN, EXPORT, INFO, VIEW,
+        ]
+        .into_iter()
+        .flat_map(|text| text.lines())
+        .filter_map(|line| line.strip_prefix("  shogi-zero "))
+    }
 }
 
 fn main() -> ExitCode {
@@ -435,5 +506,59 @@ mod defaults {
         let help = long_help("match");
         let simulations = format!("[default: {};", PlayerSettings::default().simulations);
         assert!(help.contains(&simulations), "{help}");
+    }
+}
+
+#[cfg(test)]
+mod help_tests {
+    use clap::{CommandFactory, Parser};
+
+    use super::{Cli, examples};
+
+    /// Every example in the help parses as the command line it claims to be.
+    #[test]
+    fn every_help_example_parses() {
+        let mut count = 0;
+        for line in examples::all() {
+            let args = std::iter::once("shogi-zero").chain(line.split_whitespace());
+            if let Err(e) = Cli::try_parse_from(args) {
+                panic!("`shogi-zero {line}` does not parse: {e}");
+            }
+            count += 1;
+        }
+        assert!(count >= 15, "{count} examples");
+    }
+
+    /// Each subcommand's help starts with one sentence of what it is for and ends with
+    /// an example of it.
+    #[test]
+    fn every_subcommand_says_what_it_is_for_and_shows_an_example() {
+        let mut cli = Cli::command();
+        for sub in cli.get_subcommands_mut() {
+            let name = sub.get_name().to_string();
+            if name == "help" {
+                continue;
+            }
+            let help = sub.render_long_help().to_string();
+            let first = help.lines().next().unwrap_or("");
+            assert!(
+                first.starts_with(|c: char| c.is_ascii_uppercase())
+                    && first.split_whitespace().count() >= 4,
+                "{name}: {first:?}"
+            );
+            assert!(
+                help.contains(&format!("  shogi-zero {name}")),
+                "{name}'s help has no example of itself:\n{help}"
+            );
+        }
+    }
+
+    /// A mistyped subcommand gets the closest one suggested.
+    #[test]
+    fn a_mistyped_subcommand_is_corrected() {
+        let err = Cli::try_parse_from(["shogi-zero", "trian"])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("'train'"), "{err}");
     }
 }

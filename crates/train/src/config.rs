@@ -732,6 +732,47 @@ mod tests {
         configs
     }
 
+    /// configs/README.md lists every shipped config in its table, and the row names the
+    /// budget the file's `[run]` section sets (`M min`, `N learner steps`), so the two
+    /// cannot drift apart.
+    #[test]
+    fn every_config_is_listed_with_its_budget() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+        let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+        for (name, text) in shipped_configs() {
+            let row = readme
+                .lines()
+                .find(|l| l.starts_with(&format!("| `{name}` |")))
+                .unwrap_or_else(|| panic!("configs/README.md has no row for {name}"));
+            let config = RunConfig::load(&dir.join(&name), &[]).unwrap();
+            let budget = row.rsplit('|').nth(1).unwrap_or("").trim().to_string();
+            if config.run.minutes > 0.0 {
+                let minutes = format!("{} min", config.run.minutes);
+                assert!(
+                    budget.contains(&minutes),
+                    "{name}: budget cell {budget:?} lacks {minutes:?}"
+                );
+            }
+            if config.run.max_steps > 0 {
+                let steps = format!("{} learner steps", config.run.max_steps);
+                assert!(
+                    budget.contains(&steps),
+                    "{name}: budget cell {budget:?} lacks {steps:?}"
+                );
+            }
+            assert!(!text.is_empty());
+        }
+        // And no row for a file that is not there.
+        let names: Vec<String> = shipped_configs().into_iter().map(|(n, _)| n).collect();
+        for line in readme.lines().filter(|l| l.starts_with("| `")) {
+            let listed = line.trim_start_matches("| `").split('`').next().unwrap();
+            assert!(
+                names.iter().any(|n| n == listed),
+                "configs/README.md lists {listed}, which configs/ lacks"
+            );
+        }
+    }
+
     /// Every `section.key` path below `table`, tables themselves excluded.
     fn key_paths(table: &toml::Table, prefix: &str, out: &mut Vec<String>) {
         for (key, value) in table {
