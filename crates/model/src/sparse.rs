@@ -1,6 +1,6 @@
 //! Mostly-zero inputs: tai shogi's 207 planes of 25x25 hold about 400 non-zero floats
 //! and three filled planes a position. The frozen inference network's CPU stem
-//! ([`crate::frozen`]) reads them as entries and fills ([`scan`]) and adds kernel columns
+//! (`frozen.rs`) reads them as entries and fills ([`scan`]) and adds kernel columns
 //! at the cells each entry reaches ([`for_each_tap`]).
 
 use shogi_features::SparsePlanes;
