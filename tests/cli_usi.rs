@@ -139,13 +139,31 @@ fn shogiarena_runner_plays_games_to_the_end_with_its_default_rules() {
     assert_eq!(finished, 2, "{stdout}");
 }
 
+/// The bare binary (as a GUI starts it) fed `lines` on stdin; its stdout once it exits.
+fn engine_session(lines: &[String]) -> String {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(BIN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// A network copied out of its run plays as its run measured it: the search its
 /// manifest recorded (here a Gumbel root of 8 with the captures and the safety prior),
 /// and the engine says where that search came from.
 #[test]
 fn a_network_out_of_its_run_is_searched_as_its_manifest_records() {
-    use std::io::Write;
-    use std::process::Stdio;
     let tmp = tempfile::tempdir().unwrap();
     let net = untrained_checkpoint(tmp.path(), Variant::Shogi);
     let mut manifest = shogi_model::read_manifest(&net).unwrap();
@@ -160,25 +178,13 @@ fn a_network_out_of_its_run_is_searched_as_its_manifest_records() {
         serde_json::to_vec_pretty(&manifest).unwrap(),
     )
     .unwrap();
-    let mut child = Command::new(BIN)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    for line in [
+    let out = engine_session(&[
         "usi".to_string(),
         format!("setoption name ModelPath value {}", net.display()),
         "isready".into(),
         "position startpos".into(),
         "go nodes 32".into(),
-    ] {
-        writeln!(stdin, "{line}").unwrap();
-    }
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    let out = String::from_utf8(out.stdout).unwrap();
+    ]);
     let expected = format!(
         "info string search: as its run measured it (recorded in {}, the network is not in its run): Gumbel root of 8 moves, winning captures always considered, safety 2 logits a point",
         net.join("manifest.json").display()
@@ -193,8 +199,6 @@ fn a_network_out_of_its_run_is_searched_as_its_manifest_records() {
 /// says so; with `RunSearch` off it keeps the options' PUCT root and says that too.
 #[test]
 fn a_run_network_is_searched_as_its_run_measures_it() {
-    use std::io::Write;
-    use std::process::Stdio;
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("run");
     let net = untrained_checkpoint(&run.join("accepted"), Variant::Shogi);
@@ -203,22 +207,7 @@ fn a_run_network_is_searched_as_its_run_measures_it() {
         run.join("config.toml"),
     )
     .unwrap();
-    let session = |lines: &[String]| -> String {
-        let mut child = Command::new(BIN)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        for line in lines {
-            writeln!(stdin, "{line}").unwrap();
-        }
-        drop(stdin);
-        let out = child.wait_with_output().unwrap();
-        assert!(out.status.success(), "{out:?}");
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let session = engine_session;
     let model = format!("setoption name ModelPath value {}", net.display());
     let out = session(&[
         "usi".into(),

@@ -3,7 +3,7 @@
 use shogi_game::{EndReason, Game, MaterialScale, Outcome};
 
 use crate::mate::{MateLimits, MateResult, MateStats, search_mate_after};
-use crate::position::{CheckInfo, Position};
+use crate::position::Position;
 use crate::types::{Color, Move, MoveList, PieceKind, Variant};
 
 /// Impasse (入玉) handling. Reads from a run config as `none`, `declaration27`, `points24`.
@@ -342,21 +342,11 @@ fn impasse24(p: &Position) -> Option<Outcome> {
     })
 }
 
-/// What [`ShogiGame::outcome_after_quiet`] needs of this position whatever the move:
-/// computed once for all the children of one expansion ([`Game::outcomes_after`]).
-struct QuietFacts {
-    /// The checks this side can give.
-    checks: CheckInfo,
-    /// The other side keeps a legal move after any move that gives no check (a piece in
-    /// hand that drops anywhere, or two free steps).
-    them_can_move: bool,
-}
-
 impl ShogiGame {
-    /// The facts of this position [`ShogiGame::outcome_after_quiet`] reads, or `None`
-    /// when no move's outcome follows from the position alone: the other side's king in
-    /// its camp under an impasse rule.
-    fn quiet_facts(&self, whole_expansion: bool) -> Option<(Option<CheckInfo>, bool)> {
+    /// Whether the other side can drop a piece on any empty square (so keeps a legal move
+    /// after any move that gives no check), or `None` when no move's outcome follows from
+    /// the position alone: the other side's king in its camp under an impasse rule.
+    fn them_can_drop(&self) -> Option<bool> {
         let pos = &self.pos;
         let them = pos.side_to_move().flip();
         // Pieces in hand that drop on any empty square: lance and knight too on the 9x9
@@ -374,35 +364,23 @@ impl ShogiGame {
             return None;
         }
         let hand = pos.hand(them);
-        let can_drop = ANYWHERE.iter().any(|&k| hand[k as usize] > 0);
-        // For one move, the move's own tests are cheaper than the position's.
-        if !whole_expansion {
-            return Some((None, can_drop));
-        }
-        Some((
-            Some(pos.check_info()),
-            can_drop || pos.other_side_has_two_free_steps(),
-        ))
+        Some(ANYWHERE.iter().any(|&k| hand[k as usize] > 0))
     }
 
     /// [`Game::outcome_after`] when it follows from this position alone (see there):
     /// `Some(outcome)` when settled, `None` when the move must be made to tell.
     #[inline]
     fn outcome_after_quiet(&self, mv: Move) -> Option<Option<Outcome>> {
-        let (_, them_can_move) = self.quiet_facts(false)?;
-        let facts = QuietFacts {
-            checks: CheckInfo::NONE,
-            them_can_move,
-        };
-        self.outcome_after_quiet_with(&facts, self.pos.gives_check(mv), mv)
+        let them_can_move = self.them_can_drop()?;
+        self.outcome_after_quiet_with(them_can_move, self.pos.gives_check(mv), mv)
     }
 
-    /// [`ShogiGame::outcome_after_quiet`] with the position's facts computed, and
-    /// whether `mv` gives check.
+    /// [`ShogiGame::outcome_after_quiet`] told whether the other side keeps a move after
+    /// any quiet move (`them_can_move`) and whether `mv` gives check.
     #[inline]
     fn outcome_after_quiet_with(
         &self,
-        facts: &QuietFacts,
+        them_can_move: bool,
         gives_check: bool,
         mv: Move,
     ) -> Option<Option<Outcome>> {
@@ -410,7 +388,7 @@ impl ShogiGame {
         if gives_check {
             return None;
         }
-        if !(facts.them_can_move || pos.other_side_can_move_after(mv))
+        if !(them_can_move || pos.other_side_can_move_after(mv))
             || self.seen_after(pos.key_after(mv))
         {
             return None;
@@ -420,6 +398,19 @@ impl ShogiGame {
             (self.rules.max_plies > 0 && ply >= self.rules.max_plies)
                 .then(|| Outcome::draw(EndReason::MaxPlies)),
         )
+    }
+
+    /// The outcome after `mv`: the one settled without making the move (checked against
+    /// the made move in debug builds), else the made move's.
+    #[inline]
+    fn settled_or_made(&self, settled: Option<Option<Outcome>>, mv: Move) -> Option<Outcome> {
+        match settled {
+            Some(settled) => {
+                debug_assert_eq!(settled, self.outcome_after_made(mv), "{mv} in {}", self.pos);
+                settled
+            }
+            None => self.outcome_after_made(mv),
+        }
     }
 
     /// Whether a position of the game so far has `key`, the key of a position one ply
@@ -524,35 +515,24 @@ impl Game for ShogiGame {
     /// and grow them by one (six allocations a child). A position seen before takes the
     /// whole repetition rule on a game that played `mv`.
     fn outcome_after(&self, mv: Move) -> Option<Outcome> {
-        if let Some(settled) = self.outcome_after_quiet(mv) {
-            debug_assert_eq!(settled, self.outcome_after_made(mv), "{mv} in {}", self.pos);
-            return settled;
-        }
-        self.outcome_after_made(mv)
+        self.settled_or_made(self.outcome_after_quiet(mv), mv)
     }
 
     /// [`ShogiGame::outcome_after`] of every move, the position's part of the test
     /// (the checks it can give, whether the other side keeps a move) done once.
     fn outcomes_after(&self, moves: &[Move], mut ended: impl FnMut(usize, Outcome)) {
-        let facts = self
-            .quiet_facts(true)
-            .map(|(checks, them_can_move)| QuietFacts {
-                checks: checks.expect("computed for a whole expansion"),
-                them_can_move,
-            });
+        // The position's part, once: the checks this side can give, and whether the
+        // other side keeps a move whatever quiet move is played.
+        let facts = self.them_can_drop().map(|can_drop| {
+            let them_can_move = can_drop || self.pos.other_side_has_two_free_steps();
+            (self.pos.check_info(), them_can_move)
+        });
         for (k, &mv) in moves.iter().enumerate() {
-            let settled = facts.as_ref().and_then(|f| {
-                let checks = self.pos.gives_check_with(&f.checks, mv);
-                self.outcome_after_quiet_with(f, checks, mv)
+            let settled = facts.as_ref().and_then(|(checks, them_can_move)| {
+                let gives_check = self.pos.gives_check_with(checks, mv);
+                self.outcome_after_quiet_with(*them_can_move, gives_check, mv)
             });
-            let outcome = match settled {
-                Some(settled) => {
-                    debug_assert_eq!(settled, self.outcome_after_made(mv), "{mv} in {}", self.pos);
-                    settled
-                }
-                None => self.outcome_after_made(mv),
-            };
-            if let Some(o) = outcome {
+            if let Some(o) = self.settled_or_made(settled, mv) {
                 ended(k, o);
             }
         }

@@ -514,31 +514,10 @@ impl Position {
     /// stalemated, told without making `mv`; `false` says nothing more.
     #[inline]
     pub fn other_side_can_move_after(&self, mv: Move) -> bool {
-        let them = self.side.flip();
-        let t = them as usize;
-        let ksq = self.kings[t] as usize;
         let to = mv.to().index();
         let (occ, _, _) = self.moved(mv);
-        let k = &self.by_kind;
-        // Not on a rank, file or diagonal of the king (a captured piece leaves).
-        let aligned = bishop_attacks(ksq, 0) | rook_attacks(ksq, 0);
-        let free = self.by_color[t] & !aligned & !bit(to);
-        let empty = !occ & self.geo.mask;
-        for (kinds, step_kind) in [
-            (k[0], PieceKind::Pawn),
-            (k[3], PieceKind::Silver),
-            (k[6] | k[8] | k[9] | k[10] | k[11], PieceKind::Gold),
-        ] {
-            let mut pieces = kinds & free;
-            while pieces != 0 {
-                let sq = pieces.trailing_zeros() as usize;
-                pieces &= pieces - 1;
-                if STEPS[t][step_kind as usize][sq] & empty != 0 {
-                    return true;
-                }
-            }
-        }
-        self.king_can_step_after(mv)
+        // A captured piece leaves.
+        self.any_free_step(occ, bit(to), |targets| targets != 0) || self.king_can_step_after(mv)
     }
 
     /// Whether the side not to move has two steps of pawns, silvers or gold-movers by two
@@ -549,13 +528,31 @@ impl Position {
     /// on an occupied square while the target of the other is empty, so one of the two
     /// steps survives. A search asks it once for all the children it expands.
     pub fn other_side_has_two_free_steps(&self) -> bool {
+        let mut first_targets = 0u128;
+        self.any_free_step(self.occ(), 0, |targets| {
+            if targets == 0 {
+                return false;
+            }
+            if first_targets == 0 {
+                first_targets = targets;
+                return false;
+            }
+            // Two pieces with two different targets between them.
+            (first_targets | targets).count_ones() >= 2
+        })
+    }
+
+    /// Calls `found` with the empty squares (under occupancy `occ`) each pawn, silver and
+    /// gold-mover of the side not to move steps to, for each such piece not on a line from
+    /// its king (never pinned) nor on `gone`; true as soon as `found` is.
+    #[inline]
+    fn any_free_step(&self, occ: u128, gone: u128, mut found: impl FnMut(u128) -> bool) -> bool {
         let t = self.side.flip() as usize;
         let ksq = self.kings[t] as usize;
         let k = &self.by_kind;
         let aligned = bishop_attacks(ksq, 0) | rook_attacks(ksq, 0);
-        let free = self.by_color[t] & !aligned;
-        let empty = !self.occ() & self.geo.mask;
-        let mut first_targets: Option<u128> = None;
+        let free = self.by_color[t] & !aligned & !gone;
+        let empty = !occ & self.geo.mask;
         for (kinds, step_kind) in [
             (k[0], PieceKind::Pawn),
             (k[3], PieceKind::Silver),
@@ -565,15 +562,8 @@ impl Position {
             while pieces != 0 {
                 let sq = pieces.trailing_zeros() as usize;
                 pieces &= pieces - 1;
-                let targets = STEPS[t][step_kind as usize][sq] & empty;
-                if targets == 0 {
-                    continue;
-                }
-                match first_targets {
-                    None => first_targets = Some(targets),
-                    // Two pieces with two different targets between them.
-                    Some(first) if (first | targets).count_ones() >= 2 => return true,
-                    Some(_) => {}
+                if found(STEPS[t][step_kind as usize][sq] & empty) {
+                    return true;
                 }
             }
         }
