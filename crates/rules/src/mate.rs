@@ -125,7 +125,8 @@ pub fn search_mate_after(
     history: &[u64],
     limits: &MateLimits,
 ) -> (MateResult, MateStats) {
-    let history: HashSet<u64> = history.iter().copied().collect();
+    // Zobrist keys are random already: a fast hash, not SipHash, on every child's key.
+    let history: HashSet<u64, foldhash::fast::FixedState> = history.iter().copied().collect();
     // Keys of the positions from the root to the node being expanded.
     let mut path: Vec<u64> = Vec::new();
     let mut nodes: Vec<Node> = vec![Node::attacker_to_move(None, NONE, 0)];
@@ -236,7 +237,7 @@ fn expand(
         // The attacker plays checks only: generated as such, never the other moves.
         for &mv in pos.checking_moves(&pos.check_info()).iter() {
             let after = pos.after(mv);
-            let replies = after.legal_moves().len() as u64;
+            let replies = after.legal_move_count() as u64;
             if replies > 0 && seen(after.key()) {
                 nodes.push(repeated_node(mv, n, false, node.ply + 1));
                 continue;

@@ -1,8 +1,49 @@
 //! Legal move generation (with 打ち歩詰め, the pawn-drop mate rule).
 
-use std::mem::MaybeUninit;
-
 use super::*;
+
+/// The most answer squares (checker and squares between) for which an evasion is
+/// looked for from the squares (one attack test each) rather than from every piece.
+const MOVER_SCAN_SQUARES: u32 = 3;
+
+/// Where [`Position::generate_into`] puts the moves it finds: a list, a count, or
+/// whether there is one at all. One generator behind every caller, so a count or a
+/// yes/no can never disagree with the list.
+trait MoveSink {
+    /// Stop at the first move found.
+    const FIRST_ONLY: bool;
+    fn push(&mut self, mv: Move);
+}
+
+impl MoveSink for MoveList {
+    const FIRST_ONLY: bool = false;
+    #[inline(always)]
+    fn push(&mut self, mv: Move) {
+        MoveList::push(self, mv);
+    }
+}
+
+/// How many moves (no list written).
+struct Count(usize);
+
+impl MoveSink for Count {
+    const FIRST_ONLY: bool = false;
+    #[inline(always)]
+    fn push(&mut self, _: Move) {
+        self.0 += 1;
+    }
+}
+
+/// Whether there is a move: generation stops at the first.
+struct Any(bool);
+
+impl MoveSink for Any {
+    const FIRST_ONLY: bool = true;
+    #[inline(always)]
+    fn push(&mut self, _: Move) {
+        self.0 = true;
+    }
+}
 
 impl Position {
     /// All legal moves (promotion and non-promotion both where allowed).
@@ -14,9 +55,15 @@ impl Position {
 
     /// Appends all legal moves to `list`.
     pub fn generate(&self, list: &mut MoveList) {
-        let mut n = list.len;
-        self.generate_into::<false, false>(&mut list.moves, &mut n, None);
-        list.len = n;
+        self.generate_into::<_, false>(list, &CheckInfo::NONE);
+    }
+
+    /// The number of legal moves: [`Position::generate`] writing nothing. The mate
+    /// search counts the defender's replies after every check it finds.
+    pub fn legal_move_count(&self) -> usize {
+        let mut count = Count(0);
+        self.generate_into::<_, false>(&mut count, &CheckInfo::NONE);
+        count.0
     }
 
     /// The legal moves that give check (the mate search's attacker plays only these),
@@ -25,9 +72,7 @@ impl Position {
     /// check), each move then kept by [`Position::gives_check_with`].
     pub fn checking_moves(&self, info: &CheckInfo) -> MoveList {
         let mut list = MoveList::new();
-        let mut n = 0;
-        self.generate_into::<false, true>(&mut list.moves, &mut n, Some(info));
-        list.len = n;
+        self.generate_into::<_, true>(&mut list, info);
         list
     }
 
@@ -37,36 +82,26 @@ impl Position {
     /// child it expands (mate anywhere in the tree), where a full list was most of the
     /// time self-play spent outside the network.
     pub fn has_legal_move(&self) -> bool {
-        let mut buf = [const { MaybeUninit::uninit() }; crate::types::MAX_MOVES];
-        let mut n = 0;
-        self.generate_into::<true, false>(&mut buf, &mut n, None);
-        n > 0
+        let mut any = Any(false);
+        self.generate_into::<_, false>(&mut any, &CheckInfo::NONE);
+        any.0
     }
 
-    /// Appends the legal moves to `buf[*len..]`; with `FIRST_ONLY`, returns after the
-    /// first one (`has_legal_move`: the same rules, so the two cannot disagree); with
-    /// `CHECKS_ONLY`, only those that give check (`checks` is then this position's).
+    /// Gives the legal moves to `sink` (king moves, then the pieces by kind group and
+    /// square, then drops); with `CHECKS_ONLY`, only those that give check (`checks` is
+    /// then this position's).
     #[inline(always)]
-    fn generate_into<const FIRST_ONLY: bool, const CHECKS_ONLY: bool>(
+    fn generate_into<S: MoveSink, const CHECKS_ONLY: bool>(
         &self,
-        buf: &mut [MaybeUninit<Move>; crate::types::MAX_MOVES],
-        len: &mut usize,
-        checks: Option<&CheckInfo>,
+        sink: &mut S,
+        checks: &CheckInfo,
     ) {
-        let mut n = *len;
-        let checks = if CHECKS_ONLY {
-            checks.expect("CHECKS_ONLY needs the position's CheckInfo")
-        } else {
-            &CheckInfo::NONE
-        };
         macro_rules! push {
             ($m:expr) => {{
                 let m = $m;
                 if !CHECKS_ONLY || self.gives_check_with(checks, m) {
-                    buf[n] = MaybeUninit::new(m);
-                    n += 1;
-                    if FIRST_ONLY {
-                        *len = n;
+                    sink.push(m);
+                    if S::FIRST_ONLY {
                         return;
                     }
                 }
@@ -91,7 +126,6 @@ impl Position {
             }
         }
         if self.checkers & self.checkers.wrapping_sub(1) != 0 {
-            *len = n;
             return;
         }
         let (target, drop_target) = if self.checkers == 0 {
@@ -100,6 +134,22 @@ impl Position {
             let c = self.checkers.trailing_zeros() as usize;
             let b = BETWEEN[ksq][c];
             (b | self.checkers, b)
+        };
+        // In check, only pieces that attack a square of `target` (the checker's, or one
+        // between it and the king) can answer: found from those few squares, rather
+        // than from every piece's attacks. Out of check, or against a distant slider
+        // (many squares between), every piece is tried.
+        let movers = if self.checkers != 0 && target.count_ones() <= MOVER_SCAN_SQUARES {
+            let mut movers = 0;
+            let mut squares = target;
+            while squares != 0 {
+                let sq = squares.trailing_zeros() as usize;
+                squares &= squares - 1;
+                movers |= self.attackers_raw(us, sq, occ);
+            }
+            movers
+        } else {
+            own
         };
         let pinned = self.pinned(us);
         let zone = self.geo.zone[u];
@@ -121,7 +171,7 @@ impl Position {
             (k[13], PieceKind::Dragon),
         ];
         for (group, kind) in groups {
-            let mut pieces = own & group;
+            let mut pieces = own & group & movers;
             while pieces != 0 {
                 let from = pieces.trailing_zeros() as usize;
                 pieces &= pieces - 1;
@@ -171,18 +221,16 @@ impl Position {
         }
         // Drops.
         if drop_target != 0 {
-            self.drops_into::<FIRST_ONLY, CHECKS_ONLY>(buf, &mut n, drop_target, checks);
+            self.drops_into::<S, CHECKS_ONLY>(sink, drop_target, checks);
         }
-        *len = n;
     }
 
-    /// The legal drops on `drop_target` appended to `buf[*n..]`, under
-    /// [`Position::generate_into`]'s `FIRST_ONLY` and `CHECKS_ONLY`.
+    /// The legal drops on `drop_target` given to `sink`, under
+    /// [`Position::generate_into`]'s `CHECKS_ONLY`.
     #[inline(always)]
-    fn drops_into<const FIRST_ONLY: bool, const CHECKS_ONLY: bool>(
+    fn drops_into<S: MoveSink, const CHECKS_ONLY: bool>(
         &self,
-        buf: &mut [MaybeUninit<Move>; crate::types::MAX_MOVES],
-        n: &mut usize,
+        sink: &mut S,
         drop_target: u128,
         checks: &CheckInfo,
     ) {
@@ -190,9 +238,8 @@ impl Position {
             ($m:expr) => {{
                 let m = $m;
                 if !CHECKS_ONLY || self.gives_check_with(checks, m) {
-                    buf[*n] = MaybeUninit::new(m);
-                    *n += 1;
-                    if FIRST_ONLY {
+                    sink.push(m);
+                    if S::FIRST_ONLY {
                         return;
                     }
                 }
