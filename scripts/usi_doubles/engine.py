@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """A USI test-double engine for the arena's tests (standard shogi, needs cshogi).
 
-Usage: engine.py MODE [SEED [LOG]]
+Usage: engine.py MODE [SEED [LOG [VARIANT_OPTION]]]
   With LOG, every line received is appended to the file LOG (the tests check the order
-  of `setoption`, `isready` and `go`). The double advertises USI_Hash and UCI_Variant.
+  of `setoption`, `isready` and `go`). The double advertises USI_Hash and its variant
+  option, VARIANT_OPTION: UCI_Variant by default, USI_Variant as Fairy-Stockfish names it
+  in USI mode, or `none` for an engine that cannot be told the variant.
   normal   plays a uniformly random legal move (resigns when it has none)
   crash    completes the handshake, then exits with status 3 at its first `go`
   illegal  answers every `go` with `bestmove 5i5a` (never a legal move)
@@ -19,6 +21,7 @@ def main() -> int:
     mode = sys.argv[1] if len(sys.argv) > 1 else "normal"
     rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 0)
     log = open(sys.argv[3], "a") if len(sys.argv) > 3 else None
+    variant_option = sys.argv[4] if len(sys.argv) > 4 else "UCI_Variant"
     board = None
     if mode == "normal":
         import cshogi  # imported lazily so the other modes need no cshogi
@@ -38,7 +41,8 @@ def main() -> int:
             print(f"id name double-{mode}")
             print("id author shogi-zero tests")
             print("option name USI_Hash type spin default 16 min 1 max 1024")
-            print("option name UCI_Variant type combo default shogi var shogi var minishogi")
+            if variant_option != "none":
+                print(f"option name {variant_option} type combo default shogi var shogi var minishogi")
             print("usiok", flush=True)
         elif cmd == "isready":
             print("readyok", flush=True)

@@ -36,4 +36,7 @@ pub use shogi_baseline::{
 };
 pub use shogi_ratings::{EloEstimate, Rating, SprtConfig, SprtDecision, SprtState, Tally};
 pub use shogi_ratings::{curve, ratings, stats};
-pub use usi_client::{UsiEngine, UsiTimeControl, go_line, parse_usi_option, setoption_lines};
+pub use usi_client::{
+    UsiEngine, UsiTimeControl, VARIANT_OPTIONS, go_line, parse_usi_option, setoption_lines,
+    variant_setoption,
+};

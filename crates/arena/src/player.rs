@@ -21,13 +21,13 @@ use shogi_mcts::{
 };
 use shogi_model::{DEFAULT_DEVICE, NetService, parse_device, read_manifest};
 use shogi_registry::with_game_type;
-use shogi_rules::{Move, ShogiGame};
+use shogi_rules::{Move, ShogiGame, Variant};
 use shogi_tai::{TaiGame, TaiMove};
 
 use crate::alphabeta::{AlphaBeta, AlphaBetaLimits, BASELINE_VERSION};
 use crate::alphabeta_tai::{TAI_BASELINE_VERSION, TaiAlphaBeta};
 use crate::error::ArenaError;
-use crate::usi_client::{UsiAnswer, UsiEngine, UsiTimeControl};
+use crate::usi_client::{UsiAnswer, UsiEngine, UsiTimeControl, variant_setoption};
 use shogi_registry::ArenaGame;
 
 /// Random playouts per position of the `rollout` player.
@@ -235,6 +235,22 @@ fn check_player_for<G: GamePlayers>(spec: &PlayerSpec, game: &str) -> Result<(),
     }
 }
 
+/// Refuses a USI engine that cannot be told to play minishogi (it would read every
+/// position as standard shogi and forfeit every game): for a minishogi match the engine
+/// is started once, before the first game, and its options read. An engine that does
+/// not start or answer is left to the games, which record why it forfeits.
+fn check_usi_variant(command: &str, tc: &UsiTimeControl, game: &str) -> Result<(), ArenaError> {
+    if game != Variant::Minishogi.name() {
+        return Ok(());
+    }
+    let Ok(engine) = UsiEngine::launch(command, tc) else {
+        return Ok(());
+    };
+    variant_setoption(&engine.advertised, tc, Variant::Minishogi)
+        .map(drop)
+        .map_err(|e| ArenaError::Config(format!("player `{command}` ({}): {e}", engine.name)))
+}
+
 /// Whether `game` can be played by `spec`, checked before anything is loaded (a gate
 /// checks its fixed opponent so that a bad one costs no games).
 pub fn check_player(game: GameKind, spec: &PlayerSpec) -> Result<(), ArenaError> {
@@ -322,6 +338,7 @@ impl<G: GamePlayers> PreparedPlayer<G> {
             }
             PlayerSpec::Usi(command) => {
                 check_player_for::<G>(spec, layout.variant)?;
+                check_usi_variant(command, &settings.usi, layout.variant)?;
                 (command.clone(), Shared::Usi(command.clone()))
             }
         };

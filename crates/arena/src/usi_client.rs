@@ -30,8 +30,8 @@ pub struct UsiTimeControl {
     /// Fixed work per move: `go depth N` (with `nodes`, both are sent).
     pub depth: Option<u32>,
     /// `setoption name NAME value VALUE` lines sent after `usiok` and before `isready`,
-    /// in this order. `UCI_Variant` is sent first, automatically, for a minishogi game
-    /// when the engine advertises it and it is not in this list.
+    /// in this order. For a minishogi game the engine's variant option
+    /// ([`VARIANT_OPTIONS`]) is sent first, automatically, unless it is in this list.
     pub options: Vec<(String, String)>,
 }
 
@@ -78,25 +78,57 @@ pub enum UsiAnswer<M = Move> {
     Forfeit(String),
 }
 
-/// The `setoption` lines for an engine that advertised `advertised`: `UCI_Variant` for a
-/// minishogi game (where advertised and not set by hand), then `tc.options` in order.
+/// The names engines give the option that selects the game played: Fairy-Stockfish
+/// calls it `USI_Variant` in USI mode, this project's engine and others `UCI_Variant`.
+pub const VARIANT_OPTIONS: [&str; 2] = ["USI_Variant", "UCI_Variant"];
+
+/// The `setoption` line that selects the game for an engine that advertised
+/// `advertised`: none for standard shogi or when `tc.options` sets a variant option by
+/// hand; for minishogi the first of [`VARIANT_OPTIONS`] the engine offers. An engine
+/// that offers neither would read every minishogi position as standard shogi and
+/// forfeit every game: that is an error naming the options looked for.
+pub fn variant_setoption(
+    advertised: &[String],
+    tc: &UsiTimeControl,
+    variant: Variant,
+) -> Result<Option<String>, String> {
+    let by_hand = |n: &str| tc.options.iter().any(|(o, _)| o.eq_ignore_ascii_case(n));
+    if variant != Variant::Minishogi || VARIANT_OPTIONS.iter().any(|o| by_hand(o)) {
+        return Ok(None);
+    }
+    let offered = VARIANT_OPTIONS
+        .iter()
+        .find(|o| advertised.iter().any(|a| a == *o));
+    match offered {
+        Some(option) => Ok(Some(format!("setoption name {option} value minishogi"))),
+        None => Err(format!(
+            "the engine cannot be told to play minishogi: it advertises neither {} \
+             (its options: {}); if another of its options selects the game, set it \
+             (--a-option / --b-option NAME=VALUE)",
+            VARIANT_OPTIONS.join(" nor "),
+            if advertised.is_empty() {
+                "none".to_string()
+            } else {
+                advertised.join(", ")
+            }
+        )),
+    }
+}
+
+/// The `setoption` lines for an engine that advertised `advertised`: the game's
+/// ([`variant_setoption`]), then `tc.options` in order.
 pub fn setoption_lines(
     advertised: &[String],
     tc: &UsiTimeControl,
     variant: Variant,
-) -> Vec<String> {
-    let mut lines = Vec::new();
-    let by_hand = |n: &str| tc.options.iter().any(|(o, _)| o.eq_ignore_ascii_case(n));
-    if variant == Variant::Minishogi
-        && advertised.iter().any(|a| a == "UCI_Variant")
-        && !by_hand("UCI_Variant")
-    {
-        lines.push("setoption name UCI_Variant value minishogi".to_string());
-    }
+) -> Result<Vec<String>, String> {
+    let mut lines: Vec<String> = variant_setoption(advertised, tc, variant)?
+        .into_iter()
+        .collect();
     for (name, value) in &tc.options {
         lines.push(format!("setoption name {name} value {value}"));
     }
-    lines
+    Ok(lines)
 }
 
 /// The `go` command: fixed work (`go nodes N`, `go depth N`) when set, else the clock
@@ -138,13 +170,28 @@ pub struct UsiEngine {
 
 impl UsiEngine {
     /// Starts `command` (run by `sh -c`, so it may carry arguments) and completes the
-    /// `usi` / `isready` handshake, sending `tc.options` in between (and `UCI_Variant`
-    /// for minishogi where the engine advertises it).
+    /// `usi` / `isready` handshake, sending [`setoption_lines`] in between (an engine
+    /// that cannot be told to play minishogi is refused there).
     pub fn start(
         command: &str,
         tc: &UsiTimeControl,
         variant: Variant,
     ) -> Result<UsiEngine, String> {
+        let mut engine = UsiEngine::launch(command, tc)?;
+        let setoptions = setoption_lines(&engine.advertised, tc, variant)
+            .map_err(|e| format!("`{}` ({}): {e}", engine.command, engine.name))?;
+        for line in setoptions {
+            engine.send(&line)?;
+        }
+        engine.send("isready")?;
+        let handshake = Duration::from_millis(tc.handshake_ms);
+        engine.wait_for(handshake, |line| line.trim() == "readyok")?;
+        Ok(engine)
+    }
+
+    /// Starts `command` and reads its answer to `usi` up to `usiok`: its name and the
+    /// options it advertises (what a match checks before its first game).
+    pub fn launch(command: &str, tc: &UsiTimeControl) -> Result<UsiEngine, String> {
         let mut child = Command::new("sh")
             .arg("-c")
             // `exec` so the engine is the child itself and killing it leaves no orphan.
@@ -196,11 +243,6 @@ impl UsiEngine {
             engine.name = n;
         }
         engine.advertised = advertised;
-        for line in setoption_lines(&engine.advertised, tc, variant) {
-            engine.send(&line)?;
-        }
-        engine.send("isready")?;
-        engine.wait_for(handshake, |line| line.trim() == "readyok")?;
         Ok(engine)
     }
 

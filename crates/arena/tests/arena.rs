@@ -380,6 +380,15 @@ fn logged_double(mode: &str, log: &Path) -> PlayerSpec {
     PlayerSpec::Usi(format!("{cmd} 0 {}", log.display()))
 }
 
+/// [`logged_double`] advertising `variant_option` as its variant option (`none`: no
+/// such option).
+fn logged_double_offering(mode: &str, log: &Path, variant_option: &str) -> PlayerSpec {
+    let PlayerSpec::Usi(cmd) = logged_double(mode, log) else {
+        unreachable!()
+    };
+    PlayerSpec::Usi(format!("{cmd} {variant_option}"))
+}
+
 /// The commands the double received, in order, without `position` lines.
 fn received(log: &Path) -> Vec<String> {
     std::fs::read_to_string(log)
@@ -479,9 +488,12 @@ fn a_minishogi_match_selects_the_variant_where_the_engine_offers_it() {
     .unwrap();
     assert_eq!(s.total.games(), 2);
     let a = received(&log);
+    // The match reads the engine's options once before its first game.
     assert_eq!(
-        a[..4],
+        a[..6],
         [
+            "usi",
+            "quit",
             "usi",
             "setoption name UCI_Variant value minishogi",
             "setoption name USI_Hash value 8",
@@ -490,6 +502,69 @@ fn a_minishogi_match_selects_the_variant_where_the_engine_offers_it() {
         "{a:?}"
     );
     assert!(a.iter().any(|l| l == "go depth 3"), "{a:?}");
+}
+
+/// Fairy-Stockfish (a largeboards build, the one that also plays standard shogi) names
+/// its variant option `USI_Variant` in USI mode; an engine with neither name is refused
+/// before the first game, naming the options, rather than forfeiting every game.
+#[test]
+fn a_minishogi_match_finds_usi_variant_and_refuses_an_engine_without_a_variant_option() {
+    let tmp = tempfile::tempdir().unwrap();
+    let stop = AtomicBool::new(false);
+    let mut config = minishogi(2, 1);
+    config.parallel = 1;
+    config.players.usi = UsiTimeControl {
+        byoyomi_ms: 100,
+        margin_ms: 2000,
+        handshake_ms: 5000,
+        ..UsiTimeControl::default()
+    };
+    let log = tmp.path().join("fairy.log");
+    let s = run_match(
+        &logged_double_offering("illegal", &log, "USI_Variant"),
+        &PlayerSpec::Random,
+        &config,
+        &stop,
+    )
+    .unwrap();
+    assert_eq!(s.total.games(), 2);
+    let a = received(&log);
+    assert!(
+        a.iter()
+            .any(|l| l == "setoption name USI_Variant value minishogi"),
+        "{a:?}"
+    );
+    assert!(!a.iter().any(|l| l.contains("UCI_Variant")), "{a:?}");
+
+    let log = tmp.path().join("none.log");
+    let err = run_match(
+        &logged_double_offering("illegal", &log, "none"),
+        &PlayerSpec::Random,
+        &config,
+        &stop,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("cannot be told to play minishogi")
+            && err.contains("USI_Variant")
+            && err.contains("UCI_Variant")
+            && err.contains("USI_Hash"),
+        "{err}"
+    );
+    // Refused at the handshake: no game was started.
+    assert!(!received(&log).iter().any(|l| l.starts_with("go")));
+    // Set by hand, any option name is the user's choice.
+    config.players.usi.options = vec![("UCI_Variant".into(), "minishogi".into())];
+    assert!(
+        run_match(
+            &logged_double_offering("illegal", &log, "none"),
+            &PlayerSpec::Random,
+            &config,
+            &stop,
+        )
+        .is_ok()
+    );
 }
 
 #[test]

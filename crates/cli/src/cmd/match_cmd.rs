@@ -91,8 +91,9 @@ pub struct MatchArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub usi_depth: Option<u32>,
     /// Player A's USI engine: `setoption name NAME value VALUE`, sent after `usiok` and
-    /// before `isready` (repeatable, in order). `UCI_Variant` is sent automatically for
-    /// minishogi when the engine advertises it.
+    /// before `isready` (repeatable, in order). For minishogi the engine's variant
+    /// option (`USI_Variant` or `UCI_Variant`, whichever it advertises) is set
+    /// automatically; an engine with neither is refused before the first game.
     #[arg(long = "a-option", value_name = "NAME=VALUE")]
     pub a_options: Vec<String>,
     /// Player B's USI engine options (as `--a-option`).
