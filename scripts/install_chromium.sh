@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs Chromium (Debian's package) for the headless browser test of `shogi-zero
-# view` when it is missing. Needs root or sudo; where neither works it says so and the
-# test reports itself as not run.
+# view` when it is missing (scripts/test.sh runs it). Needs root or sudo; where neither
+# works it says so, and the test stays listed as ignored.
 set -euo pipefail
 for name in chromium chromium-browser google-chrome; do
   if command -v "$name" >/dev/null 2>&1; then

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: bootstrap the venv (no-op when present), then
 # build and run every crate's tests, including the cross-checks against cshogi/pyffish
-# and the libtorch <-> Python safetensors round trip. Longer checks are `--ignored`.
+# and the libtorch <-> Python safetensors round trip. Longer checks are `--ignored`; so
+# are the CUDA tests and the browser test, which run by name below where the machine
+# has a GPU / Chromium.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/bootstrap.sh
+# Chromium for the browser test of `shogi-zero view` (Debian's package, where root or
+# sudo can install it; elsewhere that test is listed as ignored, not passed).
+bash scripts/install_chromium.sh
 # shellcheck source=scripts/env.sh
 source scripts/env.sh
 start=$(date +%s)
@@ -18,6 +23,12 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   cargo test -p shogi-model --no-fail-fast --test train --test inference -- --ignored cuda
 else
   echo "test.sh: no GPU (nvidia-smi): the CUDA tests were not run (listed as ignored)"
+fi
+if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
+  || command -v google-chrome >/dev/null 2>&1; then
+  cargo test -p shogi-zero --test cli_view -- --ignored headless_browser
+else
+  echo "test.sh: no Chromium: the browser test of view was not run (listed as ignored)"
 fi
 echo "test.sh: all tests finished after $(( $(date +%s) - start )) s"
 # The lint gate, so `make lint` keeps working on a fresh clone.
