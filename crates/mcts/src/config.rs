@@ -152,10 +152,16 @@ pub struct SearchConfig {
     pub expand_check_terminal: bool,
     /// Before simulating, a mate search (df-pn, [`shogi_game::Game::find_mate`]) of at
     /// most this many nodes runs from the root; a forced mate it proves makes the mating
-    /// move a proven win, played at once (dlshogi's root mate search). Full searches
-    /// only: a playout cap's cheap moves skip it ([`SearchConfig::root_mate_budget`]).
-    /// 0 = off (also for variants without a mate solver). Default 0.
+    /// move a proven win, played at once (dlshogi's root mate search). Full searches;
+    /// a playout cap's cheap moves run [`SearchConfig::cheap_root_mate_nodes`]
+    /// ([`SearchConfig::root_mate_budget`]). 0 = off (also for variants without a mate
+    /// solver). Default 0.
     pub root_mate_nodes: usize,
+    /// The root mate search's nodes on a playout cap's cheap move. 0 (the default): cheap
+    /// moves skip it, so a mate that appears on one waits for the side's next full search
+    /// (one move in four at `full_search_prob = 0.25`), or is found by the tree's
+    /// terminal checks when it is a mate in one.
+    pub cheap_root_mate_nodes: usize,
     /// At every new leaf below the root, a mate search for the side to move of at most
     /// this many nodes and [`SearchConfig::leaf_mate_plies`] plies; a mate it proves makes
     /// the leaf a proven win, valued without the network (dlshogi checks odd-ply mates
@@ -251,6 +257,7 @@ impl Default for SearchConfig {
             stop_when_proven: true,
             expand_check_terminal: false,
             root_mate_nodes: 0,
+            cheap_root_mate_nodes: 0,
             leaf_mate_nodes: 0,
             leaf_mate_plies: 5,
             leaf_exchange: 0.0,
@@ -279,16 +286,15 @@ pub const PLAY_BATCH_SIZE: usize = 8;
 
 impl SearchConfig {
     /// Nodes of the root mate search before a search of `budget` simulations whose full
-    /// budget is `full_budget`: [`SearchConfig::root_mate_nodes`] for a full search, none
-    /// for a playout cap's cheap move. A cheap move is no training sample, a 750-node
-    /// mate search (the share of its 8 of 32 simulations) cost more than its
-    /// simulations, and a mate it would have found is still there at the next full
-    /// search (one move in four) or, a mate in one, found by the tree's terminal checks.
+    /// budget is `full_budget`: [`SearchConfig::root_mate_nodes`] for a full search,
+    /// [`SearchConfig::cheap_root_mate_nodes`] (none by default) for a playout cap's
+    /// cheap move. A cheap move is no training sample, and with a nearly free network
+    /// (a GPU) a 3,000-node mate search costs more than its 8 simulations.
     pub fn root_mate_budget(&self, budget: u32, full_budget: u32) -> usize {
         if budget >= full_budget {
             self.root_mate_nodes
         } else {
-            0
+            self.cheap_root_mate_nodes
         }
     }
 
@@ -454,8 +460,8 @@ pub fn gumbel_budget_for(rate: f64, time: Duration, limit: u32) -> u32 {
 mod tests {
     use super::SearchConfig;
 
-    /// Only a full search (and every search without a playout cap) runs the root mate
-    /// search; a playout cap's cheap move does not.
+    /// A full search (and every search without a playout cap) runs the root mate
+    /// search; a playout cap's cheap move runs its own budget, none by default.
     #[test]
     fn root_mate_search_runs_before_full_searches_only() {
         let config = SearchConfig {
@@ -468,5 +474,11 @@ mod tests {
         assert_eq!(config.root_mate_budget(64, 32), 3000);
         let off = SearchConfig::default();
         assert_eq!(off.root_mate_budget(8, 32), 0);
+        let every_move = SearchConfig {
+            cheap_root_mate_nodes: 3000,
+            ..config
+        };
+        assert_eq!(every_move.root_mate_budget(8, 32), 3000);
+        assert_eq!(every_move.root_mate_budget(32, 32), 3000);
     }
 }

@@ -100,6 +100,7 @@ pub fn search_config(config: &RunConfig) -> SearchConfig {
         temperature_plies: s.temperature_plies,
         expand_check_terminal: s.terminal_check,
         root_mate_nodes: s.mate_search_nodes,
+        cheap_root_mate_nodes: s.cheap_mate_search_nodes,
         leaf_mate_nodes: s.leaf_mate_nodes,
         leaf_exchange: s.leaf_exchange,
         playout_cap: (s.full_search_prob < 1.0).then_some(PlayoutCap {
@@ -215,6 +216,73 @@ pub fn gate_config(config: &RunConfig) -> GateConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shogi_game::MaterialScale;
+    use shogi_selfplay::actors::SELFPLAY_BATCH;
+
+    /// The run config's defaults are the libraries': a run with no keys set searches,
+    /// plays, samples, trains and gates as the libraries do by default, except where the
+    /// run itself owns a setting (listed here).
+    #[test]
+    fn run_defaults_are_the_libraries_defaults() {
+        let run = RunConfig::default();
+        assert_eq!(search_config(&run), SearchConfig::default());
+        assert_eq!(play_config(&run), PlayConfig::default());
+        assert_eq!(batch_config(&run), SELFPLAY_BATCH);
+        assert_eq!(sample_config(&run), SampleConfig::default());
+        assert_eq!(
+            train_config(&run),
+            TrainConfig {
+                // The run's 0 is "no material head"; TrainConfig's weight scales a head.
+                material_weight: 0.0,
+                ..TrainConfig::default()
+            }
+        );
+        assert_eq!(
+            gate_config(&run),
+            GateConfig {
+                // The gate plays the run's own game, seed, threads and play search.
+                root: crate::play_root(&run),
+                max_plies: run.game.max_plies,
+                seed: run.run.seed,
+                torch_threads: run.run.torch_threads,
+                rules: Some(crate::game_spec(&run)),
+                ..GateConfig::default()
+            }
+        );
+        let (threads, games_per_thread) =
+            ActorConfig::spread(run.selfplay.actors, run.selfplay.actor_threads);
+        assert_eq!(
+            (threads, games_per_thread, run.selfplay.games_per_chunk),
+            (
+                ActorConfig::default().threads,
+                ActorConfig::default().games_per_thread,
+                ActorConfig::default().games_per_chunk
+            )
+        );
+        assert_eq!(
+            (
+                run.learner.batch,
+                run.learner.window,
+                run.learner.steps_per_candidate
+            ),
+            (
+                LearnerConfig::DEFAULT_BATCH,
+                ReplayWindow::DEFAULT_CAPACITY,
+                LearnerConfig::DEFAULT_EXPORT_EVERY
+            )
+        );
+    }
+
+    /// `network.stem_kernel` and `learner.material_scale` reach the architecture and the
+    /// samples.
+    #[test]
+    fn stem_kernel_and_material_scale_reach_the_model_and_the_samples() {
+        let c = RunConfig::parse("", "x.toml", &["network.stem_kernel=1".into()]).unwrap();
+        assert_eq!(model_config(&c).stem_kernel, 1);
+        let c =
+            RunConfig::parse("[learner]\nmaterial_scale = \"mobility\"\n", "x.toml", &[]).unwrap();
+        assert_eq!(sample_config(&c).material_scale, MaterialScale::Mobility);
+    }
 
     /// The plain search keeps the run's search (Gumbel root, its considered moves and
     /// c_scale, the leaf mate search) and drops every rule written by hand, whether
