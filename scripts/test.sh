@@ -26,7 +26,7 @@ else
 fi
 if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
   || command -v google-chrome >/dev/null 2>&1; then
-  cargo test -p shogi-zero --test cli_view -- --ignored headless_browser
+  cargo test --workspace --test cli_view -- --ignored headless_browser
 else
   echo "test.sh: no Chromium: the browser test of view was not run (listed as ignored)"
 fi
