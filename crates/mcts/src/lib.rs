@@ -7,7 +7,8 @@
 //! * [`Evaluator`]: the batch evaluation seam (network, or the test evaluators
 //!   [`UniformEvaluator`], [`RolloutEvaluator`], [`FnEvaluator`]).
 //! * [`batch`]: a batching inference service so many threads share one network.
-//! * [`toy`]: tiny games implementing [`shogi_game::Game`] for tests and benches.
+//! * `toy` (feature `toy`, on for this crate's own tests and benches only): tiny games
+//!   implementing [`shogi_game::Game`].
 //!
 //! ```
 //! use shogi_game::Game;
@@ -36,6 +37,7 @@ pub mod gumbel;
 pub mod noise;
 mod result;
 pub mod search;
+#[cfg(any(test, feature = "toy"))]
 pub mod toy;
 mod tree;
 
