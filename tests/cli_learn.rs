@@ -50,3 +50,198 @@ fn selfplay_then_learn_writes_a_candidate() {
     assert_eq!(candidates.len(), 1, "{text}");
     assert!(candidates[0].path().join("manifest.json").exists());
 }
+
+/// The record files the rules' reader tests use (hand-written CSA and KIF), a USI file
+/// and an hcpe file cshogi writes, copied into `dir`.
+fn record_files(dir: &std::path::Path) {
+    let data = shogi_testkit::repo_root().join("crates/rules/tests/data/records");
+    for name in [
+        "floodgate-multi.csa",
+        "kifu-for-windows.kif",
+        "narazu.kif",
+        "diagram.kif",
+        "handicap.kif",
+    ] {
+        std::fs::copy(data.join(name), dir.join(name)).unwrap();
+    }
+    std::fs::write(
+        dir.join("lines.usi"),
+        "position startpos moves 7g7f 3c3d\n\
+         position sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G2P 1 moves G*5b\n\
+         position startpos moves 7g7f 7g7f\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(shogi_testkit::python())
+        .arg(shogi_testkit::repo_root().join("scripts/oracle/hcpe_write.py"))
+        .arg(dir.join("teacher.hcpe"))
+        .arg(dir.join("teacher.json"))
+        .args(["1", "3"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn chunk_games(dir: &std::path::Path) -> Vec<shogi_records::GameRecord> {
+    let (games, errors) = shogi_records::read_chunk_dir(dir).unwrap();
+    assert!(errors.is_empty(), "{errors:?}");
+    games
+}
+
+/// `import` reads every format, keeps what the filters accept, counts the rest by
+/// reason, names each malformed record by file and game, resumes after a stop without
+/// writing a game twice, and `learn` trains on what it wrote.
+#[test]
+fn import_reads_every_format_filters_resumes_and_learn_trains_on_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let records = tmp.path().join("records");
+    std::fs::create_dir(&records).unwrap();
+    record_files(&records);
+    let hcpe_positions = std::fs::metadata(records.join("teacher.hcpe"))
+        .unwrap()
+        .len()
+        / 38;
+    let out = tmp.path().join("replay");
+    let (r, o) = (records.to_str().unwrap(), out.to_str().unwrap());
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+            .args(args)
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "{text}");
+        text
+    };
+    let text = run(&["import", r, "--out", o]);
+    // CSA: 4 of 7 (time-up and abandoned left out, one malformed); KIF: 3 of 4 (中断
+    // has no result); USI: none (its mate is diagram.kif's game again: a duplicate; the
+    // others have no result or are malformed); hcpe: every position.
+    let kept = 4 + 3 + hcpe_positions;
+    let read = 7 + 4 + 3 + hcpe_positions;
+    assert!(
+        text.contains(&format!("kept {kept} of {read} records")),
+        "{text}"
+    );
+    assert!(text.contains("ending time-up 1"), "{text}");
+    assert!(text.contains("ending aborted (no result) 2"), "{text}");
+    assert!(text.contains("ending unfinished (no result) 1"), "{text}");
+    assert!(text.contains("malformed 2"), "{text}");
+    assert!(text.contains("duplicate 1"), "{text}");
+    assert!(
+        text.contains("floodgate-multi.csa: game 5: csa line 129"),
+        "{text}"
+    );
+    assert!(text.contains("lines.usi: game 3: usi line 3"), "{text}");
+    let games = chunk_games(&out);
+    assert_eq!(games.len() as u64, kept);
+    let plies: usize = games.iter().map(|g| g.moves.len()).sum();
+    assert!(
+        games
+            .iter()
+            .all(|g| g.moves.iter().all(|m| m.searched.len() == 1))
+    );
+    assert!(plies as u64 > hcpe_positions);
+
+    // Run again: everything is imported already, nothing is written twice.
+    let text = run(&["import", r, "--out", o]);
+    assert!(text.contains("kept 0 of 0 records"), "{text}");
+    assert_eq!(chunk_games(&out).len() as u64, kept);
+
+    // A stop after two one-game chunks of the CSA file: the rerun writes the other two.
+    let csa = records.join("floodgate-multi.csa");
+    let stopped = tmp.path().join("stopped");
+    let whole = tmp.path().join("whole");
+    for dir in [&stopped, &whole] {
+        run(&[
+            "import",
+            csa.to_str().unwrap(),
+            "--out",
+            dir.to_str().unwrap(),
+            "--games-per-chunk",
+            "1",
+        ]);
+    }
+    for n in [2, 3] {
+        std::fs::remove_file(stopped.join(format!("import-{n:08}.szgr"))).unwrap();
+    }
+    let key = csa.display().to_string();
+    let state = serde_json::json!({"done": {key.clone(): 2}, "finished": {key: false}});
+    std::fs::write(stopped.join("import-state.json"), state.to_string()).unwrap();
+    let text = run(&[
+        "import",
+        csa.to_str().unwrap(),
+        "--out",
+        stopped.to_str().unwrap(),
+        "--games-per-chunk",
+        "1",
+    ]);
+    assert!(text.contains("resuming"), "{text}");
+    assert_eq!(chunk_games(&stopped), chunk_games(&whole));
+
+    // Filters: ratings where the record has them, and every ending.
+    let filtered = tmp.path().join("filtered");
+    let text = run(&[
+        "import",
+        csa.to_str().unwrap(),
+        "--out",
+        filtered.to_str().unwrap(),
+        "--min-rating",
+        "2000",
+        "--endings",
+        "all",
+    ]);
+    assert!(text.contains("kept 3 of 7 records"), "{text}");
+    assert!(text.contains("rating 2"), "{text}");
+
+    // Bad arguments are refused by name.
+    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+        .args(["import", r, "--out", o, "--endings", "resign,flag"])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown ending \"flag\""));
+
+    // The imported games train a network.
+    let net = tmp.path().join("net");
+    let text = shogi_zero(&[
+        "learn",
+        "--replay",
+        o,
+        "--run",
+        net.to_str().unwrap(),
+        "--variant",
+        "shogi",
+        "--steps",
+        "2",
+        "--export-every",
+        "2",
+        "--batch",
+        "16",
+        "--blocks",
+        "1",
+        "--channels",
+        "8",
+        "--device",
+        "cpu",
+        "--holdout-every",
+        "4",
+    ]);
+    assert!(text.contains("steps: 2"), "{text}");
+    // A held-out split: figures before training and after each epoch.
+    assert!(text.contains("held out: "), "{text}");
+    assert!(
+        text.contains("epoch 0 (step 0): held-out policy top-1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("epoch 1 (step 2): held-out policy top-1"),
+        "{text}"
+    );
+}

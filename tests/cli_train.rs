@@ -95,12 +95,12 @@ fn smoke_run_completes_the_loop_and_resumes() {
     assert_consistent(&run);
     // Every network carries the search its run measures it with (`play_root`), the
     // initial one and the learner's alike, so a copy out of the run plays the same.
-    let config = shogi_train::RunConfig::load(&run.config_file(), &[]).unwrap();
+    let config = shogi_run::RunConfig::load(&run.config_file(), &[]).unwrap();
     for (_, path) in &accepted {
         let manifest = shogi_model::read_manifest(path).unwrap();
         assert_eq!(
             manifest.meta.play,
-            Some(shogi_train::play_root(&config)),
+            Some(shogi_run::play_root(&config)),
             "{}",
             path.display()
         );
@@ -219,6 +219,42 @@ fn smoke_run_completes_the_loop_and_resumes() {
         "no progress on resume"
     );
     assert_consistent(&run);
+
+    // A new run started from this one's best network (`run.init`): its first network
+    // is that network, and its manifest names where it came from.
+    let (_, best_dir) = run.best().unwrap().unwrap();
+    let best_name = best_dir.file_name().unwrap().to_string_lossy().into_owned();
+    let second = tmp.path().join("second");
+    let init = format!("run.init={:?}", dir.display().to_string());
+    let out = train(&second, &["--set", &init, "--set", "run.minutes=0.01"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first = RunDir::new(&second).accepted().join("step-00000000");
+    let manifest = std::fs::read_to_string(first.join("manifest.json")).unwrap();
+    assert!(manifest.contains(&best_name), "{manifest}");
+    let weights = |d: &Path| {
+        let (model, _) =
+            shogi_model::load_checkpoint(d, &minishogi(), shogi_model::tch::Device::Cpu).unwrap();
+        model
+            .vs
+            .variables()
+            .into_iter()
+            .map(|(name, t)| (name, Vec::<f32>::try_from(t.flatten(0, -1)).unwrap()))
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    assert_eq!(weights(&first), weights(&best_dir));
+    // A network of another architecture is refused by name, before anything is written.
+    let third = tmp.path().join("third");
+    let out = train(&third, &["--set", &init, "--set", "network.channels=8"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("run.init"), "{err}");
+    assert!(
+        !RunDir::new(&third).config_file().exists(),
+        "a refused start leaves no run"
+    );
 }
 
 /// Continuous self-play: every slot stays busy for the whole run (each status line
@@ -567,7 +603,7 @@ fn shipped_configs_are_valid() {
     for entry in std::fs::read_dir(repo_root().join("configs")).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "toml") {
-            shogi_train::RunConfig::load(&path, &[])
+            shogi_run::RunConfig::load(&path, &[])
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         }
     }
@@ -709,7 +745,7 @@ fn tai_train(dir: &Path, extra: &[&str]) -> std::process::Output {
 /// Tai shogi through the same `train` command: self-play, learner and candidates with a
 /// tiny network and short games (the gate is off for tai: every candidate is accepted).
 #[test]
-fn tai_shogi_trains_through_the_same_loop() {
+fn tai_shogi_runs_through_the_same_loop() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
     let out = tai_train(
@@ -776,7 +812,7 @@ fn tai_shogi_trains_through_the_same_loop() {
     let summary: serde_json::Value =
         serde_json::from_slice(&std::fs::read(games.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["variant"], "tai");
-    assert!(games.join("game-0000.txt").exists());
+    assert!(games.join("game-0001.txt").exists());
 }
 
 /// The gate plays tai shogi candidates against the best like any other variant.

@@ -196,6 +196,92 @@ fn a_match_page_replays_its_game() {
     );
     // Match records have no search figures.
     assert!(data["plies"][0]["value"].is_null());
+    // The game's own file opens directly and shows the same game: files and `--game`
+    // count alike (game-0002 is game 2).
+    let out = dir.path().join("f.html");
+    ok(&run(&[
+        "view",
+        games.join("game-0002.usi").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    let file_data = page_data(&std::fs::read_to_string(&out).unwrap());
+    assert_eq!(file_data["plies"], data["plies"]);
+}
+
+/// A single record file of each format the import reads opens directly: the page's
+/// moves are the record's, replayed, with its players and result.
+#[test]
+fn a_record_file_of_any_format_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let data_dir = shogi_testkit::repo_root().join("crates/rules/tests/data/records");
+    let page_of = |file: &Path, game: &str| {
+        let out = dir.path().join("p.html");
+        ok(&run(&[
+            "view",
+            file.to_str().unwrap(),
+            "--game",
+            game,
+            "--out",
+            out.to_str().unwrap(),
+        ]));
+        page_data(&std::fs::read_to_string(&out).unwrap())
+    };
+    let moves = |data: &serde_json::Value| -> Vec<String> {
+        data["plies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["move"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let kif = page_of(&data_dir.join("kifu-for-windows.kif"), "1");
+    assert_eq!(moves(&kif), ["7g7f", "3c3d", "8h2b+", "3a2b", "B*4e"]);
+    assert!(
+        kif["meta"].as_str().unwrap().contains("先手太郎"),
+        "{}",
+        kif["meta"]
+    );
+    assert!(
+        kif["result"].as_str().unwrap().contains("Black wins"),
+        "{}",
+        kif["result"]
+    );
+    let csa = page_of(&data_dir.join("floodgate-multi.csa"), "3");
+    assert_eq!(moves(&csa), ["5i5h", "5a5b", "5h5i", "5b5a"]);
+    assert!(
+        csa["meta"].as_str().unwrap().contains("erin"),
+        "{}",
+        csa["meta"]
+    );
+    let usi = dir.path().join("g.usi");
+    std::fs::write(&usi, "position sfen rbsgk/4p/5/P4/KGSBR b - 1 moves 5d5c\n").unwrap();
+    let mini = page_of(&usi, "1");
+    assert_eq!(moves(&mini), ["5d5c"]);
+    assert!(mini["start_sfen"].as_str().unwrap().starts_with("rbsgk/"));
+    // A malformed game in a file is refused with its place; a game past the end by count.
+    let out = run(&[
+        "view",
+        data_dir.join("floodgate-multi.csa").to_str().unwrap(),
+        "--game",
+        "5",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("csa line 129"),
+        "{err}"
+    );
+    let out = run(&[
+        "view",
+        data_dir.join("floodgate-multi.csa").to_str().unwrap(),
+        "--game",
+        "8",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("holds 7 games"),
+        "{err}"
+    );
 }
 
 #[test]

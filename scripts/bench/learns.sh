@@ -29,7 +29,7 @@ if [ ! -x "$bin" ]; then
   cargo build --release -p shogi-zero
 fi
 # The networks play with the search the run measures them with (`--root-of RUN`,
-# shogi_train::play_root: its self-play root without noise, a Gumbel root with its
+# shogi_run::play_root: its self-play root without noise, a Gumbel root with its
 # considered moves or PUCT, its leaf mate search, and the run's [play] options over
 # self-play's).
 # Tai shogi games are also played to the run's own ply cap and adjudicated by its own

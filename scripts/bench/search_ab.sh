@@ -2,10 +2,10 @@
 # Self-play's search alone under a run config's search settings, two builds alternated
 # on this machine alone: each build's `config_search_speed` example (one thread advancing one
 # actor thread's share of the config's games with the uniform evaluator, no network;
-# crates/train/examples/config_search_speed.rs) for SECONDS, ROUNDS times, A then B. Prints
+# crates/run/examples/config_search_speed.rs) for SECONDS, ROUNDS times, A then B. Prints
 # each round's simulations/s and the B/A ratio.
 #
-#   cargo build --release -p shogi-train --example config_search_speed   # in each checkout
+#   cargo build --release -p shogi-run --example config_search_speed   # in each checkout
 #   bash scripts/bench/search_ab.sh OLD/config_search_speed NEW/config_search_speed configs/shogi-gpu-small.toml 30 3
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."

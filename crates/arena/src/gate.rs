@@ -44,7 +44,7 @@ pub struct GateConfig {
     /// MCTS simulations per move. Default: [`PlayerSettings::default`]'s.
     pub simulations: u32,
     /// How both networks' roots search: a run gates with its own play search
-    /// (`shogi_train::play_root`), so that the gate and the fixed opponent measure what
+    /// (`shogi_run::play_root`), so that the gate and the fixed opponent measure what
     /// `match --root-of RUN` measures. Default: [`RootSettings::default`] (PUCT).
     pub root: RootSettings,
     /// Draw after this many plies. Default [`TOURNAMENT_MAX_PLIES`].

@@ -75,7 +75,8 @@ impl Default for MatchConfig {
 /// One finished game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameResult {
-    /// Game number (0-based; games `2k` and `2k + 1` share opening `k`).
+    /// Game number (0-based; games `2k` and `2k + 1` share opening `k`). Its files are
+    /// `game-NNNN.*` with NNNN = index + 1, the number `view --game` takes.
     pub index: u32,
     /// Opening number.
     pub opening: u32,
@@ -519,7 +520,7 @@ pub fn play_match<G: GamePlayers>(
                         && let Err(e) = G::write_game(
                             &record_of::<G>(&config.game, start, &moves, outcome),
                             dir,
-                            &format!("game-{index:04}"),
+                            &format!("game-{:04}", index + 1),
                         )
                     {
                         *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.into());

@@ -119,13 +119,13 @@ pub struct PlayerSettings {
     /// 1 by the searching players; 0 afterwards. No Dirichlet noise.
     pub temperature_plies: u32,
     /// Leaves evaluated together per tree (search batch).
-    pub search_batch: usize,
+    pub tree_batch: usize,
     /// How the searching players' root searches (PUCT or a noise-free Gumbel root, and
     /// its options).
     pub root: RootSettings,
     /// Nodes of the searching players' root mate search (0 = off); default
     /// [`SearchConfig::for_play`]'s.
-    pub mate_nodes: usize,
+    pub root_mate_nodes: usize,
     /// Device of the networks (`auto`, `cpu`, `cuda`, `cuda:N`).
     pub device: String,
     /// Largest network batch of the shared inference service.
@@ -145,9 +145,9 @@ impl Default for PlayerSettings {
             simulations: play.simulations,
             movetime_ms: None,
             temperature_plies: MATCH_TEMPERATURE_PLIES,
-            search_batch: play.batch_size,
+            tree_batch: play.tree_batch,
             root: RootSettings::default(),
-            mate_nodes: play.root_mate_nodes,
+            root_mate_nodes: play.root_mate_nodes,
             device: DEFAULT_DEVICE.into(),
             max_batch: BatchConfig::default().max_batch,
             usi: UsiTimeControl::default(),
@@ -356,8 +356,8 @@ impl<G: GamePlayers> PreparedPlayer<G> {
             Shared::Net { evaluator, .. } | Shared::Plain(evaluator) => {
                 let mut config = SearchConfig::for_play();
                 config.simulations = self.settings.simulations.max(1);
-                config.batch_size = self.settings.search_batch.max(1);
-                config.root_mate_nodes = self.settings.mate_nodes;
+                config.tree_batch = self.settings.tree_batch.max(1);
+                config.root_mate_nodes = self.settings.root_mate_nodes;
                 self.settings.root.apply(&mut config);
                 config.temperature = 1.0;
                 config.temperature_plies = self.settings.temperature_plies;

@@ -67,8 +67,8 @@ fn a_searching_player_beats_the_random_mover() {
     assert!(s.elo.los > 0.99, "{}", s.table());
     // Every game saved (minishogi: the USI line only).
     for i in 0..20 {
-        let usi =
-            std::fs::read_to_string(tmp.path().join(format!("games/game-{i:04}.usi"))).unwrap();
+        let usi = std::fs::read_to_string(tmp.path().join(format!("games/game-{:04}.usi", i + 1)))
+            .unwrap();
         assert!(usi.starts_with("position sfen "), "{usi}");
     }
 }
@@ -322,8 +322,8 @@ fn usi_match(a: PlayerSpec, games: u32) -> shogi_arena::MatchSummary {
     let s = run_match(&a, &PlayerSpec::Random, &config, &stop).unwrap();
     assert_eq!(s.total.games(), games, "{}", s.table());
     // Standard shogi: CSA and KIF next to the USI line.
-    assert!(tmp.path().join("g/game-0000.csa").is_file());
-    assert!(tmp.path().join("g/game-0000.kif").is_file());
+    assert!(tmp.path().join("g/game-0001.csa").is_file());
+    assert!(tmp.path().join("g/game-0001.kif").is_file());
     s
 }
 
@@ -755,7 +755,11 @@ fn tai_shogi_matches_play_through_the_same_arena() {
             shogi_game::Game::play_unchecked(&mut game, mv);
         }
         assert!(shogi_game::Game::outcome(&game).is_some());
-        assert!(dir.path().join(format!("game-{:04}.txt", g.index)).exists());
+        assert!(
+            dir.path()
+                .join(format!("game-{:04}.txt", g.index + 1))
+                .exists()
+        );
     }
     // The arena's USI client speaks shogi and minishogi only.
     let err = run_match(

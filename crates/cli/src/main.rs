@@ -52,6 +52,9 @@ enum Command {
     /// Write self-play games from replay chunks as USI, CSA and KIF files.
     #[command(after_help = examples::EXPORT)]
     Export(cmd::export::ExportArgs),
+    /// Turn game records (CSA, floodgate archives, KIF, USI, hcpe, hcpe3) into replay chunks to learn from.
+    #[command(after_help = examples::IMPORT)]
+    Import(cmd::import::ImportArgs),
     /// Print versions, libtorch's view of the machine, and the device a run would use.
     #[command(after_help = examples::INFO)]
     Info(cmd::info::InfoArgs),
@@ -101,6 +104,11 @@ mod examples {
       the first 20 games as .usi (and for shogi .csa and .kif) files
   shogi-zero export runs/shogi-cpu/replay --format hcpe3 --out runs/shogi.hcpe3
       every game as one dlshogi hcpe3 file";
+    pub const IMPORT: &str = "Examples:
+  shogi-zero import floodgate/2024 --out runs/floodgate-replay --min-rating 2500 --min-moves 50
+      every CSA game under the directory by two players rated 2500+, 50 moves or more
+  shogi-zero import games.hcpe --out runs/teacher-replay
+      dlshogi positions; run it again after a stop to resume";
     pub const INFO: &str = "Examples:
   shogi-zero info --device auto
       versions, the build's hash, libtorch's threads and the device a run would use";
@@ -112,7 +120,7 @@ mod examples {
     #[cfg(test)]
     pub fn all() -> impl Iterator<Item = &'static str> {
         [
-            TRAIN, USI, MATCH, CURVE, GATE, PERFT, SELFPLAY, LEARN, EXPORT, INFO, VIEW,
+            TRAIN, USI, MATCH, CURVE, GATE, PERFT, SELFPLAY, LEARN, EXPORT, IMPORT, INFO, VIEW,
         ]
         .into_iter()
         .flat_map(|text| text.lines())
@@ -140,6 +148,7 @@ fn main() -> ExitCode {
         Some(Command::Selfplay(args)) => cmd::selfplay::run(&args),
         Some(Command::Learn(args)) => cmd::learn::run(&args),
         Some(Command::Export(args)) => cmd::export::run(&args),
+        Some(Command::Import(args)) => cmd::import::run(&args),
         Some(Command::View(args)) => cmd::view::run(&args),
     };
     match result {
@@ -206,11 +215,11 @@ mod defaults {
     };
     use shogi_learner::{LearnerConfig, ReplayWindow};
     use shogi_mcts::SearchConfig;
-    use shogi_model::{DEFAULT_BLOCKS, DEFAULT_CHANNELS, TrainConfig};
+    use shogi_model::{DEFAULT_BLOCKS, DEFAULT_CHANNELS, OptimizerSettings};
     use shogi_registry::{TOURNAMENT_MAX_PLIES, TRAINING_MAX_PLIES};
+    use shogi_run::RunConfig;
     use shogi_selfplay::actors::{ActorConfig, SELFPLAY_BATCH};
     use shogi_selfplay::play::PlayConfig;
-    use shogi_train::RunConfig;
 
     fn parse(args: &[&str]) -> Command {
         Cli::try_parse_from(std::iter::once("shogi-zero").chain(args.iter().copied()))
@@ -245,9 +254,9 @@ mod defaults {
         );
         // And those are the run config's: `selfplay` reproduces a run's games.
         let run = RunConfig::default();
-        assert_eq!(shogi_train::run::search_config(&run), args.search_config());
-        assert_eq!(shogi_train::run::play_config(&run), args.play_config());
-        assert_eq!(shogi_train::run::batch_config(&run), args.batch_config());
+        assert_eq!(shogi_run::run::search_config(&run), args.search_config());
+        assert_eq!(shogi_run::run::play_config(&run), args.play_config());
+        assert_eq!(shogi_run::run::batch_config(&run), args.batch_config());
         assert_eq!(
             (run.network.blocks, run.network.channels, run.game.max_plies),
             (args.blocks, args.channels, TRAINING_MAX_PLIES)
@@ -477,7 +486,7 @@ mod defaults {
         let Command::Learn(args) = parse(&["learn", "--replay", "r", "--run", "x"]) else {
             panic!("not learn")
         };
-        assert_eq!(args.train_config(), TrainConfig::default());
+        assert_eq!(args.optimizer_settings(), OptimizerSettings::default());
         assert_eq!(
             (args.batch, args.window, args.blocks, args.channels),
             (

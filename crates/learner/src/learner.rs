@@ -1,4 +1,4 @@
-//! The training loop: minibatches from a [`ReplayWindow`], [`Trainer`] steps, TensorBoard
+//! The training loop: minibatches from a [`ReplayWindow`], [`NetOptimizer`] steps, TensorBoard
 //! scalars and candidate checkpoints.
 
 use std::path::{Path, PathBuf};
@@ -7,9 +7,13 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use shogi_features::NetLayout;
-use shogi_model::{CheckpointMeta, Losses, Model, ModelConfig, SparsePolicy, TrainConfig, Trainer};
+use shogi_model::{
+    CheckpointMeta, Evaluation, Losses, Model, ModelConfig, NetOptimizer, OptimizerSettings,
+    SparsePolicy,
+};
 use tensorboard_rs::summary_writer::SummaryWriter;
 
+use crate::sample::Sample;
 use crate::schedule::LrSchedule;
 use crate::window::ReplayWindow;
 
@@ -66,10 +70,10 @@ pub struct Summary {
     pub candidates: Vec<PathBuf>,
 }
 
-/// Owns the trainer and the logging.
+/// The learner's loop: owns the network's optimiser and the logging.
 pub struct Learner {
-    /// The trainer.
-    pub trainer: Trainer,
+    /// The network and its optimiser (one step per minibatch).
+    pub optimizer: NetOptimizer,
     config: LearnerConfig,
     architecture: ModelConfig,
     writer: SummaryWriter,
@@ -95,14 +99,18 @@ fn entropy(p: impl Iterator<Item = f32>) -> f64 {
 
 impl Learner {
     /// A learner for `model` (fresh or loaded) with `train` hyper-parameters.
-    pub fn new(model: Model, train: TrainConfig, config: LearnerConfig) -> anyhow::Result<Self> {
+    pub fn new(
+        model: Model,
+        train: OptimizerSettings,
+        config: LearnerConfig,
+    ) -> anyhow::Result<Self> {
         let architecture = model.config().clone();
-        let trainer = Trainer::new(model, train)?;
+        let optimizer = NetOptimizer::new(model, train)?;
         std::fs::create_dir_all(config.run_dir.join("candidates"))?;
         let writer = SummaryWriter::new(config.run_dir.join("tensorboard"));
         let rng = ChaCha8Rng::seed_from_u64(config.seed);
         Ok(Self {
-            trainer,
+            optimizer,
             architecture,
             writer,
             rng,
@@ -126,14 +134,15 @@ impl Learner {
         let b = self.config.batch;
         for _ in 0..steps {
             let lr = self.config.schedule.lr_at(self.step);
-            self.trainer.set_lr(lr);
+            self.optimizer.set_lr(lr);
             let batch = window.sample_batch(b, &mut self.rng);
             let n_in = batch[0].layout.input_size();
             let mut inputs = vec![0.0f32; b * n_in];
             // Policy targets travel sparse (tens of entries a row, not 11,259 floats).
             let mut pol = SparsePolicy::new();
-            let material_head = self.trainer.model.config().material_head;
-            let mut val = Vec::with_capacity(b * self.trainer.model.config().value_target_width());
+            let material_head = self.optimizer.model.config().material_head;
+            let mut val =
+                Vec::with_capacity(b * self.optimizer.model.config().value_target_width());
             let mut ent = 0.0;
             for (k, s) in batch.iter().enumerate() {
                 s.write_planes(&mut inputs[k * n_in..(k + 1) * n_in]);
@@ -145,7 +154,7 @@ impl Learner {
                 ent += entropy(s.policy.iter().map(|&(_, p)| p));
             }
             let t0 = Instant::now();
-            let losses = self.trainer.step_sparse(&inputs, &pol, &val, b);
+            let losses = self.optimizer.step_sparse(&inputs, &pol, &val, b);
             inside += t0.elapsed();
             self.step += 1;
             self.samples_seen += b as u64;
@@ -182,6 +191,62 @@ impl Learner {
         Ok(summary)
     }
 
+    /// The network on `samples` (held-out positions: no step, no mirroring), in
+    /// minibatches of the learner's size: mean policy and value losses, policy top-1
+    /// (the most likely move is the target's) and value accuracy, weighted by rows.
+    /// Written to TensorBoard as `heldout/*` at the current step.
+    pub fn evaluate(&mut self, samples: &[Sample]) -> Evaluation {
+        let mut sum = Evaluation::default();
+        let mut rows = 0usize;
+        let material_head = self.optimizer.model.config().material_head;
+        for chunk in samples.chunks(self.config.batch.max(1)) {
+            let b = chunk.len();
+            let n_in = chunk[0].layout.input_size();
+            let mut inputs = vec![0.0f32; b * n_in];
+            let mut pol = SparsePolicy::new();
+            let mut val = Vec::with_capacity(b * 4);
+            let mut best = Vec::with_capacity(b);
+            for (k, s) in chunk.iter().enumerate() {
+                s.write_planes(&mut inputs[k * n_in..(k + 1) * n_in]);
+                pol.push_row(k, &s.policy);
+                val.extend_from_slice(&s.wdl);
+                if material_head {
+                    val.push(s.material);
+                }
+                let top = s
+                    .policy
+                    .iter()
+                    .max_by(|a, b| a.1.total_cmp(&b.1))
+                    .map_or(-1, |&(i, _)| i64::from(i));
+                best.push(top);
+            }
+            let e = self
+                .optimizer
+                .evaluate_held_out(&inputs, &pol, &val, &best, b);
+            let w = b as f64;
+            sum.policy += e.policy * w;
+            sum.value += e.value * w;
+            sum.policy_top1 += e.policy_top1 * w;
+            sum.value_accuracy += e.value_accuracy * w;
+            rows += b;
+        }
+        let n = rows.max(1) as f64;
+        let mean = Evaluation {
+            policy: sum.policy / n,
+            value: sum.value / n,
+            policy_top1: sum.policy_top1 / n,
+            value_accuracy: sum.value_accuracy / n,
+        };
+        let st = self.step as usize;
+        let w = &mut self.writer;
+        w.add_scalar("heldout/policy_loss", mean.policy as f32, st);
+        w.add_scalar("heldout/value_loss", mean.value as f32, st);
+        w.add_scalar("heldout/policy_top1", mean.policy_top1 as f32, st);
+        w.add_scalar("heldout/value_accuracy", mean.value_accuracy as f32, st);
+        w.flush();
+        mean
+    }
+
     /// Writes a candidate `<run>/candidates/step-NNNNNNNN` and returns its directory. The
     /// checkpoint, with the optimiser's state, is published whole by one rename
     /// ([`shogi_model::publish_checkpoint`]), so readers (the gate, other machines) only
@@ -204,12 +269,12 @@ impl Learner {
             parent: self.config.parent.clone(),
             play: self.config.play.clone(),
         };
-        let trainer = &self.trainer;
-        shogi_model::publish_checkpoint(&dir, &trainer.model.vs, &meta, |tmp| {
+        let optimizer = &self.optimizer;
+        shogi_model::publish_checkpoint(&dir, &optimizer.model.vs, &meta, |tmp| {
             // The optimiser's state (momentum, moments) travels with the weights, inside
             // the same rename, so a resume continues it (see `restore_optimizer`).
             let path = tmp.join(shogi_model::OPTIMIZER_FILE);
-            trainer
+            optimizer
                 .save_optimizer(&path)
                 .map_err(|e| shogi_model::CheckpointError::Safetensors {
                     path,
@@ -228,11 +293,16 @@ impl Learner {
         if !path.exists() {
             return Err(format!("{} does not exist", path.display()));
         }
-        self.trainer.load_optimizer(&path)
+        self.optimizer.load_optimizer(&path)
     }
 
     /// The run directory.
     pub fn run_dir(&self) -> &Path {
         &self.config.run_dir
+    }
+
+    /// Steps taken so far (the step the next export is named after).
+    pub fn step(&self) -> u64 {
+        self.step
     }
 }

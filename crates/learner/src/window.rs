@@ -35,6 +35,31 @@ pub struct ReplayWindow {
     pub chunks_read: u64,
     /// Chunks skipped as unreadable or unreplayable.
     pub chunks_skipped: u64,
+    /// One game in this many is held out of training (0 = none): [`ReplayWindow::held_out`].
+    holdout_every: u64,
+    /// The held-out games' positions, up to `HELD_OUT_CAP`.
+    held_out: Vec<Sample>,
+}
+
+/// The most held-out positions kept: enough for a figure to 0.5%, few enough to score
+/// in seconds.
+const HELD_OUT_CAP: usize = 20_000;
+
+/// A game's place in the held-out split: FNV-1a of its start and moves, the same on every
+/// machine and every read, so a game is held out in every run that reads it.
+fn game_hash(record: &shogi_records::record::GameRecord) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    eat(record.start_sfen.as_bytes());
+    for m in &record.moves {
+        eat(&m.mv.to_le_bytes());
+    }
+    h
 }
 
 impl ReplayWindow {
@@ -55,7 +80,22 @@ impl ReplayWindow {
             games_loaded: 0,
             chunks_read: 0,
             chunks_skipped: 0,
+            holdout_every: 0,
+            held_out: Vec::new(),
         }
+    }
+
+    /// Holds one game in `every` (by a hash of its start and moves, so the same games
+    /// in every run) out of training: its positions go to [`ReplayWindow::held_out`]
+    /// (up to 20,000) instead of the window. `every` below 2 holds none out.
+    pub fn with_holdout(mut self, every: u64) -> Self {
+        self.holdout_every = if every >= 2 { every } else { 0 };
+        self
+    }
+
+    /// The held-out games' positions (empty without [`ReplayWindow::with_holdout`]).
+    pub fn held_out(&self) -> &[Sample] {
+        &self.held_out
     }
 
     /// Loads chunks not seen before, then drops the oldest games the capacity does not need.
@@ -96,7 +136,13 @@ impl ReplayWindow {
             };
             let mut games = Vec::with_capacity(records.len());
             for record in &records {
+                let hold =
+                    self.holdout_every > 0 && game_hash(record).is_multiple_of(self.holdout_every);
                 match samples_from_record(record, &self.config) {
+                    Ok(s) if hold => {
+                        let room = HELD_OUT_CAP.saturating_sub(self.held_out.len());
+                        self.held_out.extend(s.into_iter().take(room));
+                    }
                     Ok(s) if !s.is_empty() => {
                         fresh_positions += s.len();
                         games.push(s);

@@ -6,7 +6,7 @@ mod common;
 use shogi_testkit::python;
 
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
-use shogi_model::{Expected, Model, TrainConfig, model_config_for, tch::Device};
+use shogi_model::{Expected, Model, OptimizerSettings, model_config_for, tch::Device};
 use shogi_records::write_chunk;
 use shogi_rules::Variant;
 
@@ -34,7 +34,7 @@ fn trains_exports_and_logs() {
         start_samples: 0,
         play: None,
     };
-    let mut learner = Learner::new(model, TrainConfig::default(), config).unwrap();
+    let mut learner = Learner::new(model, OptimizerSettings::default(), config).unwrap();
     let first = learner.run(&window, 3).unwrap();
     let later = learner.run(&window, 57).unwrap();
     let (a, b) = (first.last.unwrap().total, later.last.unwrap().total);
@@ -62,7 +62,7 @@ fn trains_exports_and_logs() {
     let resumed_dir = tempfile::tempdir().unwrap();
     let mut resumed = Learner::new(
         loaded,
-        TrainConfig::default(),
+        OptimizerSettings::default(),
         LearnerConfig {
             layout: shogi_features::NetLayout::of(shogi_game::GameKind::Minishogi),
             batch: 32,

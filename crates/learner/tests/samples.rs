@@ -136,7 +136,7 @@ fn tai_shogi_records_give_sparse_samples() {
     };
     let search = SearchConfig {
         simulations: 16,
-        batch_size: 4,
+        tree_batch: 4,
         ..SearchConfig::alphazero()
     };
     let record = play_game(

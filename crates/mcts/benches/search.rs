@@ -23,7 +23,7 @@ fn bench(c: &mut Criterion) {
     ] {
         let cfg = SearchConfig {
             simulations: SIMS,
-            batch_size: batch,
+            tree_batch: batch,
             root_selection: root,
             stop_when_proven: false,
             ..SearchConfig::default()
@@ -68,7 +68,7 @@ fn bench_start<G: Game>(
     ] {
         let cfg = SearchConfig {
             simulations: SIMS,
-            batch_size: 4,
+            tree_batch: 4,
             root_selection: root,
             stop_when_proven: false,
             ..SearchConfig::default()

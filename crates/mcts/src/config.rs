@@ -105,8 +105,8 @@ pub struct SearchConfig {
     /// Largest number of leaves gathered, evaluated in one evaluator batch and backed up
     /// together (simulations in flight per tree). 1 = classic sequential MCTS. Default 4
     /// (self-play keeps many trees in flight, so each needs few); strength play uses
-    /// [`PLAY_BATCH_SIZE`].
-    pub batch_size: usize,
+    /// [`PLAY_TREE_BATCH`].
+    pub tree_batch: usize,
     /// Virtual loss per in-flight simulation, in visits: each pending simulation through a
     /// node counts as this many extra visits that scored a loss for the chooser.
     /// Default 1.0.
@@ -241,7 +241,7 @@ impl Default for SearchConfig {
     fn default() -> Self {
         SearchConfig {
             simulations: 64,
-            batch_size: 4,
+            tree_batch: 4,
             virtual_loss: 1.0,
             max_collisions: 8,
             c_init: 1.25,
@@ -282,7 +282,7 @@ impl Default for SearchConfig {
 
 /// Leaves evaluated together per tree in strength play (matches, the gate): a game has
 /// one tree, so it gathers more leaves per request than a self-play tree among many.
-pub const PLAY_BATCH_SIZE: usize = 8;
+pub const PLAY_TREE_BATCH: usize = 8;
 
 impl SearchConfig {
     /// Nodes of the root mate search before a search of `budget` simulations whose full
@@ -299,7 +299,7 @@ impl SearchConfig {
     }
 
     /// Settings for strength play (arena, gate, engine): a PUCT root (the most visited
-    /// move; `gumbel_considered` players opt into Gumbel), [`PLAY_BATCH_SIZE`] leaves a
+    /// move; `gumbel_considered` players opt into Gumbel), [`PLAY_TREE_BATCH`] leaves a
     /// request, no noise, temperature 0, every expanded child checked for a game end,
     /// so a mate in one is never missed because the prior ranked it low, and a
     /// 10,000-node mate search from the root, so a won game is mated rather than drawn
@@ -307,7 +307,7 @@ impl SearchConfig {
     pub fn for_play() -> Self {
         SearchConfig {
             root_selection: RootSelection::Puct,
-            batch_size: PLAY_BATCH_SIZE,
+            tree_batch: PLAY_TREE_BATCH,
             expand_check_terminal: true,
             root_mate_nodes: 10_000,
             dirichlet_weight: 0.0,
@@ -319,13 +319,13 @@ impl SearchConfig {
     }
 
     /// AlphaZero's self-play search (Silver et al. 2018): a PUCT root with Dirichlet
-    /// noise, 800 simulations in batches of [`PLAY_BATCH_SIZE`], the first 30 plies
+    /// noise, 800 simulations in batches of [`PLAY_TREE_BATCH`], the first 30 plies
     /// sampled from the visit counts. The default is the smaller Gumbel search that
     /// learns more per CPU-hour; this is the reference it departs from.
     pub fn alphazero() -> Self {
         SearchConfig {
             simulations: 800,
-            batch_size: PLAY_BATCH_SIZE,
+            tree_batch: PLAY_TREE_BATCH,
             root_selection: RootSelection::Puct,
             temperature_plies: 30,
             ..SearchConfig::default()

@@ -117,7 +117,7 @@ pub enum EvalError {
 /// `evaluate` may block (a GPU evaluator waits for its batch; the batched service waits
 /// for its reply) and may be called concurrently from any number of threads (the trait
 /// requires `Send + Sync`); one `Search` calls it from the thread running `search`, once
-/// per gathered batch of up to `SearchConfig::batch_size` requests.
+/// per gathered batch of up to `SearchConfig::tree_batch` requests.
 pub trait Evaluator<G: Game>: Send + Sync {
     /// Fills `priors` and `wdl` of every request.
     fn evaluate(&self, requests: &mut [EvalRequest<'_, G>]) -> Result<(), EvalError>;

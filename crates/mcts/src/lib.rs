@@ -42,7 +42,7 @@ pub mod toy;
 mod tree;
 
 pub use config::{
-    GUMBEL_TIME_SHARE, GumbelInterior, PLAY_BATCH_SIZE, PlayoutCap, RootSelection, RootSettings,
+    GUMBEL_TIME_SHARE, GumbelInterior, PLAY_TREE_BATCH, PlayoutCap, RootSelection, RootSettings,
     SearchConfig, UnknownRootSelection, gumbel_budget_for,
 };
 pub use eval::{

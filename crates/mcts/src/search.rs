@@ -423,8 +423,8 @@ impl<G: Game> Search<G> {
         if s.phase == Phase::PrepareRoot {
             s.phase = Phase::Simulate;
             self.prepare_root(&s.game, s.budget, s.is_full);
-            let mate_nodes = self.config.root_mate_budget(s.budget, s.full_budget);
-            self.probe_root_mate(&s.game, mate_nodes);
+            let root_mate_nodes = self.config.root_mate_budget(s.budget, s.full_budget);
+            self.probe_root_mate(&s.game, root_mate_nodes);
         }
         loop {
             let stop_reason = if self.nodes[0].state == State::Terminal {
@@ -521,12 +521,12 @@ impl<G: Game> Search<G> {
         self.update_proofs(0);
     }
 
-    /// Selects up to `batch_size` leaves into `self.pending`, backing up exact values
+    /// Selects up to `tree_batch` leaves into `self.pending`, backing up exact values
     /// (terminal or proven leaves) on the way.
     fn gather(&mut self, s: &mut Session<G>) {
         self.path.clear();
         let mut round_collisions = 0usize;
-        let batch = self.config.batch_size.max(1);
+        let batch = self.config.tree_batch.max(1);
         while self.pending.len() < batch && s.sims < s.budget {
             let path_start = self.path.len();
             match self.select(&s.game, path_start) {
@@ -921,7 +921,7 @@ mod tests {
             }
             let c = SearchConfig {
                 simulations: sims,
-                batch_size: batch,
+                tree_batch: batch,
                 virtual_loss: vl,
                 expand_check_terminal: check,
                 stop_when_proven: false,

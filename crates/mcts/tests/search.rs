@@ -27,7 +27,7 @@ fn win_for(winner: Color, plies: u32) -> Proven {
 fn cfg(sims: u32, batch: usize) -> SearchConfig {
     SearchConfig {
         simulations: sims,
-        batch_size: batch,
+        tree_batch: batch,
         ..SearchConfig::for_play()
     }
 }
@@ -125,7 +125,7 @@ fn temperature_one_samples_proportionally() {
     for seed in 0..30 {
         let c = SearchConfig {
             simulations: 60,
-            batch_size: 1,
+            tree_batch: 1,
             dirichlet_weight: 0.0,
             ..SearchConfig::alphazero()
         };
@@ -440,7 +440,7 @@ fn gumbel_search_end_to_end_hand_computed() {
         gumbel_noise: false,
         gumbel_considered: 2,
         simulations: 2,
-        batch_size: 1,
+        tree_batch: 1,
         ..SearchConfig::default()
     };
     let mut s = Search::new(c, 1);
@@ -463,7 +463,7 @@ fn gumbel_search_end_to_end_hand_computed() {
     let c = SearchConfig {
         root_selection: RootSelection::Gumbel,
         simulations: 3000,
-        batch_size: 8,
+        tree_batch: 8,
         ..SearchConfig::default()
     };
     let g = MateIn::new(8, 2, 60);
@@ -479,7 +479,7 @@ fn gumbel_visits_follow_sequential_halving() {
         root_selection: RootSelection::Gumbel,
         gumbel_considered: 4,
         simulations: 8,
-        batch_size: 1,
+        tree_batch: 1,
         gumbel_noise: false,
         ..SearchConfig::default()
     };
@@ -493,7 +493,7 @@ fn gumbel_visits_follow_sequential_halving() {
 fn self_play_game_with_reuse_completes() {
     let c = SearchConfig {
         simulations: 100,
-        batch_size: 4,
+        tree_batch: 4,
         temperature_plies: 4,
         ..SearchConfig::alphazero()
     };
@@ -545,7 +545,7 @@ fn interleaved_resumable_searches_match_blocking_searches() {
     for root in [RootSelection::Puct, RootSelection::Gumbel] {
         let config = SearchConfig {
             simulations: 64,
-            batch_size: 4,
+            tree_batch: 4,
             root_selection: root,
             ..SearchConfig::default()
         };

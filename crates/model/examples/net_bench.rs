@@ -15,7 +15,7 @@
 //!   moves a position (about a middlegame's legal moves) gathered on the device, not the
 //!   whole policy. On a GPU `infer` mostly times the copy of 11,259 floats a position
 //!   back to the host; this mode times what self-play waits for.
-//! * `train`: [`Trainer::step_sparse`] as the learner calls it (host buffers and sparse
+//! * `train`: [`NetOptimizer::step_sparse`] as the learner calls it (host buffers and sparse
 //!   one-hot policy targets to tensors, train-mode forward, policy CE + WDL CE, backward,
 //!   global grad-norm clip 10, SGD momentum 0.9 Nesterov wd 1e-4, losses read back).
 //! * `--f16`: inference in f16 and training in mixed precision (CUDA only; the CPU
@@ -27,8 +27,8 @@ use std::time::Instant;
 
 use shogi_model::tch::{self, Device};
 use shogi_model::{
-    Inference, InferenceOptions, Model, SparsePolicy, TrainConfig, Trainer, model_config_for,
-    parse_device,
+    Inference, InferenceOptions, Model, NetOptimizer, OptimizerSettings, SparsePolicy,
+    model_config_for, parse_device,
 };
 use shogi_rules::Variant;
 
@@ -211,12 +211,12 @@ fn main() {
                         pt.push_row(i, &[(index, 1.0)]);
                         vt[i * 3 + (rng.next() as usize) % 3] = 1.0;
                     }
-                    let mut trainer = Trainer::new(
+                    let mut trainer = NetOptimizer::new(
                         Model::new(&cfg, args.device),
                         // The learner's defaults: SGD with Nesterov momentum 0.9, lr 0.02.
-                        TrainConfig {
+                        OptimizerSettings {
                             mixed_precision: args.f16,
-                            ..TrainConfig::default()
+                            ..OptimizerSettings::default()
                         },
                     )
                     .expect("optimizer");

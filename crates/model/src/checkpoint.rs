@@ -46,7 +46,7 @@ pub struct CheckpointMeta {
     /// Name of the checkpoint this one was trained from, if any.
     pub parent: Option<String>,
     /// How the run that wrote this network measures its networks (its self-play root
-    /// and `[play]` options, `shogi_train::play_root`), so that a copy taken out of its
+    /// and `[play]` options, `shogi_run::play_root`), so that a copy taken out of its
     /// run plays as the run measured it: the USI engine's `RunSearch` reads it when the
     /// network has no run. Absent for networks of no run and in older manifests.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -6,7 +6,7 @@
 //! * [`save_checkpoint`] / [`load_checkpoint`]: safetensors weights + JSON manifest, sha256
 //!   verified, refusing architecture / variant / feature / policy-version mismatches.
 //! * [`Inference`]: batched, `no_grad`, eval-mode inference on raw plane buffers.
-//! * [`Trainer`]: one optimisation step of policy CE + value CE with SGD-momentum or AdamW.
+//! * [`NetOptimizer`]: one optimisation step of policy CE + value CE with SGD-momentum or AdamW.
 //!
 //! * [`NetEvaluator`] / [`NetBatchModel`]: the network as the search's evaluator for
 //!   shogi and minishogi (encoding from `shogi-features`, masked softmax over legal moves).
@@ -22,9 +22,9 @@ pub mod evaluator;
 mod frozen;
 mod inference;
 mod net;
+mod optimizer;
 mod service;
 mod sparse;
-mod trainer;
 
 pub use checkpoint::{
     CheckpointError, CheckpointMeta, Expected, FORMAT_VERSION, MANIFEST_FILE, Manifest,
@@ -42,10 +42,11 @@ pub use inference::{
     Inference, InferenceOptions, PlanesRef, SELFPLAY_HALF_INFERENCE, set_num_threads,
 };
 pub use net::{DEFAULT_STEM_KERNEL, Model, ModelConfig, Net, valid_stem_kernel};
-pub use service::{NetService, NetServiceError, checkpoint_layout};
-pub use trainer::{
-    Losses, OPTIMIZER_FILE, OptimizerKind, SGD_MOMENTUM, SparsePolicy, TrainConfig, Trainer,
+pub use optimizer::{
+    Evaluation, Losses, NetOptimizer, OPTIMIZER_FILE, OptimizerKind, OptimizerSettings,
+    SGD_MOMENTUM, SparsePolicy,
 };
+pub use service::{NetService, NetServiceError, checkpoint_layout};
 
 /// Re-export so dependents use exactly the same tch.
 pub use tch;

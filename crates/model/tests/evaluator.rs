@@ -112,7 +112,7 @@ fn search_runs_on_the_network() {
     let game = ShogiGame::startpos(variant);
     let mut search = Search::new(
         SearchConfig {
-            batch_size: 8,
+            tree_batch: 8,
             ..SearchConfig::for_play()
         },
         1,

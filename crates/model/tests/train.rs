@@ -2,7 +2,9 @@
 //! entropy are what the net's outputs say.
 
 use shogi_model::tch::{self, Cuda, Device, Kind, Tensor};
-use shogi_model::{Model, ModelConfig, OptimizerKind, SparsePolicy, TrainConfig, Trainer};
+use shogi_model::{
+    Model, ModelConfig, NetOptimizer, OptimizerKind, OptimizerSettings, SparsePolicy,
+};
 use shogi_testkit::xorshift;
 
 fn cfg() -> ModelConfig {
@@ -30,16 +32,16 @@ fn batch(cfg: &ModelConfig, n: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
     (xs, pt, vt)
 }
 
-fn trainer(opt: OptimizerKind, lr: f64) -> Trainer {
+fn trainer(opt: OptimizerKind, lr: f64) -> NetOptimizer {
     trainer_on(opt, lr, Device::Cpu)
 }
 
-fn trainer_on(opt: OptimizerKind, lr: f64, device: Device) -> Trainer {
+fn trainer_on(opt: OptimizerKind, lr: f64, device: Device) -> NetOptimizer {
     tch::manual_seed(1);
     let model = Model::new(&cfg(), device);
-    Trainer::new(
+    NetOptimizer::new(
         model,
-        TrainConfig {
+        OptimizerSettings {
             optimizer: opt,
             lr,
             weight_decay: 1e-5,
@@ -327,9 +329,9 @@ fn the_material_head_learns_its_target_column() {
     };
     assert_eq!(cfg.value_target_width(), 4);
     tch::manual_seed(1);
-    let mut trainer = Trainer::new(
+    let mut trainer = NetOptimizer::new(
         Model::new(&cfg, Device::Cpu),
-        TrainConfig {
+        OptimizerSettings {
             optimizer: OptimizerKind::AdamW {
                 beta1: 0.9,
                 beta2: 0.999,

@@ -60,7 +60,7 @@ pub enum Hcpe3Error {
 }
 
 /// dlshogi's scale between a win probability and an evaluation in centipawns.
-const EVAL_SCALE: f64 = 756.086_496_295_176_2;
+pub(crate) const EVAL_SCALE: f64 = 756.086_496_295_176_2;
 
 /// Bits appended least significant first, as Apery's bit stream writes them.
 struct BitWriter {
@@ -111,30 +111,49 @@ fn board_code(w: &mut BitWriter, kind: PieceKind, color: Color, promoted: bool) 
     }
 }
 
-/// A piece in hand (Apery's hand table, checked against cshogi): pawn, lance, knight and
-/// silver are their kind code, a 0, then colour; gold its kind code then colour; bishop
-/// and rook `11111`, then 0 (bishop) or 1 (rook), then colour.
-fn hand_code(w: &mut BitWriter, kind: PieceKind, color: Color) {
-    match kind {
-        PieceKind::Bishop | PieceKind::Rook => {
-            for _ in 0..5 {
-                w.put(true);
-            }
-            w.put(kind == PieceKind::Rook);
-        }
-        PieceKind::Gold => {
-            for &b in kind_code(kind) {
-                w.put(b);
-            }
-        }
-        _ => {
-            for &b in kind_code(kind) {
-                w.put(b);
-            }
-            w.put(false);
-        }
-    }
-    w.put(color == Color::White);
+/// Hands are written Black's first, then White's, each in Apery's order.
+pub(crate) const HAND_ORDER: [PieceKind; 7] = [
+    PieceKind::Pawn,
+    PieceKind::Lance,
+    PieceKind::Knight,
+    PieceKind::Silver,
+    PieceKind::Gold,
+    PieceKind::Bishop,
+    PieceKind::Rook,
+];
+
+/// The kind codes of pieces on the board (before colour and the promoted bit): the
+/// writer's table, which the reader decodes with.
+pub(crate) fn board_kind_codes() -> Vec<(Vec<bool>, PieceKind)> {
+    HAND_ORDER
+        .iter()
+        .map(|&k| (kind_code(k).to_vec(), k))
+        .collect()
+}
+
+/// The codes of pieces in hand before their colour bit (Apery's hand table, checked
+/// against cshogi): pawn, lance, knight and silver are their kind code and a 0; gold its
+/// kind code; bishop and rook `11111`, then 0 (bishop) or 1 (rook).
+pub(crate) fn hand_codes() -> Vec<(Vec<bool>, PieceKind)> {
+    HAND_ORDER
+        .iter()
+        .map(|&k| {
+            let code = match k {
+                PieceKind::Bishop | PieceKind::Rook => {
+                    let mut c = vec![true; 5];
+                    c.push(k == PieceKind::Rook);
+                    c
+                }
+                PieceKind::Gold => kind_code(k).to_vec(),
+                _ => {
+                    let mut c = kind_code(k).to_vec();
+                    c.push(false);
+                    c
+                }
+            };
+            (code, k)
+        })
+        .collect()
 }
 
 /// The 32-byte `HuffmanCodedPos` of a standard-shogi position.
@@ -177,21 +196,14 @@ pub fn huffman_coded_pos(pos: &Position) -> Result<[u8; 32], Hcpe3Error> {
             }
         }
     }
-    // Hands: Black's, then White's, each in Apery's order pawn, lance, knight, silver,
-    // gold, bishop, rook.
-    const HAND_ORDER: [PieceKind; 7] = [
-        PieceKind::Pawn,
-        PieceKind::Lance,
-        PieceKind::Knight,
-        PieceKind::Silver,
-        PieceKind::Gold,
-        PieceKind::Bishop,
-        PieceKind::Rook,
-    ];
+    let hand_codes = hand_codes();
     for c in Color::ALL {
-        for kind in HAND_ORDER {
-            for _ in 0..pos.hand(c)[kind as usize] {
-                hand_code(&mut w, kind, c);
+        for (code, kind) in &hand_codes {
+            for _ in 0..pos.hand(c)[*kind as usize] {
+                for &b in code {
+                    w.put(b);
+                }
+                w.put(c == Color::White);
             }
         }
     }

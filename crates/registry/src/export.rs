@@ -5,8 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use shogi_game::{EndReason, Outcome};
-use shogi_rules::kifu::{Record, to_csa, to_kif};
+use shogi_rules::kifu::{Ending, Record, to_csa, to_kif};
 use shogi_rules::{ShogiGame, Variant};
 
 use shogi_records::{GameRecord, ReplayError, variant_from_name};
@@ -66,21 +65,6 @@ impl ExportError {
     }
 }
 
-/// The CSA end marker (without `%`) of a game outcome.
-pub fn csa_end_marker(outcome: &Outcome) -> &'static str {
-    match outcome.reason {
-        EndReason::Checkmate | EndReason::NoLegalMoves => "TSUMI",
-        EndReason::Repetition | EndReason::PerpetualCheck => "SENNICHITE",
-        EndReason::ImpasseDeclaration => "KACHI",
-        EndReason::Impasse24 => "JISHOGI",
-        EndReason::Resignation => "TORYO",
-        EndReason::MaxPlies
-        | EndReason::RoyalsCaptured
-        | EndReason::Forfeit
-        | EndReason::Adjudication => "CHUDAN",
-    }
-}
-
 /// The rules crate's [`Record`] of a game record (replayed, so every move is checked),
 /// with its end marker. Standard shogi only.
 pub fn to_rules_record(record: &GameRecord, format: &'static str) -> Result<Record, ExportError> {
@@ -96,8 +80,11 @@ pub fn to_rules_record(record: &GameRecord, format: &'static str) -> Result<Reco
     Ok(Record {
         start: game.start_position().clone(),
         moves: game.moves().to_vec(),
-        end: Some(csa_end_marker(&record.outcome).to_string()),
+        end: Ending::of_outcome(&record.outcome)
+            .csa_marker()
+            .map(str::to_string),
         names: [None, None],
+        ratings: [None, None],
     })
 }
 

@@ -1,13 +1,24 @@
-//! Game records: CSA export and import, KIF (Japanese notation) export. Standard shogi
-//! only (neither format defines minishogi).
+//! Game records: CSA import (single games and the multi-game files floodgate archives
+//! use) and export, KIF (Japanese notation) import and export, the USI `position` line
+//! import, and how each records a game's end ([`Ending`]). Standard shogi only (none of
+//! the formats defines minishogi).
 
+use shogi_game::Outcome;
 use thiserror::Error;
 
-use crate::position::{HANDICAPS, Position, write_sfen};
+mod ending;
+mod kif;
+mod usi;
+
+pub use ending::Ending;
+pub use kif::from_kif;
+pub use usi::from_usi_line;
+
+use crate::position::{HANDICAPS, Position};
 use crate::types::{Color, Move, PieceKind, Square, Variant};
 
 /// A game record: start position, moves, and the end marker if any.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Record {
     /// The start position.
     pub start: Position,
@@ -15,16 +26,61 @@ pub struct Record {
     pub moves: Vec<Move>,
     /// The CSA end marker without `%` (`TORYO`, `SENNICHITE`, `KACHI`, ...), if any.
     pub end: Option<String>,
-    /// Player names (Black, White) from `N+` / `N-` lines.
+    /// Player names (Black, White) from `N+` / `N-` lines (KIF: 先手 / 後手).
     pub names: [Option<String>; 2],
+    /// Player ratings (Black, White) where the record states them (floodgate's
+    /// `'black_rate:NAME:RATING` comments).
+    pub ratings: [Option<f64>; 2],
+}
+
+impl Record {
+    /// A record of `moves` from `start` with no end marker, names or ratings.
+    pub fn new(start: Position, moves: Vec<Move>) -> Record {
+        Record {
+            start,
+            moves,
+            end: None,
+            names: [None, None],
+            ratings: [None, None],
+        }
+    }
+
+    /// How the record says the game ended: its end marker, or [`Ending::Unfinished`]
+    /// without one. An unknown marker (`%ERROR`, ...) counts as aborted.
+    pub fn ending(&self) -> Ending {
+        match self.end.as_deref() {
+            None => Ending::Unfinished,
+            Some(marker) => Ending::from_csa_marker(marker).unwrap_or(Ending::Aborted),
+        }
+    }
+
+    /// The position after the last move (the moves were checked when the record was read).
+    pub fn final_position(&self) -> Position {
+        let mut pos = self.start.clone();
+        for &mv in &self.moves {
+            pos.play_unchecked(mv);
+        }
+        pos
+    }
+
+    /// The game's result: the ending applied to the final position's side to move, a
+    /// record that stops at a mate counted as mate. `None` for an abandoned or unfinished
+    /// game.
+    pub fn outcome(&self) -> Option<Outcome> {
+        let last = self.final_position();
+        let stuck = !last.has_legal_move();
+        self.ending().outcome(last.side_to_move(), stuck)
+    }
 }
 
 /// Why a record could not be read or written.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum RecordError {
     /// A line could not be parsed.
-    #[error("csa line {line}: {reason}: `{text}`")]
+    #[error("{format} line {line}: {reason}: `{text}`")]
     Syntax {
+        /// The format being read (`csa`, `kif`, `usi`).
+        format: &'static str,
         /// 1-based line number.
         line: usize,
         /// The offending text.
@@ -33,9 +89,11 @@ pub enum RecordError {
         reason: String,
     },
     /// A move is illegal in its position.
-    #[error("csa line {line}: illegal move `{text}`: {reason}")]
+    #[error("{format} line {line}: illegal move `{text}`: {reason}")]
     Illegal {
-        /// 1-based line number.
+        /// The format being read or written.
+        format: &'static str,
+        /// 1-based line number (0 when writing).
         line: usize,
         /// The move text.
         text: String,
@@ -43,7 +101,7 @@ pub enum RecordError {
         reason: crate::IllegalMove,
     },
     /// The start position is not a legal position.
-    #[error("csa start position: {0}")]
+    #[error("start position: {0}")]
     Position(#[from] crate::SfenError),
     /// The format does not cover this variant.
     #[error("{0} records support standard shogi only")]
@@ -82,6 +140,12 @@ pub fn to_csa(rec: &Record) -> Result<String, RecordError> {
     for (i, sign) in ["+", "-"].iter().enumerate() {
         if let Some(n) = &rec.names[i] {
             out.push_str(&format!("N{sign}{n}\n"));
+        }
+    }
+    for (i, side) in ["black", "white"].iter().enumerate() {
+        if let Some(r) = rec.ratings[i] {
+            let name = rec.names[i].as_deref().unwrap_or("");
+            out.push_str(&format!("'{side}_rate:{name}:{r}\n"));
         }
     }
     let even = Position::startpos(Variant::Shogi);
@@ -144,6 +208,7 @@ pub fn to_csa(rec: &Record) -> Result<String, RecordError> {
             CSA_NAMES[kind.index()]
         ));
         pos.play(mv).map_err(|reason| RecordError::Illegal {
+            format: "csa",
             line: 0,
             text: mv.to_string(),
             reason,
@@ -155,24 +220,72 @@ pub fn to_csa(rec: &Record) -> Result<String, RecordError> {
     Ok(out)
 }
 
-/// Reads a CSA record: `V`, `N+`/`N-`, `$` and `'` lines are accepted (names kept, the
+/// Reads a CSA record: `V`, `N+`/`N-`, `$` and `'` lines are accepted (names kept,
+/// floodgate's `'black_rate:NAME:RATING` / `'white_rate:...` comments read as ratings, the
 /// rest ignored); the start is `PI` (optionally with removed pieces such as `PI82HI22KA`),
 /// `P1`..`P9` rows, and `P+`/`P-` piece lines; then the side to move (`+`/`-`), moves
 /// (`+7776FU`, optionally `,T12`) and an end marker (`%TORYO`, ...). Every move is
-/// checked for legality.
+/// checked for legality. A file of several games separated by `/` lines is read by
+/// [`from_csa_games`].
 pub fn from_csa(text: &str) -> Result<Record, RecordError> {
+    csa_record(text.lines().enumerate().map(|(i, l)| (i + 1, l)))
+}
+
+/// Reads every game of a CSA file whose games are separated by lines holding only `/`
+/// (CSA 2.2's multi-game files; a single game reads as one). Each game is read on its
+/// own, so a malformed game is an error in its place (with the file's line numbers) and
+/// the others still read.
+pub fn from_csa_games(text: &str) -> Vec<Result<Record, RecordError>> {
+    let mut games = Vec::new();
+    let mut current: Vec<(usize, &str)> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_end_matches(['\r', ' ']) == "/" {
+            if current.iter().any(|(_, l)| !l.trim().is_empty()) {
+                games.push(csa_record(current.drain(..)));
+            }
+            current.clear();
+        } else {
+            current.push((i + 1, line));
+        }
+    }
+    if current.iter().any(|(_, l)| !l.trim().is_empty()) {
+        games.push(csa_record(current.into_iter()));
+    }
+    games
+}
+
+/// A rating comment's value: `'black_rate:NAME:1234.5` (floodgate) for `side`.
+fn csa_rating(comment: &str, side: &str) -> Option<f64> {
+    let rest = comment.strip_prefix(side)?.strip_prefix("_rate:")?;
+    rest.rsplit_once(':')?.1.trim().parse().ok()
+}
+
+/// One CSA game from its numbered lines.
+fn csa_record<'a>(lines: impl Iterator<Item = (usize, &'a str)>) -> Result<Record, RecordError> {
     let mut setup = CsaSetup::default();
     let mut side = None;
     let mut names: [Option<String>; 2] = [None, None];
+    let mut ratings: [Option<f64>; 2] = [None, None];
     let mut pos: Option<Position> = None;
     let mut start: Option<Position> = None;
     let mut moves = Vec::new();
     let mut end = None;
-    for (i, raw_line) in text.lines().enumerate() {
-        let line = i + 1;
+    let mut last_line = 0;
+    for (line, raw_line) in lines {
+        last_line = line;
+        if let Some(comment) = raw_line.strip_prefix('\'') {
+            // A comment may hold commas: it is never split into statements.
+            for (i, side) in ["black", "white"].iter().enumerate() {
+                if let Some(r) = csa_rating(comment.trim_end(), side) {
+                    ratings[i] = Some(r);
+                }
+            }
+            continue;
+        }
         for stmt in raw_line.split(',') {
             let s = stmt.trim_end_matches(['\r', ' ']);
             let err = |reason: &str| RecordError::Syntax {
+                format: "csa",
                 line,
                 text: s.to_string(),
                 reason: reason.to_string(),
@@ -184,6 +297,11 @@ pub fn from_csa(text: &str) -> Result<Record, RecordError> {
                 || s.starts_with('T')
             {
                 continue;
+            }
+            if end.is_some() {
+                // Floodgate writes nothing after the marker but comments; anything else
+                // is a second game without its `/` separator.
+                return Err(err("a statement after the end marker"));
             }
             if let Some(n) = s.strip_prefix("N+") {
                 names[0] = Some(n.to_string());
@@ -209,6 +327,7 @@ pub fn from_csa(text: &str) -> Result<Record, RecordError> {
                 let Some(p) = pos.as_mut() else { continue };
                 let mv = csa_move(p, s).map_err(err)?;
                 p.play(mv).map_err(|reason| RecordError::Illegal {
+                    format: "csa",
                     line,
                     text: s.to_string(),
                     reason,
@@ -224,7 +343,8 @@ pub fn from_csa(text: &str) -> Result<Record, RecordError> {
         None => {
             if !setup.have_board {
                 return Err(RecordError::Syntax {
-                    line: 0,
+                    format: "csa",
+                    line: last_line,
                     text: String::new(),
                     reason: "no start position".into(),
                 });
@@ -237,6 +357,7 @@ pub fn from_csa(text: &str) -> Result<Record, RecordError> {
         moves,
         end,
         names,
+        ratings,
     })
 }
 
@@ -386,8 +507,7 @@ fn build(
     side: Color,
 ) -> Result<Position, RecordError> {
     let piece_at = |sq: Square| board[sq.index()].map(|(c, k)| crate::Piece::new(c, k));
-    let sfen = write_sfen(9, piece_at, side, hands, 1);
-    Ok(Position::from_sfen(Variant::Shogi, &sfen)?)
+    Ok(Position::from_placement(piece_at, hands, side)?)
 }
 
 const KANJI_RANK: [&str; 9] = ["一", "二", "三", "四", "五", "六", "七", "八", "九"];
@@ -431,8 +551,8 @@ pub fn kif_move(pos: &Position, mv: Move, prev_to: Option<Square>) -> String {
 }
 
 /// Writes a record as KIF: header (手合割 or the start SFEN as a comment), then
-/// `手数----指手---------消費時間--` and one numbered move per line, ending with 投了 /
-/// 千日手 / 入玉勝ち / 中断 from the end marker.
+/// `手数----指手---------消費時間--` and one numbered move per line, ending with the end
+/// marker's word (投了, 千日手, 入玉勝ち, 中断, ...: [`Ending::kif_word`]).
 pub fn to_kif(rec: &Record) -> Result<String, RecordError> {
     let start = &rec.start;
     if start.variant() != Variant::Shogi {
@@ -446,21 +566,14 @@ pub fn to_kif(rec: &Record) -> Result<String, RecordError> {
             .map(|p| p.to_sfen() == sfen)
             .unwrap_or(false)
     });
-    let jp = |n: &str| match n {
-        "lance" => "香落ち",
-        "bishop" => "角落ち",
-        "rook" => "飛車落ち",
-        "rook-lance" => "飛香落ち",
-        "2-piece" => "二枚落ち",
-        "4-piece" => "四枚落ち",
-        "6-piece" => "六枚落ち",
-        "8-piece" => "八枚落ち",
-        _ => "十枚落ち",
-    };
     if sfen == even {
         out.push_str("手合割：平手\n");
     } else if let Some((n, _)) = handicap {
-        out.push_str(&format!("手合割：{}\n", jp(n)));
+        let jp = kif::KIF_HANDICAPS
+            .iter()
+            .find(|(name, _)| name == n)
+            .map_or("", |(_, jp)| *jp);
+        out.push_str(&format!("手合割：{jp}\n"));
     } else {
         out.push_str(&format!("#SFEN: {sfen}\n"));
     }
@@ -478,6 +591,7 @@ pub fn to_kif(rec: &Record) -> Result<String, RecordError> {
     for (i, &mv) in rec.moves.iter().enumerate() {
         out.push_str(&format!("{:>4} {}\n", i + 1, kif_move(&pos, mv, prev)));
         pos.play(mv).map_err(|reason| RecordError::Illegal {
+            format: "kif",
             line: i + 1,
             text: mv.to_string(),
             reason,
@@ -485,14 +599,8 @@ pub fn to_kif(rec: &Record) -> Result<String, RecordError> {
         prev = Some(mv.to());
     }
     let n = rec.moves.len() + 1;
-    match rec.end.as_deref() {
-        Some("TORYO") => out.push_str(&format!("{n:>4} 投了\n")),
-        Some("SENNICHITE") => out.push_str(&format!("{n:>4} 千日手\n")),
-        Some("KACHI") => out.push_str(&format!("{n:>4} 入玉勝ち\n")),
-        Some("CHUDAN") => out.push_str(&format!("{n:>4} 中断\n")),
-        Some("TSUMI") => out.push_str(&format!("{n:>4} 詰み\n")),
-        Some("JISHOGI") => out.push_str(&format!("{n:>4} 持将棋\n")),
-        _ => {}
+    if let Some(word) = rec.ending().kif_word(pos.side_to_move()) {
+        out.push_str(&format!("{n:>4} {word}\n"));
     }
     Ok(out)
 }

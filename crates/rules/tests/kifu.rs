@@ -1,6 +1,9 @@
 //! CSA and KIF records.
 
-use shogi_rules::kifu::{Record, from_csa, kif_move, to_csa, to_kif};
+use shogi_game::EndReason;
+use shogi_rules::kifu::{
+    Ending, Record, from_csa, from_csa_games, from_kif, from_usi_line, kif_move, to_csa, to_kif,
+};
 use shogi_rules::{Color, Position, Variant};
 use shogi_testkit::xorshift;
 
@@ -23,6 +26,7 @@ fn random_game(seed: u64, start: Position, plies: usize) -> Record {
         moves,
         end: Some("TORYO".into()),
         names: [Some("sente".into()), None],
+        ratings: [Some(2012.5), None],
     }
 }
 
@@ -46,13 +50,33 @@ fn csa_round_trip_random_games() {
         assert_eq!(back.moves, rec.moves, "{text}");
         assert_eq!(back.end.as_deref(), Some("TORYO"));
         assert_eq!(back.names[0].as_deref(), Some("sente"));
+        assert_eq!(back.ratings, [Some(2012.5), None]);
         // Start positions agree up to the move number.
         let a = back.start.to_sfen();
         let b = rec.start.to_sfen();
         assert_eq!(a.rsplit_once(' ').unwrap().0, b.rsplit_once(' ').unwrap().0);
-        // KIF export works on the same game.
+        // KIF: written and read back, the same game, start and ending.
         let kif = to_kif(&rec).unwrap();
-        assert!(kif.lines().count() >= rec.moves.len() + 5);
+        let back = from_kif(&kif).unwrap_or_else(|e| panic!("{e}\n{kif}"));
+        assert_eq!(back.moves, rec.moves, "{kif}");
+        assert_eq!(back.end.as_deref(), Some("TORYO"));
+        assert_eq!(back.names[0].as_deref(), Some("sente"));
+        assert_eq!(
+            back.start.to_sfen().rsplit_once(' ').unwrap().0,
+            b.rsplit_once(' ').unwrap().0
+        );
+        // USI: the same moves from the same start.
+        let line = format!(
+            "position sfen {} moves {}",
+            rec.start.to_sfen(),
+            rec.moves
+                .iter()
+                .map(|m| m.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        let back = from_usi_line(Variant::Shogi, &line, 1).unwrap();
+        assert_eq!(back.moves, rec.moves);
     }
 }
 
@@ -116,4 +140,156 @@ fn kif_notation() {
     let p = Position::from_sfen(Variant::Shogi, "4k4/9/9/2S6/9/9/9/9/4K4 b - 1").unwrap();
     let mv = p.parse_usi_move("7d7c").unwrap();
     assert_eq!(kif_move(&p, mv, None), "７三銀不成(74)");
+}
+
+fn data(name: &str) -> String {
+    let path = format!("{}/tests/data/records/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// A floodgate archive of several games (hand-written in floodgate's layout: `'` comments
+/// with commas, `$` headers, rating comments, `T` times, every kind of end marker, and
+/// one malformed game in the middle).
+#[test]
+fn csa_multi_game_file_reads_every_game_with_ratings_and_results() {
+    let games = from_csa_games(&data("floodgate-multi.csa"));
+    assert_eq!(games.len(), 7);
+    let ok = |i: usize| {
+        games[i]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("game {i}: {e}"))
+    };
+    let first = ok(0);
+    assert_eq!(first.names[0].as_deref(), Some("alice"));
+    assert_eq!(first.ratings, [Some(2412.0), Some(1988.5)]);
+    assert_eq!(first.moves.len(), 4);
+    assert_eq!(first.ending(), Ending::Resignation);
+    let o = first.outcome().unwrap();
+    assert_eq!(
+        (o.winner, o.reason),
+        (Some(Color::White), EndReason::Resignation)
+    );
+    let declared = ok(1).outcome().unwrap();
+    assert_eq!(
+        declared.winner,
+        Some(Color::White),
+        "the side to move declares"
+    );
+    assert_eq!(ok(1).ratings, [Some(1500.0), None]);
+    assert_eq!(ok(2).outcome().unwrap().winner, None);
+    assert_eq!(ok(2).ending(), Ending::Repetition);
+    assert_eq!(ok(3).ending(), Ending::TimeUp);
+    assert_eq!(ok(3).outcome().unwrap().winner, Some(Color::White));
+    // The malformed game is an error with the file's line number; the rest still read.
+    let err = games[4].as_ref().unwrap_err().to_string();
+    assert!(
+        err.contains("csa line 129") && err.contains("-3334XX"),
+        "{err}"
+    );
+    assert_eq!(ok(5).ending(), Ending::IllegalAction(Color::Black));
+    assert_eq!(ok(5).outcome().unwrap().winner, Some(Color::White));
+    assert_eq!(ok(6).ending(), Ending::Aborted);
+    assert_eq!(ok(6).outcome(), None);
+    // A single game reads as one; a statement after the end marker is a missing `/`.
+    assert_eq!(from_csa_games("PI\n+\n+7776FU\n%TORYO\n").len(), 1);
+    let err = from_csa("PI\n+\n+7776FU\n%TORYO\n-3334FU\n").unwrap_err();
+    assert!(err.to_string().contains("after the end marker"), "{err}");
+}
+
+/// Hand-written KIF in Kifu for Windows' layout: headers, times, a comment, a bookmark,
+/// 同, 打, 成, the ending word and a variation that is not the main line.
+#[test]
+fn kif_reads_kifu_for_windows_records() {
+    let rec = from_kif(&data("kifu-for-windows.kif")).unwrap();
+    let usi: Vec<String> = rec.moves.iter().map(|m| m.to_string()).collect();
+    assert_eq!(usi, ["7g7f", "3c3d", "8h2b+", "3a2b", "B*4e"]);
+    assert_eq!(rec.names[0].as_deref(), Some("先手太郎"));
+    assert_eq!(rec.names[1].as_deref(), Some("後手花子"));
+    assert_eq!(rec.ending(), Ending::Resignation);
+    assert_eq!(rec.outcome().unwrap().winner, Some(Color::Black));
+
+    let narazu = from_kif(&data("narazu.kif")).unwrap();
+    assert_eq!(
+        narazu.moves[2].to_string(),
+        "8h2b",
+        "不成 keeps the bishop unpromoted"
+    );
+    assert_eq!(narazu.ending(), Ending::Aborted);
+    assert_eq!(narazu.outcome(), None);
+
+    let handicap = from_kif(&data("handicap.kif")).unwrap();
+    assert_eq!(
+        handicap.start.to_sfen(),
+        Position::handicap("bishop").unwrap().to_sfen()
+    );
+    assert_eq!(handicap.names[1].as_deref(), Some("上手さん"));
+    assert_eq!(handicap.moves.len(), 2);
+    // 反則負け: the side to move (White, the handicap giver, moved first) loses.
+    assert_eq!(handicap.outcome().unwrap().winner, Some(Color::Black));
+}
+
+/// A BOD board diagram with hands: the composed position, its mate and its result.
+#[test]
+fn kif_reads_a_board_diagram() {
+    let rec = from_kif(&data("diagram.kif")).unwrap();
+    assert_eq!(
+        rec.start.to_sfen().rsplit_once(' ').unwrap().0,
+        "4k4/9/4P4/9/9/9/9/9/4K4 b G2P"
+    );
+    assert_eq!(rec.moves[0].to_string(), "G*5b");
+    let o = rec.outcome().unwrap();
+    assert_eq!(
+        (o.winner, o.reason),
+        (Some(Color::Black), EndReason::Checkmate)
+    );
+    // Without the 詰み line the record stops at a mate: still a win by mate.
+    let cut: String = data("diagram.kif").replace("   2 詰み\n", "");
+    let rec = from_kif(&cut).unwrap();
+    assert_eq!(rec.ending(), Ending::Unfinished);
+    assert_eq!(rec.outcome().unwrap().reason, EndReason::Checkmate);
+}
+
+#[test]
+fn kif_errors_name_the_line_and_what_is_wrong() {
+    let cases = [
+        (
+            "手数----指手--\n   1 ７五歩(77)\n",
+            "kif line 2: illegal move",
+        ),
+        ("   1 ７六歩(77)\n   3 ３四歩(33)\n", "out of sequence"),
+        ("   1 ７六銀(77)\n", "not on the source square"),
+        ("   1 ０六歩(77)\n", "destination"),
+        ("手合割：九枚落ち\n", "unknown handicap"),
+        ("|v香v桂v銀|一\n   1 ７六歩(77)\n", "fewer than nine cells"),
+    ];
+    for (text, want) in cases {
+        let err = from_kif(text).unwrap_err().to_string();
+        assert!(err.contains(want), "{text:?}: {err}");
+    }
+}
+
+#[test]
+fn usi_position_lines_read_with_or_without_the_word_position() {
+    let rec = from_usi_line(Variant::Shogi, "position startpos moves 7g7f 3c3d", 1).unwrap();
+    assert_eq!(rec.moves.len(), 2);
+    assert_eq!(rec.ending(), Ending::Unfinished);
+    let rec = from_usi_line(Variant::Shogi, "startpos", 1).unwrap();
+    assert!(rec.moves.is_empty());
+    let rec = from_usi_line(
+        Variant::Minishogi,
+        "position sfen rbsgk/4p/5/P4/KGSBR b - 1 moves 5d5c",
+        1,
+    )
+    .unwrap();
+    assert_eq!(rec.moves[0].to_string(), "5d5c");
+    for (line, want) in [
+        ("position startpos moves 7g7f 7g7f", "move 2"),
+        ("position sfen lnsg/9 b - 1", "usi line 9"),
+        ("position nowhere", "expected `startpos`"),
+    ] {
+        let err = from_usi_line(Variant::Shogi, line, 9)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(want), "{line}: {err}");
+    }
 }

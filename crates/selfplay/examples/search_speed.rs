@@ -22,7 +22,7 @@ fn main() {
         ] {
             let config = SearchConfig {
                 root_selection: root,
-                batch_size: 8,
+                tree_batch: 8,
                 ..SearchConfig::default()
             };
             let mut search = Search::new(config, 1);

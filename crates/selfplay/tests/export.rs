@@ -19,7 +19,7 @@ fn played(variant: Variant, max_plies: u32, seed: u64) -> shogi_records::GameRec
     );
     let search = SearchConfig {
         simulations: 16,
-        batch_size: 4,
+        tree_batch: 4,
         ..SearchConfig::alphazero()
     };
     let play = PlayConfig {

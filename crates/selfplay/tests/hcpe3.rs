@@ -73,7 +73,7 @@ fn hcpe3_export_is_read_back_exactly_by_cshogi() {
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     let search = SearchConfig {
         simulations: 12,
-        batch_size: 4,
+        tree_batch: 4,
         ..SearchConfig::alphazero()
     };
     let mut records = Vec::new();

@@ -12,7 +12,7 @@ use std::sync::atomic::AtomicBool;
 fn small_search() -> SearchConfig {
     SearchConfig {
         simulations: 24,
-        batch_size: 4,
+        tree_batch: 4,
         ..SearchConfig::alphazero()
     }
 }

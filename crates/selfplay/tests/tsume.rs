@@ -32,7 +32,7 @@ fn pos(sfen: &str) -> Position {
 fn config() -> SearchConfig {
     SearchConfig {
         simulations: 4000,
-        batch_size: 1,
+        tree_batch: 1,
         expand_check_terminal: true,
         // These tests are about the tree's own proofs; the root mate search has its own.
         root_mate_nodes: 0,
@@ -197,7 +197,7 @@ fn gumbel_selfplay_search_with_terminal_check_plays_and_targets_every_mate_in_on
     use shogi_mcts::RootSelection;
     let gumbel = |check: bool| SearchConfig {
         simulations: 32,
-        batch_size: 4,
+        tree_batch: 4,
         root_selection: RootSelection::Gumbel,
         gumbel_considered: 4,
         expand_check_terminal: check,
@@ -232,20 +232,20 @@ fn gumbel_selfplay_search_with_terminal_check_plays_and_targets_every_mate_in_on
     );
 }
 
-/// Self-play's search with the root mate search (`selfplay.mate_search_nodes`): each
+/// Self-play's search with the root mate search (`selfplay.root_mate_nodes`): each
 /// mate in 3 is proven before any simulation, its first move is played and is the whole
 /// policy target. The control: the same 32-simulation Gumbel search without it proves
 /// none of them (4 of ~80 root moves considered, uniform priors).
 #[test]
 fn root_mate_search_plays_mate_in_three_at_once_with_a_one_hot_target() {
     use shogi_mcts::RootSelection;
-    let gumbel = |mate_nodes: usize| SearchConfig {
+    let gumbel = |root_mate_nodes: usize| SearchConfig {
         simulations: 32,
-        batch_size: 4,
+        tree_batch: 4,
         root_selection: RootSelection::Gumbel,
         gumbel_considered: 4,
         expand_check_terminal: true,
-        root_mate_nodes: mate_nodes,
+        root_mate_nodes,
         ..SearchConfig::default()
     };
     let mut proven_without = 0;
@@ -398,7 +398,7 @@ fn leaf_mate_search_proves_exactly_the_leaves_with_a_mate_in_3_and_5() {
         for leaf_plies in [3u32, 5] {
             let config = |leaf_nodes: usize| SearchConfig {
                 simulations: (children * 8) as u32,
-                batch_size: 1,
+                tree_batch: 1,
                 root_selection: RootSelection::Gumbel,
                 gumbel_considered: children,
                 expand_check_terminal: true,

@@ -31,7 +31,7 @@ pub const ENGINE_NAME: &str = concat!("shogi-zero ", env!("CARGO_PKG_VERSION"));
 pub const ENGINE_AUTHOR: &str = "the shogi-zero authors";
 
 /// Finds the search a network's run measures its networks with (the binary passes
-/// `shogi_train::play_root` of the run's config, or the search the network's manifest
+/// `shogi_run::play_root` of the run's config, or the search the network's manifest
 /// recorded when it is not in its run: this crate does not read run configs), and where
 /// it came from. `Ok(None)`: the network has no run and its manifest records none.
 pub type RunSearchLookup = fn(&Path) -> Result<Option<(SearchSource, RootSettings)>, String>;
@@ -279,7 +279,7 @@ impl<G: UsiGame> Engine<G> {
             }
         }
         self.refresh_search_config();
-        // Threads, BatchSize or the network may have changed its speed.
+        // Threads, TreeBatch or the network may have changed its speed.
         self.rate = None;
         if self
             .game
@@ -370,7 +370,7 @@ impl<G: UsiGame> Engine<G> {
         let game = NetLayout::of(self.options.game);
         let expected = Expected::for_layout(&game).any_features();
         let options = InferenceOptions {
-            max_batch: self.options.batch_size as usize,
+            max_batch: self.options.tree_batch as usize,
             ..InferenceOptions::default()
         };
         let (inference, manifest) = Inference::from_checkpoint(&dir, &expected, device, &options)

@@ -27,8 +27,8 @@ pub struct Options {
     pub model_path: String,
     /// `Device`: auto, cpu, cuda, cuda:N.
     pub device: String,
-    /// `BatchSize`: leaves per network call.
-    pub batch_size: u64,
+    /// `TreeBatch`: leaves per network call.
+    pub tree_batch: u64,
     /// `Simulations`: per-move simulation limit (0 = none).
     pub simulations: u64,
     /// `ByoyomiMargin` in ms.
@@ -83,12 +83,12 @@ pub const MAX_GUMBEL_ROOT: u64 = 64;
 /// The largest `GumbelSafety` and `GumbelGain`, hundredths of a logit per point.
 pub const MAX_GUMBEL_SAFETY_CENTI: u64 = 10_000;
 
-/// The `BatchSize` option's default: leaves evaluated together per request, a match
-/// player's [`shogi_mcts::PLAY_BATCH_SIZE`], so the engine plays at the strength matches
+/// The `TreeBatch` option's default: leaves evaluated together per request, a match
+/// player's [`shogi_mcts::PLAY_TREE_BATCH`], so the engine plays at the strength matches
 /// measure. (It was 16: at 32 simulations a search of two 16-leaf batches is a poor tree,
 /// and a run's network scored 24% against `alphabeta:depth=1` through the engine where
 /// its match player scored 31.5%; at 8, 31%. Raise it on a GPU under a clock.)
-pub const ENGINE_BATCH_SIZE: u64 = shogi_mcts::PLAY_BATCH_SIZE as u64;
+pub const ENGINE_TREE_BATCH: u64 = shogi_mcts::PLAY_TREE_BATCH as u64;
 
 impl Default for Options {
     fn default() -> Self {
@@ -99,7 +99,7 @@ impl Default for Options {
             multipv: 1,
             model_path: String::new(),
             device: shogi_model::DEFAULT_DEVICE.into(),
-            batch_size: ENGINE_BATCH_SIZE,
+            tree_batch: ENGINE_TREE_BATCH,
             simulations: 0,
             byoyomi_margin: 100,
             resign_percent: 2,
@@ -163,7 +163,7 @@ impl Options {
     /// under `RunSearch`).
     pub fn search_config_with(&self, root: &RootSettings) -> SearchConfig {
         let mut config = SearchConfig {
-            batch_size: self.batch_size.clamp(1, 1024) as usize,
+            tree_batch: self.tree_batch.clamp(1, 1024) as usize,
             max_nodes: self.max_nodes(),
             // The engine probes for mate itself first, with the clock's budget, and
             // reports the line (`score mate`): the search need not probe again.
@@ -209,8 +209,8 @@ impl Options {
             format!("option name ModelPath type filename default {model}"),
             format!("option name Device type string default {}", self.device),
             format!(
-                "option name BatchSize type spin default {} min 1 max 1024",
-                self.batch_size
+                "option name TreeBatch type spin default {} min 1 max 1024",
+                self.tree_batch
             ),
             format!(
                 "option name Simulations type spin default {} min 0 max 1000000000",
@@ -307,7 +307,7 @@ impl Options {
                     return Err(SetOptionError::BadValue);
                 }
             }
-            "batchsize" => self.batch_size = spin(1, 1024)?,
+            "treebatch" => self.tree_batch = spin(1, 1024)?,
             "simulations" | "nodes" => self.simulations = spin(0, 1_000_000_000)?,
             "byoyomimargin" => self.byoyomi_margin = spin(0, 60_000)?,
             "resignvalue" => self.resign_percent = spin(0, 50)?,

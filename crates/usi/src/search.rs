@@ -40,7 +40,7 @@ fn play_probed_mate<G: UsiGame>(
         max_nodes: 200_000,
         max_plies: 31,
     };
-    let (line, mate_nodes) = game.mate_probe(&mate_limits)?;
+    let (line, root_mate_nodes) = game.mate_probe(&mate_limits)?;
     let ms = start.elapsed().as_millis().max(1);
     send(
         out,
@@ -48,8 +48,8 @@ fn play_probed_mate<G: UsiGame>(
             "info depth {} seldepth {} nodes {} nps {} time {} score mate {} pv {}",
             line.len(),
             line.len(),
-            mate_nodes,
-            mate_nodes as u128 * 1000 / ms,
+            root_mate_nodes,
+            root_mate_nodes as u128 * 1000 / ms,
             ms,
             line.len(),
             join_moves(&line)

@@ -72,7 +72,7 @@ const FRAGMENTS: &[&str] = &[
     "shogi",
     "ModelPath",
     "/nonexistent/model",
-    "BatchSize",
+    "TreeBatch",
     "Simulations",
     "ResignValue",
     "MaxMovesToDraw",

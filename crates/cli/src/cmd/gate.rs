@@ -86,10 +86,10 @@ impl GateArgs {
         if !snapshot.is_file() {
             return self.gate_config(None);
         }
-        let run_config = shogi_train::RunConfig::load(&snapshot, &[])?;
+        let run_config = shogi_run::RunConfig::load(&snapshot, &[])?;
         Ok(GateConfig {
-            root: shogi_train::play_root(&run_config),
-            ..self.gate_config(Some(shogi_train::game_spec(&run_config)))?
+            root: shogi_run::play_root(&run_config),
+            ..self.gate_config(Some(shogi_run::game_spec(&run_config)))?
         })
     }
 }
@@ -97,7 +97,7 @@ impl GateArgs {
 /// Runs the subcommand.
 pub fn run(args: &GateArgs) -> Result<()> {
     if let Some(run_dir) = &args.follow.follow {
-        return super::train::follow(run_dir, &args.follow.overrides, shogi_train::Roles::GATE);
+        return super::train::follow(run_dir, &args.follow.overrides, shogi_run::Roles::GATE);
     }
     let Some(run_dir) = &args.run else {
         anyhow::bail!("--run RUN_DIR (or --follow RUN_DIR) is required");

@@ -7,7 +7,7 @@ use clap::Args;
 use shogi_features::{FeatureSet, NetLayout};
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
 use shogi_model::{
-    DEFAULT_BLOCKS, DEFAULT_CHANNELS, Expected, Model, TrainConfig, checkpoint_layout,
+    DEFAULT_BLOCKS, DEFAULT_CHANNELS, Expected, Model, OptimizerSettings, checkpoint_layout,
     model_config_for_layout, parse_device,
 };
 
@@ -17,7 +17,7 @@ use shogi_game::GameKind;
 /// [`LearnerConfig::DEFAULT_EXPORT_EVERY`] steps because its gate takes them as they come).
 const LEARN_STEPS: u64 = 1000;
 
-/// Arguments of `learn`. The learner's defaults are a training run's ([`TrainConfig`],
+/// Arguments of `learn`. The learner's defaults are a training run's ([`OptimizerSettings`],
 /// [`LearnerConfig`], [`ReplayWindow`], the network size of `shogi_model`).
 #[derive(Debug, Args)]
 pub struct LearnArgs {
@@ -42,7 +42,7 @@ pub struct LearnArgs {
     #[arg(long, default_value_t = LearnerConfig::DEFAULT_BATCH)]
     pub batch: usize,
     /// Constant learning rate.
-    #[arg(long, default_value_t = TrainConfig::default().lr)]
+    #[arg(long, default_value_t = OptimizerSettings::default().lr)]
     pub lr: f64,
     /// Positions kept in the replay window.
     #[arg(long, default_value_t = ReplayWindow::DEFAULT_CAPACITY)]
@@ -59,6 +59,12 @@ pub struct LearnArgs {
     /// Channels of a fresh network.
     #[arg(long, default_value_t = DEFAULT_CHANNELS)]
     pub channels: usize,
+    /// Hold one game in this many out of training (chosen by a hash of its moves, so the
+    /// same games every time) and report the network on their positions after every
+    /// epoch: policy top-1 (the move played, for imported records), policy and value
+    /// losses, in the output and TensorBoard (`heldout/*`). 0 = none.
+    #[arg(long, default_value_t = 0)]
+    pub holdout_every: u64,
     /// Input planes of a fresh network: pieces | attacks | exchanges (a checkpoint's are its own;
     /// given with --checkpoint, they must be the checkpoint's).
     #[arg(long)]
@@ -67,10 +73,10 @@ pub struct LearnArgs {
 
 impl LearnArgs {
     /// The optimiser settings these flags ask for.
-    pub(crate) fn train_config(&self) -> TrainConfig {
-        TrainConfig {
+    pub(crate) fn optimizer_settings(&self) -> OptimizerSettings {
+        OptimizerSettings {
             lr: self.lr,
-            ..TrainConfig::default()
+            ..OptimizerSettings::default()
         }
     }
 }
@@ -78,7 +84,7 @@ impl LearnArgs {
 /// Runs `learn`.
 pub fn run(args: &LearnArgs) -> Result<()> {
     if let Some(run_dir) = &args.follow.follow {
-        return super::train::follow(run_dir, &args.follow.overrides, shogi_train::Roles::LEARN);
+        return super::train::follow(run_dir, &args.follow.overrides, shogi_run::Roles::LEARN);
     }
     let (Some(replay), Some(run_dir)) = (&args.replay, &args.run) else {
         anyhow::bail!("--replay DIR and --run DIR (or --follow RUN_DIR) are required");
@@ -110,11 +116,12 @@ pub fn run(args: &LearnArgs) -> Result<()> {
         features: layout.features,
         ..SampleConfig::default()
     };
-    let mut window = ReplayWindow::new(replay, args.window, samples);
+    let mut window =
+        ReplayWindow::new(replay, args.window, samples).with_holdout(args.holdout_every);
     window
         .refresh()
         .with_context(|| format!("reading {}", replay.display()))?;
-    let train = args.train_config();
+    let train = args.optimizer_settings();
     let config = LearnerConfig {
         layout,
         batch: args.batch,
@@ -128,7 +135,47 @@ pub fn run(args: &LearnArgs) -> Result<()> {
         play: None,
     };
     let mut learner = Learner::new(model, train, config)?;
-    let summary = learner.run(&window, args.steps)?;
+    let held_out = window.held_out().to_vec();
+    let summary = if held_out.is_empty() {
+        learner.run(&window, args.steps)?
+    } else {
+        // One epoch: as many samples as the window holds positions.
+        let epoch = (window.len() as u64)
+            .div_ceil(args.batch.max(1) as u64)
+            .max(1);
+        println!(
+            "held out: {} positions (one game in {}); an epoch is {epoch} steps",
+            held_out.len(),
+            args.holdout_every
+        );
+        let report = |learner: &mut Learner, epoch_no: u64| {
+            let e = learner.evaluate(&held_out);
+            println!(
+                "epoch {epoch_no} (step {}): held-out policy top-1 {:.1}%, policy loss {:.4}, value loss {:.4}, value accuracy {:.1}%",
+                learner.step(),
+                100.0 * e.policy_top1,
+                e.policy,
+                e.value,
+                100.0 * e.value_accuracy
+            );
+        };
+        report(&mut learner, 0);
+        let mut done = 0;
+        let mut summary = shogi_learner::Summary::default();
+        while done < args.steps {
+            let n = epoch.min(args.steps - done);
+            let part = learner.run(&window, n)?;
+            done += n;
+            summary.steps = part.steps;
+            summary.samples_seen += part.samples_seen;
+            summary.samples_per_sec = part.samples_per_sec;
+            summary.outside_share = part.outside_share;
+            summary.last = part.last;
+            summary.candidates.extend(part.candidates);
+            report(&mut learner, done.div_ceil(epoch));
+        }
+        summary
+    };
     println!(
         "window: {} positions from {} games",
         window.len(),

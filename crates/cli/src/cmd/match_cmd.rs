@@ -53,8 +53,8 @@ pub struct MatchArgs {
     pub temperature_plies: u32,
     /// Nodes of the searching players' mate search from every root (df-pn; a proven
     /// mate is played at once); 0 = off.
-    #[arg(long, default_value_t = PlayerSettings::default().mate_nodes, value_name = "NODES")]
-    pub mate_nodes: usize,
+    #[arg(long, default_value_t = PlayerSettings::default().root_mate_nodes, value_name = "NODES")]
+    pub root_mate_nodes: usize,
     #[command(flatten)]
     pub root: super::RootArgs,
     /// File of start positions (one SFEN, `startpos` or `handicap:NAME` per line); without
@@ -201,7 +201,7 @@ impl MatchArgs {
             },
             movetime_ms: self.movetime,
             temperature_plies: self.temperature_plies,
-            mate_nodes: self.mate_nodes,
+            root_mate_nodes: self.root_mate_nodes,
             device: self.net.device.clone(),
             usi: UsiTimeControl {
                 byoyomi_ms: self.byoyomi,

@@ -3,6 +3,7 @@
 pub mod curve;
 pub mod export;
 pub mod gate;
+pub mod import;
 pub mod info;
 pub mod learn;
 pub mod match_cmd;
@@ -37,7 +38,7 @@ impl DeviceArgs {
 
 /// How the networks of `match` and `curve` search: `--root-of RUN`, the search a run's
 /// networks are measured with (its self-play root and `[play]` options,
-/// [`shogi_train::play_root`]; `learns.sh` passes it), or the flags one by one.
+/// [`shogi_run::play_root`]; `learns.sh` passes it), or the flags one by one.
 #[derive(Debug, Clone, clap::Args)]
 pub struct RootArgs {
     /// Search as the run RUN measures its networks: its self-play root without noise and
@@ -97,11 +98,11 @@ impl RootArgs {
     pub fn settings(&self) -> anyhow::Result<RootSettings> {
         if let Some(run) = &self.root_of {
             let path = shogi_rundir::RunDir::new(run).config_file();
-            let config = shogi_train::RunConfig::load(&path, &[])?;
+            let config = shogi_run::RunConfig::load(&path, &[])?;
             return Ok(if self.plain {
-                shogi_train::plain_root(&config)
+                shogi_run::plain_root(&config)
             } else {
-                shogi_train::play_root(&config)
+                shogi_run::play_root(&config)
             });
         }
         Ok(RootSettings {

@@ -61,7 +61,7 @@ pub struct SelfplayArgs {
     #[arg(long, default_value_t = SearchConfig::default().simulations)]
     simulations: u32,
     /// Leaves gathered per tree before evaluating (virtual loss).
-    #[arg(long, default_value_t = SearchConfig::default().batch_size)]
+    #[arg(long, default_value_t = SearchConfig::default().tree_batch)]
     tree_batch: usize,
     /// Largest network batch.
     #[arg(long, default_value_t = SELFPLAY_BATCH.max_batch)]
@@ -86,9 +86,9 @@ pub struct SelfplayArgs {
     #[arg(long)]
     terminal_check: bool,
     /// Nodes of the mate search run from every full search's root before simulating (0 = off;
-    /// `selfplay.mate_search_nodes` in a run config).
+    /// `selfplay.root_mate_nodes` in a run config).
     #[arg(long, default_value_t = SearchConfig::default().root_mate_nodes, value_name = "NODES")]
-    mate_search_nodes: usize,
+    root_mate_nodes: usize,
     /// Draw a game at this many plies.
     #[arg(long, default_value_t = TRAINING_MAX_PLIES)]
     max_plies: u32,
@@ -108,7 +108,7 @@ impl SelfplayArgs {
     pub(crate) fn search_config(&self) -> SearchConfig {
         SearchConfig {
             simulations: self.simulations,
-            batch_size: self.tree_batch.max(1),
+            tree_batch: self.tree_batch.max(1),
             root_selection: if self.gumbel {
                 RootSelection::Gumbel
             } else {
@@ -116,7 +116,7 @@ impl SelfplayArgs {
             },
             temperature_plies: self.temperature_plies,
             expand_check_terminal: self.terminal_check,
-            root_mate_nodes: self.mate_search_nodes,
+            root_mate_nodes: self.root_mate_nodes,
             ..SearchConfig::default()
         }
     }
@@ -152,11 +152,7 @@ impl SelfplayArgs {
 
 pub fn run(args: &SelfplayArgs) -> Result<()> {
     if let Some(run_dir) = &args.follow.follow {
-        return super::train::follow(
-            run_dir,
-            &args.follow.overrides,
-            shogi_train::Roles::SELFPLAY,
-        );
+        return super::train::follow(run_dir, &args.follow.overrides, shogi_run::Roles::SELFPLAY);
     }
     let Some(out) = &args.out else {
         bail!("--out DIR (or --follow RUN_DIR) is required");

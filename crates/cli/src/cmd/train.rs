@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 use clap::Args;
-use shogi_train::{Roles, RunConfig, StopCause};
+use shogi_run::{Roles, RunConfig, StopCause};
 
 /// Arguments of `train`.
 #[derive(Debug, Args)]
@@ -129,7 +129,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         config.run.minutes,
         config.run.max_steps
     );
-    let summary = shogi_train::run(&config, resume, args.roles, &interrupt)?;
+    let summary = shogi_run::run(&config, resume, args.roles, &interrupt)?;
     let secs = summary.elapsed.as_secs_f64().max(1e-9);
     println!(
         "run {}: {} after {:.0} s",

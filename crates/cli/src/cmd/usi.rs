@@ -70,16 +70,16 @@ pub fn run(args: &UsiArgs) -> Result<()> {
 }
 
 /// The search a network's run measures its networks with (the engine's `RunSearch`):
-/// the same [`shogi_train::play_root`] as `match --root-of RUN` when the network sits in
+/// the same [`shogi_run::play_root`] as `match --root-of RUN` when the network sits in
 /// its run, else the one its manifest recorded when the run exported it, so a network
 /// copied out of its run plays as its run measured it.
 fn run_search_of(model: &Path) -> Result<Option<(SearchSource, RootSettings)>, String> {
     if let Some(run) = shogi_rundir::run_of_network(model) {
         let path = shogi_rundir::RunDir::new(&run).config_file();
-        let config = shogi_train::RunConfig::load(&path, &[]).map_err(|e| format!("{e:#}"))?;
+        let config = shogi_run::RunConfig::load(&path, &[]).map_err(|e| format!("{e:#}"))?;
         return Ok(Some((
             SearchSource::Run(run),
-            shogi_train::play_root(&config),
+            shogi_run::play_root(&config),
         )));
     }
     // No run around it: what its manifest says (a network that cannot be read is the

@@ -2,8 +2,10 @@
 //! hands, the last move highlighted, buttons and arrow keys to step, the result; for
 //! self-play records each move's root value and most visited moves). Any game the
 //! project writes: self-play chunks (`*.szgr`) and match or gate games (a games
-//! directory or its `summary.json`), of shogi, minishogi and tai shogi. For tai shogi
-//! no GUI exists: this page is how a person sees what the network plays.
+//! directory or its `summary.json`), of shogi, minishogi and tai shogi; and any single
+//! record file the import reads (`.csa`, `.kif`, `.usi`, `.hcpe`, `.hcpe3`, and a tai
+//! game's `.txt`). For tai shogi no GUI exists: this page is how a person sees what the
+//! network plays.
 //!
 //! The page draws from SFENs, which every game of the project writes in one grammar
 //! (ranks split by `/`, runs of empty squares as numbers, `+` for promoted, a piece as
@@ -17,6 +19,7 @@ use clap::Args;
 use serde::Serialize;
 use shogi_arena::MatchSummary;
 use shogi_game::{Color, Game, GameKind, Outcome};
+use shogi_records::import::{RecordFormat, game_record};
 use shogi_records::record::{GameRecord, MoveRecord, read_chunk};
 use shogi_registry::RecordGame;
 use shogi_registry::with_game_type;
@@ -26,9 +29,10 @@ const TEMPLATE: &str = include_str!("view.html");
 #[derive(Debug, Args)]
 pub struct ViewArgs {
     /// A self-play chunk (`*.szgr`), a match or gate games directory (with
-    /// `summary.json`), or a `summary.json`.
+    /// `summary.json`), a `summary.json`, or one record file (`.csa`, `.kif`, `.usi`,
+    /// `.hcpe`, `.hcpe3`, a tai game's `.txt`).
     record: PathBuf,
-    /// Which game of the file, from 1.
+    /// Which game of the file, from 1 (a games directory's `game-0003.*` is game 3).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     game: u64,
     /// The page to write (default: beside the record, `NAME-gameN.html`).
@@ -49,10 +53,17 @@ struct Source {
 
 pub fn run(args: &ViewArgs) -> Result<()> {
     let index = args.game as usize - 1;
-    let source = if args.record.extension().is_some_and(|e| e == "szgr") {
-        from_chunk(&args.record, index)?
-    } else {
-        from_summary(&args.record, index)?
+    let ext = args
+        .record
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    let source = match ext.as_deref() {
+        Some("szgr") => from_chunk(&args.record, index)?,
+        Some("txt") => from_tai_text(&args.record)?,
+        _ if RecordFormat::of_path(&args.record).is_some() => {
+            from_record_file(&args.record, index)?
+        }
+        _ => from_summary(&args.record, index)?,
     };
     let page = page(
         &source,
@@ -123,8 +134,9 @@ fn from_summary(path: &Path, index: usize) -> Result<Source> {
     };
     let text = std::fs::read_to_string(&file).with_context(|| {
         format!(
-            "reading {} (view takes a *.szgr chunk, a match or gate games directory, or its summary.json)",
-            file.display()
+            "reading {} (view takes a *.szgr chunk, a match or gate games directory or its summary.json, or a record file: {}, a tai game's .txt)",
+            file.display(),
+            RecordFormat::EXTENSIONS
         )
     })?;
     let summary: MatchSummary = serde_json::from_str(&text)
@@ -178,6 +190,191 @@ fn from_summary(path: &Path, index: usize) -> Result<Source> {
         result,
         meta: format!("{kind}: Black {black} vs White {white}"),
         of,
+    })
+}
+
+/// The variant a match's files were played in, from the `summary.json` beside them
+/// (a USI line does not say); `None` where there is none.
+fn sibling_variant(path: &Path) -> Option<GameKind> {
+    let summary = path.parent()?.join("summary.json");
+    let text = std::fs::read_to_string(summary).ok()?;
+    let summary: MatchSummary = serde_json::from_str(&text).ok()?;
+    summary.variant.parse().ok()
+}
+
+/// One game of a record file the import reads (CSA, KIF, USI, hcpe, hcpe3).
+fn from_record_file(path: &Path, index: usize) -> Result<Source> {
+    use shogi_records::hcpe::{Hcpe3Reader, HcpeReader};
+    use shogi_rules::kifu::{Record, from_csa_games, from_kif, from_usi_line};
+    let format = RecordFormat::of_path(path).context("not a record file")?;
+    let name = path.display();
+    let no_game =
+        |of: usize| anyhow::anyhow!("{name} holds {of} games; there is no game {}", index + 1);
+    let text = || -> Result<String> {
+        let bytes = std::fs::read(path).with_context(|| format!("reading {name}"))?;
+        String::from_utf8(bytes).map_err(|_| {
+            anyhow::anyhow!(
+                "{name} is not UTF-8 text (convert Shift_JIS with iconv -f SJIS -t UTF-8)"
+            )
+        })
+    };
+    let open = || -> Result<std::io::BufReader<std::fs::File>> {
+        Ok(std::io::BufReader::new(
+            std::fs::File::open(path).with_context(|| format!("reading {name}"))?,
+        ))
+    };
+    let (record, of, what): (Record, usize, &str) = match format {
+        RecordFormat::Csa => {
+            let games = from_csa_games(&text()?);
+            let of = games.len();
+            let game = games.into_iter().nth(index).ok_or_else(|| no_game(of))?;
+            (
+                game.with_context(|| format!("{name}: game {}", index + 1))?,
+                of,
+                "CSA",
+            )
+        }
+        RecordFormat::Kif => {
+            if index > 0 {
+                return Err(no_game(1));
+            }
+            (
+                from_kif(&text()?).with_context(|| name.to_string())?,
+                1,
+                "KIF",
+            )
+        }
+        RecordFormat::Usi => {
+            let text = text()?;
+            let lines: Vec<(usize, &str)> = text
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| !l.trim().is_empty())
+                .collect();
+            let of = lines.len();
+            let &(line_no, line) = lines.get(index).ok_or_else(|| no_game(of))?;
+            let variants = match sibling_variant(path) {
+                Some(GameKind::Minishogi) => vec![shogi_rules::Variant::Minishogi],
+                Some(GameKind::Tai) => {
+                    bail!("{name}: tai shogi games are read from their .txt file")
+                }
+                _ => vec![shogi_rules::Variant::Shogi, shogi_rules::Variant::Minishogi],
+            };
+            // Without a summary, a SFEN that is not a 9x9 board is minishogi's.
+            let mut result = None;
+            for v in variants {
+                match from_usi_line(v, line, line_no + 1) {
+                    Ok(r) => {
+                        result = Some(Ok(r));
+                        break;
+                    }
+                    Err(e) => {
+                        if result.is_none() {
+                            result = Some(Err(e));
+                        }
+                    }
+                }
+            }
+            let rec = result
+                .expect("at least one variant tried")
+                .with_context(|| name.to_string())?;
+            (rec, of, "USI")
+        }
+        RecordFormat::Hcpe => {
+            let entry = HcpeReader::new(open()?)
+                .nth(index)
+                .ok_or_else(|| anyhow::anyhow!("{name} has no position {}", index + 1))?
+                .with_context(|| name.to_string())?;
+            let mut rec = Record::new(entry.position, vec![entry.best_move]);
+            rec.end = None;
+            (rec, index + 1, "hcpe position")
+        }
+        RecordFormat::Hcpe3 => {
+            let game = Hcpe3Reader::new(open()?)
+                .nth(index)
+                .ok_or_else(|| anyhow::anyhow!("{name} has no game {}", index + 1))?
+                .with_context(|| name.to_string())?;
+            let moves = game.moves.iter().map(|m| m.mv).collect();
+            (Record::new(game.start, moves), index + 1, "hcpe3")
+        }
+    };
+    let outcome = record.outcome();
+    let result = match outcome {
+        Some(o) => outcome_text(&o, record.moves.len()),
+        None => format!(
+            "no result ({}) after {} plies",
+            record.ending().name(),
+            record.moves.len()
+        ),
+    };
+    let players = match &record.names {
+        [None, None] => String::new(),
+        [b, w] => format!(
+            ": Black {} vs White {}",
+            b.as_deref().unwrap_or("?"),
+            w.as_deref().unwrap_or("?")
+        ),
+    };
+    let start = &record.start;
+    // The page replays the moves again; the reader already checked them.
+    let mut record = game_record(
+        start,
+        &record.moves,
+        None,
+        outcome.unwrap_or(Outcome::draw(shogi_game::EndReason::MaxPlies)),
+    );
+    // A record holds moves, not searches: the page shows no search figures.
+    for m in &mut record.moves {
+        *m = MoveRecord::unsearched(m.mv);
+    }
+    Ok(Source {
+        meta: format!("{} {what}{players}", record.variant),
+        record,
+        searched: false,
+        result,
+        of,
+    })
+}
+
+/// A tai shogi game's `.txt` (what matches write: `sfen`, `moves` and `result` lines).
+fn from_tai_text(path: &Path) -> Result<Source> {
+    let name = path.display();
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {name}"))?;
+    let field = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key).map(str::trim))
+            .with_context(|| {
+                format!(
+                    "{name}: no `{key}` line (a tai game's .txt has sfen, moves and result lines)"
+                )
+            })
+    };
+    let sfen = field("sfen ")?;
+    let moves: Vec<String> = text
+        .lines()
+        .find_map(|l| l.strip_prefix("moves"))
+        .unwrap_or("")
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    let result = field("result ").unwrap_or("unknown").to_string();
+    let mut record = GameRecord {
+        variant: GameKind::Tai.to_string(),
+        start_sfen: sfen.to_string(),
+        max_plies: 0,
+        impasse: 0,
+        outcome: Outcome::draw(shogi_game::EndReason::MaxPlies),
+        resignation_disabled: false,
+        moves: Vec::new(),
+    };
+    with_game_type!(GameKind::Tai, G => codes_from_text::<G>(&mut record, &moves))
+        .with_context(|| name.to_string())?;
+    Ok(Source {
+        meta: format!("tai game, {} plies", record.moves.len()),
+        record,
+        searched: false,
+        result,
+        of: 1,
     })
 }
 

@@ -17,7 +17,7 @@ pub fn minishogi_game(seed: u64, max_plies: u32, simulations: u32) -> GameRecord
     );
     let search = SearchConfig {
         simulations,
-        batch_size: 4,
+        tree_batch: 4,
         ..SearchConfig::alphazero()
     };
     play_game(

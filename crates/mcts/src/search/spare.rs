@@ -21,7 +21,7 @@ impl<G: Game> Search<G> {
     /// Keeps a simulation's game and move list for the next simulations (a batch's
     /// worth at most).
     pub(super) fn recycle(&mut self, game: G, mut moves: Vec<G::Move>) {
-        let keep = 2 * self.config.batch_size.max(1);
+        let keep = 2 * self.config.tree_batch.max(1);
         if self.spare_games.len() < keep {
             self.spare_games.push(game);
         }

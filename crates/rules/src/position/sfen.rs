@@ -60,6 +60,18 @@ pub const HANDICAPS: [(&str, &str); 9] = [
 ];
 
 impl Position {
+    /// The standard-shogi position with `piece_at` on each square, `hands` (indexed by
+    /// colour, then unpromoted kind) and `side` to move, validated as
+    /// [`Position::from_sfen`] validates: how record readers (CSA and KIF boards,
+    /// Huffman-coded positions) build the positions they decode.
+    pub fn from_placement(
+        piece_at: impl Fn(Square) -> Option<Piece>,
+        hands: &[Hand; 2],
+        side: Color,
+    ) -> Result<Position, SfenError> {
+        Position::from_sfen(Variant::Shogi, &write_sfen(9, piece_at, side, hands, 1))
+    }
+
     /// Parses an SFEN (`board side hands [move-number]`) for a variant, with full
     /// validation: piece counts, one king per side, no dead pieces (行き所のない駒), no
     /// nifu (二歩), the side not to move not in check.

@@ -1,4 +1,6 @@
-//! One optimisation step: policy cross-entropy + value (WDL) cross-entropy.
+//! The optimiser step ([`NetOptimizer`], [`OptimizerSettings`]): policy cross-entropy +
+//! value (WDL) cross-entropy, one step per minibatch. (A run is `shogi-run`; the
+//! learner's loop that calls this is `shogi-learner`.)
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -33,7 +35,7 @@ pub enum OptimizerKind {
 
 /// Training hyper-parameters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TrainConfig {
+pub struct OptimizerSettings {
     /// The optimiser.
     pub optimizer: OptimizerKind,
     /// Learning rate.
@@ -50,14 +52,14 @@ pub struct TrainConfig {
     pub material_weight: f64,
     /// Train in mixed precision on CUDA: f16 autocast of the forward pass with dynamic
     /// loss scaling (f32 parameters, losses and optimiser). Ignored on the CPU, where
-    /// steps stay f32 (see [`Trainer::mixed_precision`]).
+    /// steps stay f32 (see [`NetOptimizer::mixed_precision`]).
     pub mixed_precision: bool,
 }
 
 /// SGD's momentum unless a config says otherwise (AlphaZero's).
 pub const SGD_MOMENTUM: f64 = 0.9;
 
-impl Default for TrainConfig {
+impl Default for OptimizerSettings {
     fn default() -> Self {
         Self {
             optimizer: OptimizerKind::Sgd {
@@ -164,7 +166,7 @@ pub struct Losses {
     /// `policy + value_weight * value + material_weight * material`.
     pub total: f64,
     /// Global gradient L2 norm before clipping (unscaled under mixed precision; not finite
-    /// when the step was skipped for an f16 overflow, see [`Trainer::skipped_steps`]).
+    /// when the step was skipped for an f16 overflow, see [`NetOptimizer::skipped_steps`]).
     pub grad_norm: f64,
     /// Share of the batch where the most likely predicted outcome (argmax of the WDL
     /// logits) is the target's most likely outcome (argmax of the WDL target; the first
@@ -176,8 +178,23 @@ pub struct Losses {
     pub policy_entropy: f64,
 }
 
+/// The network's figures on positions it was not trained on (one batch).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Evaluation {
+    /// Policy cross-entropy.
+    pub policy: f64,
+    /// Value cross-entropy over win/draw/loss.
+    pub value: f64,
+    /// Share of positions whose most likely move is the target's most likely move.
+    pub policy_top1: f64,
+    /// Share of positions whose most likely outcome is the target's.
+    pub value_accuracy: f64,
+}
+
 /// Graph outputs of one forward pass and loss computation.
 struct Forward {
+    /// The policy logits `[batch, policy_size]`.
+    policy_logits: Tensor,
     policy_loss: Tensor,
     value_loss: Tensor,
     /// `None` without a material head.
@@ -205,11 +222,11 @@ impl Forward {
 }
 
 /// A model plus its optimiser.
-pub struct Trainer {
+pub struct NetOptimizer {
     /// The model being trained (save it with [`crate::save_checkpoint`]`(dir, &t.model.vs, ..)`).
     pub model: Model,
     opt: Optimizer,
-    config: TrainConfig,
+    config: OptimizerSettings,
     scaler: LossScaler,
 }
 
@@ -299,18 +316,18 @@ impl LossScaler {
     }
 }
 
-impl std::fmt::Debug for Trainer {
+impl std::fmt::Debug for NetOptimizer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Trainer")
+        f.debug_struct("NetOptimizer")
             .field("model", &self.model)
             .field("config", &self.config)
             .finish_non_exhaustive()
     }
 }
 
-impl Trainer {
+impl NetOptimizer {
     /// Builds the optimiser over `model`'s trainable variables.
-    pub fn new(model: Model, config: TrainConfig) -> Result<Self, tch::TchError> {
+    pub fn new(model: Model, config: OptimizerSettings) -> Result<Self, tch::TchError> {
         let opt = Optimizer::new(&model.vs, config.optimizer);
         Ok(Self {
             model,
@@ -322,7 +339,7 @@ impl Trainer {
 
     /// The optimiser's state (SGD momentum buffers, or AdamW's moments and step count,
     /// and the mixed-precision loss scale) as named CPU tensors, for
-    /// [`Trainer::save_optimizer`].
+    /// [`NetOptimizer::save_optimizer`].
     pub fn optimizer_state(&self) -> Vec<(String, Tensor)> {
         let mut state = self.opt.state();
         state.extend(self.scaler.state());
@@ -335,7 +352,7 @@ impl Trainer {
         Tensor::write_safetensors(&self.optimizer_state(), path)
     }
 
-    /// Restores the optimiser's state from a file written by [`Trainer::save_optimizer`].
+    /// Restores the optimiser's state from a file written by [`NetOptimizer::save_optimizer`].
     /// On any error (missing file, other optimiser kind, other architecture) the state is
     /// left as it was and the error says why.
     pub fn load_optimizer(&mut self, path: impl AsRef<Path>) -> Result<(), String> {
@@ -355,14 +372,14 @@ impl Trainer {
     }
 
     /// The hyper-parameters.
-    pub fn config(&self) -> &TrainConfig {
+    pub fn config(&self) -> &OptimizerSettings {
         &self.config
     }
 
-    /// Requests mixed precision for [`Trainer::step`] ([`TrainConfig::mixed_precision`]):
+    /// Requests mixed precision for [`NetOptimizer::step`] ([`OptimizerSettings::mixed_precision`]):
     /// the forward pass runs under CUDA autocast (f16 convolutions and matmuls, f32
     /// parameters, losses and optimiser) with dynamic loss scaling. Ignored on CPU (see
-    /// [`Trainer::mixed_precision`]).
+    /// [`NetOptimizer::mixed_precision`]).
     pub fn set_mixed_precision(&mut self, on: bool) {
         self.config.mixed_precision = on;
     }
@@ -463,6 +480,7 @@ impl Trainer {
             (hit, entropy)
         });
         Forward {
+            policy_logits: pl,
             policy_loss,
             value_loss,
             material_loss,
@@ -478,7 +496,7 @@ impl Trainer {
     /// illegal moves), `value_targets` `[batch, 3]` win/draw/loss probabilities (`[batch,
     /// 4]` for a network with a material head: the fourth column its target in -1..1,
     /// [`crate::ModelConfig::value_target_width`]). The
-    /// learner sends sparse targets instead ([`Trainer::step_sparse`]); this takes the
+    /// learner sends sparse targets instead ([`NetOptimizer::step_sparse`]); this takes the
     /// same step.
     pub fn step(
         &mut self,
@@ -491,7 +509,7 @@ impl Trainer {
         self.step_sparse(inputs, &sparse, value_targets, batch)
     }
 
-    /// [`Trainer::step`] with sparse policy targets (each row's entries summing to 1).
+    /// [`NetOptimizer::step`] with sparse policy targets (each row's entries summing to 1).
     pub fn step_sparse(
         &mut self,
         inputs: &[f32],
@@ -551,6 +569,33 @@ impl Trainer {
             self.opt.step(self.config.lr, self.config.weight_decay);
         }
         fwd.losses(grad_norm)
+    }
+
+    /// The network on held-out positions, without a step (eval-mode batch norms, no
+    /// gradient): the losses as [`NetOptimizer::evaluate_sparse`] computes them, and the
+    /// share of rows whose most likely move (argmax of the logits) is `best`, the
+    /// target's most likely move.
+    pub fn evaluate_held_out(
+        &self,
+        inputs: &[f32],
+        policy_targets: &SparsePolicy,
+        value_targets: &[f32],
+        best: &[i64],
+        batch: usize,
+    ) -> Evaluation {
+        tch::no_grad(|| {
+            let fwd = self.forward(inputs, policy_targets, value_targets, batch, false);
+            let predicted =
+                Vec::<i64>::try_from(fwd.policy_logits.argmax(1, false).to_device(Device::Cpu))
+                    .unwrap_or_default();
+            let hits = predicted.iter().zip(best).filter(|(p, b)| p == b).count();
+            Evaluation {
+                policy: f64::try_from(&fwd.policy_loss).unwrap_or(f64::NAN),
+                value: f64::try_from(&fwd.value_loss).unwrap_or(f64::NAN),
+                policy_top1: hits as f64 / batch.max(1) as f64,
+                value_accuracy: f64::try_from(&fwd.value_accuracy).unwrap_or(f64::NAN),
+            }
+        })
     }
 
     /// Device of the model.
@@ -737,7 +782,7 @@ impl Optimizer {
 
 #[cfg(test)]
 mod tests {
-    use super::{LossScaler, OptimizerKind, TrainConfig, Trainer};
+    use super::{LossScaler, NetOptimizer, OptimizerKind, OptimizerSettings};
     use crate::net::{Model, ModelConfig};
     use tch::nn::{self, OptimizerConfig};
     use tch::{Device, Kind, Tensor};
@@ -755,9 +800,9 @@ mod tests {
         ModelConfig::small(1, 8, 3, (3, 3), 2)
     }
 
-    fn trainer(kind: OptimizerKind, seed: i64) -> Trainer {
+    fn trainer(kind: OptimizerKind, seed: i64) -> NetOptimizer {
         tch::manual_seed(seed);
-        let config = TrainConfig {
+        let config = OptimizerSettings {
             optimizer: kind,
             lr: 0.01,
             weight_decay: 1e-3,
@@ -766,7 +811,7 @@ mod tests {
             material_weight: 1.0,
             mixed_precision: false,
         };
-        Trainer::new(Model::new(&tiny(), Device::Cpu), config).unwrap()
+        NetOptimizer::new(Model::new(&tiny(), Device::Cpu), config).unwrap()
     }
 
     fn batch(seed: i64, n: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>) {

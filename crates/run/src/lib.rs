@@ -1,4 +1,4 @@
-//! Training runs from config files: the config ([`RunConfig`]), the run loop that puts
+//! A training run from its config file: the config ([`RunConfig`]), the run loop that puts
 //! self-play, the learner and the gate side by side in one process ([`run()`]), and
 //! resume from the run directory.
 

@@ -11,7 +11,7 @@ use shogi_learner::{LearnerConfig, ReplayWindow, SampleConfig};
 use shogi_mcts::{RootSelection, SearchConfig};
 use shogi_model::{
     DEFAULT_BLOCKS, DEFAULT_CHANNELS, DEFAULT_DEVICE, DEFAULT_STEM_KERNEL, OptimizerKind,
-    SELFPLAY_HALF_INFERENCE, TrainConfig,
+    OptimizerSettings, SELFPLAY_HALF_INFERENCE,
 };
 use shogi_registry::TRAINING_MAX_PLIES;
 use shogi_rules::ImpasseRule;
@@ -96,7 +96,7 @@ pub enum ScheduleName {
 }
 
 /// The whole run config. A key's default is the library's own (the search's
-/// [`SearchConfig::default`], the learner's [`TrainConfig::default`] and
+/// [`SearchConfig::default`], the learner's [`OptimizerSettings::default`] and
 /// [`SampleConfig::default`], the gate's [`GateConfig::default`], ...), written here
 /// only where the run itself decides it; `configs/minishogi.toml` sets some keys
 /// differently and lists every default in its comments.
@@ -127,6 +127,11 @@ pub struct RunSection {
     pub dir: PathBuf,
     /// Seed of every random choice in the run. Default 1.
     pub seed: u64,
+    /// The network a fresh run starts from instead of a random one: a checkpoint
+    /// directory, or a run directory (its best network), e.g. one `learn` trained on
+    /// imported game records. It must match the run's `[game]` and `[network]`; the
+    /// run's manifest names it as the parent. Empty: a random network. Default "".
+    pub init: String,
     /// Wall-clock budget in minutes (0 = none). Default 30.
     pub minutes: f64,
     /// Learner steps after which the run ends (0 = none). Default 0.
@@ -145,6 +150,7 @@ impl Default for RunSection {
         RunSection {
             dir: PathBuf::from("runs/minishogi"),
             seed: 1,
+            init: String::new(),
             minutes: 30.0,
             max_steps: 0,
             device: DEFAULT_DEVICE.into(),
@@ -311,12 +317,16 @@ pub struct SelfplaySection {
     /// before its simulations: a proven mate is played at once and its move is the
     /// policy target, so won games end in mate instead of wandering to the ply cap
     /// (dlshogi's root mate search). 0 = off; variants without a mate solver (tai shogi)
-    /// ignore it. Default 0.
-    pub mate_search_nodes: usize,
+    /// ignore it. Default 0. (Read under its old name `mate_search_nodes` too, so
+    /// run directories written before the rename still resume.)
+    #[serde(alias = "mate_search_nodes")]
+    pub root_mate_nodes: usize,
     /// The same mate search's nodes on a playout cap's cheap move (`cheap_simulations`).
     /// 0 = cheap moves skip it: a mate that appears on one waits for that side's next
-    /// full search, by which time the defender may have escaped. Default 0.
-    pub cheap_mate_search_nodes: usize,
+    /// full search, by which time the defender may have escaped. Default 0. (Old name:
+    /// `cheap_mate_search_nodes`.)
+    #[serde(alias = "cheap_mate_search_nodes")]
+    pub cheap_root_mate_nodes: usize,
     /// Nodes of a mate search at every new leaf below the root (mates of up to 5 plies
     /// for the side to move make the leaf a proven win without the network; dlshogi's
     /// leaf mate check). 0 = off; tai shogi ignores it. Evaluate such a run's networks
@@ -395,10 +405,10 @@ impl Default for SelfplaySection {
             gumbel_safety: search.gumbel_safety,
             gumbel_gain: search.gumbel_gain,
             gumbel_c_scale: search.gumbel_c_scale,
-            tree_batch: search.batch_size,
+            tree_batch: search.tree_batch,
             terminal_check: search.expand_check_terminal,
-            mate_search_nodes: search.root_mate_nodes,
-            cheap_mate_search_nodes: search.cheap_root_mate_nodes,
+            root_mate_nodes: search.root_mate_nodes,
+            cheap_root_mate_nodes: search.cheap_root_mate_nodes,
             leaf_mate_nodes: search.leaf_mate_nodes,
             leaf_exchange: search.leaf_exchange,
             // No cap by default: every move is a full search.
@@ -502,13 +512,13 @@ pub struct LearnerSection {
 }
 
 impl Default for LearnerSection {
-    /// The learner libraries' defaults ([`TrainConfig`], [`SampleConfig`],
+    /// The learner libraries' defaults ([`OptimizerSettings`], [`SampleConfig`],
     /// [`LearnerConfig`], [`ReplayWindow`]); only the run-level keys are set here.
     fn default() -> Self {
-        let train = TrainConfig::default();
+        let train = OptimizerSettings::default();
         let samples = SampleConfig::default();
         let OptimizerKind::Sgd { momentum, .. } = train.optimizer else {
-            unreachable!("TrainConfig::default() uses SGD")
+            unreachable!("OptimizerSettings::default() uses SGD")
         };
         LearnerSection {
             batch: LearnerConfig::DEFAULT_BATCH,
@@ -529,7 +539,7 @@ impl Default for LearnerSection {
             grad_clip: train.grad_clip.unwrap_or(0.0),
             value_weight: train.value_weight,
             q_blend: samples.q_blend,
-            // The run's 0 means "no material head" (TrainConfig's weight only scales
+            // The run's 0 means "no material head" (OptimizerSettings's weight only scales
             // the loss of a network that has one).
             material_weight: 0.0,
             material_plies: samples.material_plies,

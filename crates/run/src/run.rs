@@ -16,8 +16,8 @@ use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConf
 use shogi_mcts::batch::{BatchConfig, BatchStats};
 use shogi_mcts::{PlayoutCap, SearchConfig};
 use shogi_model::{
-    CheckpointMeta, Expected, Losses, Model, ModelConfig, NetService, OptimizerKind, TrainConfig,
-    load_checkpoint, model_config_for_layout, parse_device, set_num_threads,
+    CheckpointMeta, Expected, Losses, Model, ModelConfig, NetService, OptimizerKind,
+    OptimizerSettings, load_checkpoint, model_config_for_layout, parse_device, set_num_threads,
 };
 use shogi_registry::RecordGame;
 use shogi_registry::{FromSpec, GameSpec, NetGame, with_game_type};
@@ -38,8 +38,8 @@ pub use roles::{GENERATION_FILE, generation_seed};
 use roles::{gate_loop, learner_loop, selfplay_loop};
 use settings::layout_of;
 pub use settings::{
-    batch_config, game_spec, gate_config, model_config, plain_root, play_config, play_root,
-    sample_config, search_config, train_config,
+    batch_config, game_spec, gate_config, model_config, optimizer_settings, plain_root,
+    play_config, play_root, sample_config, search_config,
 };
 
 /// Why the run loop stopped.
@@ -483,7 +483,7 @@ mod tests {
             "full_search_prob = 1 is every move in full"
         );
         let c = RunConfig::parse(
-            "[selfplay]\nterminal_check = true\nmate_search_nodes = 3000\nfull_search_prob = 0.25\ncheap_simulations = 6\n",
+            "[selfplay]\nterminal_check = true\nroot_mate_nodes = 3000\nfull_search_prob = 0.25\ncheap_simulations = 6\n",
             "x.toml",
             &[],
         )
@@ -494,6 +494,15 @@ mod tests {
         let cap = s.playout_cap.expect("a playout cap");
         assert_eq!(cap.full_search_prob, 0.25);
         assert_eq!(cap.cheap_simulations, 6);
+        // A run directory written before the mate-search keys were renamed resumes.
+        let old_names = RunConfig::parse(
+            "[selfplay]\nmate_search_nodes = 3000\ncheap_mate_search_nodes = 500\n",
+            "x.toml",
+            &[],
+        )
+        .unwrap();
+        let s = super::search_config(&old_names);
+        assert_eq!((s.root_mate_nodes, s.cheap_root_mate_nodes), (3000, 500));
         let err = RunConfig::parse("[selfplay]\nfull_search_prob = 1.5\n", "x.toml", &[])
             .unwrap_err()
             .to_string();
@@ -521,11 +530,12 @@ mod tests {
     fn every_config_key_reaches_the_settings_it_names() {
         use super::settings::{play_config, play_root, schedule};
         use super::{
-            batch_config, game_spec, gate_config, sample_config, search_config, train_config,
+            batch_config, game_spec, gate_config, optimizer_settings, sample_config, search_config,
         };
         // Keys the run loop reads directly (budgets, actors, the learner's pace).
-        const RUN_LOOP: [&str; 16] = [
+        const RUN_LOOP: [&str; 17] = [
             "run.dir",
+            "run.init",
             "run.minutes",
             "run.max_steps",
             "run.status_every_secs",
@@ -550,7 +560,7 @@ mod tests {
                     play_config(c),
                     batch_config(c),
                     sample_config(c),
-                    train_config(c),
+                    optimizer_settings(c),
                     schedule(c),
                     gate_config(c),
                     model_config(c),

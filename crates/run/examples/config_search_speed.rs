@@ -5,7 +5,7 @@
 //! The figure is what the search itself costs a self-play thread; the network adds to
 //! it. `scripts/bench/search_ab.sh` runs two builds of it alternated.
 //!
-//! `cargo run --release -p shogi-train --example config_search_speed -- CONFIG [SECONDS] [GAMES]`
+//! `cargo run --release -p shogi-run --example config_search_speed -- CONFIG [SECONDS] [GAMES]`
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use shogi_mcts::{EvalRequest, Evaluator, SearchConfig, UniformEvaluator};
 use shogi_registry::{FromSpec, GameSpec, RecordGame, with_game_type};
+use shogi_run::RunConfig;
+use shogi_run::run::{game_spec, play_config, search_config};
 use shogi_selfplay::play::{GameProgress, PlayConfig, SelfPlayGame};
-use shogi_train::RunConfig;
-use shogi_train::run::{game_spec, play_config, search_config};
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().collect();

@@ -86,7 +86,7 @@ pub fn search_config(config: &RunConfig) -> SearchConfig {
     let s = &config.selfplay;
     SearchConfig {
         simulations: s.simulations,
-        batch_size: s.tree_batch,
+        tree_batch: s.tree_batch,
         root_selection: s.root,
         gumbel_considered: s.gumbel_considered,
         gumbel_captures: s.gumbel_captures,
@@ -99,8 +99,8 @@ pub fn search_config(config: &RunConfig) -> SearchConfig {
         fpu_reduction: s.fpu_reduction,
         temperature_plies: s.temperature_plies,
         expand_check_terminal: s.terminal_check,
-        root_mate_nodes: s.mate_search_nodes,
-        cheap_root_mate_nodes: s.cheap_mate_search_nodes,
+        root_mate_nodes: s.root_mate_nodes,
+        cheap_root_mate_nodes: s.cheap_root_mate_nodes,
         leaf_mate_nodes: s.leaf_mate_nodes,
         leaf_exchange: s.leaf_exchange,
         playout_cap: (s.full_search_prob < 1.0).then_some(PlayoutCap {
@@ -164,9 +164,9 @@ pub fn sample_config(config: &RunConfig) -> SampleConfig {
 }
 
 /// The optimiser settings of a config.
-pub fn train_config(config: &RunConfig) -> TrainConfig {
+pub fn optimizer_settings(config: &RunConfig) -> OptimizerSettings {
     let l = &config.learner;
-    TrainConfig {
+    OptimizerSettings {
         optimizer: match l.optimizer {
             OptimizerName::Adamw => OptimizerKind::AdamW {
                 beta1: 0.9,
@@ -230,11 +230,11 @@ mod tests {
         assert_eq!(batch_config(&run), SELFPLAY_BATCH);
         assert_eq!(sample_config(&run), SampleConfig::default());
         assert_eq!(
-            train_config(&run),
-            TrainConfig {
-                // The run's 0 is "no material head"; TrainConfig's weight scales a head.
+            optimizer_settings(&run),
+            OptimizerSettings {
+                // The run's 0 is "no material head"; OptimizerSettings's weight scales a head.
                 material_weight: 0.0,
-                ..TrainConfig::default()
+                ..OptimizerSettings::default()
             }
         );
         assert_eq!(

@@ -292,7 +292,7 @@ pub(super) fn learner_loop(
         start_samples: manifest.meta.samples_seen,
         play: Some(play_root(config)),
     };
-    let mut learner = Learner::new(model, train_config(config), learner_config)?;
+    let mut learner = Learner::new(model, optimizer_settings(config), learner_config)?;
     if manifest.meta.training_step > 0 {
         match learner.restore_optimizer(start_dir) {
             Ok(()) => info!("learner: optimiser state restored from {}", manifest.name),

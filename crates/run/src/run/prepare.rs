@@ -34,6 +34,16 @@ pub fn prepare(
         remove_stale_temporaries(run)?;
     }
     check_config_fits_run(run, config)?;
+    // A fresh run's first network, made (or loaded from `run.init`, and checked) before
+    // the snapshot is written: a refused `run.init` leaves no run behind.
+    let initial = match run.best()? {
+        None => {
+            let device = parse_device(&config.run.device)?;
+            tch_seed(config.run.seed);
+            Some(initial_network(config, device)?)
+        }
+        Some(_) => None,
+    };
     if roles.learn || !snapshot.exists() {
         shogi_rundir::write_atomic(&snapshot, config.to_toml().as_bytes())
             .with_context(|| format!("writing {}", snapshot.display()))?;
@@ -45,10 +55,7 @@ pub fn prepare(
         let name = best.file_name().unwrap_or_default().to_string_lossy();
         run.write_best_pointer(&name)?;
     }
-    if run.best()?.is_none() {
-        let device = parse_device(&config.run.device)?;
-        tch_seed(config.run.seed);
-        let model = Model::new(&model_config(config), device);
+    if let Some((model, parent)) = initial {
         let meta = CheckpointMeta {
             architecture: model.config().clone(),
             variant: layout_of(config).variant.to_string(),
@@ -57,7 +64,7 @@ pub fn prepare(
             policy_version: POLICY_VERSION,
             training_step: 0,
             samples_seen: 0,
-            parent: None,
+            parent,
             play: Some(super::play_root(config)),
         };
         shogi_model::publish_checkpoint(
@@ -70,6 +77,41 @@ pub fn prepare(
         info!("initial network written to accepted/{}", checkpoint_name(0));
     }
     Ok(locks)
+}
+
+/// The network a fresh run starts from: a random one, or `run.init`'s (a checkpoint, or
+/// a run directory standing for its best network), which must be a network of the
+/// config's game, input planes and architecture; a mismatch is refused by name before
+/// anything is written. Returns it with the name its manifest records as the parent.
+fn initial_network(
+    config: &RunConfig,
+    device: shogi_model::tch::Device,
+) -> Result<(Model, Option<String>)> {
+    let init = config.run.init.trim();
+    if init.is_empty() {
+        return Ok((Model::new(&model_config(config), device), None));
+    }
+    let dir = shogi_rundir::network_dir(Path::new(init))
+        .with_context(|| format!("run.init = {init:?}: no network there"))?;
+    let expected = Expected {
+        architecture: Some(model_config(config)),
+        ..Expected::for_layout(&layout_of(config))
+    };
+    let (model, manifest) = load_checkpoint(&dir, &expected, device).with_context(|| {
+        format!(
+            "run.init = {init:?}: {} is not a network this config can continue (the [game] and [network] sections must match the network's)",
+            dir.display()
+        )
+    })?;
+    info!(
+        "run starts from {} ({}), not a random network",
+        manifest.name,
+        dir.display()
+    );
+    Ok((
+        model,
+        Some(format!("{} ({})", manifest.name, dir.display())),
+    ))
 }
 
 /// Refuses a config whose networks would differ from the run's (input planes or

@@ -1,0 +1,572 @@
+//! Game records people already have, as training games: CSA (single games and
+//! floodgate's multi-game files), KIF, USI `position` lines, dlshogi's `hcpe` positions
+//! and `hcpe3` games, read one at a time, filtered (ratings, length, endings,
+//! duplicates) and turned into [`GameRecord`]s whose policy target is the move played
+//! and whose value target is the game's result.
+//!
+//! Every record that is not kept is counted under the reason why; a malformed one is
+//! also reported with its file and line (or entry index) and skipped, so one bad game
+//! never stops a long import.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fs;
+use std::hash::{Hash, Hasher};
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use shogi_game::{Color, EndReason, Outcome};
+use shogi_rules::kifu::{Ending, Record, from_csa_games, from_kif, from_usi_line};
+use shogi_rules::{Move, Position, Variant};
+
+use crate::hcpe::{Hcpe3Reader, HcpeReader, winner_of_result};
+use crate::hcpe3::EVAL_SCALE;
+use crate::record::{GameRecord, MoveRecord, SearchedMove};
+
+/// Games per chunk an import writes by default: chunks of a few hundred kilobytes, so a
+/// resumed import repeats little.
+pub const IMPORT_GAMES_PER_CHUNK: usize = 256;
+
+/// A record file's format, from its extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RecordFormat {
+    /// CSA, one game or several separated by `/` lines (`.csa`).
+    Csa,
+    /// KIF, UTF-8 (`.kif`, `.kifu`).
+    Kif,
+    /// One USI `position` line per game (`.usi`, `.sfen`).
+    Usi,
+    /// dlshogi's `hcpe`: one position per 38-byte entry (`.hcpe`).
+    Hcpe,
+    /// dlshogi's `hcpe3`: whole games (`.hcpe3`).
+    Hcpe3,
+}
+
+impl RecordFormat {
+    /// The format a path's extension names, if any.
+    pub fn of_path(path: &Path) -> Option<RecordFormat> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "csa" => RecordFormat::Csa,
+            "kif" | "kifu" => RecordFormat::Kif,
+            "usi" | "sfen" => RecordFormat::Usi,
+            "hcpe" => RecordFormat::Hcpe,
+            "hcpe3" => RecordFormat::Hcpe3,
+            _ => return None,
+        })
+    }
+
+    /// The extensions read, for messages.
+    pub const EXTENSIONS: &'static str = ".csa, .kif, .kifu, .usi, .sfen, .hcpe, .hcpe3";
+}
+
+/// Which records are kept.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImportFilter {
+    /// Both players rated at least this, where the record states ratings (a record
+    /// without ratings is kept). `None`: any.
+    pub min_rating: Option<f64>,
+    /// At least this many moves in the game (hcpe entries, single positions, are not
+    /// held to it).
+    pub min_moves: usize,
+    /// The endings kept ([`Ending::name`]s); a game without a result (abandoned,
+    /// unfinished) is never kept, having no value target.
+    pub endings: Vec<Ending>,
+    /// Drop a game whose start and moves equal an earlier one's.
+    pub drop_duplicates: bool,
+}
+
+impl ImportFilter {
+    /// The endings kept by default: the results the board decided or a player conceded
+    /// (resignation, mate, declaration, repetition, impasse, the move limit, an illegal
+    /// move or action), not a clock's (time-up) or an organiser's (draw by decision).
+    pub const DEFAULT_ENDINGS: [Ending; 9] = [
+        Ending::Resignation,
+        Ending::Checkmate,
+        Ending::Declaration,
+        Ending::Repetition,
+        Ending::Impasse,
+        Ending::MaxMoves,
+        Ending::IllegalMove,
+        Ending::IllegalAction(Color::Black),
+        Ending::IllegalAction(Color::White),
+    ];
+
+    /// [`ImportFilter::DEFAULT_ENDINGS`] as the comma-separated names `--endings` takes.
+    pub fn default_endings_list() -> String {
+        let mut names: Vec<&str> = Self::DEFAULT_ENDINGS.iter().map(|e| e.name()).collect();
+        names.dedup();
+        names.join(",")
+    }
+
+    /// Parses a comma-separated list of ending names (`resign,mate,time-up`; `all`).
+    pub fn parse_endings(list: &str) -> Result<Vec<Ending>, String> {
+        let all = [
+            Ending::Resignation,
+            Ending::Checkmate,
+            Ending::Declaration,
+            Ending::Repetition,
+            Ending::Impasse,
+            Ending::MaxMoves,
+            Ending::Draw,
+            Ending::TimeUp,
+            Ending::IllegalMove,
+            Ending::IllegalAction(Color::Black),
+            Ending::IllegalAction(Color::White),
+        ];
+        let mut out = Vec::new();
+        for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            if name == "all" {
+                out.extend(all);
+                continue;
+            }
+            let matching: Vec<Ending> = all.iter().copied().filter(|e| e.name() == name).collect();
+            if matching.is_empty() {
+                return Err(format!(
+                    "unknown ending {name:?}: expected some of {} (or all)",
+                    all.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")
+                ));
+            }
+            out.extend(matching);
+        }
+        out.dedup();
+        Ok(out)
+    }
+}
+
+impl Default for ImportFilter {
+    fn default() -> Self {
+        ImportFilter {
+            min_rating: None,
+            min_moves: 0,
+            endings: ImportFilter::DEFAULT_ENDINGS.to_vec(),
+            drop_duplicates: true,
+        }
+    }
+}
+
+/// What an import read, kept and left out, and why.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ImportStats {
+    /// Records read (games, or hcpe positions), malformed ones included.
+    pub read: u64,
+    /// Records kept.
+    pub kept: u64,
+    /// Positions (moves with a target) in the kept records.
+    pub positions: u64,
+    /// Records left out, by reason (`ending time-up`, `rating`, `moves`, `duplicate`,
+    /// `malformed`, ...).
+    pub dropped: BTreeMap<String, u64>,
+    /// The first malformed records' messages (file and line or entry), up to
+    /// [`ImportStats::MAX_ERRORS`].
+    pub errors: Vec<String>,
+}
+
+impl ImportStats {
+    /// How many malformed records' messages are kept.
+    pub const MAX_ERRORS: usize = 20;
+
+    fn drop(&mut self, why: impl Into<String>) {
+        *self.dropped.entry(why.into()).or_insert(0) += 1;
+    }
+
+    fn malformed(&mut self, message: String) {
+        self.drop("malformed");
+        if self.errors.len() < Self::MAX_ERRORS {
+            self.errors.push(message);
+        }
+    }
+
+    /// One line per reason: `kept 9,812 of 10,000 (1,234,567 positions); left out:
+    /// ending time-up 120, rating 60, ...`.
+    pub fn summary(&self) -> String {
+        let mut s = format!(
+            "kept {} of {} records ({} positions)",
+            self.kept, self.read, self.positions
+        );
+        if !self.dropped.is_empty() {
+            let parts: Vec<String> = self
+                .dropped
+                .iter()
+                .map(|(why, n)| format!("{why} {n}"))
+                .collect();
+            s.push_str(&format!("; left out: {}", parts.join(", ")));
+        }
+        s
+    }
+}
+
+/// A game's value target for the side to move at each ply when the record has no
+/// evaluation: its result, so a blend of evaluation and result leaves the result.
+fn result_value(outcome: &Outcome, to_move: Color) -> f32 {
+    match outcome.winner {
+        None => 0.5,
+        Some(w) if w == to_move => 1.0,
+        Some(_) => 0.0,
+    }
+}
+
+/// dlshogi's evaluation in centipawns as an expected score (the inverse of
+/// [`crate::hcpe3::eval_from_score`]).
+pub fn score_from_eval(eval: i16) -> f32 {
+    (1.0 / (1.0 + (-f64::from(eval) / EVAL_SCALE).exp())) as f32
+}
+
+/// The training record of a game: every move a one-hot policy target (the move
+/// played), its root value the evaluation where `evals` gives one per move, else the
+/// result.
+pub fn game_record(
+    start: &Position,
+    moves: &[Move],
+    evals: Option<&[i16]>,
+    outcome: Outcome,
+) -> GameRecord {
+    let mut to_move = start.side_to_move();
+    let records = moves
+        .iter()
+        .enumerate()
+        .map(|(i, &mv)| {
+            let code = u32::from(mv.to_u16());
+            let root_value = evals
+                .and_then(|e| e.get(i))
+                .map_or_else(|| result_value(&outcome, to_move), |&e| score_from_eval(e));
+            to_move = to_move.flip();
+            MoveRecord {
+                mv: code,
+                root_value,
+                full_search: true,
+                searched: vec![SearchedMove {
+                    mv: code,
+                    visits: 1,
+                    target: 1.0,
+                }],
+            }
+        })
+        .collect();
+    GameRecord {
+        variant: start.variant().name().to_string(),
+        start_sfen: start.to_sfen(),
+        max_plies: 0,
+        impasse: 0,
+        outcome,
+        resignation_disabled: false,
+        moves: records,
+    }
+}
+
+/// Reads record files and hands the kept games to a sink.
+#[derive(Debug)]
+pub struct Importer {
+    filter: ImportFilter,
+    seen: HashSet<u64>,
+    /// What was read so far.
+    pub stats: ImportStats,
+    /// Bytes of the current file read so far (a progress bar polls it).
+    pub bytes_read: Arc<AtomicU64>,
+}
+
+/// A reader that counts the bytes it hands out into a shared counter.
+struct Counting<R> {
+    inner: R,
+    count: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+fn game_key(start: &Position, moves: &[Move]) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    start
+        .to_sfen()
+        .rsplit_once(' ')
+        .map(|(s, _)| s)
+        .hash(&mut h);
+    for m in moves {
+        m.to_u16().hash(&mut h);
+    }
+    h.finish()
+}
+
+impl Importer {
+    /// An importer keeping what `filter` accepts.
+    pub fn new(filter: ImportFilter) -> Self {
+        Importer {
+            filter,
+            seen: HashSet::new(),
+            stats: ImportStats::default(),
+            bytes_read: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// Marks a game already imported (a resumed import re-reads its chunks so that
+    /// duplicates stay dropped).
+    pub fn remember(&mut self, game: &GameRecord) {
+        let Some(variant) = crate::record::variant_from_name(&game.variant) else {
+            return;
+        };
+        let Ok(start) = Position::from_sfen(variant, &game.start_sfen) else {
+            return;
+        };
+        let moves: Vec<Move> = game
+            .moves
+            .iter()
+            .filter_map(|m| u16::try_from(m.mv).ok().and_then(Move::from_u16))
+            .collect();
+        self.seen.insert(game_key(&start, &moves));
+    }
+
+    /// Applies the filter to one game read from a text record; a kept game goes to
+    /// `sink`.
+    fn consider(&mut self, rec: &Record, evals: Option<&[i16]>, sink: &mut dyn FnMut(GameRecord)) {
+        let ending = rec.ending();
+        let outcome = rec.outcome();
+        let Some(outcome) = outcome else {
+            self.stats
+                .drop(format!("ending {} (no result)", ending.name()));
+            return;
+        };
+        // A record that stops at a mate without saying so ended by mate.
+        let ending = if ending == Ending::Unfinished || ending == Ending::Aborted {
+            Ending::Checkmate
+        } else {
+            ending
+        };
+        if !self.filter.endings.contains(&ending) {
+            self.stats.drop(format!("ending {}", ending.name()));
+            return;
+        }
+        if let Some(min) = self.filter.min_rating
+            && rec.ratings.iter().any(|r| r.is_some_and(|r| r < min))
+        {
+            self.stats.drop("rating");
+            return;
+        }
+        if rec.moves.len() < self.filter.min_moves {
+            self.stats.drop("moves");
+            return;
+        }
+        if self.filter.drop_duplicates && !self.seen.insert(game_key(&rec.start, &rec.moves)) {
+            self.stats.drop("duplicate");
+            return;
+        }
+        self.stats.kept += 1;
+        self.stats.positions += rec.moves.len() as u64;
+        sink(game_record(&rec.start, &rec.moves, evals, outcome));
+    }
+
+    /// Reads `path` in `format` (its extension's, by default) from its `skip`-th record
+    /// on, handing every kept game to `sink` with the index of the record after it (a
+    /// resume point); [`Importer::bytes_read`] follows the reading. Returns the number of
+    /// records in the file. An I/O error or a text file that is not UTF-8 is an error;
+    /// malformed records are counted, reported and skipped.
+    pub fn read_file(
+        &mut self,
+        path: &Path,
+        format: RecordFormat,
+        skip: u64,
+        sink: &mut dyn FnMut(GameRecord, u64),
+    ) -> std::io::Result<u64> {
+        let name = path.display().to_string();
+        self.bytes_read.store(0, Ordering::Relaxed);
+        let open = |path: &Path| -> std::io::Result<_> {
+            Ok(BufReader::with_capacity(
+                1 << 20,
+                Counting {
+                    inner: fs::File::open(path)?,
+                    count: Arc::clone(&self.bytes_read),
+                },
+            ))
+        };
+        match format {
+            RecordFormat::Csa | RecordFormat::Kif | RecordFormat::Usi => {
+                let bytes = fs::read(path)?;
+                self.bytes_read.store(bytes.len() as u64, Ordering::Relaxed);
+                let text = String::from_utf8(bytes).map_err(|_| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!("{name}: not UTF-8 text (convert Shift_JIS records with iconv -f SJIS -t UTF-8)"),
+                    )
+                })?;
+                let records: Vec<Result<Record, String>> = match format {
+                    RecordFormat::Csa => from_csa_games(&text)
+                        .into_iter()
+                        .map(|r| r.map_err(|e| e.to_string()))
+                        .collect(),
+                    RecordFormat::Kif => vec![from_kif(&text).map_err(|e| e.to_string())],
+                    _ => text
+                        .lines()
+                        .enumerate()
+                        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+                        .map(|(i, l)| {
+                            from_usi_line(Variant::Shogi, l, i + 1).map_err(|e| e.to_string())
+                        })
+                        .collect(),
+                };
+                let total = records.len() as u64;
+                for (index, rec) in records.into_iter().enumerate().skip(skip as usize) {
+                    self.stats.read += 1;
+                    let next = index as u64 + 1;
+                    match rec {
+                        Ok(rec) => self.consider(&rec, None, &mut |g| sink(g, next)),
+                        Err(e) => self
+                            .stats
+                            .malformed(format!("{name}: game {}: {e}", index + 1)),
+                    }
+                }
+                Ok(total)
+            }
+            RecordFormat::Hcpe => {
+                let mut index = 0u64;
+                for entry in HcpeReader::new(open(path)?) {
+                    index += 1;
+                    if index <= skip {
+                        continue;
+                    }
+                    self.stats.read += 1;
+                    match entry {
+                        Err(e) => self.stats.malformed(format!("{name}: {e}")),
+                        Ok(p) if !p.position.is_legal(p.best_move) => {
+                            self.stats.malformed(format!(
+                                "{name}: entry {}: move {} is illegal in {}",
+                                index - 1,
+                                p.best_move,
+                                p.position.to_sfen()
+                            ))
+                        }
+                        Ok(p) => {
+                            // A position is not a game: no ending, length or duplicate
+                            // filter; its result is the game's.
+                            let outcome = match p.winner {
+                                Some(w) => Outcome::win(w, EndReason::Adjudication),
+                                None => Outcome::draw(EndReason::Adjudication),
+                            };
+                            self.stats.kept += 1;
+                            self.stats.positions += 1;
+                            sink(
+                                game_record(&p.position, &[p.best_move], Some(&[p.eval]), outcome),
+                                index,
+                            );
+                        }
+                    }
+                }
+                Ok(index)
+            }
+            RecordFormat::Hcpe3 => {
+                let mut index = 0u64;
+                for game in Hcpe3Reader::new(open(path)?) {
+                    index += 1;
+                    if index <= skip {
+                        continue;
+                    }
+                    self.stats.read += 1;
+                    let game = match game {
+                        Ok(g) => g,
+                        Err(e) => {
+                            self.stats.malformed(format!("{name}: {e}"));
+                            continue;
+                        }
+                    };
+                    let mut pos = game.start.clone();
+                    let mut moves = Vec::with_capacity(game.moves.len());
+                    let mut illegal = None;
+                    for (ply, m) in game.moves.iter().enumerate() {
+                        if !pos.is_legal(m.mv) {
+                            illegal = Some(format!(
+                                "{name}: game {}: move {} ({}) is illegal in {}",
+                                index - 1,
+                                ply + 1,
+                                m.mv,
+                                pos.to_sfen()
+                            ));
+                            break;
+                        }
+                        pos.play_unchecked(m.mv);
+                        moves.push(m.mv);
+                    }
+                    if let Some(message) = illegal {
+                        self.stats.malformed(message);
+                        continue;
+                    }
+                    let mut rec = Record::new(game.start.clone(), moves);
+                    rec.end = hcpe3_ending(game.result, pos.side_to_move())
+                        .csa_marker()
+                        .map(str::to_string);
+                    let evals: Vec<i16> = game.moves.iter().map(|m| m.eval).collect();
+                    self.consider(&rec, Some(&evals), &mut |g| sink(g, index));
+                }
+                Ok(index)
+            }
+        }
+    }
+}
+
+/// The ending an hcpe3 result byte stands for (bit 2 repetition, bit 3 declaration,
+/// bit 4 the move limit; otherwise a decisive game is a resignation or mate, which the
+/// final position tells apart, and a draw a repetition).
+fn hcpe3_ending(result: u8, to_move: Color) -> Ending {
+    let winner = winner_of_result(result);
+    if result & 4 != 0 {
+        Ending::Repetition
+    } else if result & 8 != 0 {
+        if winner.is_some() {
+            Ending::Declaration
+        } else {
+            Ending::Impasse
+        }
+    } else if result & 16 != 0 {
+        Ending::MaxMoves
+    } else {
+        match winner {
+            // The winner's opponent is to move after a win by mate or resignation; a
+            // winner to move had declared.
+            Some(w) if w == to_move => Ending::Declaration,
+            Some(_) => Ending::Resignation,
+            None => Ending::Repetition,
+        }
+    }
+}
+
+/// The record files under `paths` (files as given; directories searched recursively
+/// for the extensions [`RecordFormat::of_path`] knows), in a stable order.
+pub fn record_files(paths: &[PathBuf]) -> std::io::Result<Vec<(PathBuf, RecordFormat)>> {
+    let mut out = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let mut stack = vec![path.clone()];
+            while let Some(dir) = stack.pop() {
+                let mut entries: Vec<PathBuf> = fs::read_dir(&dir)?
+                    .map(|e| e.map(|e| e.path()))
+                    .collect::<Result<_, _>>()?;
+                entries.sort();
+                for entry in entries {
+                    if entry.is_dir() {
+                        stack.push(entry);
+                    } else if let Some(format) = RecordFormat::of_path(&entry) {
+                        out.push((entry, format));
+                    }
+                }
+            }
+        } else {
+            let format = RecordFormat::of_path(path).ok_or_else(|| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!(
+                        "{}: unknown record format (expected one of {})",
+                        path.display(),
+                        RecordFormat::EXTENSIONS
+                    ),
+                )
+            })?;
+            out.push((path.clone(), format));
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}

@@ -1,0 +1,432 @@
+//! Reading KIF (Japanese notation) records: the header (手合割, 先手/後手, a BOD board
+//! diagram, or the `#SFEN:` comment this project writes for composed positions), the
+//! numbered main line (`７六歩(77)`, `同　角成(88)`, `５五角打`, `２二銀不成(33)`) with its
+//! times, and the ending word (投了, 千日手, ...). Variations (`変化：`) are not read:
+//! the main line is the game.
+
+use super::{Ending, KIF_NAMES, Record, RecordError, build};
+use crate::position::Position;
+use crate::types::{Color, Move, PieceKind, Square, Variant};
+
+/// The handicaps' KIF names (手合割), beside the rules' names for them.
+pub(super) const KIF_HANDICAPS: [(&str, &str); 9] = [
+    ("lance", "香落ち"),
+    ("bishop", "角落ち"),
+    ("rook", "飛車落ち"),
+    ("rook-lance", "飛香落ち"),
+    ("2-piece", "二枚落ち"),
+    ("4-piece", "四枚落ち"),
+    ("6-piece", "六枚落ち"),
+    ("8-piece", "八枚落ち"),
+    ("10-piece", "十枚落ち"),
+];
+
+/// Single-character piece names of moves and board diagrams beyond [`KIF_NAMES`]
+/// (王 for the king, 竜 for the dragon; 全, 圭, 杏 for the promoted silver, knight and
+/// lance in diagrams).
+const KIF_ALIASES: [(&str, PieceKind); 5] = [
+    ("王", PieceKind::King),
+    ("竜", PieceKind::Dragon),
+    ("全", PieceKind::ProSilver),
+    ("圭", PieceKind::ProKnight),
+    ("杏", PieceKind::ProLance),
+];
+
+const KANJI_DIGITS: [char; 10] = ['〇', '一', '二', '三', '四', '五', '六', '七', '八', '九'];
+const WIDE_DIGITS: [char; 10] = ['０', '１', '２', '３', '４', '５', '６', '７', '８', '９'];
+
+/// A digit 1..=9 written as ASCII, full width or kanji.
+fn digit(c: char) -> Option<u8> {
+    if let Some(d) = c.to_digit(10) {
+        return u8::try_from(d).ok();
+    }
+    WIDE_DIGITS
+        .iter()
+        .chain(KANJI_DIGITS.iter())
+        .position(|&w| w == c)
+        .map(|i| (i % 10) as u8)
+}
+
+/// A kanji count (一 .. 十八) of pieces in hand; an empty string is one.
+fn kanji_count(s: &str) -> Option<u8> {
+    if s.is_empty() {
+        return Some(1);
+    }
+    let mut n = 0u8;
+    let mut chars = s.chars().peekable();
+    if chars.peek() == Some(&'十') {
+        chars.next();
+        n = 10;
+    }
+    match chars.next() {
+        None => Some(n),
+        Some(c) => {
+            let d = digit(c)?;
+            if chars.next().is_some() {
+                return None;
+            }
+            if n == 0 && d > 0 {
+                Some(d)
+            } else if n == 10 {
+                Some(10 + d)
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// The piece a name at the start of `s` stands for and the name's length in bytes
+/// (two-character names such as 成香 first).
+fn piece_prefix(s: &str) -> Option<(PieceKind, usize)> {
+    let mut best: Option<(PieceKind, usize)> = None;
+    for (i, name) in KIF_NAMES.iter().enumerate() {
+        if s.starts_with(name) && best.is_none_or(|(_, len)| name.len() > len) {
+            best = Some((PieceKind::from_index(i), name.len()));
+        }
+    }
+    for (name, kind) in KIF_ALIASES {
+        if s.starts_with(name) && best.is_none_or(|(_, len)| name.len() > len) {
+            best = Some((kind, name.len()));
+        }
+    }
+    best
+}
+
+/// A header line's value for `key` (`先手：名前`, with a full- or half-width colon).
+fn header_value<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let rest = line.strip_prefix(key)?;
+    rest.strip_prefix('：')
+        .or_else(|| rest.strip_prefix(':'))
+        .map(str::trim)
+}
+
+/// A BOD board diagram being read (`|v香v桂...|一` rows, 持駒 lines, 手番).
+#[derive(Default)]
+struct Diagram {
+    board: Vec<Option<(Color, PieceKind)>>,
+    rows: usize,
+    hands: [[u8; 7]; 2],
+    side: Option<Color>,
+    seen: bool,
+}
+
+impl Diagram {
+    fn new() -> Self {
+        Diagram {
+            board: vec![None; 81],
+            ..Diagram::default()
+        }
+    }
+
+    /// A `|...|一` row: nine cells of a side mark (space or `v`) and a piece or `・`.
+    fn row(&mut self, line: &str) -> Result<(), &'static str> {
+        let inner = line
+            .strip_prefix('|')
+            .and_then(|l| l.rsplit_once('|'))
+            .ok_or("a board row is |...|")?
+            .0;
+        let cells: Vec<char> = inner.chars().collect();
+        if self.rows >= 9 {
+            return Err("more than nine board rows");
+        }
+        let rank = self.rows as u8;
+        let mut file = 9u8;
+        let mut i = 0;
+        while i < cells.len() {
+            if file == 0 {
+                return Err("more than nine cells in a board row");
+            }
+            let color = match cells[i] {
+                'v' | 'V' => Color::White,
+                ' ' | '+' | '^' => Color::Black,
+                _ => return Err("a board cell starts with a space or v"),
+            };
+            let piece = cells.get(i + 1).ok_or("a board cell is cut short")?;
+            let sq = Square::new(file - 1, rank);
+            if *piece == '・' {
+                self.board[sq.index()] = None;
+            } else {
+                let (kind, _) =
+                    piece_prefix(&piece.to_string()).ok_or("an unknown piece in the diagram")?;
+                self.board[sq.index()] = Some((color, kind));
+            }
+            i += 2;
+            file -= 1;
+        }
+        if file != 0 {
+            return Err("fewer than nine cells in a board row");
+        }
+        self.rows += 1;
+        self.seen = true;
+        Ok(())
+    }
+
+    /// `先手の持駒：歩三　香` or `なし`.
+    fn hand(&mut self, color: Color, list: &str) -> Result<(), &'static str> {
+        self.seen = true;
+        for item in list.split([' ', '　']).filter(|s| !s.is_empty()) {
+            if item == "なし" {
+                continue;
+            }
+            let (kind, len) = piece_prefix(item).ok_or("an unknown piece in hand")?;
+            if kind.index() >= 7 {
+                return Err("a piece that cannot be in hand");
+            }
+            let n = kanji_count(&item[len..]).ok_or("a bad count in hand")?;
+            self.hands[color as usize][kind.index()] = n;
+        }
+        Ok(())
+    }
+}
+
+/// Reads a KIF record (UTF-8; a Shift_JIS file must be converted first). The start is
+/// 手合割 (平手 or a handicap), a BOD diagram, or `#SFEN:`; without any, the even start.
+/// Moves are checked for legality; the ending word (投了, 詰み, 千日手, 持将棋, 切れ負け,
+/// 反則勝ち/負け, 入玉勝ち, 中断) becomes the record's CSA end marker.
+pub fn from_kif(text: &str) -> Result<Record, RecordError> {
+    let mut names: [Option<String>; 2] = [None, None];
+    let mut start: Option<Position> = None;
+    let mut diagram = Diagram::new();
+    let mut pos: Option<Position> = None;
+    let mut moves = Vec::new();
+    let mut end: Option<String> = None;
+    let mut prev_to: Option<Square> = None;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let l = raw.trim_end_matches(['\r', ' ', '　']);
+        let err = |reason: &str| RecordError::Syntax {
+            format: "kif",
+            line,
+            text: l.to_string(),
+            reason: reason.to_string(),
+        };
+        let trimmed = l.trim_start();
+        if trimmed.is_empty() || trimmed.starts_with('*') || trimmed.starts_with('&') {
+            continue;
+        }
+        if let Some(sfen) = trimmed.strip_prefix("#SFEN:") {
+            let p = Position::from_sfen(Variant::Shogi, sfen.trim())?;
+            start = Some(p);
+            continue;
+        }
+        if trimmed.starts_with('#') {
+            continue;
+        }
+        if trimmed.starts_with("変化") {
+            // The main line is over; variations follow.
+            break;
+        }
+        if pos.is_none() && header(trimmed, &mut start, &mut names, &mut diagram).map_err(err)? {
+            continue;
+        }
+        // A move line starts with its number; anything else before the moves is a
+        // header we do not need (棋戦, 開始日時, the board's frame, ...).
+        let Some((number, rest)) = split_number(trimmed) else {
+            if pos.is_none() {
+                continue;
+            }
+            return Err(err("expected a numbered move"));
+        };
+        if pos.is_none() {
+            let p = match (&start, diagram.seen) {
+                (_, true) => {
+                    if diagram.rows != 9 {
+                        return Err(err("the board diagram has fewer than nine rows"));
+                    }
+                    let board: [Option<(Color, PieceKind)>; 81] = diagram
+                        .board
+                        .clone()
+                        .try_into()
+                        .map_err(|_| err("board size"))?;
+                    build(&board, &diagram.hands, diagram.side.unwrap_or(Color::Black))?
+                }
+                (Some(p), false) => p.clone(),
+                (None, false) => Position::startpos(Variant::Shogi),
+            };
+            start = Some(p.clone());
+            pos = Some(p);
+        }
+        let Some(p) = pos.as_mut() else { continue };
+        if number != moves.len() + 1 {
+            return Err(err("a move number out of sequence"));
+        }
+        let text = rest
+            .split([' ', '\t'])
+            .find(|s| !s.is_empty())
+            .unwrap_or("");
+        let text = text.trim_end_matches('+');
+        if let Some(ending) = Ending::from_kif_word(text, p.side_to_move()) {
+            end = ending.csa_marker().map(str::to_string);
+            break;
+        }
+        let mv = kif_move_of(p, rest.trim_start(), prev_to).map_err(err)?;
+        p.play(mv).map_err(|reason| RecordError::Illegal {
+            format: "kif",
+            line,
+            text: text.to_string(),
+            reason,
+        })?;
+        prev_to = Some(mv.to());
+        moves.push(mv);
+    }
+    let start = match start {
+        Some(p) => p,
+        None if diagram.seen => {
+            let board: [Option<(Color, PieceKind)>; 81] = diagram
+                .board
+                .clone()
+                .try_into()
+                .map_err(|_| RecordError::Syntax {
+                    format: "kif",
+                    line: 0,
+                    text: String::new(),
+                    reason: "board size".into(),
+                })?;
+            build(&board, &diagram.hands, diagram.side.unwrap_or(Color::Black))?
+        }
+        None => Position::startpos(Variant::Shogi),
+    };
+    Ok(Record {
+        start,
+        moves,
+        end,
+        names,
+        ratings: [None, None],
+    })
+}
+
+/// A header line before the moves (手合割, names, a diagram's rows, hands and side to
+/// move): read into the record being built. `Ok(false)` for a line that is none of these.
+fn header(
+    line: &str,
+    start: &mut Option<Position>,
+    names: &mut [Option<String>; 2],
+    diagram: &mut Diagram,
+) -> Result<bool, &'static str> {
+    if let Some(v) = header_value(line, "手合割") {
+        if v == "平手" {
+            *start = Some(Position::startpos(Variant::Shogi));
+        } else {
+            let (name, _) = KIF_HANDICAPS
+                .iter()
+                .find(|(_, jp)| *jp == v)
+                .ok_or("an unknown handicap")?;
+            *start = Some(Position::handicap(name).map_err(|_| "an unknown handicap")?);
+        }
+    } else if let Some(v) = header_value(line, "先手").or(header_value(line, "下手")) {
+        names[0] = Some(v.to_string()).filter(|v| !v.is_empty());
+    } else if let Some(v) = header_value(line, "後手").or(header_value(line, "上手")) {
+        names[1] = Some(v.to_string()).filter(|v| !v.is_empty());
+    } else if let Some(v) = header_value(line, "先手の持駒").or(header_value(line, "下手の持駒"))
+    {
+        diagram.hand(Color::Black, v)?;
+    } else if let Some(v) = header_value(line, "後手の持駒").or(header_value(line, "上手の持駒"))
+    {
+        diagram.hand(Color::White, v)?;
+    } else if line.starts_with('|') {
+        diagram.row(line)?;
+    } else if line.starts_with("後手番") || line.starts_with("上手番") {
+        diagram.side = Some(Color::White);
+    } else if line.starts_with("先手番") || line.starts_with("下手番") {
+        diagram.side = Some(Color::Black);
+    } else {
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// `   12 ７六歩(77)   ( 0:01/00:00:01)` as its number and the rest.
+fn split_number(line: &str) -> Option<(usize, &str)> {
+    let digits = line
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(line.len());
+    if digits == 0 {
+        return None;
+    }
+    let n = line[..digits].parse().ok()?;
+    Some((n, &line[digits..]))
+}
+
+/// The move a KIF move text stands for in `pos` (`prev_to`: the previous move's
+/// destination, for 同).
+fn kif_move_of(pos: &Position, text: &str, prev_to: Option<Square>) -> Result<Move, &'static str> {
+    let mut s = text;
+    let to = if let Some(rest) = s.strip_prefix(['同', '仝']) {
+        s = rest.trim_start_matches(['　', ' ']);
+        prev_to.ok_or("同 without a previous move")?
+    } else {
+        let mut chars = s.chars();
+        let file = chars
+            .next()
+            .and_then(digit)
+            .ok_or("a bad destination file")?;
+        let rank = chars
+            .next()
+            .and_then(digit)
+            .ok_or("a bad destination rank")?;
+        if !(1..=9).contains(&file) || !(1..=9).contains(&rank) {
+            return Err("a destination off the board");
+        }
+        s = chars.as_str();
+        Square::new(file - 1, rank - 1)
+    };
+    let (kind, len) = piece_prefix(s).ok_or("an unknown piece")?;
+    s = &s[len..];
+    let mut promote = false;
+    let mut drop = false;
+    loop {
+        if let Some(rest) = s.strip_prefix("不成").or(s.strip_prefix("生")) {
+            s = rest;
+        } else if let Some(rest) = s.strip_prefix('成') {
+            promote = true;
+            s = rest;
+        } else if let Some(rest) = s.strip_prefix('打') {
+            drop = true;
+            s = rest;
+        } else if let Some(rest) = s.strip_prefix(['右', '左', '直', '上', '寄', '引', '行', '入'])
+        {
+            // Relative-position words (右, 上, ...) of hand-written records: the source
+            // square in parentheses decides.
+            s = rest;
+        } else {
+            break;
+        }
+    }
+    let from = s.strip_prefix('(').and_then(|r| r.get(..2)).and_then(|sq| {
+        let b = sq.as_bytes();
+        let f = b[0].checked_sub(b'1')?;
+        let r = b[1].checked_sub(b'1')?;
+        (f < 9 && r < 9).then(|| Square::new(f, r))
+    });
+    match from {
+        Some(from) if !drop => {
+            let on = pos.piece_at(from).map(|p| p.kind);
+            if on != Some(kind) {
+                return Err("the piece named is not on the source square");
+            }
+            Ok(Move::normal(from, to, promote))
+        }
+        _ => {
+            if kind.index() >= 7 {
+                return Err("cannot drop that piece");
+            }
+            Ok(Move::drop(kind, to))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kanji_counts() {
+        assert_eq!(kanji_count(""), Some(1));
+        assert_eq!(kanji_count("三"), Some(3));
+        assert_eq!(kanji_count("十"), Some(10));
+        assert_eq!(kanji_count("十八"), Some(18));
+        assert_eq!(kanji_count("x"), None);
+    }
+}
