@@ -102,19 +102,7 @@ impl ImportFilter {
 
     /// Parses a comma-separated list of ending names (`resign,mate,time-up`; `all`).
     pub fn parse_endings(list: &str) -> Result<Vec<Ending>, String> {
-        let all = [
-            Ending::Resignation,
-            Ending::Checkmate,
-            Ending::Declaration,
-            Ending::Repetition,
-            Ending::Impasse,
-            Ending::MaxMoves,
-            Ending::Draw,
-            Ending::TimeUp,
-            Ending::IllegalMove,
-            Ending::IllegalAction(Color::Black),
-            Ending::IllegalAction(Color::White),
-        ];
+        let all = Ending::WITH_RESULT;
         let mut out = Vec::new();
         for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             if name == "all" {

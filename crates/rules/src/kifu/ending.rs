@@ -67,19 +67,20 @@ const ENDINGS: [(Ending, &str, &str, &str); 13] = [
 ];
 
 impl Ending {
-    /// The names [`Ending::name`] gives, once each: what a filter may list.
-    pub const NAMES: [&'static str; 11] = [
-        "resign",
-        "mate",
-        "declaration",
-        "repetition",
-        "impasse",
-        "max-moves",
-        "draw",
-        "time-up",
-        "illegal",
-        "aborted",
-        "unfinished",
+    /// Every ending a record can state with a result (not [`Ending::Aborted`] or
+    /// [`Ending::Unfinished`]): what a filter may keep.
+    pub const WITH_RESULT: [Ending; 11] = [
+        Ending::Resignation,
+        Ending::Checkmate,
+        Ending::Declaration,
+        Ending::Repetition,
+        Ending::Impasse,
+        Ending::MaxMoves,
+        Ending::Draw,
+        Ending::TimeUp,
+        Ending::IllegalMove,
+        Ending::IllegalAction(Color::Black),
+        Ending::IllegalAction(Color::White),
     ];
 
     /// The ending a CSA marker (without `%`) stands for; unknown markers (`%ERROR`,
@@ -202,7 +203,11 @@ mod tests {
                 }
             }
             assert_eq!(ending.name(), name);
-            assert!(Ending::NAMES.contains(&name), "{name}");
+            assert_eq!(
+                Ending::WITH_RESULT.contains(&ending),
+                ending.outcome(Color::Black, false).is_some(),
+                "{name}"
+            );
         }
         assert_eq!(Ending::from_csa_marker("ERROR"), None);
     }
