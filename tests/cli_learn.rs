@@ -158,15 +158,17 @@ fn import_reads_every_format_filters_resumes_and_learn_trains_on_it() {
     let csa = records.join("floodgate-multi.csa");
     let stopped = tmp.path().join("stopped");
     let whole = tmp.path().join("whole");
-    for dir in [&stopped, &whole] {
-        run(&[
+    let import = |out: &std::path::Path, options: &[&str]| {
+        let head = [
             "import",
             csa.to_str().unwrap(),
             "--out",
-            dir.to_str().unwrap(),
-            "--games-per-chunk",
-            "1",
-        ]);
+            out.to_str().unwrap(),
+        ];
+        run(&[&head[..], options].concat())
+    };
+    for dir in [&stopped, &whole] {
+        import(dir, &["--games-per-chunk", "1"]);
     }
     for n in [2, 3] {
         std::fs::remove_file(stopped.join(format!("import-{n:08}.szgr"))).unwrap();
@@ -174,29 +176,13 @@ fn import_reads_every_format_filters_resumes_and_learn_trains_on_it() {
     let key = csa.display().to_string();
     let state = serde_json::json!({"done": {key.clone(): 2}, "finished": {key: false}});
     std::fs::write(stopped.join("import-state.json"), state.to_string()).unwrap();
-    let text = run(&[
-        "import",
-        csa.to_str().unwrap(),
-        "--out",
-        stopped.to_str().unwrap(),
-        "--games-per-chunk",
-        "1",
-    ]);
+    let text = import(&stopped, &["--games-per-chunk", "1"]);
     assert!(text.contains("resuming"), "{text}");
     assert_eq!(chunk_games(&stopped), chunk_games(&whole));
 
     // Filters: ratings where the record has them, and every ending.
     let filtered = tmp.path().join("filtered");
-    let text = run(&[
-        "import",
-        csa.to_str().unwrap(),
-        "--out",
-        filtered.to_str().unwrap(),
-        "--min-rating",
-        "2000",
-        "--endings",
-        "all",
-    ]);
+    let text = import(&filtered, &["--min-rating", "2000", "--endings", "all"]);
     assert!(text.contains("kept 3 of 7 records"), "{text}");
     assert!(text.contains("rating 2"), "{text}");
 

@@ -20,7 +20,7 @@ use shogi_game::{Color, EndReason, Outcome};
 use shogi_rules::kifu::{Ending, Record, from_csa_games, from_kif, from_usi_line};
 use shogi_rules::{Move, Position, Variant};
 
-use crate::hcpe::{Hcpe3Reader, HcpeReader, winner_of_result};
+use crate::hcpe::{Hcpe3Game, Hcpe3Reader, HcpePosition, HcpeReader, winner_of_result};
 use crate::hcpe3::EVAL_SCALE;
 use crate::record::{GameRecord, MoveRecord, SearchedMove};
 
@@ -78,24 +78,19 @@ pub struct ImportFilter {
 }
 
 impl ImportFilter {
-    /// The endings kept by default: the results the board decided or a player conceded
-    /// (resignation, mate, declaration, repetition, impasse, the move limit, an illegal
-    /// move or action), not a clock's (time-up) or an organiser's (draw by decision).
-    pub const DEFAULT_ENDINGS: [Ending; 9] = [
-        Ending::Resignation,
-        Ending::Checkmate,
-        Ending::Declaration,
-        Ending::Repetition,
-        Ending::Impasse,
-        Ending::MaxMoves,
-        Ending::IllegalMove,
-        Ending::IllegalAction(Color::Black),
-        Ending::IllegalAction(Color::White),
-    ];
+    /// The endings kept by default: every ending with a result
+    /// ([`Ending::WITH_RESULT`]: what the board decided or a player conceded) but a
+    /// clock's (time-up) and an organiser's (draw by decision).
+    pub fn default_endings() -> Vec<Ending> {
+        Ending::WITH_RESULT
+            .into_iter()
+            .filter(|e| !matches!(e, Ending::TimeUp | Ending::Draw))
+            .collect()
+    }
 
-    /// [`ImportFilter::DEFAULT_ENDINGS`] as the comma-separated names `--endings` takes.
+    /// [`ImportFilter::default_endings`] as the comma-separated names `--endings` takes.
     pub fn default_endings_list() -> String {
-        let mut names: Vec<&str> = Self::DEFAULT_ENDINGS.iter().map(|e| e.name()).collect();
+        let mut names: Vec<&str> = Self::default_endings().iter().map(|e| e.name()).collect();
         names.dedup();
         names.join(",")
     }
@@ -128,7 +123,7 @@ impl Default for ImportFilter {
         ImportFilter {
             min_rating: None,
             min_moves: 0,
-            endings: ImportFilter::DEFAULT_ENDINGS.to_vec(),
+            endings: ImportFilter::default_endings(),
             drop_duplicates: true,
         }
     }
@@ -362,136 +357,175 @@ impl Importer {
     ) -> std::io::Result<u64> {
         let name = path.display().to_string();
         self.bytes_read.store(0, Ordering::Relaxed);
-        let open = |path: &Path| -> std::io::Result<_> {
-            Ok(BufReader::with_capacity(
+        let records = read_records(
+            path,
+            format,
+            &[Variant::Shogi],
+            Arc::clone(&self.bytes_read),
+        )?;
+        let mut index = 0u64;
+        for record in records {
+            index += 1;
+            if index <= skip {
+                continue;
+            }
+            self.stats.read += 1;
+            match record {
+                Err(e) => self.stats.malformed(format!("{name}: {e}")),
+                Ok(ReadRecord::Game { record, evals }) => {
+                    self.consider(&record, evals.as_deref(), &mut |g| sink(g, index))
+                }
+                Ok(ReadRecord::Position(p)) => {
+                    // A position is not a game: no ending, length or duplicate filter;
+                    // its result is the game's.
+                    let outcome = match p.winner {
+                        Some(w) => Outcome::win(w, EndReason::Adjudication),
+                        None => Outcome::draw(EndReason::Adjudication),
+                    };
+                    self.stats.kept += 1;
+                    self.stats.positions += 1;
+                    sink(
+                        game_record(&p.position, &[p.best_move], Some(&[p.eval]), outcome),
+                        index,
+                    );
+                }
+            }
+        }
+        Ok(index)
+    }
+}
+
+/// One record of a file, every move legal where it is played.
+#[derive(Clone, Debug)]
+pub enum ReadRecord {
+    /// A game; `evals` holds an evaluation a move where the format keeps one (hcpe3).
+    Game {
+        /// The game.
+        record: Record,
+        /// The evaluations in centipawns, for the side to move at each ply.
+        evals: Option<Vec<i16>>,
+    },
+    /// One hcpe position, with the move played there.
+    Position(HcpePosition),
+}
+
+/// The records of one file in order, each a [`ReadRecord`] or what is wrong with it
+/// (`game 5: csa line 129: ...`, `entry 4: ...`), so a caller can report a bad one and
+/// read on: the importer and `view` read files through it. Text files are read whole (a
+/// few kilobytes a game); `hcpe` and `hcpe3` stream, counting the bytes read into
+/// `bytes_read`. A USI line is read in the first of `usi_variants` whose rules accept it
+/// (its SFEN's board tells shogi from minishogi). A file that cannot be opened, or text
+/// that is not UTF-8, is an error.
+pub fn read_records(
+    path: &Path,
+    format: RecordFormat,
+    usi_variants: &[Variant],
+    bytes_read: Arc<AtomicU64>,
+) -> std::io::Result<Box<dyn Iterator<Item = Result<ReadRecord, String>>>> {
+    let game = |record| ReadRecord::Game {
+        record,
+        evals: None,
+    };
+    let games: Vec<Result<Record, String>> = match format {
+        RecordFormat::Hcpe | RecordFormat::Hcpe3 => {
+            let file = BufReader::with_capacity(
                 1 << 20,
                 Counting {
                     inner: fs::File::open(path)?,
-                    count: Arc::clone(&self.bytes_read),
+                    count: bytes_read,
                 },
-            ))
-        };
-        match format {
-            RecordFormat::Csa | RecordFormat::Kif | RecordFormat::Usi => {
-                let bytes = fs::read(path)?;
-                self.bytes_read.store(bytes.len() as u64, Ordering::Relaxed);
-                let text = String::from_utf8(bytes).map_err(|_| {
-                    std::io::Error::new(
-                        std::io::ErrorKind::InvalidData,
-                        format!("{name}: not UTF-8 text (convert Shift_JIS records with iconv -f SJIS -t UTF-8)"),
-                    )
-                })?;
-                let records: Vec<Result<Record, String>> = match format {
-                    RecordFormat::Csa => from_csa_games(&text)
-                        .into_iter()
-                        .map(|r| r.map_err(|e| e.to_string()))
-                        .collect(),
-                    RecordFormat::Kif => vec![from_kif(&text).map_err(|e| e.to_string())],
-                    _ => text
-                        .lines()
+            );
+            return Ok(if format == RecordFormat::Hcpe {
+                Box::new(HcpeReader::new(file).enumerate().map(|(index, entry)| {
+                    let p = entry.map_err(|e| e.to_string())?;
+                    if !p.position.is_legal(p.best_move) {
+                        return Err(format!(
+                            "entry {index}: move {} is illegal in {}",
+                            p.best_move,
+                            p.position.to_sfen()
+                        ));
+                    }
+                    Ok(ReadRecord::Position(p))
+                }))
+            } else {
+                Box::new(
+                    Hcpe3Reader::new(file)
                         .enumerate()
-                        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-                        .map(|(i, l)| {
-                            from_usi_line(Variant::Shogi, l, i + 1).map_err(|e| e.to_string())
-                        })
-                        .collect(),
-                };
-                let total = records.len() as u64;
-                for (index, rec) in records.into_iter().enumerate().skip(skip as usize) {
-                    self.stats.read += 1;
-                    let next = index as u64 + 1;
-                    match rec {
-                        Ok(rec) => self.consider(&rec, None, &mut |g| sink(g, next)),
-                        Err(e) => self
-                            .stats
-                            .malformed(format!("{name}: game {}: {e}", index + 1)),
-                    }
-                }
-                Ok(total)
+                        .map(|(index, g)| hcpe3_game(index, g.map_err(|e| e.to_string())?)),
+                )
+            });
+        }
+        RecordFormat::Csa | RecordFormat::Kif | RecordFormat::Usi => {
+            let bytes = fs::read(path)?;
+            bytes_read.store(bytes.len() as u64, Ordering::Relaxed);
+            let text = String::from_utf8(bytes).map_err(|_| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "{}: not UTF-8 text (convert Shift_JIS records with iconv -f SJIS -t UTF-8)",
+                        path.display()
+                    ),
+                )
+            })?;
+            match format {
+                RecordFormat::Csa => from_csa_games(&text)
+                    .into_iter()
+                    .map(|r| r.map_err(|e| e.to_string()))
+                    .collect(),
+                RecordFormat::Kif => vec![from_kif(&text).map_err(|e| e.to_string())],
+                _ => text
+                    .lines()
+                    .enumerate()
+                    .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+                    .map(|(i, line)| usi_game(usi_variants, line, i + 1))
+                    .collect(),
             }
-            RecordFormat::Hcpe => {
-                let mut index = 0u64;
-                for entry in HcpeReader::new(open(path)?) {
-                    index += 1;
-                    if index <= skip {
-                        continue;
-                    }
-                    self.stats.read += 1;
-                    match entry {
-                        Err(e) => self.stats.malformed(format!("{name}: {e}")),
-                        Ok(p) if !p.position.is_legal(p.best_move) => {
-                            self.stats.malformed(format!(
-                                "{name}: entry {}: move {} is illegal in {}",
-                                index - 1,
-                                p.best_move,
-                                p.position.to_sfen()
-                            ))
-                        }
-                        Ok(p) => {
-                            // A position is not a game: no ending, length or duplicate
-                            // filter; its result is the game's.
-                            let outcome = match p.winner {
-                                Some(w) => Outcome::win(w, EndReason::Adjudication),
-                                None => Outcome::draw(EndReason::Adjudication),
-                            };
-                            self.stats.kept += 1;
-                            self.stats.positions += 1;
-                            sink(
-                                game_record(&p.position, &[p.best_move], Some(&[p.eval]), outcome),
-                                index,
-                            );
-                        }
-                    }
-                }
-                Ok(index)
-            }
-            RecordFormat::Hcpe3 => {
-                let mut index = 0u64;
-                for game in Hcpe3Reader::new(open(path)?) {
-                    index += 1;
-                    if index <= skip {
-                        continue;
-                    }
-                    self.stats.read += 1;
-                    let game = match game {
-                        Ok(g) => g,
-                        Err(e) => {
-                            self.stats.malformed(format!("{name}: {e}"));
-                            continue;
-                        }
-                    };
-                    let mut pos = game.start.clone();
-                    let mut moves = Vec::with_capacity(game.moves.len());
-                    let mut illegal = None;
-                    for (ply, m) in game.moves.iter().enumerate() {
-                        if !pos.is_legal(m.mv) {
-                            illegal = Some(format!(
-                                "{name}: game {}: move {} ({}) is illegal in {}",
-                                index - 1,
-                                ply + 1,
-                                m.mv,
-                                pos.to_sfen()
-                            ));
-                            break;
-                        }
-                        pos.play_unchecked(m.mv);
-                        moves.push(m.mv);
-                    }
-                    if let Some(message) = illegal {
-                        self.stats.malformed(message);
-                        continue;
-                    }
-                    let mut rec = Record::new(game.start.clone(), moves);
-                    rec.end = hcpe3_ending(game.result, pos.side_to_move())
-                        .csa_marker()
-                        .map(str::to_string);
-                    let evals: Vec<i16> = game.moves.iter().map(|m| m.eval).collect();
-                    self.consider(&rec, Some(&evals), &mut |g| sink(g, index));
-                }
-                Ok(index)
+        }
+    };
+    Ok(Box::new(games.into_iter().enumerate().map(
+        move |(i, r)| r.map(game).map_err(|e| format!("game {}: {e}", i + 1)),
+    )))
+}
+
+/// A USI line read in the first of `variants` that accepts it; the first one's error
+/// where none does.
+fn usi_game(variants: &[Variant], line: &str, line_no: usize) -> Result<Record, String> {
+    let mut first_error = None;
+    for &variant in variants {
+        match from_usi_line(variant, line, line_no) {
+            Ok(record) => return Ok(record),
+            Err(e) => {
+                first_error.get_or_insert_with(|| e.to_string());
             }
         }
     }
+    Err(first_error.unwrap_or_else(|| "no variant to read a USI line in".to_string()))
+}
+
+/// An hcpe3 game as a record, its moves checked.
+fn hcpe3_game(index: usize, game: Hcpe3Game) -> Result<ReadRecord, String> {
+    let mut pos = game.start.clone();
+    let mut moves = Vec::with_capacity(game.moves.len());
+    for (ply, m) in game.moves.iter().enumerate() {
+        if !pos.is_legal(m.mv) {
+            return Err(format!(
+                "game {index}: move {} ({}) is illegal in {}",
+                ply + 1,
+                m.mv,
+                pos.to_sfen()
+            ));
+        }
+        pos.play_unchecked(m.mv);
+        moves.push(m.mv);
+    }
+    let mut record = Record::new(game.start, moves);
+    record.end = hcpe3_ending(game.result, pos.side_to_move())
+        .csa_marker()
+        .map(str::to_string);
+    Ok(ReadRecord::Game {
+        record,
+        evals: Some(game.moves.iter().map(|m| m.eval).collect()),
+    })
 }
 
 /// The ending an hcpe3 result byte stands for (bit 2 repetition, bit 3 declaration,

@@ -11,8 +11,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use shogi_game::{Color, EndReason, Outcome};
 use shogi_records::hcpe::{HCPE_SIZE, Hcpe3Reader, HcpeError, HcpeReader};
+use shogi_records::import::{ReadRecord, RecordFormat, read_records};
 use shogi_records::{GameRecord, MoveRecord, SearchedMove, hcpe3};
-use shogi_rules::{Position, Variant};
+use shogi_rules::{Move, Position, Square, Variant};
 use shogi_testkit::{python, repo_root};
 
 fn cshogi_hcpe(games: usize, seed: u64) -> (Vec<u8>, Vec<serde_json::Value>) {
@@ -171,4 +172,53 @@ fn hcpe3_games_read_back_as_written() {
         err.contains("entry 4") && err.contains("ends inside it"),
         "{err}"
     );
+}
+
+/// What the import and `view` read through: every move is checked where it is played,
+/// and a game with an illegal move is an error in its place, named by its index, while
+/// the games after it still read.
+#[test]
+fn read_records_checks_every_move_and_reads_past_a_bad_game() {
+    let mut records: Vec<GameRecord> = (1..4).map(random_record).collect();
+    // Game 1 (0-based): Black moves White's king at its 11th ply.
+    let square = |usi: &str| Square::from_usi(usi, Variant::Shogi).unwrap();
+    let bad = Move::normal(square("5a"), square("5b"), false);
+    let mut pos = Position::startpos(Variant::Shogi);
+    for m in &records[1].moves[..10] {
+        pos.play_unchecked(Move::from_u16(m.mv as u16).unwrap());
+    }
+    assert!(!pos.is_legal(bad));
+    records[1].moves[10].mv = u32::from(bad.to_u16());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("games.hcpe3");
+    let mut bytes = Vec::new();
+    for r in &records {
+        hcpe3::write_game(r, &mut bytes).unwrap();
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let read: Vec<_> = read_records(
+        &path,
+        RecordFormat::Hcpe3,
+        &[Variant::Shogi],
+        Default::default(),
+    )
+    .unwrap()
+    .collect();
+    assert_eq!(read.len(), 3);
+    let err = read[1].as_ref().unwrap_err();
+    assert!(
+        err.starts_with("game 1: move 11 (5a5b) is illegal"),
+        "{err}"
+    );
+    for (got, want) in [&read[0], &read[2]]
+        .into_iter()
+        .zip([&records[0], &records[2]])
+    {
+        let Ok(ReadRecord::Game { record, evals }) = got else {
+            panic!("{got:?}")
+        };
+        assert_eq!(record.moves.len(), want.moves.len());
+        assert_eq!(evals.as_ref().map(Vec::len), Some(want.moves.len()));
+        assert_eq!(record.outcome().and_then(|o| o.winner), Some(Color::White));
+    }
 }

@@ -204,98 +204,43 @@ fn sibling_variant(path: &Path) -> Option<GameKind> {
 
 /// One game of a record file the import reads (CSA, KIF, USI, hcpe, hcpe3).
 fn from_record_file(path: &Path, index: usize) -> Result<Source> {
-    use shogi_records::hcpe::{Hcpe3Reader, HcpeReader};
-    use shogi_rules::kifu::{Record, from_csa_games, from_kif, from_usi_line};
+    use shogi_records::import::{ReadRecord, read_records};
+    use shogi_rules::Variant;
+    use shogi_rules::kifu::Record;
     let format = RecordFormat::of_path(path).context("not a record file")?;
     let name = path.display();
-    let no_game =
-        |of: usize| anyhow::anyhow!("{name} holds {of} games; there is no game {}", index + 1);
-    let text = || -> Result<String> {
-        let bytes = std::fs::read(path).with_context(|| format!("reading {name}"))?;
-        String::from_utf8(bytes).map_err(|_| {
-            anyhow::anyhow!(
-                "{name} is not UTF-8 text (convert Shift_JIS with iconv -f SJIS -t UTF-8)"
-            )
-        })
+    // A USI line does not name its variant: the match's summary beside it does; without
+    // one, a SFEN that is not a 9x9 board is minishogi's.
+    let usi_variants = match sibling_variant(path) {
+        Some(GameKind::Minishogi) => vec![Variant::Minishogi],
+        Some(GameKind::Tai) => bail!("{name}: tai shogi games are read from their .txt file"),
+        _ => vec![Variant::Shogi, Variant::Minishogi],
     };
-    let open = || -> Result<std::io::BufReader<std::fs::File>> {
-        Ok(std::io::BufReader::new(
-            std::fs::File::open(path).with_context(|| format!("reading {name}"))?,
-        ))
+    let mut records = read_records(path, format, &usi_variants, Default::default())
+        .with_context(|| format!("reading {name}"))?;
+    let (unit, what) = match format {
+        RecordFormat::Csa => ("game", "CSA"),
+        RecordFormat::Kif => ("game", "KIF"),
+        RecordFormat::Usi => ("game", "USI"),
+        RecordFormat::Hcpe => ("position", "hcpe position"),
+        RecordFormat::Hcpe3 => ("game", "hcpe3"),
     };
-    let (record, of, what): (Record, usize, &str) = match format {
-        RecordFormat::Csa => {
-            let games = from_csa_games(&text()?);
-            let of = games.len();
-            let game = games.into_iter().nth(index).ok_or_else(|| no_game(of))?;
-            (
-                game.with_context(|| format!("{name}: game {}", index + 1))?,
-                of,
-                "CSA",
-            )
+    // Text files are parsed whole, so their count is known; a binary file streams and is
+    // not read to its end for a count.
+    let count = records.size_hint().1;
+    let Some(read) = records.nth(index) else {
+        match count {
+            Some(n) => bail!("{name} holds {n} {unit}s; there is no {unit} {}", index + 1),
+            None => bail!("{name} has no {unit} {}", index + 1),
         }
-        RecordFormat::Kif => {
-            if index > 0 {
-                return Err(no_game(1));
-            }
-            (
-                from_kif(&text()?).with_context(|| name.to_string())?,
-                1,
-                "KIF",
-            )
-        }
-        RecordFormat::Usi => {
-            let text = text()?;
-            let lines: Vec<(usize, &str)> = text
-                .lines()
-                .enumerate()
-                .filter(|(_, l)| !l.trim().is_empty())
-                .collect();
-            let of = lines.len();
-            let &(line_no, line) = lines.get(index).ok_or_else(|| no_game(of))?;
-            let variants = match sibling_variant(path) {
-                Some(GameKind::Minishogi) => vec![shogi_rules::Variant::Minishogi],
-                Some(GameKind::Tai) => {
-                    bail!("{name}: tai shogi games are read from their .txt file")
-                }
-                _ => vec![shogi_rules::Variant::Shogi, shogi_rules::Variant::Minishogi],
-            };
-            // Without a summary, a SFEN that is not a 9x9 board is minishogi's.
-            let mut result = None;
-            for v in variants {
-                match from_usi_line(v, line, line_no + 1) {
-                    Ok(r) => {
-                        result = Some(Ok(r));
-                        break;
-                    }
-                    Err(e) => {
-                        if result.is_none() {
-                            result = Some(Err(e));
-                        }
-                    }
-                }
-            }
-            let rec = result
-                .expect("at least one variant tried")
-                .with_context(|| name.to_string())?;
-            (rec, of, "USI")
-        }
-        RecordFormat::Hcpe => {
-            let entry = HcpeReader::new(open()?)
-                .nth(index)
-                .ok_or_else(|| anyhow::anyhow!("{name} has no position {}", index + 1))?
-                .with_context(|| name.to_string())?;
-            let mut rec = Record::new(entry.position, vec![entry.best_move]);
-            rec.end = None;
-            (rec, index + 1, "hcpe position")
-        }
-        RecordFormat::Hcpe3 => {
-            let game = Hcpe3Reader::new(open()?)
-                .nth(index)
-                .ok_or_else(|| anyhow::anyhow!("{name} has no game {}", index + 1))?
-                .with_context(|| name.to_string())?;
-            let moves = game.moves.iter().map(|m| m.mv).collect();
-            (Record::new(game.start, moves), index + 1, "hcpe3")
+    };
+    let of = count.unwrap_or(index + 1);
+    let record = match read.map_err(|e| anyhow::anyhow!("{name}: {e}"))? {
+        ReadRecord::Game { record, .. } => record,
+        ReadRecord::Position(entry) => {
+            let mut record = Record::new(entry.position, vec![entry.best_move]);
+            record.end = None;
+            record
         }
     };
     let outcome = record.outcome();
