@@ -390,6 +390,20 @@ fn logged_double_offering(mode: &str, log: &Path, variant_option: &str) -> Playe
 }
 
 /// The commands the double received, in order, without `position` lines.
+/// `config`'s two games of `double` against a random mover, both played (the double
+/// forfeits each with an illegal move after the handshake); the lines `double` received,
+/// from its `log`.
+fn both_games_received(
+    double: &PlayerSpec,
+    log: &Path,
+    config: &MatchConfig,
+    stop: &AtomicBool,
+) -> Vec<String> {
+    let s = run_match(double, &PlayerSpec::Random, config, stop).unwrap();
+    assert_eq!(s.total.games(), 2);
+    received(log)
+}
+
 fn received(log: &Path) -> Vec<String> {
     std::fs::read_to_string(log)
         .unwrap()
@@ -461,33 +475,33 @@ fn options_reach_the_engine_between_usiok_and_isready_and_fixed_nodes_go_as_writ
     );
 }
 
-#[test]
-fn a_minishogi_match_selects_the_variant_where_the_engine_offers_it() {
-    let tmp = tempfile::tempdir().unwrap();
-    let log = tmp.path().join("a.log");
-    let stop = AtomicBool::new(false);
+/// Two minishogi games against an engine double, one engine process at a time (the
+/// doubles write one log), on a fast clock; `usi`'s depth and options as given.
+fn minishogi_one_engine_at_a_time(usi: UsiTimeControl) -> MatchConfig {
     let mut config = minishogi(2, 1);
-    // One engine process at a time: they share the log.
     config.parallel = 1;
     config.players.usi = UsiTimeControl {
         byoyomi_ms: 100,
         margin_ms: 2000,
         handshake_ms: 5000,
+        ..usi
+    };
+    config
+}
+
+#[test]
+fn a_minishogi_match_selects_the_variant_where_the_engine_offers_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("a.log");
+    let stop = AtomicBool::new(false);
+    let config = minishogi_one_engine_at_a_time(UsiTimeControl {
         depth: Some(3),
         options: vec![("USI_Hash".into(), "8".into())],
         ..UsiTimeControl::default()
-    };
+    });
     // The double plays standard shogi only: it forfeits with an illegal move, after
     // the handshake this test is about.
-    let s = run_match(
-        &logged_double("illegal", &log),
-        &PlayerSpec::Random,
-        &config,
-        &stop,
-    )
-    .unwrap();
-    assert_eq!(s.total.games(), 2);
-    let a = received(&log);
+    let a = both_games_received(&logged_double("illegal", &log), &log, &config, &stop);
     // The match reads the engine's options once before its first game.
     assert_eq!(
         a[..6],
@@ -511,24 +525,10 @@ fn a_minishogi_match_selects_the_variant_where_the_engine_offers_it() {
 fn a_minishogi_match_finds_usi_variant_and_refuses_an_engine_without_a_variant_option() {
     let tmp = tempfile::tempdir().unwrap();
     let stop = AtomicBool::new(false);
-    let mut config = minishogi(2, 1);
-    config.parallel = 1;
-    config.players.usi = UsiTimeControl {
-        byoyomi_ms: 100,
-        margin_ms: 2000,
-        handshake_ms: 5000,
-        ..UsiTimeControl::default()
-    };
+    let mut config = minishogi_one_engine_at_a_time(UsiTimeControl::default());
     let log = tmp.path().join("fairy.log");
-    let s = run_match(
-        &logged_double_offering("illegal", &log, "USI_Variant"),
-        &PlayerSpec::Random,
-        &config,
-        &stop,
-    )
-    .unwrap();
-    assert_eq!(s.total.games(), 2);
-    let a = received(&log);
+    let double = logged_double_offering("illegal", &log, "USI_Variant");
+    let a = both_games_received(&double, &log, &config, &stop);
     assert!(
         a.iter()
             .any(|l| l == "setoption name USI_Variant value minishogi"),

@@ -139,13 +139,19 @@ fn random_record(seed: u64) -> GameRecord {
     }
 }
 
+/// `records` as this project's hcpe3 writer writes them, one after another.
+fn hcpe3_bytes(records: &[GameRecord]) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for r in records {
+        hcpe3::write_game(r, &mut bytes).unwrap();
+    }
+    bytes
+}
+
 #[test]
 fn hcpe3_games_read_back_as_written() {
     let records: Vec<GameRecord> = (1..6).map(random_record).collect();
-    let mut bytes = Vec::new();
-    for r in &records {
-        hcpe3::write_game(r, &mut bytes).unwrap();
-    }
+    let bytes = hcpe3_bytes(&records);
     let games: Vec<_> = Hcpe3Reader::new(Cursor::new(&bytes))
         .collect::<Result<_, _>>()
         .unwrap();
@@ -191,11 +197,7 @@ fn read_records_checks_every_move_and_reads_past_a_bad_game() {
     records[1].moves[10].mv = u32::from(bad.to_u16());
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("games.hcpe3");
-    let mut bytes = Vec::new();
-    for r in &records {
-        hcpe3::write_game(r, &mut bytes).unwrap();
-    }
-    std::fs::write(&path, &bytes).unwrap();
+    std::fs::write(&path, hcpe3_bytes(&records)).unwrap();
     let read: Vec<_> = read_records(
         &path,
         RecordFormat::Hcpe3,

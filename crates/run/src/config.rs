@@ -727,6 +727,20 @@ fn apply_override(table: &mut toml::Table, given: &str) -> Result<(), ConfigErro
 mod tests {
     use super::*;
 
+    /// Why `text` (a config file's text) is refused.
+    fn refusal(text: &str) -> String {
+        RunConfig::parse(text, "x.toml", &[])
+            .unwrap_err()
+            .to_string()
+    }
+
+    /// Why the empty config with the override `set` is refused.
+    fn refusal_with(set: String) -> String {
+        RunConfig::parse("", "x.toml", &[set])
+            .unwrap_err()
+            .to_string()
+    }
+
     /// The shipped configs, by file name.
     fn shipped_configs() -> Vec<(String, String)> {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
@@ -944,9 +958,7 @@ mod tests {
             ),
             ("[play]\nroot = \"puct\"\n", "root"),
         ] {
-            let err = RunConfig::parse(text, "x.toml", &[])
-                .unwrap_err()
-                .to_string();
+            let err = refusal(text);
             assert!(err.contains(why), "{text}: {err}");
         }
     }
@@ -975,9 +987,7 @@ actors = 16
 tree_batch = 2
 max_batch = 64
 ";
-        let err = RunConfig::parse(text, "x.toml", &[])
-            .unwrap_err()
-            .to_string();
+        let err = refusal(text);
         assert!(
             err.contains("selfplay.max_batch = 64 is out of range")
                 && err.contains("selfplay.actors x selfplay.tree_batch (16 x 2 = 32)"),
@@ -1073,9 +1083,7 @@ max_batch = 32
                 "selfplay.half_inference",
             ),
         ] {
-            let err = RunConfig::parse(text, "x.toml", &[])
-                .unwrap_err()
-                .to_string();
+            let err = refusal(text);
             assert!(err.contains(key) && err.contains("invalid type"), "{err}");
         }
     }
@@ -1092,16 +1100,12 @@ max_batch = 32
         let again = RunConfig::parse(&c.to_toml(), "snapshot", &[]).unwrap();
         assert_eq!(again, c);
         let tai = "[game]\nvariant = \"tai\"\n[network]\nfeatures = \"attacks\"\n[gate]\nenabled = false\n";
-        let err = RunConfig::parse(tai, "x.toml", &[])
-            .unwrap_err()
-            .to_string();
+        let err = refusal(tai);
         assert!(
             err.contains("network.features") && err.contains("tai has no attacks feature set"),
             "{err}"
         );
-        let err = RunConfig::parse("[network]\nfeatures = \"planes\"\n", "x.toml", &[])
-            .unwrap_err()
-            .to_string();
+        let err = refusal("[network]\nfeatures = \"planes\"\n");
         assert!(
             err.contains("network.features") && err.contains("pieces"),
             "{err}"
@@ -1114,17 +1118,13 @@ max_batch = 32
     #[test]
     fn stem_kernel_and_material_scale_are_checked() {
         for bad in ["0", "2", "9"] {
-            let err = RunConfig::parse("", "x.toml", &[format!("network.stem_kernel={bad}")])
-                .unwrap_err()
-                .to_string();
+            let err = refusal_with(format!("network.stem_kernel={bad}"));
             assert!(
                 err.contains("network.stem_kernel") && err.contains("odd"),
                 "{err}"
             );
         }
-        let err = RunConfig::parse("[learner]\nmaterial_scale = \"values\"\n", "x.toml", &[])
-            .unwrap_err()
-            .to_string();
+        let err = refusal("[learner]\nmaterial_scale = \"values\"\n");
         assert!(
             err.contains("material_scale") && err.contains("mobility"),
             "{err}"

@@ -22,7 +22,7 @@ use shogi_model::{
 use shogi_registry::RecordGame;
 use shogi_registry::{FromSpec, GameSpec, NetGame, with_game_type};
 use shogi_rundir::{RoleLock, RunDir, checkpoint_name};
-use shogi_selfplay::actors::{ActorConfig, ActorStats, GameSeeds, run_actors_with};
+use shogi_selfplay::actors::{ActorConfig, ActorStats, GameSeeds, run_actors};
 use shogi_selfplay::play::PlayConfig;
 use tracing::{info, warn};
 

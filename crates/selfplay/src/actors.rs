@@ -206,40 +206,16 @@ pub struct ActorSummary {
     pub elapsed: Duration,
 }
 
-/// Runs self-play until `config.games` are done or `stop` is raised, game `i` seeded
-/// `config.seed + i` ([`SeedRange`]); see [`run_actors_with`].
-#[allow(clippy::too_many_arguments)]
-pub fn run_actors<G, E, S>(
-    config: &ActorConfig,
-    search: &SearchConfig,
-    play: &PlayConfig,
-    start: S,
-    evaluator: &E,
-    replay_dir: &Path,
-    prefix: &str,
-    stop: &AtomicBool,
-    stats: &ActorStats,
-) -> Result<ActorSummary, RecordError>
-where
-    G: RecordGame,
-    E: Evaluator<G> + ?Sized,
-    S: Fn(u64) -> G + Sync,
-{
-    let seeds = SeedRange::new(config.seed, config.games);
-    run_actors_with(
-        config, &seeds, search, play, start, evaluator, replay_dir, prefix, stop, stats,
-    )
-}
-
 /// Runs self-play on `config.threads` threads of `config.games_per_thread` slots each
 /// until `seeds` gives no more (and the games in progress have finished) or `stop` is
 /// raised, writing chunks `PREFIX-aTT-NNNNNNNN.szgr` into `replay_dir` (TT = actor
 /// thread). A slot whose game ends starts the next one at once, so the slots stay full
 /// while there are seeds. Blocks the calling thread; returns after all actors have
 /// flushed their chunks (a stop loses only the games in progress). `config.games` and
-/// `config.seed` are not read: `seeds` decides.
+/// `config.seed` are not read: `seeds` decides (`SeedRange::new(config.seed,
+/// config.games)` plays game `i` with seed `config.seed + i`).
 #[allow(clippy::too_many_arguments)]
-pub fn run_actors_with<G, E, S>(
+pub fn run_actors<G, E, S>(
     config: &ActorConfig,
     seeds: &dyn GameSeeds,
     search: &SearchConfig,

@@ -5,7 +5,7 @@ use shogi_game::{Color, EndReason};
 use shogi_mcts::{FnEvaluator, SearchConfig, UniformEvaluator, Wdl};
 use shogi_registry::export::replay;
 use shogi_rules::{GameRules, Position, ShogiGame, Variant};
-use shogi_selfplay::actors::{ActorConfig, ActorStats, ActorSummary, run_actors};
+use shogi_selfplay::actors::{ActorConfig, ActorStats, ActorSummary, SeedRange, run_actors};
 use shogi_selfplay::play::{PlayConfig, PlayedGame, play_game};
 use std::sync::atomic::AtomicBool;
 
@@ -51,6 +51,7 @@ fn minishogi_actors<E: shogi_mcts::Evaluator<ShogiGame> + ?Sized>(
     let start = |_| minishogi(max_plies);
     run_actors(
         config,
+        &SeedRange::new(config.seed, config.games),
         &small_search(),
         play,
         start,
@@ -398,7 +399,7 @@ fn games_at_the_ply_cap_are_adjudicated_by_material_when_asked() {
 /// given, and nothing is left in flight at the end.
 #[test]
 fn a_finished_games_slot_starts_the_next_game_at_once() {
-    use shogi_selfplay::actors::{GameSeeds, run_actors_with};
+    use shogi_selfplay::actors::GameSeeds;
     use std::sync::Mutex;
     use std::sync::atomic::Ordering;
 
@@ -436,7 +437,7 @@ fn a_finished_games_slot_starts_the_next_game_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let stop = AtomicBool::new(false);
     let start = |_| minishogi(40);
-    let summary = run_actors_with(
+    let summary = run_actors(
         &config,
         &seeds,
         &small_search(),

@@ -15,8 +15,8 @@ use shogi_rules::mate::MateLimits;
 
 use crate::protocol::{join_moves, score_to_cp};
 use crate::shared::{
-    DEFAULT_SIMULATIONS, GUMBEL_FIRST_SIMULATIONS, INFO_INTERVAL, Out, Shared, current_deadline,
-    send, stopped, wait_for_release,
+    DEFAULT_SIMULATIONS, GUMBEL_FIRST_SIMULATIONS, INFO_INTERVAL, Out, Shared, clock_before_chunk,
+    current_deadline, send, wait_for_release,
 };
 
 /// A mate search of at most an eighth of the move's time (300 ms at most): a forced
@@ -200,15 +200,7 @@ impl<G: UsiGame> MoveSearch<'_, G> {
         let mut last = None;
         let mut reported = false;
         let mut last_info = Instant::now();
-        loop {
-            if stopped(shared) {
-                break;
-            }
-            let (deadline, open) = current_deadline(shared);
-            let now = Instant::now();
-            if deadline.is_some_and(|d| now >= d) {
-                break;
-            }
+        while let Some((deadline, open, now)) = clock_before_chunk(shared) {
             let left = self.left(self.simulations);
             if left == Some(0) {
                 if open {
@@ -274,14 +266,9 @@ impl<G: UsiGame> MoveSearch<'_, G> {
             // `ponderhit` raise the interrupt after their own change, so neither can be
             // missed.
             shared.interrupt.store(false, Ordering::SeqCst);
-            if stopped(shared) {
+            let Some((deadline, open, now)) = clock_before_chunk(shared) else {
                 break;
-            }
-            let (deadline, open) = current_deadline(shared);
-            let now = Instant::now();
-            if deadline.is_some_and(|d| now >= d) {
-                break;
-            }
+            };
             // No limit, no clock and not open-ended (a `go ponder` without a clock, after
             // `ponderhit`): a bare `go`'s budget.
             let cap = self

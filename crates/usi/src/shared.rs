@@ -73,3 +73,18 @@ pub(crate) fn current_deadline(shared: &Shared) -> (Option<Instant>, bool) {
     let open = t.pondering || t.infinite;
     (if open { None } else { t.deadline }, open)
 }
+
+/// The clock before a search's next chunk: `None` once `stop` has come or the deadline
+/// has passed; else the deadline, whether the search is open-ended (pondering, `go
+/// infinite`) and the time now.
+pub(crate) fn clock_before_chunk(shared: &Shared) -> Option<(Option<Instant>, bool, Instant)> {
+    if stopped(shared) {
+        return None;
+    }
+    let (deadline, open) = current_deadline(shared);
+    let now = Instant::now();
+    if deadline.is_some_and(|d| now >= d) {
+        return None;
+    }
+    Some((deadline, open, now))
+}

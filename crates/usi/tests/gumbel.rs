@@ -78,9 +78,7 @@ fn the_clock_plans_the_searches_and_is_kept() {
     let mut moves: Vec<String> = Vec::new();
     for ply in 0..4 {
         h.send(&format!("position startpos moves {}", moves.join(" ")));
-        let sent = h.send("go btime 0 wtime 0 byoyomi 700");
-        let lines = h.bestmove(T);
-        let took = lines.last().unwrap().0 - sent;
+        let (lines, took) = h.timed_bestmove("go btime 0 wtime 0 byoyomi 700", T);
         assert!(took < Duration::from_millis(700), "took {took:?}");
         let visits = root_visits(&lines);
         if ply == 0 {
@@ -118,11 +116,8 @@ fn infinite_widens_until_stop_and_answers_with_a_whole_search() {
     h.send("go infinite");
     std::thread::sleep(Duration::from_millis(300));
     assert!(h.drain().iter().all(|l| !l.starts_with("bestmove")));
-    h.send("isready");
-    h.until(T, |l| l == "readyok");
-    let sent = h.send("stop");
-    let lines = h.bestmove(T);
-    let latency = lines.last().unwrap().0 - sent;
+    h.ready();
+    let (lines, latency) = h.timed_bestmove("stop", T);
     assert!(
         latency < Duration::from_millis(250),
         "stop took {latency:?}"
@@ -149,9 +144,7 @@ fn ponderhit_turns_the_open_search_into_one_for_the_clock() {
     let pondered = h.drain();
     assert!(pondered.iter().all(|l| !l.starts_with("bestmove")));
     let before = visits_of(&pondered).into_iter().max().unwrap_or(0);
-    let sent = h.send("ponderhit");
-    let lines = h.bestmove(T);
-    let took = lines.last().unwrap().0 - sent;
+    let (lines, took) = h.timed_bestmove("ponderhit", T);
     assert!(
         took < Duration::from_millis(1000),
         "took {took:?} after ponderhit"
@@ -195,8 +188,7 @@ fn lookup(path: &Path) -> Result<Option<(SearchSource, RootSettings)>, String> {
 fn a_run_network_searches_as_its_run_measures_it() {
     let mut h = Harness::start_with::<ShogiGame>(Options::default(), Some(lookup));
     h.send("setoption name ModelPath value /nowhere/in-a-run");
-    h.send("isready");
-    let lines = h.until(T, |l| l == "readyok");
+    let lines = h.ready_lines();
     assert!(
         lines.iter().any(|(_, l)| l
             == "info string search: as run runs/r measures its networks: Gumbel root of 8 moves, winning captures always considered, safety 2 logits a point"),
@@ -214,8 +206,7 @@ fn a_run_network_searches_as_its_run_measures_it() {
     // RunSearch off: the options' PUCT root, and the engine says whose search it is.
     h.send("setoption name RunSearch value false");
     h.send("setoption name ModelPath value /nowhere/else/in-a-run");
-    h.send("isready");
-    let lines = h.until(T, |l| l == "readyok");
+    let lines = h.ready_lines();
     assert!(
         lines.iter().any(|(_, l)| l.starts_with(
             "info string search: the options' (PUCT root), not run runs/r's (Gumbel root of 8 moves"
@@ -226,8 +217,7 @@ fn a_run_network_searches_as_its_run_measures_it() {
     // An unreadable run config is reported, and the options' search is used.
     h.send("setoption name RunSearch value true");
     h.send("setoption name ModelPath value /nowhere/broken");
-    h.send("isready");
-    let lines = h.until(T, |l| l == "readyok");
+    let lines = h.ready_lines();
     assert!(
         lines.iter().any(|(_, l)| l.starts_with(
             "info string error: the run's search: runs/b/config.toml: selfplay.simulations = 0"
@@ -236,8 +226,7 @@ fn a_run_network_searches_as_its_run_measures_it() {
     );
     // A network in no run says nothing about its search.
     h.send("setoption name ModelPath value /nowhere/loose");
-    h.send("isready");
-    let lines = h.until(T, |l| l == "readyok");
+    let lines = h.ready_lines();
     assert!(
         lines
             .iter()

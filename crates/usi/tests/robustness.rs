@@ -174,8 +174,7 @@ fn thousands_of_malformed_lines_never_break_the_engine() {
         h.send(&marker);
         let expect = format!("info string unknown command: {marker}");
         h.until(T, |l| l == expect);
-        h.send("isready");
-        h.until(T, |l| l == "readyok");
+        h.ready();
     }
     assert_eq!(sent, 4000);
     // The full protocol still works: handshake, a position, a search with a legal move.
@@ -210,7 +209,6 @@ fn an_unterminated_last_line_and_eof_end_the_engine_cleanly() {
     h.ready();
     h.send_bytes(b"position sfen \xff\xfe garbage");
     h.send("");
-    h.send("isready");
-    h.until(T, |l| l == "readyok");
+    h.ready();
     h.quit();
 }

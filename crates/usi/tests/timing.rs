@@ -41,11 +41,8 @@ fn stop_answers_promptly() {
         // Still searching: no bestmove yet.
         assert!(h.drain().iter().all(|l| !l.starts_with("bestmove")));
         // isready is answered while searching.
-        h.send("isready");
-        h.until(T, |l| l == "readyok");
-        let sent = h.send("stop");
-        let lines = h.bestmove(T);
-        let latency = lines.last().unwrap().0 - sent;
+        h.ready();
+        let (_, latency) = h.timed_bestmove("stop", T);
         worst = worst.max(latency);
     }
     eprintln!("worst stop latency {worst:?}");
@@ -78,16 +75,13 @@ fn byoyomi_is_never_exceeded() {
     assert!(worst < Duration::from_millis(700), "took {worst:?}");
     // Main time plus byoyomi: the budget is a share of the main time plus the byoyomi
     // (20000 / 40 + 500 - margin = 750 ms): never more than that share plus the byoyomi.
-    let sent = h.send("go btime 20000 wtime 20000 byoyomi 500");
-    let lines = h.bestmove(T);
-    let took = lines.last().unwrap().0 - sent;
+    let (_, took) = h.timed_bestmove("go btime 20000 wtime 20000 byoyomi 500", T);
     assert!(
         took < Duration::from_millis(20000 / 40 + 500),
         "took {took:?}"
     );
     // movetime (aims at 450 ms).
-    let sent = h.send("go movetime 700");
-    let took = h.bestmove(T).last().unwrap().0 - sent;
+    let (_, took) = h.timed_bestmove("go movetime 700", T);
     assert!(took < Duration::from_millis(700), "took {took:?}");
     h.quit();
 }
@@ -104,9 +98,7 @@ fn ponderhit_switches_to_the_clock() {
     h.send("go ponder btime 0 wtime 0 byoyomi 1000");
     std::thread::sleep(Duration::from_millis(500));
     assert!(h.drain().iter().all(|l| !l.starts_with("bestmove")));
-    let sent = h.send("ponderhit");
-    let lines = h.bestmove(T);
-    let took = lines.last().unwrap().0 - sent;
+    let (lines, took) = h.timed_bestmove("ponderhit", T);
     // The answer must come from the clock, not from a full tree: at the default 256 MB
     // the uniform evaluator fills the tree about 150 ms after ponderhit on a 2-core
     // machine, which once made this test pass or fail by luck.
@@ -138,9 +130,7 @@ fn a_full_tree_answers_early_and_says_why() {
     h.send("setoption name USI_Hash value 1");
     h.ready();
     h.send("position startpos");
-    let sent = h.send("go btime 600000 wtime 600000 byoyomi 10000");
-    let lines = h.bestmove(T);
-    let took = lines.last().unwrap().0 - sent;
+    let (lines, took) = h.timed_bestmove("go btime 600000 wtime 600000 byoyomi 10000", T);
     assert!(
         took < Duration::from_secs(5),
         "a full tree should end the search, took {took:?}"

@@ -17,7 +17,7 @@ use shogi_model::{
 };
 use shogi_registry::RecordGame;
 use shogi_registry::{FromSpec, GameSpec, NetGame, TRAINING_MAX_PLIES, with_game_type};
-use shogi_selfplay::actors::{ActorConfig, ActorStats, SELFPLAY_BATCH, run_actors};
+use shogi_selfplay::actors::{ActorConfig, ActorStats, SELFPLAY_BATCH, SeedRange, run_actors};
 use shogi_selfplay::play::PlayConfig;
 
 /// Arguments of `shogi-zero selfplay`. Every default is a training run's (the search's
@@ -179,6 +179,7 @@ where
     let play = args.play_config();
     let actors = args.actor_config();
     let batch = args.batch_config();
+    let seeds = SeedRange::new(actors.seed, actors.games);
     let stop = AtomicBool::new(false);
     let stats = ActorStats::default();
 
@@ -186,7 +187,7 @@ where
         let service = BatchService::start(batch, uniform_batch::<G>);
         let evaluator = BatchEvaluator::new(service.handle());
         let summary = run_actors(
-            &actors, &search, &play, start, &evaluator, out, "selfplay", &stop, &stats,
+            &actors, &seeds, &search, &play, start, &evaluator, out, "selfplay", &stop, &stats,
         )?;
         (summary, service.shutdown())
     } else {
@@ -220,7 +221,7 @@ where
         };
         let evaluator = service.evaluator::<G>();
         let summary = run_actors(
-            &actors, &search, &play, start, &evaluator, out, "selfplay", &stop, &stats,
+            &actors, &seeds, &search, &play, start, &evaluator, out, "selfplay", &stop, &stats,
         )?;
         (summary, service.shutdown())
     };

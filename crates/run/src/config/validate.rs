@@ -128,27 +128,25 @@ impl RunConfig {
         // Every thread and every batch slot must have games to serve it: a thread
         // without a game idles, and a batch larger than all games' leaves together never
         // fills (each game has at most tree_batch leaves waiting).
-        if s.actor_threads > s.actors {
-            return Err(c.range(
-                "selfplay.actor_threads",
-                s.actor_threads.to_string(),
-                &format!(
-                    "must not exceed selfplay.actors ({}): a thread without a game idles",
-                    s.actors
-                ),
-            ));
-        }
+        c.at_most(
+            "selfplay.actor_threads",
+            s.actor_threads,
+            s.actors,
+            &format!(
+                "selfplay.actors ({}): a thread without a game idles",
+                s.actors
+            ),
+        )?;
         let leaves = s.actors.saturating_mul(s.tree_batch);
-        if s.max_batch > leaves {
-            return Err(c.range(
-                "selfplay.max_batch",
-                s.max_batch.to_string(),
-                &format!(
-                    "must not exceed selfplay.actors x selfplay.tree_batch ({} x {} = {leaves}): a larger batch never fills",
-                    s.actors, s.tree_batch
-                ),
-            ));
-        }
+        c.at_most(
+            "selfplay.max_batch",
+            s.max_batch,
+            leaves,
+            &format!(
+                "selfplay.actors x selfplay.tree_batch ({} x {} = {leaves}): a larger batch never fills",
+                s.actors, s.tree_batch
+            ),
+        )?;
         c.unit("selfplay.full_search_prob", s.full_search_prob as f64)?;
         c.above_zero("selfplay.gumbel_c_scale", s.gumbel_c_scale)?;
         for (key, safety) in [
@@ -182,13 +180,12 @@ impl RunConfig {
 
     fn validate_learner(&self, c: &RangeCheck<'_>) -> Result<(), ConfigError> {
         let l = &self.learner;
-        if l.min_positions > l.window {
-            return Err(c.range(
-                "learner.min_positions",
-                l.min_positions.to_string(),
-                &format!("must not exceed learner.window ({})", l.window),
-            ));
-        }
+        c.at_most(
+            "learner.min_positions",
+            l.min_positions,
+            l.window,
+            &format!("learner.window ({})", l.window),
+        )?;
         c.above_zero("learner.replay_ratio", l.replay_ratio)?;
         for (key, v) in [("learner.lr", l.lr), ("learner.lr_min", l.lr_min)] {
             if !(0.0..=10.0).contains(&v) {
@@ -290,6 +287,21 @@ impl RangeCheck<'_> {
     fn at_least(&self, key: &str, value: u64, min: u64) -> Result<(), ConfigError> {
         if value < min {
             Err(self.range(key, value.to_string(), &format!("must be at least {min}")))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// `value` may not exceed `max`, the limit `limit` names (`selfplay.actors (24)`).
+    fn at_most<T: PartialOrd + ToString>(
+        &self,
+        key: &str,
+        value: T,
+        max: T,
+        limit: &str,
+    ) -> Result<(), ConfigError> {
+        if value > max {
+            Err(self.range(key, value.to_string(), &format!("must not exceed {limit}")))
         } else {
             Ok(())
         }

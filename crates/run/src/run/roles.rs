@@ -68,7 +68,7 @@ where
                 std::thread::sleep(Duration::from_millis(50));
             }
         });
-        let result = run_actors_with(
+        let result = run_actors(
             &actors,
             &seeds,
             &search,

@@ -158,6 +158,19 @@ impl Harness {
         self.until(timeout, |l| l.starts_with("bestmove"))
     }
 
+    /// Sends `line` (a `go` or `ponderhit`) and reads until `bestmove`: the lines, and
+    /// how long the answer took from the send.
+    pub fn timed_bestmove(
+        &mut self,
+        line: &str,
+        timeout: Duration,
+    ) -> (Vec<(Instant, String)>, Duration) {
+        let sent = self.send(line);
+        let lines = self.bestmove(timeout);
+        let took = lines.last().expect("a bestmove line").0 - sent;
+        (lines, took)
+    }
+
     /// Sends `isready` and waits for `readyok`.
     /// `usi`, answered by `usiok`: the lines in between (id and options).
     pub fn handshake(&mut self) -> Vec<String> {
@@ -169,8 +182,14 @@ impl Harness {
     }
 
     pub fn ready(&mut self) {
+        self.ready_lines();
+    }
+
+    /// Sends `isready` and waits for `readyok`: the lines up to it (the `info string`
+    /// lines a new network or search setting prints).
+    pub fn ready_lines(&mut self) -> Vec<(Instant, String)> {
         self.send("isready");
-        self.until(Duration::from_secs(30), |l| l == "readyok");
+        self.until(Duration::from_secs(60), |l| l == "readyok")
     }
 
     /// Drains pending lines without waiting.
