@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
-use shogi_features::NetLayout;
 use shogi_game::GameKind;
 use shogi_game::{Color, EndReason, Game, Outcome, adjudicate_points};
 use shogi_records::record::{GameRecord, MoveRecord};
@@ -598,7 +597,7 @@ fn run_game_match<G: GamePlayers>(
     config: &MatchConfig,
     stop: &AtomicBool,
 ) -> Result<MatchSummary, ArenaError> {
-    let layout = NetLayout::of(config.game.kind);
+    let layout = shogi_registry::layout(config.game.kind);
     let pa = PreparedPlayer::<G>::prepare(a, layout, &config.players)?;
     let mut b_settings = config.players.clone();
     b_settings.usi.options = config.players.usi_options_b.clone();

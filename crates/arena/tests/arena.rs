@@ -9,7 +9,6 @@ use shogi_arena::{
     PreparedPlayer, RootSettings, SprtConfig, SprtDecision, UsiTimeControl, gate_candidate,
     gate_pending, run_match,
 };
-use shogi_features::NetLayout;
 use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
 use shogi_game::{Game, GameKind};
 use shogi_model::{CheckpointMeta, Model, model_config_for, save_checkpoint, tch};
@@ -109,7 +108,7 @@ fn a_time_per_move_bounds_the_searching_players() {
         };
         let player = PreparedPlayer::<shogi_rules::ShogiGame>::prepare(
             &PlayerSpec::Uniform,
-            NetLayout::of(GameKind::Minishogi),
+            shogi_registry::layout(GameKind::Minishogi),
             &settings,
         )
         .unwrap();

@@ -1,8 +1,8 @@
-//! [`NetLayout`]: the tensor shapes of each game's network, and [`SparsePlanes`], the
-//! sparse form of a position's input. The seam a game implements for the network
-//! (`NetGame`) is each game's, in `shogi-registry`.
+//! [`NetLayout`]: the tensor shapes of a game's network, and [`SparsePlanes`], the
+//! sparse form of a position's input. Which layout each game has (shogi's and
+//! minishogi's from this crate, tai shogi's from `shogi_tai::net`) is decided in one
+//! place, `shogi-registry` (`layout`, beside the `NetGame` seam each game implements).
 
-use shogi_game::GameKind;
 use shogi_rules::Variant;
 
 use crate::{FeatureSet, input_planes, policy_planes};
@@ -37,53 +37,6 @@ impl NetLayout {
             board: variant.size() as usize,
             policy_planes: policy_planes(variant),
         }
-    }
-
-    /// The layout of a tai shogi network.
-    pub fn tai() -> NetLayout {
-        NetLayout {
-            variant: GameKind::Tai.name(),
-            features: FeatureSet::Pieces,
-            input_planes: shogi_tai::net::input_planes(),
-            board: shogi_tai::SIZE,
-            policy_planes: shogi_tai::net::POLICY_PLANES,
-        }
-    }
-
-    /// The layout of a game's network reading [`FeatureSet::Pieces`] (every game has it).
-    pub fn of(kind: GameKind) -> NetLayout {
-        match Variant::of(kind) {
-            Some(variant) => NetLayout::shogi(variant),
-            None => NetLayout::tai(),
-        }
-    }
-
-    /// The layout of a game's network reading `features`, or why the game has no such
-    /// set: tai shogi reads [`FeatureSet::Pieces`] only (its 207 planes of 25x25 are
-    /// already the network's largest cost).
-    pub fn with_features(kind: GameKind, features: FeatureSet) -> Result<NetLayout, String> {
-        match (Variant::of(kind), features) {
-            (Some(variant), _) => Ok(NetLayout::shogi_with(variant, features)),
-            (None, FeatureSet::Pieces) => Ok(NetLayout::tai()),
-            (None, _) => Err(format!(
-                "{kind} has no {features} feature set (it reads {} only)",
-                FeatureSet::Pieces
-            )),
-        }
-    }
-
-    /// This layout's game reading `features` instead ([`NetLayout::with_features`]).
-    pub fn reading(&self, features: FeatureSet) -> Result<NetLayout, String> {
-        let kind: GameKind = self
-            .variant
-            .parse()
-            .map_err(|_| format!("unknown variant {:?}", self.variant))?;
-        NetLayout::with_features(kind, features)
-    }
-
-    /// The layout of a game by name.
-    pub fn by_name(name: &str) -> Option<NetLayout> {
-        name.parse().ok().map(NetLayout::of)
     }
 
     /// Floats in one position's input.

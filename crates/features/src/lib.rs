@@ -1,8 +1,9 @@
 //! What the network sees and says, for standard shogi and minishogi, with no libtorch:
 //! input planes ([`encode`]) and the bijection between legal moves and policy indices
-//! ([`policy_index`], [`move_from_policy_index`]), and every game's [`NetLayout`]; tai
-//! shogi's planes live in `shogi_tai::net`. The `NetGame` seam that puts these behind one
-//! trait is in `shogi-registry`, with each game's other adapters.
+//! ([`policy_index`], [`move_from_policy_index`]), and the [`NetLayout`] type every game's
+//! network is described by; tai shogi's planes live in `shogi_tai::net`. The `NetGame`
+//! seam that puts these behind one trait, and which layout each game has, are in
+//! `shogi-registry`, with each game's other adapters.
 //!
 //! Everything is seen from the side to move: when White (後手) is to move the board is
 //! turned 180 degrees and the colours swap, so "forward" is always towards row 0 and

@@ -244,12 +244,11 @@ impl ReplayWindow {
 mod tests {
     use super::*;
     use rand::SeedableRng;
-    use shogi_features::NetLayout;
 
     /// A sample marked with its game and position (tai layout: no mirroring).
     fn marked(game: usize, position: usize) -> Sample {
         Sample {
-            layout: NetLayout::tai(),
+            layout: shogi_registry::layout(shogi_game::GameKind::Tai),
             planes: Vec::new(),
             policy: Vec::new(),
             wdl: [game as f32, position as f32, 0.0],

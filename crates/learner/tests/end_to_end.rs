@@ -23,7 +23,7 @@ fn trains_exports_and_logs() {
     let arch = model_config_for(Variant::Minishogi, 1, 8);
     let model = Model::new(&arch, Device::Cpu);
     let config = LearnerConfig {
-        layout: shogi_features::NetLayout::of(shogi_game::GameKind::Minishogi),
+        layout: shogi_registry::layout(shogi_game::GameKind::Minishogi),
         batch: 32,
         schedule: LrSchedule::Constant(0.05),
         export_every: 20,
@@ -64,7 +64,7 @@ fn trains_exports_and_logs() {
         loaded,
         OptimizerSettings::default(),
         LearnerConfig {
-            layout: shogi_features::NetLayout::of(shogi_game::GameKind::Minishogi),
+            layout: shogi_registry::layout(shogi_game::GameKind::Minishogi),
             batch: 32,
             schedule: LrSchedule::Constant(0.05),
             export_every: 20,

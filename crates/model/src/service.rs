@@ -44,9 +44,7 @@ pub fn checkpoint_layout(
     layout: &NetLayout,
     manifest: &Manifest,
 ) -> Result<NetLayout, NetEvaluatorError> {
-    layout
-        .reading(manifest.meta.features)
-        .map_err(|detail| NetEvaluatorError::Shape {
+    shogi_registry::relayout(layout, manifest.meta.features).map_err(|detail| NetEvaluatorError::Shape {
             variant: layout.variant,
             detail,
         })

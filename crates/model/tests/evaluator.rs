@@ -131,13 +131,13 @@ fn search_runs_on_the_network() {
 /// the reason and the served network stays.
 #[test]
 fn a_served_network_is_replaced_by_a_newer_checkpoint() {
-    use shogi_features::{FEATURE_VERSION, FeatureSet, NetLayout, POLICY_VERSION};
+    use shogi_features::{FEATURE_VERSION, FeatureSet, POLICY_VERSION};
     use shogi_game::GameKind;
     use shogi_model::{CheckpointMeta, NetService, model_config_for_layout, save_checkpoint};
 
     let tmp = tempfile::tempdir().unwrap();
     let save = |name: &str, features: FeatureSet| {
-        let layout = NetLayout::with_features(GameKind::Minishogi, features).unwrap();
+        let layout = shogi_registry::layout_with(GameKind::Minishogi, features).unwrap();
         let cfg = model_config_for_layout(&layout, 1, 8);
         let model = Model::new(&cfg, Device::Cpu);
         let meta = CheckpointMeta {
@@ -160,7 +160,7 @@ fn a_served_network_is_replaced_by_a_newer_checkpoint() {
         save("step-2", FeatureSet::Pieces),
     );
     let attacks = save("step-3", FeatureSet::Attacks);
-    let layout = NetLayout::with_features(GameKind::Minishogi, FeatureSet::Pieces).unwrap();
+    let layout = shogi_registry::layout_with(GameKind::Minishogi, FeatureSet::Pieces).unwrap();
     let batch = BatchConfig::default();
     let serve = |dir| NetService::from_checkpoint(dir, layout, Device::Cpu, batch.clone(), false);
     let answers = |evaluator: &dyn Evaluator<ShogiGame>| -> Vec<(Vec<f32>, [f32; 3])> {

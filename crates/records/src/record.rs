@@ -100,12 +100,15 @@ pub enum ReplayError {
     /// The variant name is not a game's, or not the replaying game's.
     #[error("unknown variant {0:?}")]
     Variant(String),
-    /// The start SFEN does not parse.
-    #[error("bad start position: {0}")]
-    Sfen(#[from] shogi_rules::SfenError),
-    /// The tai shogi start SFEN does not parse.
-    #[error("bad tai shogi start position: {0}")]
-    TaiSfen(#[from] shogi_tai::SfenError),
+    /// The start SFEN does not parse as a position of the record's game (the game's
+    /// own parser says why).
+    #[error("bad {game} start position: {why}")]
+    StartPosition {
+        /// The game's name.
+        game: &'static str,
+        /// The parser's message.
+        why: String,
+    },
     /// A move code is malformed or illegal where it stands.
     #[error("move {ply} (code {code:#06x}) is not legal in {sfen}")]
     Move {

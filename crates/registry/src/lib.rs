@@ -7,6 +7,7 @@
 //! * [`with_game_type!`]: the one fork from a [`GameKind`](shogi_game::GameKind) value
 //!   to the game's type;
 //! * [`GameSpec`]: what is played, with its rule options;
+//! * [`layout`] / [`layout_with`]: which network layout each game has;
 //! * the adapter traits, one per seam: [`FromSpec`] (a start from a spec), [`NetGame`]
 //!   (input planes and policy indices), [`RecordGame`] (the replay record), [`ArenaGame`]
 //!   (match starts and game files), [`UsiGame`] (the USI engine's positions);
@@ -21,6 +22,7 @@ pub mod arena_game;
 #[doc(hidden)]
 pub mod dispatch;
 pub mod export;
+pub mod layout;
 pub mod net_game;
 pub mod record_game;
 pub mod shogi;
@@ -29,6 +31,7 @@ pub mod tai;
 pub mod usi_game;
 
 pub use arena_game::ArenaGame;
+pub use layout::{layout, layout_with, relayout};
 pub use net_game::NetGame;
 pub use record_game::RecordGame;
 pub use spec::{FromSpec, GameSpec, TOURNAMENT_MAX_PLIES, TRAINING_MAX_PLIES};

@@ -2,12 +2,19 @@
 //! serve every game through one seam. The planes and policy indices themselves are
 //! `shogi-features` (shogi, minishogi) and `shogi_tai::net` (tai shogi).
 
-use shogi_features::{NetLayout, SparsePlanes};
-use shogi_game::Game;
+use shogi_features::{FeatureSet, NetLayout, SparsePlanes};
+use shogi_game::{Game, GameKind};
 
 /// A game the network can play: its layout, its input planes and the policy index of
 /// each legal move.
 pub trait NetGame: Game {
+    /// The layout of the network of `kind` (a game this type plays) reading `features`,
+    /// or why the game has no such feature set. [`crate::layout_with`] is the fork from a
+    /// [`GameKind`] to this.
+    fn layout_for(kind: GameKind, features: FeatureSet) -> Result<NetLayout, String>
+    where
+        Self: Sized;
+
     /// The layout of this game's variant with
     /// [`FeatureSet::Pieces`](shogi_features::FeatureSet::Pieces).
     fn layout(&self) -> NetLayout;

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use shogi_features::{NetLayout, policy_index};
+use shogi_features::{FeatureSet, NetLayout, policy_index};
 use shogi_game::{Game, GameKind};
 use shogi_records::{GameRecord, ReplayError};
 use shogi_rules::mate::{MateLimits, MateResult, search_mate};
@@ -32,6 +32,12 @@ impl FromSpec for ShogiGame {
 }
 
 impl NetGame for ShogiGame {
+    fn layout_for(kind: GameKind, features: FeatureSet) -> Result<NetLayout, String> {
+        let variant = Variant::of(kind)
+            .ok_or_else(|| format!("{kind} is not played by the shogi rules' positions"))?;
+        Ok(NetLayout::shogi_with(variant, features))
+    }
+
     fn layout(&self) -> NetLayout {
         NetLayout::shogi(self.position().variant())
     }
@@ -74,7 +80,12 @@ impl RecordGame for ShogiGame {
     fn replay_start(record: &GameRecord) -> Result<ShogiGame, ReplayError> {
         let variant = Variant::of(record.game()?)
             .ok_or_else(|| ReplayError::Variant(record.variant.clone()))?;
-        let start = Position::from_sfen(variant, &record.start_sfen)?;
+        let start = Position::from_sfen(variant, &record.start_sfen).map_err(|e| {
+            ReplayError::StartPosition {
+                game: variant.name(),
+                why: e.to_string(),
+            }
+        })?;
         let impasse = match record.impasse {
             1 => ImpasseRule::Declaration27,
             2 => ImpasseRule::Points24,

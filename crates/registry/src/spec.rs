@@ -69,7 +69,6 @@ pub trait FromSpec: Game {
 mod tests {
     use shogi_game::Game;
 
-    use shogi_features::NetLayout;
     use shogi_rules::{ShogiGame, Variant};
     use shogi_tai::TaiGame;
 
@@ -85,7 +84,7 @@ mod tests {
                 assert!(game.outcome().is_none(), "{kind}");
                 game.layout()
             });
-            assert_eq!(layout, NetLayout::of(kind));
+            assert_eq!(layout, crate::layout(kind));
         }
         let spec = GameSpec {
             impasse: ImpasseRule::Points24,

@@ -24,9 +24,31 @@ impl FromSpec for TaiGame {
     }
 }
 
+/// Tai shogi's network: `shogi_tai::net`'s planes on its 25x25 board, reading
+/// [`FeatureSet::Pieces`] only (its 207 planes are already the network's largest cost).
+fn tai_layout() -> NetLayout {
+    NetLayout {
+        variant: GameKind::Tai.name(),
+        features: FeatureSet::Pieces,
+        input_planes: shogi_tai::net::input_planes(),
+        board: shogi_tai::SIZE,
+        policy_planes: shogi_tai::net::POLICY_PLANES,
+    }
+}
+
 impl NetGame for TaiGame {
+    fn layout_for(kind: GameKind, features: FeatureSet) -> Result<NetLayout, String> {
+        match features {
+            FeatureSet::Pieces => Ok(tai_layout()),
+            _ => Err(format!(
+                "{kind} has no {features} feature set (it reads {} only)",
+                FeatureSet::Pieces
+            )),
+        }
+    }
+
     fn layout(&self) -> NetLayout {
-        NetLayout::tai()
+        tai_layout()
     }
 
     fn encode_planes(&self, layout: &NetLayout, out: &mut [f32]) {
@@ -67,7 +89,12 @@ impl RecordGame for TaiGame {
         if record.game()? != GameKind::Tai {
             return Err(ReplayError::Variant(record.variant.clone()));
         }
-        let start = shogi_tai::Position::from_sfen(&record.start_sfen)?;
+        let start = shogi_tai::Position::from_sfen(&record.start_sfen).map_err(|e| {
+            ReplayError::StartPosition {
+                game: GameKind::Tai.name(),
+                why: e.to_string(),
+            }
+        })?;
         let rules = TaiRules::from_options_code(record.impasse, record.max_plies)
             .ok_or_else(|| ReplayError::Variant(format!("tai (rule code {})", record.impasse)))?;
         Ok(TaiGame::new(start, rules))

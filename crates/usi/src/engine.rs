@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use shogi_features::NetLayout;
 use shogi_game::{Color, Game};
 use shogi_mcts::{Evaluator, RootSettings, Search, SearchConfig, UniformEvaluator};
 use shogi_model::{
@@ -295,7 +294,7 @@ impl<G: UsiGame> Engine<G> {
         let key = (
             self.options.model_path.clone(),
             self.options.device.clone(),
-            NetLayout::of(self.options.game).variant,
+            shogi_registry::layout(self.options.game).variant,
         );
         if self.evaluator.is_some() && self.loaded_key.as_ref() == Some(&key) {
             return;
@@ -367,7 +366,7 @@ impl<G: UsiGame> Engine<G> {
             .map_err(|e| e.to_string())?;
         set_num_threads(self.options.threads as usize);
         // The network reads the input planes it was trained on (its manifest says which).
-        let game = NetLayout::of(self.options.game);
+        let game = shogi_registry::layout(self.options.game);
         let expected = Expected::for_layout(&game).any_features();
         let options = InferenceOptions {
             max_batch: self.options.tree_batch as usize,

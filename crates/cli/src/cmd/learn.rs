@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use shogi_features::{FeatureSet, NetLayout};
+use shogi_features::FeatureSet;
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
 use shogi_model::{
     DEFAULT_BLOCKS, DEFAULT_CHANNELS, Expected, Model, OptimizerSettings, checkpoint_layout,
@@ -89,8 +89,8 @@ pub fn run(args: &LearnArgs) -> Result<()> {
     let (Some(replay), Some(run_dir)) = (&args.replay, &args.run) else {
         anyhow::bail!("--replay DIR and --run DIR (or --follow RUN_DIR) are required");
     };
-    let game = NetLayout::of(args.variant);
-    let layout = NetLayout::with_features(args.variant, args.features.unwrap_or_default())
+    let game = shogi_registry::layout(args.variant);
+    let layout = shogi_registry::layout_with(args.variant, args.features.unwrap_or_default())
         .map_err(anyhow::Error::msg)?;
     let device = parse_device(&args.device)?;
     let (model, parent, layout) = match &args.checkpoint {

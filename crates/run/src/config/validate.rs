@@ -1,7 +1,6 @@
 //! The run config's range checks: every key's allowed values, each error naming the
 //! key's full path (`RunConfig::validate`, called by `RunConfig::parse`).
 
-use shogi_features::NetLayout;
 
 use super::{ConfigError, RunConfig, ScheduleName};
 
@@ -117,7 +116,7 @@ impl RunConfig {
                 "an odd kernel, 1 to 7",
             ));
         }
-        if let Err(why) = NetLayout::with_features(g.variant, n.features) {
+        if let Err(why) = shogi_registry::layout_with(g.variant, n.features) {
             return Err(c.range("network.features", format!("{:?}", n.features.name()), &why));
         }
         Ok(())

@@ -8,7 +8,7 @@ use shogi_mcts::RootSelection;
 /// The network layout of the config's game and input planes (checked by
 /// [`RunConfig::validate`]).
 pub(super) fn layout_of(config: &RunConfig) -> NetLayout {
-    NetLayout::with_features(game_spec(config).kind, config.network.features)
+    shogi_registry::layout_with(game_spec(config).kind, config.network.features)
         .expect("a validated config's feature set fits its game")
 }
 
