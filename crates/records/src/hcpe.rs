@@ -14,14 +14,15 @@ use crate::hcpe3::{board_kind_codes, hand_codes};
 /// Bytes of one `hcpe` record.
 pub const HCPE_SIZE: usize = 38;
 
-/// Why an entry could not be read.
+/// Why an entry could not be read. Messages number entries from 1, as the importer
+/// numbers games and lines; the `index` fields count from 0.
 #[derive(Debug, thiserror::Error)]
 pub enum HcpeError {
     /// Reading failed.
     #[error("reading: {0}")]
     Io(#[from] io::Error),
     /// The file ends inside an entry.
-    #[error("entry {index}: the file ends inside it ({have} of {need} bytes)")]
+    #[error("entry {}: the file ends inside it ({have} of {need} bytes)", index + 1)]
     Truncated {
         /// 0-based entry index.
         index: u64,
@@ -31,7 +32,7 @@ pub enum HcpeError {
         need: usize,
     },
     /// The position does not decode or is not a legal position.
-    #[error("entry {index}: bad position: {reason}")]
+    #[error("entry {}: bad position: {reason}", index + 1)]
     Position {
         /// 0-based entry index.
         index: u64,
@@ -39,7 +40,7 @@ pub enum HcpeError {
         reason: String,
     },
     /// A move code does not decode.
-    #[error("entry {index}: move code {code:#06x} is not a shogi move")]
+    #[error("entry {}: move code {code:#06x} is not a shogi move", index + 1)]
     Move {
         /// 0-based entry index.
         index: u64,

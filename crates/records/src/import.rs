@@ -440,7 +440,8 @@ pub fn read_records(
                     let p = entry.map_err(|e| e.to_string())?;
                     if !p.position.is_legal(p.best_move) {
                         return Err(format!(
-                            "entry {index}: move {} is illegal in {}",
+                            "entry {}: move {} is illegal in {}",
+                            index + 1,
                             p.best_move,
                             p.position.to_sfen()
                         ));
@@ -509,7 +510,8 @@ fn hcpe3_game(index: usize, game: Hcpe3Game) -> Result<ReadRecord, String> {
     for (ply, m) in game.moves.iter().enumerate() {
         if !pos.is_legal(m.mv) {
             return Err(format!(
-                "game {index}: move {} ({}) is illegal in {}",
+                "game {}: move {} ({}) is illegal in {}",
+                index + 1,
                 ply + 1,
                 m.mv,
                 pos.to_sfen()

@@ -175,7 +175,7 @@ fn hcpe3_games_read_back_as_written() {
     assert!(read[..records.len() - 1].iter().all(Result::is_ok));
     let err = read.last().unwrap().as_ref().unwrap_err().to_string();
     assert!(
-        err.contains("entry 4") && err.contains("ends inside it"),
+        err.contains("entry 5") && err.contains("ends inside it"),
         "{err}"
     );
 }
@@ -209,7 +209,7 @@ fn read_records_checks_every_move_and_reads_past_a_bad_game() {
     assert_eq!(read.len(), 3);
     let err = read[1].as_ref().unwrap_err();
     assert!(
-        err.starts_with("game 1: move 11 (5a5b) is illegal"),
+        err.starts_with("game 2: move 11 (5a5b) is illegal"),
         "{err}"
     );
     for (got, want) in [&read[0], &read[2]]
