@@ -379,15 +379,29 @@ fn a_headless_browser_shows_the_board_at_the_last_move() {
         "no screenshot: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let img = image::open(&shot).unwrap().to_rgb8();
+    let pixels = rgb_pixels(&shot);
     // The board's wood colour (#e8c77e) covers a good part of the picture, and dark
     // piece glyphs sit on it.
-    let wood = img.pixels().filter(|p| p.0 == [0xe8, 0xc7, 0x7e]).count();
-    let dark = img.pixels().filter(|p| p.0.iter().all(|&c| c < 80)).count();
-    let total = (img.width() * img.height()) as usize;
+    let wood = pixels.iter().filter(|&&p| p == [0xe8, 0xc7, 0x7e]).count();
+    let dark = pixels.iter().filter(|p| p.iter().all(|&c| c < 80)).count();
+    let total = pixels.len();
     assert!(
         wood * 20 > total,
         "board colour on {wood} of {total} pixels"
     );
     assert!(dark > 200, "only {dark} dark pixels: no pieces or lines");
+}
+
+/// The pixels of an 8-bit PNG (grey, RGB, with or without alpha, or a palette) as RGB.
+fn rgb_pixels(path: &std::path::Path) -> Vec<[u8; 3]> {
+    let mut decoder = png::Decoder::new(std::fs::File::open(path).unwrap());
+    decoder.set_transformations(png::Transformations::EXPAND);
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let frame = reader.next_frame(&mut buf).unwrap();
+    let channels = frame.color_type.samples();
+    buf[..frame.buffer_size()]
+        .chunks_exact(channels)
+        .map(|p| if channels < 3 { [p[0]; 3] } else { [p[0], p[1], p[2]] })
+        .collect()
 }

@@ -3,7 +3,6 @@
 
 use std::path::Path;
 
-use image::ImageEncoder;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -46,9 +45,12 @@ pub(crate) fn write_png(
             root.present().map_err(|e| e.to_string())?;
         }
         let mut png = Vec::new();
-        image::codecs::png::PngEncoder::new(&mut png)
-            .write_image(&rgb, SIZE.0, SIZE.1, image::ColorType::Rgb8)
-            .map_err(|e| e.to_string())?;
+        let mut encoder = png::Encoder::new(&mut png, SIZE.0, SIZE.1);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
+        writer.write_image_data(&rgb).map_err(|e| e.to_string())?;
+        writer.finish().map_err(|e| e.to_string())?;
         Ok(png)
     };
     let png = render().map_err(|reason| RatingsError::Plot {
