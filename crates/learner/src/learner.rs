@@ -91,6 +91,37 @@ impl std::fmt::Debug for Learner {
     }
 }
 
+/// A minibatch as the optimiser takes it: the dense input planes, the policy targets
+/// sparse (tens of entries a row, not 11,259 floats) and the value targets (the
+/// win/draw/loss row, then the material target where the network has that head).
+struct BatchTargets {
+    inputs: Vec<f32>,
+    policy: SparsePolicy,
+    value: Vec<f32>,
+}
+
+impl BatchTargets {
+    fn of(samples: &[Sample], material_head: bool) -> BatchTargets {
+        let n_in = samples.first().map_or(0, |s| s.layout.input_size());
+        let mut inputs = vec![0.0f32; samples.len() * n_in];
+        let mut policy = SparsePolicy::new();
+        let mut value = Vec::with_capacity(samples.len() * 4);
+        for (k, s) in samples.iter().enumerate() {
+            s.write_planes(&mut inputs[k * n_in..(k + 1) * n_in]);
+            policy.push_row(k, &s.policy);
+            value.extend_from_slice(&s.wdl);
+            if material_head {
+                value.push(s.material);
+            }
+        }
+        BatchTargets {
+            inputs,
+            policy,
+            value,
+        }
+    }
+}
+
 fn entropy(p: impl Iterator<Item = f32>) -> f64 {
     p.filter(|&x| x > 0.0)
         .map(|x| -(x as f64) * (x as f64).ln())
@@ -136,25 +167,16 @@ impl Learner {
             let lr = self.config.schedule.lr_at(self.step);
             self.optimizer.set_lr(lr);
             let batch = window.sample_batch(b, &mut self.rng);
-            let n_in = batch[0].layout.input_size();
-            let mut inputs = vec![0.0f32; b * n_in];
-            // Policy targets travel sparse (tens of entries a row, not 11,259 floats).
-            let mut pol = SparsePolicy::new();
             let material_head = self.optimizer.model.config().material_head;
-            let mut val =
-                Vec::with_capacity(b * self.optimizer.model.config().value_target_width());
-            let mut ent = 0.0;
-            for (k, s) in batch.iter().enumerate() {
-                s.write_planes(&mut inputs[k * n_in..(k + 1) * n_in]);
-                pol.push_row(k, &s.policy);
-                val.extend_from_slice(&s.wdl);
-                if material_head {
-                    val.push(s.material);
-                }
-                ent += entropy(s.policy.iter().map(|&(_, p)| p));
-            }
+            let tensors = BatchTargets::of(&batch, material_head);
+            let ent: f64 = batch
+                .iter()
+                .map(|s| entropy(s.policy.iter().map(|&(_, p)| p)))
+                .sum();
             let t0 = Instant::now();
-            let losses = self.optimizer.step_sparse(&inputs, &pol, &val, b);
+            let losses =
+                self.optimizer
+                    .step_sparse(&tensors.inputs, &tensors.policy, &tensors.value, b);
             inside += t0.elapsed();
             self.step += 1;
             self.samples_seen += b as u64;
@@ -201,28 +223,23 @@ impl Learner {
         let material_head = self.optimizer.model.config().material_head;
         for chunk in samples.chunks(self.config.batch.max(1)) {
             let b = chunk.len();
-            let n_in = chunk[0].layout.input_size();
-            let mut inputs = vec![0.0f32; b * n_in];
-            let mut pol = SparsePolicy::new();
-            let mut val = Vec::with_capacity(b * 4);
-            let mut best = Vec::with_capacity(b);
-            for (k, s) in chunk.iter().enumerate() {
-                s.write_planes(&mut inputs[k * n_in..(k + 1) * n_in]);
-                pol.push_row(k, &s.policy);
-                val.extend_from_slice(&s.wdl);
-                if material_head {
-                    val.push(s.material);
-                }
-                let top = s
-                    .policy
-                    .iter()
-                    .max_by(|a, b| a.1.total_cmp(&b.1))
-                    .map_or(-1, |&(i, _)| i64::from(i));
-                best.push(top);
-            }
-            let e = self
-                .optimizer
-                .evaluate_held_out(&inputs, &pol, &val, &best, b);
+            let tensors = BatchTargets::of(chunk, material_head);
+            let best: Vec<i64> = chunk
+                .iter()
+                .map(|s| {
+                    s.policy
+                        .iter()
+                        .max_by(|a, b| a.1.total_cmp(&b.1))
+                        .map_or(-1, |&(i, _)| i64::from(i))
+                })
+                .collect();
+            let e = self.optimizer.evaluate_held_out(
+                &tensors.inputs,
+                &tensors.policy,
+                &tensors.value,
+                &best,
+                b,
+            );
             let w = b as f64;
             sum.policy += e.policy * w;
             sum.value += e.value * w;

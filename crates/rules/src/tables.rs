@@ -158,26 +158,24 @@ pub(crate) fn ray(d: usize, sq: usize, occ: u128) -> u128 {
     }
 }
 
+/// The squares a slider on `sq` reaches along direction `d` on `occ`: the ray up to and
+/// including its first blocker, the square `first` picks from the blockers (the lowest
+/// for a direction of rising square numbers, the highest for a falling one).
 #[inline(always)]
-pub(crate) fn ray_pos(d: usize, sq: usize, occ: u128) -> u128 {
+fn ray_to_blocker(d: usize, sq: usize, occ: u128, first: impl Fn(u128) -> usize) -> u128 {
     let r = RAYS[d][sq];
     let b = r & occ;
-    if b == 0 {
-        r
-    } else {
-        r ^ RAYS[d][b.trailing_zeros() as usize]
-    }
+    if b == 0 { r } else { r ^ RAYS[d][first(b)] }
+}
+
+#[inline(always)]
+pub(crate) fn ray_pos(d: usize, sq: usize, occ: u128) -> u128 {
+    ray_to_blocker(d, sq, occ, |b| b.trailing_zeros() as usize)
 }
 
 #[inline(always)]
 pub(crate) fn ray_neg(d: usize, sq: usize, occ: u128) -> u128 {
-    let r = RAYS[d][sq];
-    let b = r & occ;
-    if b == 0 {
-        r
-    } else {
-        r ^ RAYS[d][127 - b.leading_zeros() as usize]
-    }
+    ray_to_blocker(d, sq, occ, |b| 127 - b.leading_zeros() as usize)
 }
 
 /// Lance attacks for `color` from `sq`.

@@ -45,6 +45,21 @@ impl MoveSink for Any {
     }
 }
 
+/// Gives the move `$m` to `$sink` (under `CHECKS_ONLY`, only if it checks) and, where
+/// the sink takes one move only (`S::FIRST_ONLY`), returns from the generator: the one
+/// rule of [`Position::generate_into`] and [`Position::drops_into`] for every move found.
+macro_rules! push_move {
+    ($pos:expr, $sink:expr, $checks:expr, $m:expr) => {{
+        let m = $m;
+        if !CHECKS_ONLY || $pos.gives_check_with($checks, m) {
+            $sink.push(m);
+            if S::FIRST_ONLY {
+                return;
+            }
+        }
+    }};
+}
+
 impl Position {
     /// All legal moves (promotion and non-promotion both where allowed).
     pub fn legal_moves(&self) -> MoveList {
@@ -97,15 +112,9 @@ impl Position {
         checks: &CheckInfo,
     ) {
         macro_rules! push {
-            ($m:expr) => {{
-                let m = $m;
-                if !CHECKS_ONLY || self.gives_check_with(checks, m) {
-                    sink.push(m);
-                    if S::FIRST_ONLY {
-                        return;
-                    }
-                }
-            }};
+            ($m:expr) => {
+                push_move!(self, sink, checks, $m)
+            };
         }
         let us = self.side;
         let them = us.flip();
@@ -235,15 +244,9 @@ impl Position {
         checks: &CheckInfo,
     ) {
         macro_rules! push {
-            ($m:expr) => {{
-                let m = $m;
-                if !CHECKS_ONLY || self.gives_check_with(checks, m) {
-                    sink.push(m);
-                    if S::FIRST_ONLY {
-                        return;
-                    }
-                }
-            }};
+            ($m:expr) => {
+                push_move!(self, sink, checks, $m)
+            };
         }
         let us = self.side;
         let them = us.flip();
