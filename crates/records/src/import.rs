@@ -59,6 +59,26 @@ impl RecordFormat {
 
     /// The extensions read, for messages.
     pub const EXTENSIONS: &'static str = ".csa, .kif, .kifu, .usi, .sfen, .hcpe, .hcpe3";
+
+    /// The format's name, for messages (`CSA`, `KIF`, `USI`, `hcpe`, `hcpe3`).
+    pub fn name(self) -> &'static str {
+        match self {
+            RecordFormat::Csa => "CSA",
+            RecordFormat::Kif => "KIF",
+            RecordFormat::Usi => "USI",
+            RecordFormat::Hcpe => "hcpe",
+            RecordFormat::Hcpe3 => "hcpe3",
+        }
+    }
+
+    /// What one record of the format is: a position for `hcpe` (one an entry), a game
+    /// for the rest.
+    pub fn unit(self) -> &'static str {
+        match self {
+            RecordFormat::Hcpe => "position",
+            _ => "game",
+        }
+    }
 }
 
 /// Which records are kept.

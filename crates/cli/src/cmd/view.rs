@@ -218,13 +218,7 @@ fn from_record_file(path: &Path, index: usize) -> Result<Source> {
     };
     let mut records = read_records(path, format, &usi_variants, Default::default())
         .with_context(|| format!("reading {name}"))?;
-    let (unit, what) = match format {
-        RecordFormat::Csa => ("game", "CSA"),
-        RecordFormat::Kif => ("game", "KIF"),
-        RecordFormat::Usi => ("game", "USI"),
-        RecordFormat::Hcpe => ("position", "hcpe position"),
-        RecordFormat::Hcpe3 => ("game", "hcpe3"),
-    };
+    let unit = format.unit();
     // Text files are parsed whole, so their count is known; a binary file streams and is
     // not read to its end for a count.
     let count = records.size_hint().1;
@@ -273,7 +267,11 @@ fn from_record_file(path: &Path, index: usize) -> Result<Source> {
         *m = MoveRecord::unsearched(m.mv);
     }
     Ok(Source {
-        meta: format!("{} {what}{players}", record.variant),
+        meta: format!(
+            "{} {} {unit}{players}",
+            record.variant,
+            format.name()
+        ),
         record,
         searched: false,
         result,
