@@ -402,6 +402,12 @@ fn rgb_pixels(path: &std::path::Path) -> Vec<[u8; 3]> {
     let channels = frame.color_type.samples();
     buf[..frame.buffer_size()]
         .chunks_exact(channels)
-        .map(|p| if channels < 3 { [p[0]; 3] } else { [p[0], p[1], p[2]] })
+        .map(|p| {
+            if channels < 3 {
+                [p[0]; 3]
+            } else {
+                [p[0], p[1], p[2]]
+            }
+        })
         .collect()
 }

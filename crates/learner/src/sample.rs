@@ -178,7 +178,8 @@ pub fn samples_from_record(
     let q = config.q_blend.clamp(0.0, 1.0);
     let winner = record.outcome.winner;
     let kind = record.game()?;
-    let layout = shogi_registry::layout_with(kind, config.features).map_err(ReplayError::Features)?;
+    let layout =
+        shogi_registry::layout_with(kind, config.features).map_err(ReplayError::Features)?;
     let mut out = Vec::new();
     // Black's material balance before each move, then at the end; and where each sample
     // stands (its ply and side to move).

@@ -44,10 +44,12 @@ pub fn checkpoint_layout(
     layout: &NetLayout,
     manifest: &Manifest,
 ) -> Result<NetLayout, NetEvaluatorError> {
-    shogi_registry::relayout(layout, manifest.meta.features).map_err(|detail| NetEvaluatorError::Shape {
+    shogi_registry::relayout(layout, manifest.meta.features).map_err(|detail| {
+        NetEvaluatorError::Shape {
             variant: layout.variant,
             detail,
-        })
+        }
+    })
 }
 
 /// Why a checkpoint cannot be served.

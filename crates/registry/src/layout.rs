@@ -53,7 +53,10 @@ mod tests {
                 assert!(tai.is_ok());
             } else {
                 let why = tai.unwrap_err();
-                assert!(why.contains("tai") && why.contains(&features.to_string()), "{why}");
+                assert!(
+                    why.contains("tai") && why.contains(&features.to_string()),
+                    "{why}"
+                );
             }
             for kind in [GameKind::Shogi, GameKind::Minishogi] {
                 assert_eq!(layout_with(kind, features).unwrap().features, features);

@@ -163,7 +163,8 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
     // The engines' default rules (no impasse rule; tai shogi's seed defaults) and the
     // requested ply cap.
     let spec = GameSpec::new(args.variant, args.max_plies);
-    let layout = shogi_registry::layout_with(spec.kind, args.features).map_err(anyhow::Error::msg)?;
+    let layout =
+        shogi_registry::layout_with(spec.kind, args.features).map_err(anyhow::Error::msg)?;
     with_game_type!(spec.kind, G => play(args, out, layout, move |_seed: u64| {
         G::from_spec(&spec)
     }))

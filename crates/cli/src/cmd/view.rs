@@ -267,11 +267,7 @@ fn from_record_file(path: &Path, index: usize) -> Result<Source> {
         *m = MoveRecord::unsearched(m.mv);
     }
     Ok(Source {
-        meta: format!(
-            "{} {} {unit}{players}",
-            record.variant,
-            format.name()
-        ),
+        meta: format!("{} {} {unit}{players}", record.variant, format.name()),
         record,
         searched: false,
         result,

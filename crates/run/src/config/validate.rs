@@ -1,7 +1,6 @@
 //! The run config's range checks: every key's allowed values, each error naming the
 //! key's full path (`RunConfig::validate`, called by `RunConfig::parse`).
 
-
 use super::{ConfigError, RunConfig, ScheduleName};
 
 impl RunConfig {
