@@ -9,7 +9,9 @@
 - a learner finds the run it expects or stops: never a new run where one existed;
 - a terminal's Ctrl-C (SIGINT to the driver's whole process group) does not reach the
   actors' children, which die with their actor all the same;
-- a token-less probe of an address where nothing listens says "could not tell".
+- a token-less probe of an address where nothing listens says "could not tell";
+- a node that leaves the cluster before its build is checked is skipped, not fatal (the
+  launcher owns every actor: an exception there ends the whole run).
 
 Run: python scripts/ray/launcher_test.py (unittest; exits non-zero on a failure).
 """
@@ -23,6 +25,7 @@ import sys
 import tempfile
 import textwrap
 import time
+import types
 import unittest
 from pathlib import Path
 from unittest import mock
@@ -195,6 +198,56 @@ class ClaimRunTest(unittest.TestCase):
             launcher.claim_run(run, None, "xyz", reconstructed=False)
             with self.assertRaisesRegex(launcher.RunMissing, "holds run xyz"):
                 launcher.claim_run(run, "abc", "def", reconstructed=False)
+
+
+class NodeCheckRay:
+    """Ray as check_nodes sees it: two live nodes, of which `gone` leaves before its
+    identity task runs (its ref raises, as Ray's NodeDiedError does)."""
+
+    class exceptions(SlowRay.exceptions):  # noqa: N801
+        class NodeDiedError(SlowRay.exceptions.RayError):
+            pass
+
+    def __init__(self, identities: dict[str, dict], gone: str):
+        self.identities, self.gone = identities, gone
+
+    def nodes(self):
+        return [{"NodeID": node, "Alive": True, "NodeManagerAddress": node} for node in self.identities]
+
+    def remote(self, **_options):
+        fake = self
+
+        def decorate(_fn):
+            class Task:
+                def options(self, scheduling_strategy):
+                    return types.SimpleNamespace(remote=lambda _binary: scheduling_strategy)
+
+            return Task()
+
+        return decorate
+
+    def get(self, node, timeout=None):
+        if node == self.gone:
+            raise self.exceptions.NodeDiedError(f"node {node} died")
+        return {"node": node, **self.identities[node]}
+
+
+class NodeCheckTest(unittest.TestCase):
+    def test_a_node_that_leaves_before_its_check_is_skipped_and_the_rest_checked(self):
+        build = {"version": "shogi-zero 0.1.0", "formats": "formats: x", "build": "build: sha256 " + "0" * 64}
+        other = {**build, "build": "build: sha256 " + "1" * 64}
+        fake = NodeCheckRay({"stays": other, "leaves": other}, gone="leaves")
+        with mock.patch.object(launcher, "ray", fake), \
+                mock.patch.object(launcher, "NodeAffinitySchedulingStrategy", lambda node, soft: node, create=True):
+            checked: set[str] = set()
+            refused = launcher.check_nodes("shogi-zero", build, checked)
+            self.assertEqual(len(refused), 1, refused)
+            self.assertIn("node stays", refused[0])
+            self.assertEqual(checked, {"stays"}, "the node that left is looked at again next time")
+            fake.gone = None
+            refused = launcher.check_nodes("shogi-zero", build, checked)
+            self.assertEqual(checked, {"stays", "leaves"})
+            self.assertEqual([r.split(" (")[0] for r in refused], ["node leaves"])
 
 
 class ProcessGroupTest(unittest.TestCase):

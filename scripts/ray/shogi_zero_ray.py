@@ -726,11 +726,13 @@ def selfplay_name(run_dir: str, actor_id: int) -> str:
     return f"selfplay:{run_dir}:{actor_id}"
 
 
-def check_nodes(binary: str, reference: dict, checked: set[str] | None = None) -> list[str]:
+def check_nodes(binary: str, reference: dict, checked: set[str] | None = None, timeout: float = 60) -> list[str]:
     """Every live node not in `checked` runs the learner's build (version, formats and
     binary hash of `shogi-zero info`); returns a line naming each node that does not,
     and adds every node it looked at to `checked`. Called before any actor starts and
-    again for nodes that join later."""
+    again for nodes that join later. A node that leaves (or does not answer within
+    `timeout` s) before it is checked is skipped, not checked: it is looked at again next
+    time if it is still there, and the launcher, which owns every actor, goes on."""
 
     @ray.remote(num_cpus=0)
     def identity_here(binary: str) -> dict:
@@ -743,7 +745,11 @@ def check_nodes(binary: str, reference: dict, checked: set[str] | None = None) -
         for n in nodes
     ]
     refused = []
-    for node, found in zip(nodes, ray.get(refs)):
+    for node, ref in zip(nodes, refs):
+        try:
+            found = ray.get(ref, timeout=timeout)
+        except ray.exceptions.RayError:  # the node died or left (NodeDiedError, ...), or GetTimeoutError
+            continue
         checked.add(node["NodeID"])
         mismatch = identity_mismatch(found, reference)
         if mismatch:
