@@ -1,22 +1,32 @@
 #!/usr/bin/env bash
-# Self-play speed of two builds on one config, alternated on this machine alone:
+# Self-play speed of two or more builds on one config, alternated on this machine alone:
 # simulations/s (network evaluations, the figure a cheaper search cannot inflate) of
-# `train CONFIG` for MINUTES each, ROUNDS times (default 2), binary A then binary B.
+# `train CONFIG` for MINUTES each, ROUNDS times (default 2), the builds in the order given.
 # Two figures a run, from its status lines (cumulative rates, so a window's rate is
 # the difference of rate x seconds): before the learner's first step, and from its
 # first step to the end (self-play and learner sharing the cores, as in a real run).
-# Prints each round and the B/A ratios; extra arguments go to `train` (e.g. --set).
+# Prints each round and every build's ratios to the first; extra arguments go to
+# `train` (e.g. --set). A build given as BIN:OLD_CONFIG runs that config instead (an old
+# build that cannot read today's keys runs the config of its own time).
 #
 #   bash scripts/bench/selfplay_ab.sh OLD_BIN NEW_BIN configs/tai.toml 4 2
 #   bash scripts/bench/selfplay_ab.sh OLD_BIN NEW_BIN configs/tai.toml 4 2 --set network.stem_kernel=1
+#   bash scripts/bench/selfplay_ab.sh BASE_BIN:/tmp/base.toml OLD_BIN NEW_BIN configs/shogi-cpu.toml 4 2
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-bin_a="${1:?usage: selfplay_ab.sh BIN_A BIN_B CONFIG [MINUTES] [ROUNDS] [--set ...]}"
-bin_b="${2:?usage: selfplay_ab.sh BIN_A BIN_B CONFIG [MINUTES] [ROUNDS] [--set ...]}"
-config="${3:?usage: selfplay_ab.sh BIN_A BIN_B CONFIG [MINUTES] [ROUNDS] [--set ...]}"
-minutes="${4:-4}"
-rounds="${5:-2}"
-shift $(($# < 5 ? $# : 5))
+usage="usage: selfplay_ab.sh BIN_A[:CONFIG] BIN_B[:CONFIG] [BIN_C...] CONFIG [MINUTES] [ROUNDS] [--set ...]"
+builds=()
+while (($#)) && [[ "$1" != *.toml || "$1" == *:* ]]; do
+  builds+=("$1")
+  shift
+done
+((${#builds[@]} >= 2)) || { echo "$usage" >&2; exit 2; }
+config="${1:?$usage}"
+shift
+minutes="4"
+rounds="2"
+if (($#)) && [[ "$1" != --* ]]; then minutes="$1"; shift; fi
+if (($#)) && [[ "$1" != --* ]]; then rounds="$1"; shift; fi
 out="${SELFPLAY_AB_OUT:-runs/selfplay-ab}"
 mkdir -p "$out"
 # "before after" simulations/s of one train.log.
@@ -39,15 +49,26 @@ else:
 print(f"{pre:.1f} {post:.1f}")
 PY
 }
+names=(A B C D E F G H)
 for round in $(seq 1 "$rounds"); do
-  for side in a b; do
-    bin="bin_$side"
-    dir="$out/$side-$round"
+  figures=()
+  for i in "${!builds[@]}"; do
+    build="${builds[$i]}"
+    bin="${build%%:*}"
+    side_config="$config"
+    [[ "$build" == *:* ]] && side_config="${build#*:}"
+    dir="$out/${names[$i],,}-$round"
     rm -rf "$dir"
-    "${!bin}" train "$config" --set "run.dir=\"$dir\"" --set "run.minutes=$minutes" "$@" >/dev/null 2>&1
-    read -r pre post < <(rates "$dir/train.log")
-    eval "pre_$side=$pre post_$side=$post"
+    "$bin" train "$side_config" --set "run.dir=\"$dir\"" --set "run.minutes=$minutes" "$@" >/dev/null 2>&1
+    figures+=("$(rates "$dir/train.log")")
   done
-  echo "round $round: A $pre_a / $post_a, B $pre_b / $post_b simulations/s (before / with the learner);" \
-    "B/A $(python3 -c "a, b, c, d = map(float, '$pre_a $pre_b $post_a $post_b'.split()); print(f'{b / a:.2f} / {d / c:.2f}')")"
+  python3 - "$round" "${figures[@]}" <<'PY'
+import sys
+names = "ABCDEFGH"
+rows = [tuple(map(float, f.split())) for f in sys.argv[2:]]
+parts = [f"{names[i]} {pre} / {post}" for i, (pre, post) in enumerate(rows)]
+(pre_a, post_a) = rows[0]
+ratios = [f"{names[i]}/A {pre / pre_a:.2f} / {post / post_a:.2f}" for i, (pre, post) in enumerate(rows) if i]
+print(f"round {sys.argv[1]}: {', '.join(parts)} simulations/s (before / with the learner); {', '.join(ratios)}")
+PY
 done

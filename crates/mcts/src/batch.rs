@@ -23,16 +23,38 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded, unbounded};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError, bounded, unbounded};
 use shogi_game::Game;
 
 use crate::eval::{EvalError, EvalRequest, Evaluator, Wdl};
+
+/// The outputs of a batch that was started ([`BatchModel::launch`]) and may still be
+/// computing: calling it waits for them. It runs on the service thread.
+pub type Collect<O> = Box<dyn FnOnce() -> Vec<O>>;
 
 /// The inner batch function the service calls: one output per input, in order.
 /// A libtorch model implements this (it runs on the service thread only).
 pub trait BatchModel<I, O> {
     /// Runs one batch (`inputs.len() <= max_batch`).
     fn run(&mut self, inputs: &[I]) -> Vec<O>;
+
+    /// Whether [`BatchModel::launch`] returns before the batch has been computed (a
+    /// device that computes asynchronously, CUDA). The service then keeps two batches in
+    /// flight: it forms and launches the next batch from the requests already waiting
+    /// while the device computes the last one, and only then collects that one.
+    fn pipelined(&self) -> bool {
+        false
+    }
+
+    /// Starts one batch; the returned [`Collect`] yields its outputs. The default runs
+    /// the batch at once.
+    fn launch(&mut self, inputs: &[I]) -> Collect<O>
+    where
+        O: 'static,
+    {
+        let outputs = self.run(inputs);
+        Box::new(move || outputs)
+    }
 }
 
 impl<I, O, F: FnMut(&[I]) -> Vec<O>> BatchModel<I, O> for F {
@@ -299,7 +321,16 @@ impl<I, O> Drop for BatchService<I, O> {
     }
 }
 
-fn service_loop<I, O>(
+/// A batch launched and not yet collected: its outputs, who asked, and how many each.
+struct InFlight<O> {
+    collects: Vec<Collect<O>>,
+    replies: Vec<Sender<Result<Vec<O>, EvalError>>>,
+    lens: Vec<usize>,
+    /// Time spent launching it (added to the model time when it is collected).
+    launch: Duration,
+}
+
+fn service_loop<I, O: 'static>(
     rx: Receiver<Job<I, O>>,
     replacements: Receiver<Replacement<I, O>>,
     mut model: Box<dyn BatchModel<I, O>>,
@@ -310,13 +341,24 @@ fn service_loop<I, O>(
     let max_batch = config.max_batch.max(1);
     let poll = Duration::from_millis(5);
     let mut carry: Option<Job<I, O>> = None;
+    // A pipelined model's batch that runs while the next one forms.
+    let mut in_flight: Option<InFlight<O>> = None;
     loop {
         if stop.load(Ordering::SeqCst) {
             break;
         }
-        // First job of a batch.
+        // First job of a batch. With a batch in flight the service does not wait for
+        // one: the callers that would send it may be waiting for that batch.
         let first = match carry.take() {
             Some(j) => j,
+            None if in_flight.is_some() => match rx.try_recv() {
+                Ok(j) => j,
+                Err(TryRecvError::Empty) => {
+                    finish(in_flight.take(), &stats);
+                    continue;
+                }
+                Err(TryRecvError::Disconnected) => break,
+            },
             None => match rx.recv_timeout(poll) {
                 Ok(j) => j,
                 Err(RecvTimeoutError::Timeout) => continue,
@@ -325,10 +367,12 @@ fn service_loop<I, O>(
         };
         let mut jobs = vec![first];
         let mut count = jobs[0].inputs.len();
+        // The batch fills for up to `max_wait`; with a batch in flight, only from the
+        // requests already queued.
         let deadline = Instant::now() + config.max_wait;
         while count < max_batch {
             let now = Instant::now();
-            let r = if now >= deadline {
+            let r = if now >= deadline || in_flight.is_some() {
                 rx.try_recv().map_err(|_| ())
             } else {
                 rx.recv_timeout(deadline - now).map_err(|_| ())
@@ -355,58 +399,45 @@ fn service_loop<I, O>(
         }
         // A new model, if one came before this batch runs: only the newest of several
         // counts. Read here, after the batch has formed, so a batch formed after
-        // `replace_model` returned never runs the old one.
+        // `replace_model` returned never runs the old one (a batch in flight owns its
+        // outputs and finishes without its model).
         while let Ok(newer) = replacements.try_recv() {
             model = newer;
             stats.models.fetch_add(1, Ordering::Relaxed);
         }
         let t0 = Instant::now();
-        let result = catch_unwind(AssertUnwindSafe(|| {
-            let mut out = Vec::with_capacity(inputs.len());
-            for chunk in inputs.chunks(max_batch) {
-                let o = model.run(chunk);
-                if o.len() != chunk.len() {
-                    return Err(format!(
-                        "model returned {} outputs for {} inputs",
-                        o.len(),
-                        chunk.len()
-                    ));
-                }
-                stats.batches.fetch_add(1, Ordering::Relaxed);
-                stats
-                    .max_fill
-                    .fetch_max(chunk.len() as u64, Ordering::Relaxed);
-                out.extend(o);
-            }
-            Ok(out)
+        let launched = catch_unwind(AssertUnwindSafe(|| {
+            inputs
+                .chunks(max_batch)
+                .map(|chunk| model.launch(chunk))
+                .collect::<Vec<_>>()
         }));
-        stats
-            .model_nanos
-            .fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
-        match result {
-            Ok(Ok(out)) => {
-                stats.inputs.fetch_add(out.len() as u64, Ordering::Relaxed);
-                stats
-                    .requests
-                    .fetch_add(replies.len() as u64, Ordering::Relaxed);
-                let mut it = out.into_iter();
-                for (reply, n) in replies.into_iter().zip(lens) {
-                    let part: Vec<O> = it.by_ref().take(n).collect();
-                    let _ = reply.send(Ok(part)); // the actor may have gone: ignore
-                }
-            }
-            Ok(Err(msg)) => {
-                for reply in replies {
-                    let _ = reply.send(Err(EvalError::ModelFailed(msg.clone())));
-                }
-            }
+        let batch = match launched {
+            Ok(collects) => InFlight {
+                collects,
+                replies,
+                lens,
+                launch: t0.elapsed(),
+            },
             Err(_) => {
-                for reply in replies {
-                    let _ = reply.send(Err(EvalError::ModelFailed("model panicked".into())));
-                }
+                stats
+                    .model_nanos
+                    .fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                fail(replies, "model panicked");
+                continue;
             }
+        };
+        // The batch launched before this one is collected now, while the device runs
+        // this one; a model that computes as it launches is collected at once.
+        let earlier = in_flight.take();
+        finish(earlier, &stats);
+        if model.pipelined() {
+            in_flight = Some(batch);
+        } else {
+            finish(Some(batch), &stats);
         }
     }
+    finish(in_flight.take(), &stats);
     // Answer everything still queued.
     if let Some(j) = carry {
         let _ = j.reply.send(Err(EvalError::ServiceShutDown));
@@ -416,6 +447,59 @@ fn service_loop<I, O>(
     }
     // Dropping `rx` here makes later sends fail; a job sent between the drain and the
     // drop is dropped with its reply sender, so its actor sees a disconnect (an error).
+}
+
+/// Collects a launched batch and answers its callers (nothing when `batch` is `None`).
+fn finish<O>(batch: Option<InFlight<O>>, stats: &StatsInner) {
+    let Some(InFlight {
+        collects,
+        replies,
+        lens,
+        launch,
+    }) = batch
+    else {
+        return;
+    };
+    let t0 = Instant::now();
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let mut out = Vec::with_capacity(lens.iter().sum());
+        for collect in collects {
+            let o = collect();
+            stats.batches.fetch_add(1, Ordering::Relaxed);
+            stats.max_fill.fetch_max(o.len() as u64, Ordering::Relaxed);
+            out.extend(o);
+        }
+        out
+    }));
+    stats
+        .model_nanos
+        .fetch_add((launch + t0.elapsed()).as_nanos() as u64, Ordering::Relaxed);
+    let expected: usize = lens.iter().sum();
+    match result {
+        Ok(out) if out.len() == expected => {
+            stats.inputs.fetch_add(out.len() as u64, Ordering::Relaxed);
+            stats
+                .requests
+                .fetch_add(replies.len() as u64, Ordering::Relaxed);
+            let mut it = out.into_iter();
+            for (reply, n) in replies.into_iter().zip(lens) {
+                let part: Vec<O> = it.by_ref().take(n).collect();
+                let _ = reply.send(Ok(part)); // the actor may have gone: ignore
+            }
+        }
+        Ok(out) => fail(
+            replies,
+            &format!("model returned {} outputs for {expected} inputs", out.len()),
+        ),
+        Err(_) => fail(replies, "model panicked"),
+    }
+}
+
+/// Answers every caller of a batch with [`EvalError::ModelFailed`].
+fn fail<O>(replies: Vec<Sender<Result<Vec<O>, EvalError>>>, why: &str) {
+    for reply in replies {
+        let _ = reply.send(Err(EvalError::ModelFailed(why.to_owned())));
+    }
 }
 
 /// The default owned input for [`BatchEvaluator`]: a position and its legal moves.

@@ -284,3 +284,105 @@ fn a_replaced_model_serves_the_next_batches_and_no_request_waits_or_fails() {
     assert_eq!(stats.replacements, 1);
     assert_eq!(alive.load(Ordering::SeqCst), 0);
 }
+
+/// A model that computes asynchronously (a GPU's): `launch` returns at once and the
+/// outputs come when collected. The service keeps two of its batches in flight (the
+/// next launched before the last is collected), every caller gets its own answers, a
+/// model replaced while a batch is in flight still answers that batch, and shutting
+/// down collects the batch in flight rather than drop it.
+#[test]
+fn a_pipelined_model_has_two_batches_in_flight_and_answers_every_caller() {
+    use std::sync::Mutex;
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Event {
+        Launch(u64),
+        Collect(u64),
+    }
+    struct Async {
+        tag: u64,
+        next: u64,
+        events: Arc<Mutex<Vec<Event>>>,
+    }
+    impl shogi_mcts::batch::BatchModel<u64, u64> for Async {
+        fn run(&mut self, inputs: &[u64]) -> Vec<u64> {
+            inputs.iter().map(|x| x * 10 + self.tag).collect()
+        }
+        fn pipelined(&self) -> bool {
+            true
+        }
+        fn launch(&mut self, inputs: &[u64]) -> shogi_mcts::batch::Collect<u64> {
+            let (id, events) = (self.next, self.events.clone());
+            self.next += 1;
+            events.lock().unwrap().push(Event::Launch(id));
+            let outputs = self.run(inputs);
+            Box::new(move || {
+                // The device computes for a while after the launch.
+                std::thread::sleep(Duration::from_micros(300));
+                events.lock().unwrap().push(Event::Collect(id));
+                outputs
+            })
+        }
+    }
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let svc = BatchService::start(
+        batching(8, Duration::from_millis(1)),
+        Async {
+            tag: 1,
+            next: 0,
+            events: events.clone(),
+        },
+    );
+    let threads: Vec<_> = (0..6u64)
+        .map(|t| {
+            let h = svc.handle();
+            std::thread::spawn(move || {
+                let mut tags = Vec::new();
+                for i in 0..150u64 {
+                    let xs: Vec<u64> = (0..(i % 3 + 1))
+                        .map(|k| t * 1_000_000 + i * 10 + k)
+                        .collect();
+                    let out = h.submit(xs.clone()).unwrap();
+                    let tag = out[0] % 10;
+                    assert_eq!(out, xs.iter().map(|x| x * 10 + tag).collect::<Vec<_>>());
+                    tags.push(tag);
+                }
+                tags
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(20));
+    svc.replace_model(Async {
+        tag: 2,
+        next: 1_000_000,
+        events: events.clone(),
+    })
+    .unwrap();
+    for t in threads {
+        let tags = t.join().unwrap();
+        let first_new = tags.iter().position(|&t| t == 2).unwrap_or(tags.len());
+        assert!(tags[first_new..].iter().all(|&t| t == 2), "{tags:?}");
+    }
+    let stats = svc.shutdown();
+    assert_eq!(stats.requests, 6 * 150);
+    let events = events.lock().unwrap().clone();
+    let at = |e: Event| events.iter().position(|x| *x == e);
+    // Every launched batch was collected, after its launch.
+    let launched: Vec<u64> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Launch(id) => Some(*id),
+            Event::Collect(_) => None,
+        })
+        .collect();
+    assert_eq!(launched.len() as u64, stats.batches);
+    for id in &launched {
+        let (l, c) = (at(Event::Launch(*id)), at(Event::Collect(*id)));
+        assert!(c.is_some() && l < c, "batch {id}: {events:?}");
+    }
+    // Two in flight: batches launched while the one before them was uncollected.
+    let overlapped = launched
+        .iter()
+        .filter(|&&id| at(Event::Launch(id + 1)).is_some_and(|l| Some(l) < at(Event::Collect(id))))
+        .count();
+    assert!(overlapped > 0, "never two batches in flight: {events:?}");
+}

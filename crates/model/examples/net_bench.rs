@@ -18,8 +18,9 @@
 //! * `train`: [`NetOptimizer::step_sparse`] as the learner calls it (host buffers and sparse
 //!   one-hot policy targets to tensors, train-mode forward, policy CE + WDL CE, backward,
 //!   global grad-norm clip 10, SGD momentum 0.9 Nesterov wd 1e-4, losses read back).
-//! * `--f16`: inference in f16 and training in mixed precision (CUDA only; the CPU
-//!   ignores it), as `selfplay.half_inference` and `learner.mixed_precision` do in a run.
+//! * `--f16`: inference in the device's half precision (f16 on CUDA, bf16 on a CPU with
+//!   AVX-512 BF16, f32 on other CPUs) and training in mixed precision (CUDA only), as
+//!   `selfplay.half_inference` and `learner.mixed_precision` do in a run.
 //!
 //! Output: a table, and one `RESULT impl=tch ...` line per measurement for the script.
 

@@ -138,11 +138,11 @@ pub(crate) struct FrozenNet {
 }
 
 impl FrozenNet {
-    /// Freezes `net` (its parameters on `device`; `half` when they are f16). The sparse
-    /// stem is used on the CPU in f32 for inputs of [`SPARSE_STEM_MIN_INPUT`] or more.
-    pub(crate) fn new(net: &Net, device: Device, half: bool) -> Self {
-        let sparse =
-            !device.is_cuda() && !half && net.config().input_size() >= SPARSE_STEM_MIN_INPUT;
+    /// Freezes `net` (its parameters on `device`, in the dtype the net computes in). The
+    /// sparse stem is used on the CPU for inputs of [`SPARSE_STEM_MIN_INPUT`] or more (it
+    /// adds in f32 and hands the tower its output in the net's dtype).
+    pub(crate) fn new(net: &Net, device: Device) -> Self {
+        let sparse = !device.is_cuda() && net.config().input_size() >= SPARSE_STEM_MIN_INPUT;
         if sparse {
             keep_freed_memory();
         }
@@ -272,19 +272,44 @@ impl FrozenNet {
 
     /// The policy logits at `legal` (`(position, policy index)` pairs, each index below
     /// the policy's size), one a pair, and the value logits `[B, 3]`, for `inputs` (one a
-    /// position).
-    /// `upload` turns them into the dense input `[B, planes, H, W]` on the net's device
-    /// and dtype when the stem is dense.
+    /// position). `upload(inputs, extras)` turns the inputs into the dense input `[B,
+    /// planes, H, W]` on the net's device and dtype when the stem is dense, and `extras`
+    /// into a flat f32 tensor on the device: the gather indices travel with the inputs.
     pub(crate) fn forward_legal(
         &self,
         inputs: &[PlanesRef<'_>],
         legal: &[(usize, usize)],
-        upload: impl FnOnce(&[PlanesRef<'_>]) -> Tensor,
-    ) -> (Vec<f32>, Tensor) {
+        upload: impl FnOnce(&[PlanesRef<'_>], &[f32]) -> (Tensor, Tensor),
+    ) -> (LegalLogits, Tensor) {
         let hw = self.height * self.width;
-        let stem = match &self.sparse_stem {
-            Some(sparse) => self.sparse_stem_forward(sparse, inputs),
-            None => self.stem.forward(&upload(inputs)),
+        // Where the device gathers the legal entries: each pair's cell (position,
+        // square), then each pair's policy plane, as f32 (exact below 2^24).
+        let gather: Vec<f32> = if self.policy_rows.is_some() {
+            Vec::new()
+        } else {
+            let cells = legal.iter().map(|&(b, index)| b * hw + index % hw);
+            let planes = legal.iter().map(|&(_, index)| index / hw);
+            cells
+                .chain(planes)
+                .map(|i| {
+                    assert!(i < 1 << 24, "gather index {i} is not exact in f32");
+                    i as f32
+                })
+                .collect()
+        };
+        let (stem, gather) = match &self.sparse_stem {
+            Some(sparse) => {
+                let out = self.sparse_stem_forward(sparse, inputs);
+                let out = match self.stem.weight.kind() {
+                    Kind::Float => out,
+                    kind => out.to_kind(kind), // the strides (channels last) are kept
+                };
+                (out, Tensor::from_slice(&gather))
+            }
+            None => {
+                let (xs, gather) = upload(inputs, &gather);
+                (self.stem.forward(&xs), gather)
+            }
         };
         // ReLUs and the residual sums in place: no new activation tensor each (callers
         // run this under `no_grad`).
@@ -313,29 +338,28 @@ impl FrozenNet {
         let logits = match &self.policy_rows {
             Some((weight, bias)) => {
                 let features = f32_vec(&features);
-                legal
-                    .iter()
-                    .map(|&(b, index)| {
-                        let (cell, plane) = (b * hw + index % hw, index / hw);
-                        let x = &features[cell * c..(cell + 1) * c];
-                        let w = &weight[plane * c..(plane + 1) * c];
-                        bias[plane] + dot(x, w)
-                    })
-                    .collect()
+                LegalLogits::Host(
+                    legal
+                        .iter()
+                        .map(|&(b, index)| {
+                            let (cell, plane) = (b * hw + index % hw, index / hw);
+                            let x = &features[cell * c..(cell + 1) * c];
+                            let w = &weight[plane * c..(plane + 1) * c];
+                            bias[plane] + dot(x, w)
+                        })
+                        .collect(),
+                )
             }
             None => {
-                let device = t.device();
-                let (cells, planes): (Vec<i64>, Vec<i64>) = legal
-                    .iter()
-                    .map(|&(b, index)| ((b * hw + index % hw) as i64, (index / hw) as i64))
-                    .unzip();
-                let cells = Tensor::from_slice(&cells).to_device(device);
-                let planes = Tensor::from_slice(&planes).to_device(device);
-                let logits = (features.index_select(0, &cells)
-                    * self.policy_weight.index_select(0, &planes))
-                .sum_dim_intlist([1i64].as_slice(), false, None::<Kind>)
-                    + self.policy_bias.index_select(0, &planes);
-                f32_vec(&logits)
+                let n = legal.len() as i64;
+                let gather = gather.to_kind(Kind::Int64);
+                let (cells, planes) = (gather.narrow(0, 0, n), gather.narrow(0, n, n));
+                LegalLogits::Device(
+                    (features.index_select(0, &cells)
+                        * self.policy_weight.index_select(0, &planes))
+                    .sum_dim_intlist([1i64].as_slice(), false, None::<Kind>)
+                        + self.policy_bias.index_select(0, &planes),
+                )
             }
         };
         let value_map = self.value_conv.forward(&t).relu();
@@ -344,6 +368,25 @@ impl FrozenNet {
             .relu()
             .apply(&self.value_fc2);
         (logits, value)
+    }
+}
+
+/// The legal entries' logits as [`FrozenNet::forward_legal`] leaves them: computed on
+/// the host (the CPU's dot products), or a tensor still on the device (its gathers).
+#[derive(Debug)]
+pub(crate) enum LegalLogits {
+    Host(Vec<f32>),
+    Device(Tensor),
+}
+
+impl LegalLogits {
+    /// The logits on the host (waits for the device).
+    #[cfg(test)]
+    fn into_vec(self) -> Vec<f32> {
+        match self {
+            LegalLogits::Host(v) => v,
+            LegalLogits::Device(t) => f32_vec(&t),
+        }
     }
 }
 
@@ -389,7 +432,7 @@ fn dot(x: &[f32], y: &[f32]) -> f32 {
 }
 
 /// `t`'s elements in order as f32 on the CPU.
-fn f32_vec(t: &Tensor) -> Vec<f32> {
+pub(crate) fn f32_vec(t: &Tensor) -> Vec<f32> {
     let t = t.to_kind(Kind::Float).to_device(Device::Cpu).contiguous();
     Vec::<f32>::try_from(&t.view([-1])).expect("a float tensor to Vec<f32>")
 }
@@ -491,13 +534,20 @@ mod tests {
     /// GPU's) against the eval forward.
     fn check(cfg: &ModelConfig, sparse: bool) {
         for cpu_policy in [true, false] {
-            check_frozen(cfg, sparse, cpu_policy);
+            check_frozen(cfg, sparse, cpu_policy, Kind::Float);
         }
     }
 
-    fn check_frozen(cfg: &ModelConfig, sparse: bool, cpu_policy: bool) {
+    /// The frozen net of a model whose parameters are in `kind` against the f32 eval
+    /// forward of the same model before the conversion.
+    fn check_frozen(cfg: &ModelConfig, sparse: bool, cpu_policy: bool, kind: Kind) {
         let model = trained_looking(cfg, 7);
-        let frozen = FrozenNet::build(&model.net, sparse, cpu_policy);
+        let mut converted = Model::new(cfg, Device::Cpu);
+        converted.vs.copy(&model.vs).unwrap();
+        if kind != Kind::Float {
+            converted.vs.set_kind(kind);
+        }
+        let frozen = FrozenNet::build(&converted.net, sparse, cpu_policy);
         assert_eq!(frozen.is_sparse(), sparse);
         let rows = rows(cfg, 3);
         let (policy, value) = reference(&model, &rows);
@@ -527,13 +577,15 @@ mod tests {
         let dense: Vec<PlanesRef<'_>> = rows.iter().map(|r| PlanesRef::Dense(r)).collect();
         let sparse: Vec<PlanesRef<'_>> = sparse_planes.iter().map(PlanesRef::Sparse).collect();
         for inputs in [dense, sparse] {
-            check_inputs(cfg, &frozen, &inputs, &legal, &policy, &value);
+            check_inputs(cfg, &frozen, kind, &inputs, &legal, &policy, &value);
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn check_inputs(
         cfg: &ModelConfig,
         frozen: &FrozenNet,
+        kind: Kind,
         inputs: &[PlanesRef<'_>],
         legal: &[(usize, usize)],
         policy: &Tensor,
@@ -541,31 +593,46 @@ mod tests {
     ) {
         let policy_size = cfg.policy_size();
         let (logits, frozen_value) = tch::no_grad(|| {
-            frozen.forward_legal(inputs, legal, |inputs| {
+            frozen.forward_legal(inputs, legal, |inputs, extras| {
                 let mut flat = vec![0.0; inputs.len() * cfg.input_size()];
                 for (input, out) in inputs.iter().zip(flat.chunks_exact_mut(cfg.input_size())) {
                     input.write_dense(cfg.squares(), out);
                 }
-                Tensor::from_slice(&flat).view([
-                    inputs.len() as i64,
-                    cfg.input_planes as i64,
-                    cfg.board_h as i64,
-                    cfg.board_w as i64,
-                ])
+                let xs = Tensor::from_slice(&flat)
+                    .view([
+                        inputs.len() as i64,
+                        cfg.input_planes as i64,
+                        cfg.board_h as i64,
+                        cfg.board_w as i64,
+                    ])
+                    .to_kind(kind);
+                (xs, Tensor::from_slice(extras))
             })
         });
+        let logits = logits.into_vec();
+        // bf16 keeps 8 significant bits: a relative 2^-9 a rounding, compounded through
+        // a tower of these random-looking batch norms (up to 2.5% of the largest logit
+        // seen); a wrong layout or a missed conversion is off by the logits' own size.
+        let tolerance = if kind == Kind::Float { 1e-4 } else { 0.1 };
         let policy = Vec::<f32>::try_from(&policy.view([-1])).unwrap();
         assert_eq!(logits.len(), legal.len());
         let scale = policy.iter().fold(1.0f32, |m, x| m.max(x.abs()));
         for (&(b, i), got) in legal.iter().zip(&logits) {
             let want = policy[b * policy_size + i];
             assert!(
-                (got - want).abs() <= 1e-4 * scale,
+                (got - want).abs() <= tolerance * scale,
                 "logit {i} of position {b}: {got} vs {want}"
             );
         }
-        let diff = (frozen_value - value).abs().max().double_value(&[]);
-        assert!(diff < 1e-4, "value logits differ by {diff}");
+        let diff = (frozen_value.to_kind(Kind::Float) - value)
+            .abs()
+            .max()
+            .double_value(&[]);
+        let scale = value.abs().max().double_value(&[]).max(1.0);
+        assert!(
+            diff < f64::from(tolerance) * scale,
+            "value logits differ by {diff} (largest {scale})"
+        );
     }
 
     #[test]
@@ -584,6 +651,20 @@ mod tests {
         check(&config(11, 7, 1, false, false), true);
     }
 
+    /// A CPU's half precision (bf16): the dense stem and the sparse one (which adds in
+    /// f32 and hands the tower bf16), both ways of computing the legal entries.
+    #[test]
+    fn the_bf16_frozen_net_computes_the_eval_forward_to_bf16_rounding() {
+        for (cfg, sparse) in [
+            (config(6, 5, 3, true, true), false),
+            (config(11, 7, 3, false, false), true),
+        ] {
+            for cpu_policy in [true, false] {
+                check_frozen(&cfg, sparse, cpu_policy, Kind::BFloat16);
+            }
+        }
+    }
+
     #[test]
     fn dot_sums_every_term_in_and_past_the_lanes() {
         for len in [0, 3, 8, 19, 32] {
@@ -600,8 +681,8 @@ mod tests {
     #[test]
     fn only_large_inputs_on_the_cpu_get_the_sparse_stem() {
         let small = Model::new(&config(6, 5, 3, false, false), Device::Cpu);
-        assert!(!FrozenNet::new(&small.net, Device::Cpu, false).is_sparse());
+        assert!(!FrozenNet::new(&small.net, Device::Cpu).is_sparse());
         let tai_sized = Model::new(&config(207, 25, 1, false, false), Device::Cpu);
-        assert!(FrozenNet::new(&tai_sized.net, Device::Cpu, false).is_sparse());
+        assert!(FrozenNet::new(&tai_sized.net, Device::Cpu).is_sparse());
     }
 }

@@ -1,12 +1,12 @@
 //! Batched inference on raw input-plane buffers.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::path::Path;
 
-use tch::{Device, Kind, Tensor};
+use tch::{Cuda, Device, Kind, Tensor};
 
 use crate::checkpoint::{CheckpointError, Expected, Manifest, load_checkpoint};
-use crate::frozen::FrozenNet;
+use crate::frozen::{FrozenNet, LegalLogits, f32_vec};
 use crate::net::{Model, ModelConfig};
 pub use crate::sparse::PlanesRef;
 
@@ -15,18 +15,46 @@ pub fn set_num_threads(n: usize) {
     tch::set_num_threads(n.max(1) as i32);
 }
 
-/// Whether self-play runs its network in f16 on CUDA unless told otherwise: about twice
-/// the throughput of f32 on tensor cores, priors and values within about 1e-3 of f32.
-/// Matches and the gate measure networks in f32, as they were trained.
+/// Whether self-play runs its network in half precision unless told otherwise (see
+/// [`half_kind`]): f16 on CUDA, about twice f32's throughput on tensor cores with priors
+/// and values within about 1e-3 of f32; bf16 on a CPU that computes it natively, about
+/// twice f32's convolutions (docs/PERFORMANCE.md). Matches and the gate measure networks
+/// in f32, as they were trained.
 pub const SELFPLAY_HALF_INFERENCE: bool = true;
+
+/// The half precision a network runs in on `device` when asked for one: f16 on CUDA,
+/// bf16 on a CPU with AVX-512 BF16 instructions (oneDNN's bf16 convolutions run natively
+/// there; elsewhere they are emulated, slower than f32), and f32 on any other CPU.
+pub fn half_kind(device: Device) -> Kind {
+    if device.is_cuda() {
+        Kind::Half
+    } else if cpu_computes_bf16() {
+        Kind::BFloat16
+    } else {
+        Kind::Float
+    }
+}
+
+/// Whether this CPU has native bf16 arithmetic (AVX-512 BF16).
+pub fn cpu_computes_bf16() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512bf16")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
 
 /// Options for [`Inference`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InferenceOptions {
-    /// Run the net in f16 (CUDA only; ignored on CPU, see [`Inference::is_half`]).
+    /// Run the net in the device's half precision, [`half_kind`] (f32 on a CPU without
+    /// native bf16; see [`Inference::kind`]).
     pub half: bool,
-    /// Initial capacity, in positions, of the pinned staging buffer used on CUDA (it grows
-    /// on demand).
+    /// Initial capacity, in positions, of the pinned staging buffers used on CUDA (they
+    /// grow on demand).
     pub max_batch: usize,
     /// If set, calls [`set_num_threads`] (process-wide) on construction.
     pub num_threads: Option<usize>,
@@ -53,15 +81,20 @@ pub struct Inference {
     /// only at legal moves), frozen when the inference was built.
     frozen: FrozenNet,
     device: Device,
-    half: bool,
-    /// Pinned host buffer `[capacity, input_size]` for host-to-device copies (CUDA only).
-    staging: RefCell<Option<Tensor>>,
-    capacity: RefCell<usize>,
+    /// The dtype the net computes in: f32, or [`half_kind`] of the device.
+    kind: Kind,
+    /// Two pinned host buffers (f32, flat) for host-to-device copies, used in turn (CUDA
+    /// only): a batch's copy may still be reading one while the next batch fills the
+    /// other. A buffer is reused two launches later, when the batch that used it has been
+    /// collected ([`PendingLegal::collect`] waits for the device).
+    staging: RefCell<[Option<Tensor>; 2]>,
+    /// The buffer the next upload fills.
+    turn: Cell<usize>,
 }
 
 impl Inference {
-    /// Wraps `model` (moved to `device`). Half precision is used only when requested and
-    /// `device` is CUDA.
+    /// Wraps `model` (moved to `device`), in [`half_kind`] of `device` when `options.half`
+    /// asks for half precision.
     pub fn new(mut model: Model, device: Device, options: &InferenceOptions) -> Self {
         if let Some(n) = options.num_threads {
             set_num_threads(n);
@@ -69,21 +102,28 @@ impl Inference {
         if model.vs.device() != device {
             model.vs.set_device(device);
         }
-        let half = options.half && device.is_cuda();
-        if half {
-            model.vs.half();
+        let kind = if options.half {
+            half_kind(device)
+        } else {
+            Kind::Float
+        };
+        if kind != Kind::Float {
+            model.vs.set_kind(kind);
         }
-        let frozen = FrozenNet::new(&model.net, device, half);
+        let frozen = FrozenNet::new(&model.net, device);
         let me = Self {
             model,
             frozen,
             device,
-            half,
-            staging: RefCell::new(None),
-            capacity: RefCell::new(0),
+            kind,
+            staging: RefCell::new([None, None]),
+            turn: Cell::new(0),
         };
         if device.is_cuda() {
-            me.ensure_staging(options.max_batch.max(1));
+            let floats = options.max_batch.max(1) * me.config().input_size();
+            for turn in 0..2 {
+                let _ = me.staging_buffer(turn, floats);
+            }
         }
         me
     }
@@ -109,9 +149,14 @@ impl Inference {
         self.device
     }
 
-    /// Whether the net runs in f16.
+    /// Whether the net runs in a half precision (f16 or bf16).
     pub fn is_half(&self) -> bool {
-        self.half
+        self.kind != Kind::Float
+    }
+
+    /// The dtype the net computes in.
+    pub fn kind(&self) -> Kind {
+        self.kind
     }
 
     /// The wrapped model (e.g. to save it).
@@ -119,25 +164,29 @@ impl Inference {
         &self.model
     }
 
-    fn ensure_staging(&self, batch: usize) {
-        let mut cap = self.capacity.borrow_mut();
-        if *cap >= batch {
-            return;
+    /// Staging buffer `turn`, grown to at least `floats` (pinned where the device allows).
+    fn staging_buffer(&self, turn: usize, floats: usize) -> Tensor {
+        let mut buffers = self.staging.borrow_mut();
+        if let Some(t) = &buffers[turn]
+            && t.numel() >= floats
+        {
+            return t.shallow_clone();
         }
-        let n = self.config().input_size() as i64;
-        let t = Tensor::zeros([batch as i64, n], (Kind::Float, Device::Cpu));
+        let t = Tensor::zeros([floats as i64], (Kind::Float, Device::Cpu));
         let t = if t.f_is_pinned(self.device).unwrap_or(false) {
             t
         } else {
             t.f_pin_memory(self.device).unwrap_or(t)
         };
-        *self.staging.borrow_mut() = Some(t);
-        *cap = batch;
+        buffers[turn] = Some(t.shallow_clone());
+        t
     }
 
     /// Uploads `inputs` (one a position) to the device as `[batch, planes, H, W]` in the
-    /// net's dtype, written once into the tensor's memory.
-    fn upload(&self, inputs: &[PlanesRef<'_>]) -> Tensor {
+    /// net's dtype, written once into the tensor's memory, and `extras` (the frozen net's
+    /// gather indices, as f32) as a flat f32 tensor: on CUDA both travel in one
+    /// asynchronous copy from a pinned buffer.
+    fn upload(&self, inputs: &[PlanesRef<'_>], extras: &[f32]) -> (Tensor, Tensor) {
         let cfg = self.config();
         let batch = inputs.len();
         let input_size = cfg.input_size();
@@ -148,33 +197,46 @@ impl Inference {
             cfg.board_h as i64,
             cfg.board_w as i64,
         ];
+        let planes = batch * input_size;
         let fill = |host: &Tensor| {
-            // SAFETY: `host` is a contiguous CPU f32 tensor of at least `batch *
-            // input_size` elements that nothing else references: a fresh tensor, or the
-            // staging buffer, private to `self` (not `Sync`) and borrowed until the
-            // synchronous copy to the device has finished.
+            // SAFETY: `host` is a contiguous CPU f32 tensor of at least `planes +
+            // extras.len()` elements that nothing else references: a fresh tensor, or a
+            // staging buffer, private to `self` (not `Sync`), whose last copy to the
+            // device was waited for when its batch was collected.
             let dst = unsafe {
-                std::slice::from_raw_parts_mut(host.data_ptr() as *mut f32, batch * input_size)
+                std::slice::from_raw_parts_mut(host.data_ptr() as *mut f32, planes + extras.len())
             };
-            for (chunk, input) in dst.chunks_exact_mut(input_size).zip(inputs) {
+            let (dense, tail) = dst.split_at_mut(planes);
+            for (chunk, input) in dense.chunks_exact_mut(input_size).zip(inputs) {
                 input.write_dense(squares, chunk);
+            }
+            tail.copy_from_slice(extras);
+        };
+        let in_kind = |x: Tensor| {
+            if self.kind == Kind::Float {
+                x
+            } else {
+                x.to_kind(self.kind)
             }
         };
         if !self.device.is_cuda() {
-            let host = Tensor::empty(
-                [batch as i64, input_size as i64],
-                (Kind::Float, Device::Cpu),
-            );
+            let host = Tensor::empty([(planes + extras.len()) as i64], (Kind::Float, Device::Cpu));
             fill(&host);
-            return host.view(shape);
+            let x = host.narrow(0, 0, planes as i64).view(shape);
+            let extras = host.narrow(0, planes as i64, extras.len() as i64);
+            return (in_kind(x), extras);
         }
-        let kind = if self.half { Kind::Half } else { Kind::Float };
-        self.ensure_staging(batch);
-        let staging = self.staging.borrow();
-        let staging = staging.as_ref().expect("staging buffer allocated");
-        let host = staging.narrow(0, 0, batch as i64);
+        let turn = self.turn.get();
+        self.turn.set(1 - turn);
+        let total = (planes + extras.len()) as i64;
+        let host = self
+            .staging_buffer(turn, total as usize)
+            .narrow(0, 0, total);
         fill(&host);
-        host.to_device_(self.device, kind, false, false).view(shape)
+        let on_device = host.to_device_(self.device, Kind::Float, true, false);
+        let x = on_device.narrow(0, 0, planes as i64).view(shape);
+        let extras = on_device.narrow(0, planes as i64, extras.len() as i64);
+        (in_kind(x), extras)
     }
 
     /// Runs `batch` positions. `inputs` holds `batch * input_planes * H * W` floats laid out
@@ -195,7 +257,7 @@ impl Inference {
             .map(PlanesRef::Dense)
             .collect();
         tch::no_grad(|| {
-            let xs = self.upload(&rows);
+            let (xs, _) = self.upload(&rows, &[]);
             let (policy, value) = self.model.forward_t(&xs, false);
             let policy = policy
                 .to_kind(Kind::Float)
@@ -244,6 +306,19 @@ impl Inference {
         inputs: &[PlanesRef<'_>],
         legal: &[&[u32]],
     ) -> (Vec<f32>, Vec<f32>) {
+        self.launch_legal_planes(inputs, legal).collect()
+    }
+
+    /// Starts [`Inference::infer_legal_planes`] and returns before the device has
+    /// finished: on CUDA the inputs and gather indices go up in one asynchronous copy,
+    /// the network runs, and its legal logits and win/draw/loss probabilities come back
+    /// in one asynchronous copy, which [`PendingLegal::collect`] waits for. Meanwhile
+    /// the caller can form (and launch) the next batch. On the CPU the work is done when
+    /// this returns.
+    ///
+    /// # Panics
+    /// As [`Inference::infer_legal_planes`].
+    pub fn launch_legal_planes(&self, inputs: &[PlanesRef<'_>], legal: &[&[u32]]) -> PendingLegal {
         let cfg = self.config();
         let input_size = cfg.input_size();
         for input in inputs {
@@ -257,7 +332,7 @@ impl Inference {
             "one legal-index list per position"
         );
         if inputs.is_empty() {
-            return (Vec::new(), Vec::new());
+            return PendingLegal::Ready(Vec::new(), Vec::new());
         }
         let policy_size = cfg.policy_size();
         let mut pairs = Vec::with_capacity(legal.iter().map(|l| l.len()).sum());
@@ -273,14 +348,73 @@ impl Inference {
             }
         }
         tch::no_grad(|| {
-            let (mut picked, value) = self
+            let (logits, value) = self
                 .frozen
-                .forward_legal(inputs, &pairs, |inputs| self.upload(inputs));
-            for k in outside {
-                picked[k] = f32::NEG_INFINITY;
+                .forward_legal(inputs, &pairs, |inputs, extras| self.upload(inputs, extras));
+            let wdl = value.to_kind(Kind::Float).softmax(1, Kind::Float);
+            match logits {
+                LegalLogits::Host(mut picked) => {
+                    for k in outside {
+                        picked[k] = f32::NEG_INFINITY;
+                    }
+                    PendingLegal::Ready(picked, f32_vec(&wdl))
+                }
+                LegalLogits::Device(picked) => {
+                    // One transfer back: the logits, then the probabilities.
+                    let both = Tensor::cat(&[picked.to_kind(Kind::Float), wdl.view([-1])], 0);
+                    let cuda = self.device.is_cuda();
+                    PendingLegal::OnDevice {
+                        host: both.to_device_(Device::Cpu, Kind::Float, cuda, false),
+                        device: self.device,
+                        logits: pairs.len(),
+                        outside,
+                    }
+                }
             }
-            (picked, wdl_probabilities(&value))
         })
+    }
+}
+
+/// A batch started by [`Inference::launch_legal_planes`]: [`PendingLegal::collect`]
+/// yields its `(legal logits, win/draw/loss probabilities)`.
+#[derive(Debug)]
+pub enum PendingLegal {
+    /// Computed on the host already.
+    Ready(Vec<f32>, Vec<f32>),
+    /// Coming back from the device into `host` (pinned; the copy is asynchronous on
+    /// CUDA): `logits` legal logits, then the probabilities; the entries at `outside`
+    /// were outside the policy and read `-inf`.
+    OnDevice {
+        host: Tensor,
+        device: Device,
+        logits: usize,
+        outside: Vec<usize>,
+    },
+}
+
+impl PendingLegal {
+    /// Waits for the batch (and, on CUDA, everything queued on the device before its
+    /// copy back) and returns its `(legal logits, win/draw/loss probabilities)`.
+    pub fn collect(self) -> (Vec<f32>, Vec<f32>) {
+        match self {
+            PendingLegal::Ready(logits, wdl) => (logits, wdl),
+            PendingLegal::OnDevice {
+                host,
+                device,
+                logits,
+                outside,
+            } => {
+                if let Device::Cuda(index) = device {
+                    Cuda::synchronize(index as i64);
+                }
+                let mut all = f32_vec(&host);
+                let wdl = all.split_off(logits);
+                for k in outside {
+                    all[k] = f32::NEG_INFINITY;
+                }
+                (all, wdl)
+            }
+        }
     }
 }
 
@@ -296,11 +430,5 @@ fn check_input_len(inputs: &[f32], batch: usize, input_size: usize) {
 
 /// The value head's logits `[B, 3]` as win/draw/loss probabilities, `B * 3` floats.
 fn wdl_probabilities(value: &Tensor) -> Vec<f32> {
-    let wdl = value
-        .to_kind(Kind::Float)
-        .softmax(1, Kind::Float)
-        .to_device(Device::Cpu)
-        .contiguous()
-        .view([-1]);
-    Vec::<f32>::try_from(&wdl).expect("wdl probs to Vec<f32>")
+    f32_vec(&value.to_kind(Kind::Float).softmax(1, Kind::Float))
 }

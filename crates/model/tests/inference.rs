@@ -1,7 +1,9 @@
 //! Batched inference matches the raw forward pass.
 
 use shogi_model::tch::{self, Cuda, Device, Kind, Tensor};
-use shogi_model::{Inference, InferenceOptions, Model, ModelConfig, set_num_threads};
+use shogi_model::{
+    Inference, InferenceOptions, Model, ModelConfig, PlanesRef, cpu_computes_bf16, set_num_threads,
+};
 
 fn cfg() -> ModelConfig {
     ModelConfig {
@@ -57,7 +59,7 @@ fn cpu_inference_matches_forward() {
         a,
         Device::Cpu,
         &InferenceOptions {
-            half: true, // ignored on CPU
+            half: false,
             max_batch: 2,
             num_threads: Some(2),
         },
@@ -85,6 +87,44 @@ fn cpu_inference_matches_forward() {
     assert!(max_diff(&w1, &w4[6..9]) < 1e-6);
     let (p0, w0) = inf.infer(&[], 0);
     assert!(p0.is_empty() && w0.is_empty());
+}
+
+/// Half precision on the CPU is bf16 where the CPU computes it natively (AVX-512 BF16),
+/// f32 elsewhere; in bf16 the answers are the f32 forward's to bf16 rounding, through the
+/// full forward and the frozen net alike.
+#[test]
+fn cpu_half_inference_is_bf16_where_the_cpu_computes_it() {
+    set_num_threads(1);
+    let cfg = cfg();
+    let (a, reference_model) = twin(&cfg, Device::Cpu);
+    let inf = Inference::new(
+        a,
+        Device::Cpu,
+        &InferenceOptions {
+            half: true,
+            max_batch: 2,
+            num_threads: Some(2),
+        },
+    );
+    let bf16 = cpu_computes_bf16();
+    assert_eq!(inf.is_half(), bf16);
+    assert_eq!(inf.kind(), if bf16 { Kind::BFloat16 } else { Kind::Float });
+    let (tp, tw) = if bf16 { (0.1, 0.02) } else { (1e-5, 1e-6) };
+    let every: Vec<u32> = (0..cfg.policy_size() as u32).collect();
+    for batch in [1usize, 5, 17] {
+        let xs = inputs(&cfg, batch, batch as u32);
+        let (rp, rw) = reference(&reference_model, &xs, batch);
+        let legal: Vec<&[u32]> = (0..batch).map(|_| every.as_slice()).collect();
+        for (what, (p, w)) in [
+            ("infer", inf.infer(&xs, batch)),
+            ("infer_legal", inf.infer_legal(&xs, batch, &legal)),
+        ] {
+            let (dp, dw) = (max_diff(&p, &rp), max_diff(&w, &rw));
+            eprintln!("cpu bf16={bf16} {what} batch {batch}: policy diff {dp:e}, wdl {dw:e}");
+            assert!(dp < tp, "{what}: policy diff {dp}");
+            assert!(dw < tw, "{what}: wdl diff {dw}");
+        }
+    }
 }
 
 #[test]
@@ -142,6 +182,36 @@ fn cuda_inference_matches_cpu() {
             eprintln!("cuda half={half} batch={batch}: infer_legal diff {dp:e}, wdl {dw:e}");
             assert!(dp < tp, "legal policy diff {dp}");
             assert!(dw < tw, "legal wdl diff {dw}");
+        }
+        // Two batches in flight, as the self-play service runs them: each batch's
+        // upload and results stay its own while the next one is launched (the staging
+        // buffers alternate; one is refilled only after its batch was collected).
+        let every: Vec<u32> = (0..cfg.policy_size() as u32).collect();
+        let batches: Vec<Vec<f32>> = (0..3).map(|k| inputs(&cfg, 5 + k, 40 + k as u32)).collect();
+        let expected: Vec<(Vec<f32>, Vec<f32>)> = batches
+            .iter()
+            .map(|xs| {
+                let n = xs.len() / cfg.input_size();
+                let legal: Vec<&[u32]> = (0..n).map(|_| every.as_slice()).collect();
+                inf.infer_legal(xs, n, &legal)
+            })
+            .collect();
+        let launch = |xs: &Vec<f32>| {
+            let rows: Vec<PlanesRef<'_>> = xs
+                .chunks_exact(cfg.input_size())
+                .map(PlanesRef::Dense)
+                .collect();
+            let legal: Vec<&[u32]> = rows.iter().map(|_| every.as_slice()).collect();
+            inf.launch_legal_planes(&rows, &legal)
+        };
+        let a = launch(&batches[0]);
+        let b = launch(&batches[1]);
+        let got_a = a.collect();
+        let c = launch(&batches[2]);
+        let got = [got_a, b.collect(), c.collect()];
+        for (k, ((p, w), (ep, ew))) in got.iter().zip(&expected).enumerate() {
+            assert_eq!(p, ep, "batch {k}'s logits, pipelined");
+            assert_eq!(w, ew, "batch {k}'s probabilities, pipelined");
         }
     }
 }

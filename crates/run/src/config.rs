@@ -381,9 +381,10 @@ pub struct SelfplaySection {
     /// generation number stands for. A newer network replaces the served one between
     /// two batches: the games in flight go on with it, no slot waits. Default 32.
     pub games_per_generation: u64,
-    /// Run the self-play network in f16 on CUDA (about twice the throughput of f32 on
-    /// tensor cores; the priors and values differ from f32 by about 1e-3). Ignored on the
-    /// CPU, which has no fast f16 path (a note in the log says so). Default true.
+    /// Run the self-play network in half precision: f16 on CUDA (about twice the
+    /// throughput of f32 on tensor cores; the priors and values differ from f32 by about
+    /// 1e-3), bf16 on a CPU with AVX-512 BF16 (about twice f32's convolutions), f32 on
+    /// other CPUs (the log says which). Default true.
     pub half_inference: bool,
 }
 

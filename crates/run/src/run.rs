@@ -292,29 +292,39 @@ pub fn run(
     Ok(summary)
 }
 
-/// Says which precision the learner and self-play networks run in: f16 options are
-/// CUDA-only and a CPU run ignores them, which the log states rather than hides.
+/// Says which precision the learner and self-play networks run in: the learner's f16 is
+/// CUDA-only, and self-play's half precision is f16 on CUDA, bf16 on a CPU that computes
+/// it natively and f32 elsewhere; what an option does not change is stated, not hidden.
 fn log_precision(config: &RunConfig, roles: Roles, device: shogi_model::tch::Device) {
-    let on_cuda = device.is_cuda();
-    for (plays, key, on, what) in [
-        (
-            roles.learn,
-            "learner.mixed_precision",
-            config.learner.mixed_precision,
-            "learner steps",
-        ),
-        (
-            roles.selfplay,
-            "selfplay.half_inference",
+    use shogi_model::tch::Kind;
+    if roles.learn {
+        let on = config.learner.mixed_precision;
+        match (on, device.is_cuda()) {
+            (true, true) => {
+                info!("learner.mixed_precision = true: learner steps in f16 on {device:?}")
+            }
+            (true, false) => {
+                info!("learner.mixed_precision = true is ignored on the CPU: learner steps in f32")
+            }
+            (false, _) => info!("learner.mixed_precision = false: learner steps in f32"),
+        }
+    }
+    if roles.selfplay {
+        match (
             config.selfplay.half_inference,
-            "self-play inference",
-        ),
-    ] {
-        match (plays, on, on_cuda) {
-            (false, _, _) => {}
-            (true, true, true) => info!("{key} = true: {what} in f16 on {device:?}"),
-            (true, true, false) => info!("{key} = true is ignored on the CPU: {what} in f32"),
-            (true, false, _) => info!("{key} = false: {what} in f32"),
+            shogi_model::half_kind(device),
+        ) {
+            (false, _) => info!("selfplay.half_inference = false: self-play inference in f32"),
+            (true, Kind::Float) => info!(
+                "selfplay.half_inference = true is ignored on this CPU (no AVX-512 BF16): \
+                 self-play inference in f32"
+            ),
+            (true, Kind::BFloat16) => {
+                info!("selfplay.half_inference = true: self-play inference in bf16 on the CPU")
+            }
+            (true, kind) => info!(
+                "selfplay.half_inference = true: self-play inference in {kind:?} on {device:?}"
+            ),
         }
     }
 }

@@ -66,8 +66,8 @@ pub struct SelfplayArgs {
     /// Largest network batch.
     #[arg(long, default_value_t = SELFPLAY_BATCH.max_batch)]
     max_batch: usize,
-    /// Run the network in f16 on CUDA (the run config's `selfplay.half_inference`);
-    /// ignored on the CPU.
+    /// Run the network in half precision (the run config's `selfplay.half_inference`):
+    /// f16 on CUDA, bf16 on a CPU with AVX-512 BF16, f32 on other CPUs.
     #[arg(long, default_value_t = SELFPLAY_HALF_INFERENCE, action = clap::ArgAction::Set, value_name = "BOOL")]
     half_inference: bool,
     /// Root selection: gumbel (Gumbel AlphaZero, sequential halving) or puct (PUCT with
