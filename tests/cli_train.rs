@@ -91,6 +91,13 @@ fn smoke_run_completes_the_loop_and_resumes() {
         log.contains("learner.mixed_precision = true is ignored on the CPU"),
         "{log}"
     );
+    // Self-play's half precision on the CPU: bf16 where the CPU computes it natively.
+    let precision = if shogi_model::cpu_computes_bf16() {
+        "selfplay.half_inference = true: self-play inference in bf16 on the CPU"
+    } else {
+        "selfplay.half_inference = true is ignored on this CPU (no AVX-512 BF16)"
+    };
+    assert!(log.contains(precision), "{log}");
     assert!(std::fs::read_dir(run.tensorboard()).unwrap().count() > 0);
     assert_consistent(&run);
     // Every network carries the search its run measures it with (`play_root`), the

@@ -28,9 +28,13 @@ use shogi_game::Game;
 
 use crate::eval::{EvalError, EvalRequest, Evaluator, Wdl};
 
-/// The outputs of a batch that was started ([`BatchModel::launch`]) and may still be
-/// computing: calling it waits for them. It runs on the service thread.
+/// The outputs of a batch that was launched and may still be computing: calling it
+/// waits for them. It runs on the service thread.
 pub type Collect<O> = Box<dyn FnOnce() -> Vec<O>>;
+
+/// A batch prepared on the host ([`BatchModel::prepare`]) and not yet handed to the
+/// device: calling it launches the batch and returns what collects its outputs.
+pub type Launch<'a, O> = Box<dyn FnOnce() -> Collect<O> + 'a>;
 
 /// The inner batch function the service calls: one output per input, in order.
 /// A libtorch model implements this (it runs on the service thread only).
@@ -38,22 +42,23 @@ pub trait BatchModel<I, O> {
     /// Runs one batch (`inputs.len() <= max_batch`).
     fn run(&mut self, inputs: &[I]) -> Vec<O>;
 
-    /// Whether [`BatchModel::launch`] returns before the batch has been computed (a
-    /// device that computes asynchronously, CUDA). The service then keeps two batches in
-    /// flight: it forms and launches the next batch from the requests already waiting
-    /// while the device computes the last one, and only then collects that one.
+    /// Whether a launched batch computes after [`Launch`] has returned (a device that
+    /// computes asynchronously, CUDA). The service then keeps two batches in flight: it
+    /// prepares the next batch while the device computes the last one, collects that
+    /// one, launches the next at once and only then answers the last one's callers, so
+    /// the device does not wait while the host answers and forms batches.
     fn pipelined(&self) -> bool {
         false
     }
 
-    /// Starts one batch; the returned [`Collect`] yields its outputs. The default runs
-    /// the batch at once.
-    fn launch(&mut self, inputs: &[I]) -> Collect<O>
+    /// Prepares one batch on the host (`inputs.len() <= max_batch`); the returned
+    /// [`Launch`] hands it to the device. The default runs the batch here.
+    fn prepare<'a>(&'a mut self, inputs: &[I]) -> Launch<'a, O>
     where
         O: 'static,
     {
         let outputs = self.run(inputs);
-        Box::new(move || outputs)
+        Box::new(move || Box::new(move || outputs))
     }
 }
 
@@ -321,13 +326,23 @@ impl<I, O> Drop for BatchService<I, O> {
     }
 }
 
-/// A batch launched and not yet collected: its outputs, who asked, and how many each.
-struct InFlight<O> {
-    collects: Vec<Collect<O>>,
+/// Who asked for a batch, and how many inputs each.
+struct Callers<O> {
     replies: Vec<Sender<Result<Vec<O>, EvalError>>>,
     lens: Vec<usize>,
-    /// Time spent launching it (added to the model time when it is collected).
-    launch: Duration,
+}
+
+/// A batch launched and not yet collected: one collect a chunk of at most `max_batch`.
+struct InFlight<O> {
+    collects: Vec<Collect<O>>,
+    callers: Callers<O>,
+}
+
+/// A collected batch's outputs (or why there are none) and its callers.
+struct Collected<O> {
+    outputs: Result<Vec<O>, String>,
+    chunks: Vec<usize>,
+    callers: Callers<O>,
 }
 
 fn service_loop<I, O: 'static>(
@@ -341,7 +356,7 @@ fn service_loop<I, O: 'static>(
     let max_batch = config.max_batch.max(1);
     let poll = Duration::from_millis(5);
     let mut carry: Option<Job<I, O>> = None;
-    // A pipelined model's batch that runs while the next one forms.
+    // A pipelined model's batch that computes while the next one forms.
     let mut in_flight: Option<InFlight<O>> = None;
     loop {
         if stop.load(Ordering::SeqCst) {
@@ -354,7 +369,9 @@ fn service_loop<I, O: 'static>(
             None if in_flight.is_some() => match rx.try_recv() {
                 Ok(j) => j,
                 Err(TryRecvError::Empty) => {
-                    finish(in_flight.take(), &stats);
+                    if let Some(batch) = in_flight.take() {
+                        answer(collect(batch, &stats), &stats);
+                    }
                     continue;
                 }
                 Err(TryRecvError::Disconnected) => break,
@@ -397,6 +414,7 @@ fn service_loop<I, O: 'static>(
             inputs.extend(j.inputs);
             replies.push(j.reply);
         }
+        let callers = Callers { replies, lens };
         // A new model, if one came before this batch runs: only the newest of several
         // counts. Read here, after the batch has formed, so a batch formed after
         // `replace_model` returned never runs the old one (a batch in flight owns its
@@ -406,38 +424,60 @@ fn service_loop<I, O: 'static>(
             stats.models.fetch_add(1, Ordering::Relaxed);
         }
         let t0 = Instant::now();
-        let launched = catch_unwind(AssertUnwindSafe(|| {
-            inputs
-                .chunks(max_batch)
-                .map(|chunk| model.launch(chunk))
-                .collect::<Vec<_>>()
+        let mut chunks = inputs.chunks(max_batch);
+        let head = chunks.next().expect("a batch has inputs");
+        let sizes: Vec<usize> = inputs.chunks(max_batch).map(<[I]>::len).collect();
+        let pipelined = model.pipelined();
+        // Prepared on the host while the batch in flight computes; that one is then
+        // collected, this one launched at once, and only then are the earlier callers
+        // answered (the device is not idle while they are).
+        let preparing: &mut dyn BatchModel<I, O> = &mut *model;
+        let prepared = catch_unwind(AssertUnwindSafe(move || {
+            let preparing = preparing;
+            preparing.prepare(head)
         }));
-        let batch = match launched {
-            Ok(collects) => InFlight {
-                collects,
-                replies,
-                lens,
-                launch: t0.elapsed(),
-            },
-            Err(_) => {
-                stats
-                    .model_nanos
-                    .fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
-                fail(replies, "model panicked");
-                continue;
+        let prepare_time = t0.elapsed();
+        let earlier = in_flight.take().map(|batch| collect(batch, &stats));
+        let t1 = Instant::now();
+        let launched = prepared
+            .and_then(|launch| catch_unwind(AssertUnwindSafe(launch)))
+            .and_then(|first| {
+                catch_unwind(AssertUnwindSafe(|| {
+                    // A request larger than `max_batch`: its other chunks one by one.
+                    let mut collects = vec![first];
+                    collects.extend(chunks.map(|chunk| model.prepare(chunk)()));
+                    collects
+                }))
+            });
+        stats.model_nanos.fetch_add(
+            (prepare_time + t1.elapsed()).as_nanos() as u64,
+            Ordering::Relaxed,
+        );
+        if let Some(earlier) = earlier {
+            answer(earlier, &stats);
+        }
+        match launched {
+            Ok(collects) => {
+                let batch = InFlight { collects, callers };
+                if pipelined {
+                    in_flight = Some(batch);
+                } else {
+                    answer(collect(batch, &stats), &stats);
+                }
             }
-        };
-        // The batch launched before this one is collected now, while the device runs
-        // this one; a model that computes as it launches is collected at once.
-        let earlier = in_flight.take();
-        finish(earlier, &stats);
-        if model.pipelined() {
-            in_flight = Some(batch);
-        } else {
-            finish(Some(batch), &stats);
+            Err(_) => answer(
+                Collected {
+                    outputs: Err("model panicked".into()),
+                    chunks: sizes,
+                    callers,
+                },
+                &stats,
+            ),
         }
     }
-    finish(in_flight.take(), &stats);
+    if let Some(batch) = in_flight.take() {
+        answer(collect(batch, &stats), &stats);
+    }
     // Answer everything still queued.
     if let Some(j) = carry {
         let _ = j.reply.send(Err(EvalError::ServiceShutDown));
@@ -449,34 +489,53 @@ fn service_loop<I, O: 'static>(
     // drop is dropped with its reply sender, so its actor sees a disconnect (an error).
 }
 
-/// Collects a launched batch and answers its callers (nothing when `batch` is `None`).
-fn finish<O>(batch: Option<InFlight<O>>, stats: &StatsInner) {
-    let Some(InFlight {
-        collects,
-        replies,
-        lens,
-        launch,
-    }) = batch
-    else {
-        return;
-    };
+/// Waits for a launched batch's outputs (every chunk's, checked against its callers'
+/// count).
+fn collect<O>(batch: InFlight<O>, stats: &StatsInner) -> Collected<O> {
+    let InFlight { collects, callers } = batch;
     let t0 = Instant::now();
-    let result = catch_unwind(AssertUnwindSafe(|| {
-        let mut out = Vec::with_capacity(lens.iter().sum());
+    let mut chunks = Vec::with_capacity(collects.len());
+    let outputs = catch_unwind(AssertUnwindSafe(|| {
+        let mut out = Vec::with_capacity(callers.lens.iter().sum());
         for collect in collects {
             let o = collect();
-            stats.batches.fetch_add(1, Ordering::Relaxed);
-            stats.max_fill.fetch_max(o.len() as u64, Ordering::Relaxed);
+            chunks.push(o.len());
             out.extend(o);
         }
         out
     }));
     stats
         .model_nanos
-        .fetch_add((launch + t0.elapsed()).as_nanos() as u64, Ordering::Relaxed);
-    let expected: usize = lens.iter().sum();
-    match result {
-        Ok(out) if out.len() == expected => {
+        .fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    let expected: usize = callers.lens.iter().sum();
+    let outputs = match outputs {
+        Ok(out) if out.len() == expected => Ok(out),
+        Ok(out) => Err(format!(
+            "model returned {} outputs for {expected} inputs",
+            out.len()
+        )),
+        Err(_) => Err("model panicked".into()),
+    };
+    Collected {
+        outputs,
+        chunks,
+        callers,
+    }
+}
+
+/// Answers a collected batch's callers, each with its own outputs or the error.
+fn answer<O>(batch: Collected<O>, stats: &StatsInner) {
+    let Collected {
+        outputs,
+        chunks,
+        callers: Callers { replies, lens },
+    } = batch;
+    match outputs {
+        Ok(out) => {
+            for &chunk in &chunks {
+                stats.batches.fetch_add(1, Ordering::Relaxed);
+                stats.max_fill.fetch_max(chunk as u64, Ordering::Relaxed);
+            }
             stats.inputs.fetch_add(out.len() as u64, Ordering::Relaxed);
             stats
                 .requests
@@ -487,18 +546,11 @@ fn finish<O>(batch: Option<InFlight<O>>, stats: &StatsInner) {
                 let _ = reply.send(Ok(part)); // the actor may have gone: ignore
             }
         }
-        Ok(out) => fail(
-            replies,
-            &format!("model returned {} outputs for {expected} inputs", out.len()),
-        ),
-        Err(_) => fail(replies, "model panicked"),
-    }
-}
-
-/// Answers every caller of a batch with [`EvalError::ModelFailed`].
-fn fail<O>(replies: Vec<Sender<Result<Vec<O>, EvalError>>>, why: &str) {
-    for reply in replies {
-        let _ = reply.send(Err(EvalError::ModelFailed(why.to_owned())));
+        Err(why) => {
+            for reply in replies {
+                let _ = reply.send(Err(EvalError::ModelFailed(why.clone())));
+            }
+        }
     }
 }
 

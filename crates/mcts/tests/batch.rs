@@ -285,16 +285,17 @@ fn a_replaced_model_serves_the_next_batches_and_no_request_waits_or_fails() {
     assert_eq!(alive.load(Ordering::SeqCst), 0);
 }
 
-/// A model that computes asynchronously (a GPU's): `launch` returns at once and the
+/// A model that computes asynchronously (a GPU's): its launch returns at once and the
 /// outputs come when collected. The service keeps two of its batches in flight (the
-/// next launched before the last is collected), every caller gets its own answers, a
-/// model replaced while a batch is in flight still answers that batch, and shutting
-/// down collects the batch in flight rather than drop it.
+/// next one prepared while the last computes), launches each batch, every caller gets
+/// its own answers, a model replaced while a batch is in flight still answers that
+/// batch, and shutting down collects the batch in flight rather than drop it.
 #[test]
 fn a_pipelined_model_has_two_batches_in_flight_and_answers_every_caller() {
     use std::sync::Mutex;
     #[derive(Clone, Copy, Debug, PartialEq)]
     enum Event {
+        Prepare(u64),
         Launch(u64),
         Collect(u64),
     }
@@ -310,16 +311,19 @@ fn a_pipelined_model_has_two_batches_in_flight_and_answers_every_caller() {
         fn pipelined(&self) -> bool {
             true
         }
-        fn launch(&mut self, inputs: &[u64]) -> shogi_mcts::batch::Collect<u64> {
+        fn prepare<'a>(&'a mut self, inputs: &[u64]) -> shogi_mcts::batch::Launch<'a, u64> {
             let (id, events) = (self.next, self.events.clone());
             self.next += 1;
-            events.lock().unwrap().push(Event::Launch(id));
+            events.lock().unwrap().push(Event::Prepare(id));
             let outputs = self.run(inputs);
             Box::new(move || {
-                // The device computes for a while after the launch.
-                std::thread::sleep(Duration::from_micros(300));
-                events.lock().unwrap().push(Event::Collect(id));
-                outputs
+                events.lock().unwrap().push(Event::Launch(id));
+                Box::new(move || {
+                    // The device computes for a while after the launch.
+                    std::thread::sleep(Duration::from_micros(300));
+                    events.lock().unwrap().push(Event::Collect(id));
+                    outputs
+                })
             })
         }
     }
@@ -338,9 +342,9 @@ fn a_pipelined_model_has_two_batches_in_flight_and_answers_every_caller() {
             std::thread::spawn(move || {
                 let mut tags = Vec::new();
                 for i in 0..150u64 {
-                    let xs: Vec<u64> = (0..(i % 3 + 1))
-                        .map(|k| t * 1_000_000 + i * 10 + k)
-                        .collect();
+                    // Now and then a request larger than a batch (split into chunks).
+                    let n = if i % 50 == 7 { 19 } else { i % 3 + 1 };
+                    let xs: Vec<u64> = (0..n).map(|k| t * 1_000_000 + i * 100 + k).collect();
                     let out = h.submit(xs.clone()).unwrap();
                     let tag = out[0] % 10;
                     assert_eq!(out, xs.iter().map(|x| x * 10 + tag).collect::<Vec<_>>());
@@ -366,23 +370,27 @@ fn a_pipelined_model_has_two_batches_in_flight_and_answers_every_caller() {
     assert_eq!(stats.requests, 6 * 150);
     let events = events.lock().unwrap().clone();
     let at = |e: Event| events.iter().position(|x| *x == e);
-    // Every launched batch was collected, after its launch.
-    let launched: Vec<u64> = events
+    let prepared: Vec<u64> = events
         .iter()
         .filter_map(|e| match e {
-            Event::Launch(id) => Some(*id),
-            Event::Collect(_) => None,
+            Event::Prepare(id) => Some(*id),
+            _ => None,
         })
         .collect();
-    assert_eq!(launched.len() as u64, stats.batches);
-    for id in &launched {
-        let (l, c) = (at(Event::Launch(*id)), at(Event::Collect(*id)));
-        assert!(c.is_some() && l < c, "batch {id}: {events:?}");
+    assert_eq!(prepared.len() as u64, stats.batches);
+    // Every batch was prepared, launched and collected, in that order.
+    for id in &prepared {
+        let (p, l, c) = (
+            at(Event::Prepare(*id)),
+            at(Event::Launch(*id)),
+            at(Event::Collect(*id)),
+        );
+        assert!(p < l && l.is_some() && l < c, "batch {id}: {events:?}");
     }
-    // Two in flight: batches launched while the one before them was uncollected.
-    let overlapped = launched
+    // Two in flight: batches prepared while the one before them was uncollected.
+    let overlapped = prepared
         .iter()
-        .filter(|&&id| at(Event::Launch(id + 1)).is_some_and(|l| Some(l) < at(Event::Collect(id))))
+        .filter(|&&id| at(Event::Prepare(id + 1)).is_some_and(|p| Some(p) < at(Event::Collect(id))))
         .count();
     assert!(overlapped > 0, "never two batches in flight: {events:?}");
 }

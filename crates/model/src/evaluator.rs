@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use shogi_features::{NetLayout, SparsePlanes};
 
-use shogi_mcts::batch::{BatchModel, Collect, EvalOutput};
+use shogi_mcts::batch::{BatchModel, EvalOutput, Launch};
 use shogi_mcts::{EvalError, EvalRequest, Evaluator, Wdl};
 use shogi_registry::NetGame;
 use shogi_rules::Variant;
@@ -264,16 +264,16 @@ impl NetBatchModel {
 
 impl BatchModel<NetInput, EvalOutput> for NetBatchModel {
     fn run(&mut self, batch: &[NetInput]) -> Vec<EvalOutput> {
-        self.launch(batch)()
+        self.prepare(batch)()()
     }
 
-    /// On CUDA the service keeps two batches in flight: the device computes one while
-    /// the next forms.
+    /// On CUDA the service keeps two batches in flight: the next one is prepared while
+    /// the device computes the last one.
     fn pipelined(&self) -> bool {
         self.inference.device().is_cuda()
     }
 
-    fn launch(&mut self, batch: &[NetInput]) -> Collect<EvalOutput> {
+    fn prepare<'a>(&'a mut self, batch: &[NetInput]) -> Launch<'a, EvalOutput> {
         let inputs: Vec<PlanesRef<'_>> = batch
             .iter()
             .map(|input| {
@@ -288,25 +288,29 @@ impl BatchModel<NetInput, EvalOutput> for NetBatchModel {
             })
             .collect();
         let legal: Vec<&[u32]> = batch.iter().map(|i| i.policy_indices.as_slice()).collect();
-        let pending = self.inference.launch_legal_planes(&inputs, &legal);
+        let prepared = self.inference.prepare_legal_planes(&inputs, &legal);
         let moves: Vec<usize> = legal.iter().map(|l| l.len()).collect();
+        let inference = &self.inference;
         Box::new(move || {
-            let (logits, wdl) = pending.collect();
-            let mut rest = logits.as_slice();
-            moves
-                .iter()
-                .enumerate()
-                .map(|(i, &n)| {
-                    let (mine, others) = rest.split_at(n);
-                    rest = others;
-                    let mut priors = mine.to_vec();
-                    softmax_in_place(&mut priors);
-                    EvalOutput {
-                        priors,
-                        wdl: Wdl::new(wdl[3 * i], wdl[3 * i + 1], wdl[3 * i + 2]),
-                    }
-                })
-                .collect()
+            let pending = prepared.launch(inference);
+            Box::new(move || {
+                let (logits, wdl) = pending.collect();
+                let mut rest = logits.as_slice();
+                moves
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &n)| {
+                        let (mine, others) = rest.split_at(n);
+                        rest = others;
+                        let mut priors = mine.to_vec();
+                        softmax_in_place(&mut priors);
+                        EvalOutput {
+                            priors,
+                            wdl: Wdl::new(wdl[3 * i], wdl[3 * i + 1], wdl[3 * i + 2]),
+                        }
+                    })
+                    .collect()
+            })
         })
     }
 }

@@ -42,11 +42,10 @@ struct FoldedConv {
 
 impl FoldedConv {
     /// `bn(conv(x))` in eval mode as one convolution: scale `gamma / sqrt(var + eps)`
-    /// multiplies the kernel, the shift becomes its bias. Computed in f32 and stored in
-    /// the conv's own dtype.
-    fn fold(conv_bn: &ConvBn) -> Self {
+    /// multiplies the kernel, the shift becomes its bias. Computed in f32 (from the
+    /// trained parameters, before any rounding) and stored in `kind`.
+    fn fold(conv_bn: &ConvBn, kind: Kind) -> Self {
         let ConvBn { conv, bn } = conv_bn;
-        let kind = conv.ws.kind();
         let w = conv.ws.to_kind(Kind::Float);
         let channels = w.size()[0];
         let float = |t: &Option<Tensor>, fill: f64| match t {
@@ -79,19 +78,28 @@ impl FoldedConv {
     }
 }
 
-/// A linear layer sharing `l`'s storage (a shallow copy).
-fn shallow_linear(l: &nn::Linear) -> nn::Linear {
-    nn::Linear {
-        ws: l.ws.shallow_clone(),
-        bs: l.bs.as_ref().map(Tensor::shallow_clone),
+/// `t` in `kind`: its own storage when it is in `kind` already (a shallow copy).
+fn in_kind(t: &Tensor, kind: Kind) -> Tensor {
+    if t.kind() == kind {
+        t.shallow_clone()
+    } else {
+        t.to_kind(kind)
     }
 }
 
-/// Squeeze-and-excitation sharing `se`'s weights: it has no batch norm to fold.
-fn shallow_se(se: &SqueezeExcite) -> SqueezeExcite {
+/// A linear layer in `kind`, sharing `l`'s storage when it is in `kind` already.
+fn linear_in(l: &nn::Linear, kind: Kind) -> nn::Linear {
+    nn::Linear {
+        ws: in_kind(&l.ws, kind),
+        bs: l.bs.as_ref().map(|b| in_kind(b, kind)),
+    }
+}
+
+/// Squeeze-and-excitation in `kind`: it has no batch norm to fold.
+fn se_in(se: &SqueezeExcite, kind: Kind) -> SqueezeExcite {
     SqueezeExcite {
-        fc1: shallow_linear(&se.fc1),
-        fc2: shallow_linear(&se.fc2),
+        fc1: linear_in(&se.fc1, kind),
+        fc2: linear_in(&se.fc2, kind),
     }
 }
 
@@ -141,38 +149,46 @@ impl FrozenNet {
     /// Freezes `net` (its parameters on `device`, in the dtype the net computes in). The
     /// sparse stem is used on the CPU for inputs of [`SPARSE_STEM_MIN_INPUT`] or more (it
     /// adds in f32 and hands the tower its output in the net's dtype).
-    pub(crate) fn new(net: &Net, device: Device) -> Self {
+    pub(crate) fn new(net: &Net, device: Device, kind: Kind) -> Self {
         let sparse = !device.is_cuda() && net.config().input_size() >= SPARSE_STEM_MIN_INPUT;
         if sparse {
             keep_freed_memory();
         }
-        FrozenNet::build(net, sparse, !device.is_cuda())
+        FrozenNet::build(net, sparse, !device.is_cuda(), kind)
     }
 
     /// `sparse`: the sparse stem; `cpu_policy`: the legal entries' dot products in Rust.
-    fn build(net: &Net, sparse: bool, cpu_policy: bool) -> Self {
+    /// `kind`: the dtype the frozen net computes in, whatever `net`'s parameters are in
+    /// (folded and read out in f32 first, then stored in `kind`).
+    fn build(net: &Net, sparse: bool, cpu_policy: bool, kind: Kind) -> Self {
         tch::no_grad(|| {
             let cfg = net.config();
-            let stem = FoldedConv::fold(&net.stem);
-            let sparse_stem = sparse.then(|| sparse_stem(&stem));
+            // The sparse stem adds in f32: its columns from the f32 fold.
+            let sparse_stem =
+                sparse.then(|| sparse_stem(&FoldedConv::fold(&net.stem, Kind::Float)));
+            let stem = FoldedConv::fold(&net.stem, kind);
             let tower = net
                 .tower
                 .iter()
                 .map(|block| FrozenBlock {
-                    conv1: FoldedConv::fold(&block.conv1),
-                    conv2: FoldedConv::fold(&block.conv2),
-                    se: block.se.as_ref().map(shallow_se),
+                    conv1: FoldedConv::fold(&block.conv1, kind),
+                    conv2: FoldedConv::fold(&block.conv2, kind),
+                    se: block.se.as_ref().map(|se| se_in(se, kind)),
                 })
                 .collect();
             let out = &net.policy_out;
             let policy_planes = out.ws.size()[0];
-            let policy_weight = out.ws.view([policy_planes, -1]).copy();
+            // Copies (`to_kind` of a tensor already in f32 would share its storage).
+            let policy_weight = out.ws.view([policy_planes, -1]).to_kind(Kind::Float).copy();
             let policy_bias = out
                 .bs
                 .as_ref()
                 .expect("the policy's last convolution has a bias")
+                .to_kind(Kind::Float)
                 .copy();
             let policy_rows = cpu_policy.then(|| (f32_vec(&policy_weight), f32_vec(&policy_bias)));
+            let (policy_weight, policy_bias) =
+                (policy_weight.to_kind(kind), policy_bias.to_kind(kind));
             FrozenNet {
                 height: cfg.board_h,
                 width: cfg.board_w,
@@ -180,22 +196,16 @@ impl FrozenNet {
                 stem,
                 sparse_stem,
                 tower,
-                policy_conv: FoldedConv::fold(&net.policy_conv),
+                policy_conv: FoldedConv::fold(&net.policy_conv, kind),
                 policy_weight,
                 policy_bias,
                 policy_rows,
-                value_conv: FoldedConv::fold(&net.value_conv),
+                value_conv: FoldedConv::fold(&net.value_conv, kind),
                 value_pool: cfg.value_pool,
-                value_fc1: shallow_linear(&net.value_fc1),
-                value_fc2: shallow_linear(&net.value_fc2),
+                value_fc1: linear_in(&net.value_fc1, kind),
+                value_fc2: linear_in(&net.value_fc2, kind),
             }
         })
-    }
-
-    /// Whether the stem runs sparsely.
-    #[cfg(test)]
-    fn is_sparse(&self) -> bool {
-        self.sparse_stem.is_some()
     }
 
     /// The stem's output `[B, C, H, W]` (before its ReLU) by adding kernel columns onto
@@ -281,36 +291,65 @@ impl FrozenNet {
         legal: &[(usize, usize)],
         upload: impl FnOnce(&[PlanesRef<'_>], &[f32]) -> (Tensor, Tensor),
     ) -> (LegalLogits, Tensor) {
-        let hw = self.height * self.width;
-        // Where the device gathers the legal entries: each pair's cell (position,
-        // square), then each pair's policy plane, as f32 (exact below 2^24).
-        let gather: Vec<f32> = if self.policy_rows.is_some() {
-            Vec::new()
-        } else {
-            let cells = legal.iter().map(|&(b, index)| b * hw + index % hw);
-            let planes = legal.iter().map(|&(_, index)| index / hw);
-            cells
-                .chain(planes)
-                .map(|i| {
-                    assert!(i < 1 << 24, "gather index {i} is not exact in f32");
-                    i as f32
-                })
-                .collect()
-        };
-        let (stem, gather) = match &self.sparse_stem {
+        let gather = self.gather_indices(legal);
+        match &self.sparse_stem {
             Some(sparse) => {
                 let out = self.sparse_stem_forward(sparse, inputs);
                 let out = match self.stem.weight.kind() {
                     Kind::Float => out,
                     kind => out.to_kind(kind), // the strides (channels last) are kept
                 };
-                (out, Tensor::from_slice(&gather))
+                self.forward_from_stem(out, legal, Tensor::from_slice(&gather))
             }
             None => {
                 let (xs, gather) = upload(inputs, &gather);
-                (self.stem.forward(&xs), gather)
+                self.forward_dense(&xs, legal, gather)
             }
-        };
+        }
+    }
+
+    /// Whether the stem reads its inputs sparsely on the host (no dense upload).
+    pub(crate) fn has_sparse_stem(&self) -> bool {
+        self.sparse_stem.is_some()
+    }
+
+    /// Where the device gathers the legal entries: each pair's cell (position, square),
+    /// then each pair's policy plane, as f32 (exact below 2^24, so that they travel in
+    /// the inputs' upload); empty where the host computes the entries.
+    pub(crate) fn gather_indices(&self, legal: &[(usize, usize)]) -> Vec<f32> {
+        if self.policy_rows.is_some() {
+            return Vec::new();
+        }
+        let hw = self.height * self.width;
+        let cells = legal.iter().map(|&(b, index)| b * hw + index % hw);
+        let planes = legal.iter().map(|&(_, index)| index / hw);
+        cells
+            .chain(planes)
+            .map(|i| {
+                assert!(i < 1 << 24, "gather index {i} is not exact in f32");
+                i as f32
+            })
+            .collect()
+    }
+
+    /// [`FrozenNet::forward_legal`] from the dense input `xs` already on the device and
+    /// the [`FrozenNet::gather_indices`] of `legal` as a tensor there.
+    pub(crate) fn forward_dense(
+        &self,
+        xs: &Tensor,
+        legal: &[(usize, usize)],
+        gather: Tensor,
+    ) -> (LegalLogits, Tensor) {
+        self.forward_from_stem(self.stem.forward(xs), legal, gather)
+    }
+
+    fn forward_from_stem(
+        &self,
+        stem: Tensor,
+        legal: &[(usize, usize)],
+        gather: Tensor,
+    ) -> (LegalLogits, Tensor) {
+        let hw = self.height * self.width;
         // ReLUs and the residual sums in place: no new activation tensor each (callers
         // run this under `no_grad`).
         let mut t = stem;
@@ -538,17 +577,11 @@ mod tests {
         }
     }
 
-    /// The frozen net of a model whose parameters are in `kind` against the f32 eval
-    /// forward of the same model before the conversion.
+    /// The frozen net computing in `kind` against the f32 eval forward of its model.
     fn check_frozen(cfg: &ModelConfig, sparse: bool, cpu_policy: bool, kind: Kind) {
         let model = trained_looking(cfg, 7);
-        let mut converted = Model::new(cfg, Device::Cpu);
-        converted.vs.copy(&model.vs).unwrap();
-        if kind != Kind::Float {
-            converted.vs.set_kind(kind);
-        }
-        let frozen = FrozenNet::build(&converted.net, sparse, cpu_policy);
-        assert_eq!(frozen.is_sparse(), sparse);
+        let frozen = FrozenNet::build(&model.net, sparse, cpu_policy, kind);
+        assert_eq!(frozen.has_sparse_stem(), sparse);
         let rows = rows(cfg, 3);
         let (policy, value) = reference(&model, &rows);
         let policy_size = cfg.policy_size();
@@ -681,8 +714,8 @@ mod tests {
     #[test]
     fn only_large_inputs_on_the_cpu_get_the_sparse_stem() {
         let small = Model::new(&config(6, 5, 3, false, false), Device::Cpu);
-        assert!(!FrozenNet::new(&small.net, Device::Cpu).is_sparse());
+        assert!(!FrozenNet::new(&small.net, Device::Cpu, Kind::Float).has_sparse_stem());
         let tai_sized = Model::new(&config(207, 25, 1, false, false), Device::Cpu);
-        assert!(FrozenNet::new(&tai_sized.net, Device::Cpu).is_sparse());
+        assert!(FrozenNet::new(&tai_sized.net, Device::Cpu, Kind::Float).has_sparse_stem());
     }
 }

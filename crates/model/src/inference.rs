@@ -2,6 +2,8 @@
 
 use std::cell::{Cell, RefCell};
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use tch::{Cuda, Device, Kind, Tensor};
 
@@ -83,13 +85,57 @@ pub struct Inference {
     device: Device,
     /// The dtype the net computes in: f32, or [`half_kind`] of the device.
     kind: Kind,
-    /// Two pinned host buffers (f32, flat) for host-to-device copies, used in turn (CUDA
-    /// only): a batch's copy may still be reading one while the next batch fills the
-    /// other. A buffer is reused two launches later, when the batch that used it has been
-    /// collected ([`PendingLegal::collect`] waits for the device).
-    staging: RefCell<[Option<Tensor>; 2]>,
-    /// The buffer the next upload fills.
+    /// Two pinned host buffers for host-to-device copies, used in turn (CUDA only): a
+    /// batch's asynchronous copy may still be reading one while the next batch fills the
+    /// other. A buffer whose last copy is not known to have finished is refilled only
+    /// after waiting for the device (`clock`).
+    staging: RefCell<[Staging; 2]>,
+    /// The buffer the next batch fills.
     turn: Cell<usize>,
+    /// Copies issued and waited for, shared with the batches in flight.
+    clock: Arc<DeviceClock>,
+}
+
+/// One pinned staging buffer (f32, flat) and its use.
+#[derive(Debug, Default)]
+struct Staging {
+    buffer: Option<Tensor>,
+    /// The copy (a [`DeviceClock::issued`] number) that last read it; 0 for none.
+    read_by: u64,
+    /// Times it was filled: a prepared batch checks its fill is still the one there.
+    fills: u64,
+}
+
+/// Host-to-device copies issued, and how many of them a device-wide wait has seen
+/// finish: a staging buffer read by copy `n` may be refilled once `finished >= n`.
+#[derive(Debug, Default)]
+struct DeviceClock {
+    issued: AtomicU64,
+    finished: AtomicU64,
+}
+
+impl DeviceClock {
+    /// Waits for everything queued on `device` (`Cuda::synchronize`): every copy issued
+    /// so far has finished.
+    fn wait(&self, device: Device) {
+        let issued = self.issued.load(Ordering::SeqCst);
+        if let Device::Cuda(index) = device {
+            Cuda::synchronize(index as i64);
+        }
+        self.finished.fetch_max(issued, Ordering::SeqCst);
+    }
+}
+
+/// Batch inputs (and gather indices) written into a staging buffer, not yet copied.
+#[derive(Debug)]
+struct Staged {
+    /// The filled part of the buffer: the dense inputs, then the extras.
+    host: Tensor,
+    turn: usize,
+    fill: u64,
+    planes: usize,
+    extras: usize,
+    batch: usize,
 }
 
 impl Inference {
@@ -107,22 +153,28 @@ impl Inference {
         } else {
             Kind::Float
         };
+        // Frozen from the f32 parameters (folded, then rounded once); the model itself
+        // (`infer`) runs in `kind` too.
+        let frozen = FrozenNet::new(&model.net, device, kind);
         if kind != Kind::Float {
             model.vs.set_kind(kind);
         }
-        let frozen = FrozenNet::new(&model.net, device);
         let me = Self {
             model,
             frozen,
             device,
             kind,
-            staging: RefCell::new([None, None]),
+            staging: RefCell::new(Default::default()),
             turn: Cell::new(0),
+            clock: Arc::default(),
         };
         if device.is_cuda() {
-            let floats = options.max_batch.max(1) * me.config().input_size();
-            for turn in 0..2 {
-                let _ = me.staging_buffer(turn, floats);
+            // Room for the gather indices too: two floats a legal move, about 80 a
+            // middlegame position (a buffer grows when a batch needs more).
+            let floats = options.max_batch.max(1) * (me.config().input_size() + 2 * 160);
+            let mut staging = me.staging.borrow_mut();
+            for slot in staging.iter_mut() {
+                slot.buffer = Some(pinned_buffer(floats, device));
             }
         }
         me
@@ -164,79 +216,112 @@ impl Inference {
         &self.model
     }
 
-    /// Staging buffer `turn`, grown to at least `floats` (pinned where the device allows).
-    fn staging_buffer(&self, turn: usize, floats: usize) -> Tensor {
-        let mut buffers = self.staging.borrow_mut();
-        if let Some(t) = &buffers[turn]
-            && t.numel() >= floats
-        {
-            return t.shallow_clone();
+    /// Writes `inputs` (dense, `[batch][input_size]`) and then `extras` into the next
+    /// staging buffer, first waiting for the device if the copy that last read that
+    /// buffer may still be running (CUDA only).
+    fn stage(&self, inputs: &[PlanesRef<'_>], extras: &[f32]) -> Staged {
+        let cfg = self.config();
+        let (input_size, squares) = (cfg.input_size(), cfg.squares());
+        let planes = inputs.len() * input_size;
+        let total = planes + extras.len();
+        let turn = self.turn.get();
+        self.turn.set(1 - turn);
+        let mut staging = self.staging.borrow_mut();
+        let slot = &mut staging[turn];
+        if slot.read_by > self.clock.finished.load(Ordering::SeqCst) {
+            self.clock.wait(self.device);
         }
-        let t = Tensor::zeros([floats as i64], (Kind::Float, Device::Cpu));
-        let t = if t.f_is_pinned(self.device).unwrap_or(false) {
-            t
-        } else {
-            t.f_pin_memory(self.device).unwrap_or(t)
+        let buffer = match &slot.buffer {
+            Some(t) if t.numel() >= total => t.shallow_clone(),
+            _ => {
+                let t = pinned_buffer(total, self.device);
+                slot.buffer = Some(t.shallow_clone());
+                t
+            }
         };
-        buffers[turn] = Some(t.shallow_clone());
-        t
+        slot.fills += 1;
+        // SAFETY: `buffer` is a contiguous CPU f32 tensor of at least `total` elements
+        // that nothing else reads or writes now: it is private to `self` (not `Sync`),
+        // and the last copy from it has finished (waited for above).
+        let dst = unsafe { std::slice::from_raw_parts_mut(buffer.data_ptr() as *mut f32, total) };
+        write_batch(dst, inputs, extras, input_size, squares);
+        Staged {
+            host: buffer.narrow(0, 0, total as i64),
+            turn,
+            fill: slot.fills,
+            planes,
+            extras: extras.len(),
+            batch: inputs.len(),
+        }
     }
 
-    /// Uploads `inputs` (one a position) to the device as `[batch, planes, H, W]` in the
-    /// net's dtype, written once into the tensor's memory, and `extras` (the frozen net's
-    /// gather indices, as f32) as a flat f32 tensor: on CUDA both travel in one
-    /// asynchronous copy from a pinned buffer.
-    fn upload(&self, inputs: &[PlanesRef<'_>], extras: &[f32]) -> (Tensor, Tensor) {
+    /// Copies a staged batch to the device, asynchronously from pinned memory on CUDA:
+    /// `(inputs as [batch, planes, H, W] in the net's dtype, extras as flat f32)`.
+    ///
+    /// # Panics
+    /// If its staging buffer was refilled since it was staged.
+    fn send(&self, staged: Staged) -> (Tensor, Tensor) {
+        let Staged {
+            host,
+            turn,
+            fill,
+            planes,
+            extras,
+            batch,
+        } = staged;
+        let on_device = if self.device.is_cuda() {
+            let mut staging = self.staging.borrow_mut();
+            let slot = &mut staging[turn];
+            assert_eq!(
+                slot.fills, fill,
+                "a staged batch's buffer was refilled before it was sent: send each \
+                 prepared batch before preparing the one after it"
+            );
+            slot.read_by = self.clock.issued.fetch_add(1, Ordering::SeqCst) + 1;
+            host.to_device_(self.device, Kind::Float, true, false)
+        } else {
+            host
+        };
         let cfg = self.config();
-        let batch = inputs.len();
-        let input_size = cfg.input_size();
-        let squares = cfg.squares();
         let shape = [
             batch as i64,
             cfg.input_planes as i64,
             cfg.board_h as i64,
             cfg.board_w as i64,
         ];
-        let planes = batch * input_size;
-        let fill = |host: &Tensor| {
-            // SAFETY: `host` is a contiguous CPU f32 tensor of at least `planes +
-            // extras.len()` elements that nothing else references: a fresh tensor, or a
-            // staging buffer, private to `self` (not `Sync`), whose last copy to the
-            // device was waited for when its batch was collected.
-            let dst = unsafe {
-                std::slice::from_raw_parts_mut(host.data_ptr() as *mut f32, planes + extras.len())
-            };
-            let (dense, tail) = dst.split_at_mut(planes);
-            for (chunk, input) in dense.chunks_exact_mut(input_size).zip(inputs) {
-                input.write_dense(squares, chunk);
-            }
-            tail.copy_from_slice(extras);
+        let xs = on_device.narrow(0, 0, planes as i64).view(shape);
+        let xs = if self.kind == Kind::Float {
+            xs
+        } else {
+            xs.to_kind(self.kind)
         };
-        let in_kind = |x: Tensor| {
-            if self.kind == Kind::Float {
-                x
-            } else {
-                x.to_kind(self.kind)
-            }
-        };
-        if !self.device.is_cuda() {
-            let host = Tensor::empty([(planes + extras.len()) as i64], (Kind::Float, Device::Cpu));
-            fill(&host);
-            let x = host.narrow(0, 0, planes as i64).view(shape);
-            let extras = host.narrow(0, planes as i64, extras.len() as i64);
-            return (in_kind(x), extras);
+        (xs, on_device.narrow(0, planes as i64, extras as i64))
+    }
+
+    /// Uploads `inputs` (one a position) to the device as `[batch, planes, H, W]` in the
+    /// net's dtype, written once into the tensor's memory, and `extras` (the frozen net's
+    /// gather indices, as f32) as a flat f32 tensor: on CUDA both travel in one
+    /// asynchronous copy from a pinned buffer, on the CPU they are a fresh tensor.
+    fn upload(&self, inputs: &[PlanesRef<'_>], extras: &[f32]) -> (Tensor, Tensor) {
+        if self.device.is_cuda() {
+            return self.send(self.stage(inputs, extras));
         }
-        let turn = self.turn.get();
-        self.turn.set(1 - turn);
-        let total = (planes + extras.len()) as i64;
-        let host = self
-            .staging_buffer(turn, total as usize)
-            .narrow(0, 0, total);
-        fill(&host);
-        let on_device = host.to_device_(self.device, Kind::Float, true, false);
-        let x = on_device.narrow(0, 0, planes as i64).view(shape);
-        let extras = on_device.narrow(0, planes as i64, extras.len() as i64);
-        (in_kind(x), extras)
+        let cfg = self.config();
+        let planes = inputs.len() * cfg.input_size();
+        let host = Tensor::empty([(planes + extras.len()) as i64], (Kind::Float, Device::Cpu));
+        // SAFETY: a fresh contiguous CPU f32 tensor of `planes + extras.len()` elements.
+        let dst = unsafe {
+            std::slice::from_raw_parts_mut(host.data_ptr() as *mut f32, planes + extras.len())
+        };
+        write_batch(dst, inputs, extras, cfg.input_size(), cfg.squares());
+        self.send(Staged {
+            host,
+            turn: 0,
+            fill: 0,
+            planes,
+            extras: extras.len(),
+            batch: inputs.len(),
+        })
     }
 
     /// Runs `batch` positions. `inputs` holds `batch * input_planes * H * W` floats laid out
@@ -309,16 +394,31 @@ impl Inference {
         self.launch_legal_planes(inputs, legal).collect()
     }
 
-    /// Starts [`Inference::infer_legal_planes`] and returns before the device has
-    /// finished: on CUDA the inputs and gather indices go up in one asynchronous copy,
-    /// the network runs, and its legal logits and win/draw/loss probabilities come back
-    /// in one asynchronous copy, which [`PendingLegal::collect`] waits for. Meanwhile
-    /// the caller can form (and launch) the next batch. On the CPU the work is done when
-    /// this returns.
+    /// Starts [`Inference::infer_legal_planes`]: [`Inference::prepare_legal_planes`]
+    /// and its launch at once.
     ///
     /// # Panics
     /// As [`Inference::infer_legal_planes`].
     pub fn launch_legal_planes(&self, inputs: &[PlanesRef<'_>], legal: &[&[u32]]) -> PendingLegal {
+        self.prepare_legal_planes(inputs, legal).launch(self)
+    }
+
+    /// Prepares [`Inference::infer_legal_planes`] on the host: on CUDA the inputs and
+    /// the gather indices are written into a pinned staging buffer, and
+    /// [`PreparedLegal::launch`] copies them up in one asynchronous copy, queues the
+    /// network and the copy of its legal logits and win/draw/loss probabilities back in
+    /// one transfer, and returns before the device has finished;
+    /// [`PendingLegal::collect`] waits for it. A batch can be prepared while the last
+    /// one computes; launch each prepared batch before preparing the one after it (the
+    /// two staging buffers alternate). On the CPU the work is done here.
+    ///
+    /// # Panics
+    /// As [`Inference::infer_legal_planes`].
+    pub fn prepare_legal_planes(
+        &self,
+        inputs: &[PlanesRef<'_>],
+        legal: &[&[u32]],
+    ) -> PreparedLegal {
         let cfg = self.config();
         let input_size = cfg.input_size();
         for input in inputs {
@@ -332,7 +432,10 @@ impl Inference {
             "one legal-index list per position"
         );
         if inputs.is_empty() {
-            return PendingLegal::Ready(Vec::new(), Vec::new());
+            return PreparedLegal(Prepared::Done(PendingLegal(Pending::Ready(
+                Vec::new(),
+                Vec::new(),
+            ))));
         }
         let policy_size = cfg.policy_size();
         let mut pairs = Vec::with_capacity(legal.iter().map(|l| l.len()).sum());
@@ -347,38 +450,107 @@ impl Inference {
                 }
             }
         }
+        if self.device.is_cuda() && !self.frozen.has_sparse_stem() {
+            let staged = self.stage(inputs, &self.frozen.gather_indices(&pairs));
+            return PreparedLegal(Prepared::Staged {
+                staged,
+                pairs,
+                outside,
+            });
+        }
+        let (logits, value) = tch::no_grad(|| {
+            self.frozen
+                .forward_legal(inputs, &pairs, |inputs, extras| self.upload(inputs, extras))
+        });
+        PreparedLegal(Prepared::Done(self.pending(
+            logits,
+            &value,
+            pairs.len(),
+            outside,
+        )))
+    }
+
+    /// The legal logits and value logits of a batch as a [`PendingLegal`]: on the device,
+    /// the probabilities computed there and both sent back in one copy (asynchronous on
+    /// CUDA).
+    fn pending(
+        &self,
+        logits: LegalLogits,
+        value: &Tensor,
+        count: usize,
+        outside: Vec<usize>,
+    ) -> PendingLegal {
         tch::no_grad(|| {
-            let (logits, value) = self
-                .frozen
-                .forward_legal(inputs, &pairs, |inputs, extras| self.upload(inputs, extras));
             let wdl = value.to_kind(Kind::Float).softmax(1, Kind::Float);
             match logits {
                 LegalLogits::Host(mut picked) => {
                     for k in outside {
                         picked[k] = f32::NEG_INFINITY;
                     }
-                    PendingLegal::Ready(picked, f32_vec(&wdl))
+                    PendingLegal(Pending::Ready(picked, f32_vec(&wdl)))
                 }
                 LegalLogits::Device(picked) => {
-                    // One transfer back: the logits, then the probabilities.
                     let both = Tensor::cat(&[picked.to_kind(Kind::Float), wdl.view([-1])], 0);
                     let cuda = self.device.is_cuda();
-                    PendingLegal::OnDevice {
+                    PendingLegal(Pending::OnDevice {
                         host: both.to_device_(Device::Cpu, Kind::Float, cuda, false),
                         device: self.device,
-                        logits: pairs.len(),
+                        clock: self.clock.clone(),
+                        logits: count,
                         outside,
-                    }
+                    })
                 }
             }
         })
     }
 }
 
+/// A batch prepared by [`Inference::prepare_legal_planes`], not yet launched.
+#[derive(Debug)]
+pub struct PreparedLegal(Prepared);
+
+#[derive(Debug)]
+enum Prepared {
+    /// Computed already (the CPU).
+    Done(PendingLegal),
+    /// Inputs and gather indices in a staging buffer (CUDA).
+    Staged {
+        staged: Staged,
+        pairs: Vec<(usize, usize)>,
+        outside: Vec<usize>,
+    },
+}
+
+impl PreparedLegal {
+    /// Launches the batch on `inference`, the one that prepared it.
+    ///
+    /// # Panics
+    /// If a batch prepared after this one reused its staging buffer first (see
+    /// [`Inference::prepare_legal_planes`]).
+    pub fn launch(self, inference: &Inference) -> PendingLegal {
+        match self.0 {
+            Prepared::Done(pending) => pending,
+            Prepared::Staged {
+                staged,
+                pairs,
+                outside,
+            } => {
+                let (xs, gather) = inference.send(staged);
+                let (logits, value) =
+                    tch::no_grad(|| inference.frozen.forward_dense(&xs, &pairs, gather));
+                inference.pending(logits, &value, pairs.len(), outside)
+            }
+        }
+    }
+}
+
 /// A batch started by [`Inference::launch_legal_planes`]: [`PendingLegal::collect`]
 /// yields its `(legal logits, win/draw/loss probabilities)`.
 #[derive(Debug)]
-pub enum PendingLegal {
+pub struct PendingLegal(Pending);
+
+#[derive(Debug)]
+enum Pending {
     /// Computed on the host already.
     Ready(Vec<f32>, Vec<f32>),
     /// Coming back from the device into `host` (pinned; the copy is asynchronous on
@@ -387,26 +559,26 @@ pub enum PendingLegal {
     OnDevice {
         host: Tensor,
         device: Device,
+        clock: Arc<DeviceClock>,
         logits: usize,
         outside: Vec<usize>,
     },
 }
 
 impl PendingLegal {
-    /// Waits for the batch (and, on CUDA, everything queued on the device before its
-    /// copy back) and returns its `(legal logits, win/draw/loss probabilities)`.
+    /// Waits for the batch (on CUDA, for everything queued on the device: tch has no
+    /// per-copy event) and returns its `(legal logits, win/draw/loss probabilities)`.
     pub fn collect(self) -> (Vec<f32>, Vec<f32>) {
-        match self {
-            PendingLegal::Ready(logits, wdl) => (logits, wdl),
-            PendingLegal::OnDevice {
+        match self.0 {
+            Pending::Ready(logits, wdl) => (logits, wdl),
+            Pending::OnDevice {
                 host,
                 device,
+                clock,
                 logits,
                 outside,
             } => {
-                if let Device::Cuda(index) = device {
-                    Cuda::synchronize(index as i64);
-                }
+                clock.wait(device);
                 let mut all = f32_vec(&host);
                 let wdl = all.split_off(logits);
                 for k in outside {
@@ -415,6 +587,33 @@ impl PendingLegal {
                 (all, wdl)
             }
         }
+    }
+}
+
+/// Writes `inputs` dense (`input_size` floats each) into the front of `dst` and `extras`
+/// after them.
+fn write_batch(
+    dst: &mut [f32],
+    inputs: &[PlanesRef<'_>],
+    extras: &[f32],
+    input_size: usize,
+    squares: usize,
+) {
+    let (dense, tail) = dst.split_at_mut(inputs.len() * input_size);
+    for (chunk, input) in dense.chunks_exact_mut(input_size).zip(inputs) {
+        input.write_dense(squares, chunk);
+    }
+    tail.copy_from_slice(extras);
+}
+
+/// A pinned CPU f32 buffer of `floats` elements for copies to `device` (pageable where
+/// pinning is refused).
+fn pinned_buffer(floats: usize, device: Device) -> Tensor {
+    let t = Tensor::zeros([floats as i64], (Kind::Float, Device::Cpu));
+    if t.f_is_pinned(device).unwrap_or(false) {
+        t
+    } else {
+        t.f_pin_memory(device).unwrap_or(t)
     }
 }
 

@@ -39,7 +39,7 @@ pub use evaluator::{
     encode_input, model_config_for, model_config_for_layout,
 };
 pub use inference::{
-    Inference, InferenceOptions, PendingLegal, PlanesRef, SELFPLAY_HALF_INFERENCE,
+    Inference, InferenceOptions, PendingLegal, PlanesRef, PreparedLegal, SELFPLAY_HALF_INFERENCE,
     cpu_computes_bf16, half_kind, set_num_threads,
 };
 pub use net::{DEFAULT_STEM_KERNEL, Model, ModelConfig, Net, valid_stem_kernel};

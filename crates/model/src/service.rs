@@ -97,8 +97,9 @@ pub struct NetService {
 impl NetService {
     /// Loads checkpoint `dir` as a network for `layout`'s game (with whichever input
     /// planes its manifest names: positions are encoded the way it was trained) on
-    /// `device` and starts serving it in batches of up to `batch.max_batch`; in f16 when
-    /// `half` and the device is CUDA (ignored on the CPU).
+    /// `device` and starts serving it in batches of up to `batch.max_batch`; in the
+    /// device's half precision when `half` ([`crate::half_kind`]: f16 on CUDA, bf16 on a
+    /// CPU with AVX-512 BF16).
     pub fn from_checkpoint(
         dir: &Path,
         layout: NetLayout,

@@ -183,9 +183,10 @@ fn cuda_inference_matches_cpu() {
             assert!(dp < tp, "legal policy diff {dp}");
             assert!(dw < tw, "legal wdl diff {dw}");
         }
-        // Two batches in flight, as the self-play service runs them: each batch's
-        // upload and results stay its own while the next one is launched (the staging
-        // buffers alternate; one is refilled only after its batch was collected).
+        // Two batches in flight, as the self-play service runs them (the next prepared
+        // while the last computes, then launched once the last is collected), and
+        // batches launched back to back (a staging buffer still being read is waited
+        // for before it is refilled): each batch's results stay its own.
         let every: Vec<u32> = (0..cfg.policy_size() as u32).collect();
         let batches: Vec<Vec<f32>> = (0..3).map(|k| inputs(&cfg, 5 + k, 40 + k as u32)).collect();
         let expected: Vec<(Vec<f32>, Vec<f32>)> = batches
@@ -196,22 +197,29 @@ fn cuda_inference_matches_cpu() {
                 inf.infer_legal(xs, n, &legal)
             })
             .collect();
-        let launch = |xs: &Vec<f32>| {
+        let prepare = |xs: &Vec<f32>| {
             let rows: Vec<PlanesRef<'_>> = xs
                 .chunks_exact(cfg.input_size())
                 .map(PlanesRef::Dense)
                 .collect();
             let legal: Vec<&[u32]> = rows.iter().map(|_| every.as_slice()).collect();
-            inf.launch_legal_planes(&rows, &legal)
+            inf.prepare_legal_planes(&rows, &legal)
         };
-        let a = launch(&batches[0]);
-        let b = launch(&batches[1]);
+        let a = prepare(&batches[0]).launch(&inf);
+        let b = prepare(&batches[1]);
         let got_a = a.collect();
-        let c = launch(&batches[2]);
-        let got = [got_a, b.collect(), c.collect()];
-        for (k, ((p, w), (ep, ew))) in got.iter().zip(&expected).enumerate() {
-            assert_eq!(p, ep, "batch {k}'s logits, pipelined");
-            assert_eq!(w, ew, "batch {k}'s probabilities, pipelined");
+        let b = b.launch(&inf);
+        let c = prepare(&batches[2]);
+        let got_b = b.collect();
+        let c = c.launch(&inf);
+        let pipelined = vec![got_a, got_b, c.collect()];
+        let launched: Vec<_> = batches.iter().map(|xs| prepare(xs).launch(&inf)).collect();
+        let back_to_back: Vec<_> = launched.into_iter().map(|p| p.collect()).collect();
+        for (how, got) in [("pipelined", pipelined), ("back to back", back_to_back)] {
+            for (k, ((p, w), (ep, ew))) in got.iter().zip(&expected).enumerate() {
+                assert_eq!(p, ep, "batch {k}'s logits, {how}");
+                assert_eq!(w, ew, "batch {k}'s probabilities, {how}");
+            }
         }
     }
 }
