@@ -50,20 +50,22 @@ fn max_diff(a: &[f32], b: &[f32]) -> f32 {
         .fold(0.0, f32::max)
 }
 
+/// A small net on the CPU (`half`: in the CPU's half precision) and its f32 twin.
+fn cpu_inference(cfg: &ModelConfig, half: bool) -> (Inference, Model) {
+    set_num_threads(1);
+    let (a, reference_model) = twin(cfg, Device::Cpu);
+    let options = InferenceOptions {
+        half,
+        max_batch: 2,
+        num_threads: Some(2),
+    };
+    (Inference::new(a, Device::Cpu, &options), reference_model)
+}
+
 #[test]
 fn cpu_inference_matches_forward() {
-    set_num_threads(1);
     let cfg = cfg();
-    let (a, reference_model) = twin(&cfg, Device::Cpu);
-    let inf = Inference::new(
-        a,
-        Device::Cpu,
-        &InferenceOptions {
-            half: false,
-            max_batch: 2,
-            num_threads: Some(2),
-        },
-    );
+    let (inf, reference_model) = cpu_inference(&cfg, false);
     assert!(!inf.is_half());
     assert_eq!(inf.device(), Device::Cpu);
     for batch in [1usize, 5, 17] {
@@ -94,18 +96,8 @@ fn cpu_inference_matches_forward() {
 /// full forward and the frozen net alike.
 #[test]
 fn cpu_half_inference_is_bf16_where_the_cpu_computes_it() {
-    set_num_threads(1);
     let cfg = cfg();
-    let (a, reference_model) = twin(&cfg, Device::Cpu);
-    let inf = Inference::new(
-        a,
-        Device::Cpu,
-        &InferenceOptions {
-            half: true,
-            max_batch: 2,
-            num_threads: Some(2),
-        },
-    );
+    let (inf, reference_model) = cpu_inference(&cfg, true);
     let bf16 = cpu_computes_bf16();
     assert_eq!(inf.is_half(), bf16);
     assert_eq!(inf.kind(), if bf16 { Kind::BFloat16 } else { Kind::Float });
