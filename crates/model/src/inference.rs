@@ -240,11 +240,9 @@ impl Inference {
             }
         };
         slot.fills += 1;
-        // SAFETY: `buffer` is a contiguous CPU f32 tensor of at least `total` elements
-        // that nothing else reads or writes now: it is private to `self` (not `Sync`),
-        // and the last copy from it has finished (waited for above).
-        let dst = unsafe { std::slice::from_raw_parts_mut(buffer.data_ptr() as *mut f32, total) };
-        write_batch(dst, inputs, extras, input_size, squares);
+        // The buffer is private to `self` (not `Sync`), and the last copy from it has
+        // finished (waited for above): nothing else reads or writes it now.
+        write_batch(&buffer, inputs, extras, input_size, squares);
         Staged {
             host: buffer.narrow(0, 0, total as i64),
             turn,
@@ -309,11 +307,7 @@ impl Inference {
         let cfg = self.config();
         let planes = inputs.len() * cfg.input_size();
         let host = Tensor::empty([(planes + extras.len()) as i64], (Kind::Float, Device::Cpu));
-        // SAFETY: a fresh contiguous CPU f32 tensor of `planes + extras.len()` elements.
-        let dst = unsafe {
-            std::slice::from_raw_parts_mut(host.data_ptr() as *mut f32, planes + extras.len())
-        };
-        write_batch(dst, inputs, extras, cfg.input_size(), cfg.squares());
+        write_batch(&host, inputs, extras, cfg.input_size(), cfg.squares());
         self.send(Staged {
             host,
             turn: 0,
@@ -590,16 +584,30 @@ impl PendingLegal {
     }
 }
 
-/// Writes `inputs` dense (`input_size` floats each) into the front of `dst` and `extras`
-/// after them.
+/// Writes `inputs` dense (`input_size` floats each) into the front of `host` and
+/// `extras` after them. `host` is a contiguous CPU f32 tensor of at least that many
+/// elements that nothing else reads or writes while this runs (a fresh tensor, or a
+/// staging buffer whose last copy has finished).
 fn write_batch(
-    dst: &mut [f32],
+    host: &Tensor,
     inputs: &[PlanesRef<'_>],
     extras: &[f32],
     input_size: usize,
     squares: usize,
 ) {
-    let (dense, tail) = dst.split_at_mut(inputs.len() * input_size);
+    let planes = inputs.len() * input_size;
+    let total = planes + extras.len();
+    assert!(
+        host.kind() == Kind::Float && host.device() == Device::Cpu && host.numel() >= total,
+        "a batch of {total} floats written into a {:?} tensor of {} on {:?}",
+        host.kind(),
+        host.numel(),
+        host.device()
+    );
+    // SAFETY: checked above: a CPU f32 tensor of at least `total` elements (contiguous:
+    // a fresh tensor or a flat buffer); the caller guarantees no one else uses it now.
+    let dst = unsafe { std::slice::from_raw_parts_mut(host.data_ptr() as *mut f32, total) };
+    let (dense, tail) = dst.split_at_mut(planes);
     for (chunk, input) in dense.chunks_exact_mut(input_size).zip(inputs) {
         input.write_dense(squares, chunk);
     }
