@@ -61,10 +61,13 @@ pub fn sigma(q: &[f32], max_visits: u32, c_visit: f32, c_scale: f32, rescale: bo
     }
 }
 
+/// The smallest prior the formulas use: a zero prior's logit stays finite.
+pub const MIN_PRIOR: f32 = 1e-30;
+
 /// log(prior), floored so a zero prior stays finite.
 #[inline]
 pub fn logit(prior: f32) -> f32 {
-    prior.max(1e-30).ln()
+    prior.max(MIN_PRIOR).ln()
 }
 
 /// Softmax of `x` (numerically stable).

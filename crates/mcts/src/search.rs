@@ -13,12 +13,12 @@ use shogi_game::{Color, EndReason, Game, Outcome, adjudicate};
 
 use crate::config::{GumbelInterior, RootSelection, SearchConfig};
 use crate::eval::{EvalError, EvalRequest, Evaluator, Wdl};
-use crate::gumbel;
 use crate::noise;
 pub use crate::result::{SearchError, SearchLimits, SearchResult, StopReason};
 pub use crate::tree::Proven;
 
 mod exchange;
+mod gumbel_interior;
 mod gumbel_root;
 mod proofs;
 mod report;
@@ -597,37 +597,7 @@ impl<G: Game> Search<G> {
             return self.nodes[node].first_child as usize + best;
         }
         if gumbel_mode && self.config.gumbel_interior == GumbelInterior::Deterministic && !is_root {
-            // pi = softmax(logit(prior) + sigma(completed Q)) in a reused buffer: this runs
-            // at every interior node of every simulation (the same values as
-            // `gumbel::softmax`).
-            let mut x = std::mem::take(&mut self.sigma_scratch);
-            self.completed_sigma_into(node, &mut x);
-            let range = self.nodes[node].children();
-            for (x, i) in x.iter_mut().zip(range.clone()) {
-                *x += gumbel::logit(self.nodes[i].prior);
-            }
-            let max = x.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            for x in x.iter_mut() {
-                *x = (*x - max).exp();
-            }
-            let sum: f32 = x.iter().sum();
-            let vl = self.config.virtual_loss;
-            let total: f32 = range
-                .clone()
-                .map(|i| self.nodes[i].visits as f32 + vl * self.nodes[i].in_flight as f32)
-                .sum();
-            let mut best = 0;
-            let mut best_v = f32::NEG_INFINITY;
-            for (k, i) in range.enumerate() {
-                let n = self.nodes[i].visits as f32 + vl * self.nodes[i].in_flight as f32;
-                let v = x[k] / sum - n / (1.0 + total);
-                if v > best_v {
-                    best_v = v;
-                    best = k;
-                }
-            }
-            self.sigma_scratch = x;
-            return self.nodes[node].first_child as usize + best;
+            return self.select_gumbel_interior(node);
         }
         self.select_puct(node, is_root)
     }

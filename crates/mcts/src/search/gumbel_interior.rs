@@ -1,0 +1,206 @@
+//! Gumbel's deterministic interior selection (Danihelka et al. 2022, appendix): the child
+//! maximising pi'(a) - N(a) / (1 + sum_b N(b)), pi' = softmax(logit(prior) +
+//! sigma(completed Q)), with in-flight visits counted as virtual loss.
+//!
+//! Every unvisited child has the same completed Q (v_mix), so its pi' is its prior times
+//! one shared factor; only the children with a value need an exponential, and no
+//! logarithm is taken. This runs at every interior node of every simulation, over all
+//! of the node's children, where most are unvisited.
+
+use shogi_game::{Color, Game};
+
+use super::Search;
+use crate::gumbel;
+
+impl<G: Game> Search<G> {
+    /// The child of `node` (an arena index) that the deterministic Gumbel interior
+    /// selects. Equal to the formulas of [`gumbel::improved_policy`] up to float
+    /// rounding (a test checks it on searched trees).
+    pub(super) fn select_gumbel_interior(&mut self, node: usize) -> usize {
+        let mut w = std::mem::take(&mut self.sigma_scratch);
+        w.clear();
+        let n = &self.nodes[node];
+        let c = n.to_move;
+        let range = n.children();
+        let v_pi = if c == Color::Black {
+            n.nn_black
+        } else {
+            1.0 - n.nn_black
+        };
+        // One pass: each child's Q (NaN when unvisited) and the sums v_mix needs.
+        let (mut sum_n, mut sum_p, mut sum_pq, mut max_n) = (0.0f32, 0.0f32, 0.0f32, 0u32);
+        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+        let mut any_unvisited = false;
+        for i in range.clone() {
+            let child = &self.nodes[i];
+            sum_n += child.visits as f32;
+            max_n = max_n.max(child.visits);
+            match child.q_for(c, self.draw_black) {
+                Some(q) => {
+                    sum_p += child.prior;
+                    sum_pq += child.prior * q;
+                    lo = lo.min(q);
+                    hi = hi.max(q);
+                    w.push(q);
+                }
+                None => {
+                    any_unvisited = true;
+                    w.push(f32::NAN);
+                }
+            }
+        }
+        let v_mix = if sum_p > 0.0 {
+            (v_pi + sum_n * sum_pq / sum_p) / (1.0 + sum_n)
+        } else {
+            v_pi
+        };
+        // sigma(q) - sigma(v_mix) = scale * (q - v_mix) (over the span when rescaled).
+        let mut scale = (self.config.gumbel_c_visit + max_n as f32) * self.config.gumbel_c_scale;
+        if self.config.gumbel_rescale_q {
+            if any_unvisited {
+                lo = lo.min(v_mix);
+                hi = hi.max(v_mix);
+            }
+            scale /= (hi - lo).max(1e-8);
+        }
+        // The largest exponent, so that no weight overflows.
+        let mut top = if any_unvisited {
+            0.0
+        } else {
+            f32::NEG_INFINITY
+        };
+        for &q in w.iter().filter(|q| !q.is_nan()) {
+            top = top.max(scale * (q - v_mix));
+        }
+        let unvisited_factor = (-top).exp();
+        let mut sum = 0.0f32;
+        for (x, i) in w.iter_mut().zip(range.clone()) {
+            let prior = self.nodes[i].prior.max(gumbel::MIN_PRIOR);
+            *x = if x.is_nan() {
+                prior * unvisited_factor
+            } else {
+                prior * (scale * (*x - v_mix) - top).exp()
+            };
+            sum += *x;
+        }
+        let vl = self.config.virtual_loss;
+        let effective =
+            |i: usize| self.nodes[i].visits as f32 + vl * self.nodes[i].in_flight as f32;
+        let total: f32 = range.clone().map(effective).sum();
+        let mut best = 0;
+        let mut best_v = f32::NEG_INFINITY;
+        for (k, (&x, i)) in w.iter().zip(range).enumerate() {
+            let v = x / sum - effective(i) / (1.0 + total);
+            if v > best_v {
+                best_v = v;
+                best = k;
+            }
+        }
+        self.sigma_scratch = w;
+        self.nodes[node].first_child as usize + best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::toy::TicTacToe;
+    use crate::{FnEvaluator, Search, SearchConfig, SearchLimits, Wdl, gumbel};
+    use shogi_game::{Color, Game};
+
+    /// At every expanded node of searched trees (with and without rescaling, with
+    /// in-flight visits set), the selection picks a child whose score under the paper's
+    /// formulas (`gumbel::improved_policy`, then pi' - N / (1 + sum N)) is the best
+    /// score, to float rounding.
+    #[test]
+    fn the_interior_selection_maximises_the_formulas_score() {
+        let evaluator = FnEvaluator::new(|g: &TicTacToe, moves: &[<TicTacToe as Game>::Move]| {
+            let k = g.key();
+            let priors: Vec<f32> = (0..moves.len())
+                .map(|i| 1.0 + ((k >> (i % 60)) & 7) as f32)
+                .collect();
+            let sum: f32 = priors.iter().sum();
+            let win = (k % 89) as f32 / 89.0 * 0.7 + 0.1;
+            (
+                priors.into_iter().map(|p| p / sum).collect(),
+                Wdl::new(win, 0.1, 0.9 - win),
+            )
+        });
+        for rescale in [false, true] {
+            let config = SearchConfig {
+                simulations: 300,
+                gumbel_rescale_q: rescale,
+                ..SearchConfig::default()
+            };
+            let mut search = Search::new(config, 5);
+            search
+                .search(
+                    &TicTacToe::new(),
+                    &evaluator,
+                    &SearchLimits::simulations(300),
+                )
+                .unwrap();
+            let (mut checked, mut same) = (0, 0);
+            for node in 1..search.nodes.len() {
+                if search.nodes[node].num_children < 2 {
+                    continue;
+                }
+                for (k, i) in search.nodes[node].children().enumerate() {
+                    search.nodes[i].in_flight = (k % 3) as u32;
+                }
+                let n = &search.nodes[node];
+                let c = n.to_move;
+                let children = n.children();
+                let priors: Vec<f32> = children.clone().map(|i| search.nodes[i].prior).collect();
+                let q: Vec<Option<f32>> = children
+                    .clone()
+                    .map(|i| search.nodes[i].q_for(c, search.draw_black))
+                    .collect();
+                let visits: Vec<u32> = children.clone().map(|i| search.nodes[i].visits).collect();
+                let v_pi = if c == Color::Black {
+                    n.nn_black
+                } else {
+                    1.0 - n.nn_black
+                };
+                let cfg = &search.config;
+                let pi = gumbel::improved_policy(
+                    &priors,
+                    &q,
+                    &visits,
+                    v_pi,
+                    cfg.gumbel_c_visit,
+                    cfg.gumbel_c_scale,
+                    rescale,
+                );
+                let effective: Vec<f32> = children
+                    .clone()
+                    .map(|i| {
+                        let c = &search.nodes[i];
+                        c.visits as f32 + cfg.virtual_loss * c.in_flight as f32
+                    })
+                    .collect();
+                let total: f32 = effective.iter().sum();
+                let score: Vec<f32> = pi
+                    .iter()
+                    .zip(&effective)
+                    .map(|(p, e)| p - e / (1.0 + total))
+                    .collect();
+                let best = score.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                let first = n.first_child as usize;
+                let expected = score.iter().position(|&s| s == best).unwrap();
+                let chosen = search.select_gumbel_interior(node) - first;
+                assert!(
+                    (score[chosen] - best).abs() <= 1e-5,
+                    "node {node}: chose {chosen} scoring {}, best {expected} scoring {best}",
+                    score[chosen]
+                );
+                same += usize::from(chosen == expected);
+                checked += 1;
+            }
+            assert!(checked > 10, "{checked} nodes checked");
+            assert!(
+                same * 10 >= checked * 9,
+                "{same} of {checked} the same child"
+            );
+        }
+    }
+}
