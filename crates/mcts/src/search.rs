@@ -18,6 +18,8 @@ pub use crate::result::{SearchError, SearchLimits, SearchResult, StopReason};
 pub use crate::tree::Proven;
 
 mod exchange;
+#[cfg(test)]
+mod formula_check;
 mod gumbel_interior;
 mod gumbel_root;
 mod proofs;

@@ -116,6 +116,14 @@ impl<M> Node<M> {
             Color::White => self.visits as f64 - self.black_score,
         }
     }
+    /// The evaluator's value of this node (its expected score) for `c`.
+    #[inline]
+    pub(crate) fn nn_value_for(&self, c: Color) -> f32 {
+        match c {
+            Color::Black => self.nn_black,
+            Color::White => 1.0 - self.nn_black,
+        }
+    }
     /// Mean score for `c` (exact when proven), `None` when unvisited.
     pub(crate) fn q_for(&self, c: Color, draw_black: f32) -> Option<f32> {
         if self.proven.is_known() {

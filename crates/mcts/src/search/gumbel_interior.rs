@@ -7,7 +7,7 @@
 //! logarithm is taken. This runs at every interior node of every simulation, over all
 //! of the node's children, where most are unvisited.
 
-use shogi_game::{Color, Game};
+use shogi_game::Game;
 
 use super::Search;
 use crate::gumbel;
@@ -18,51 +18,20 @@ impl<G: Game> Search<G> {
     /// rounding (a test checks it on searched trees).
     pub(super) fn select_gumbel_interior(&mut self, node: usize) -> usize {
         let mut w = std::mem::take(&mut self.sigma_scratch);
-        w.clear();
-        let n = &self.nodes[node];
-        let c = n.to_move;
-        let range = n.children();
-        let v_pi = if c == Color::Black {
-            n.nn_black
-        } else {
-            1.0 - n.nn_black
-        };
-        // One pass: each child's Q (NaN when unvisited) and the sums v_mix needs.
-        let (mut sum_n, mut sum_p, mut sum_pq, mut max_n) = (0.0f32, 0.0f32, 0.0f32, 0u32);
-        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
-        let mut any_unvisited = false;
-        for i in range.clone() {
-            let child = &self.nodes[i];
-            sum_n += child.visits as f32;
-            max_n = max_n.max(child.visits);
-            match child.q_for(c, self.draw_black) {
-                Some(q) => {
-                    sum_p += child.prior;
-                    sum_pq += child.prior * q;
-                    lo = lo.min(q);
-                    hi = hi.max(q);
-                    w.push(q);
-                }
-                None => {
-                    any_unvisited = true;
-                    w.push(f32::NAN);
-                }
-            }
-        }
-        let v_mix = if sum_p > 0.0 {
-            (v_pi + sum_n * sum_pq / sum_p) / (1.0 + sum_n)
-        } else {
-            v_pi
-        };
+        let mix = self.children_q_into(node, &mut w);
+        let v_mix = mix.v_mix;
         // sigma(q) - sigma(v_mix) = scale * (q - v_mix) (over the span when rescaled).
-        let mut scale = (self.config.gumbel_c_visit + max_n as f32) * self.config.gumbel_c_scale;
+        let mut scale = mix.sigma_scale(&self.config);
         if self.config.gumbel_rescale_q {
-            if any_unvisited {
+            let (mut lo, mut hi) = (mix.lo, mix.hi);
+            if mix.any_unvisited {
                 lo = lo.min(v_mix);
                 hi = hi.max(v_mix);
             }
             scale /= (hi - lo).max(1e-8);
         }
+        let any_unvisited = mix.any_unvisited;
+        let range = self.nodes[node].children();
         // The largest exponent, so that no weight overflows.
         let mut top = if any_unvisited {
             0.0
@@ -103,9 +72,8 @@ impl<G: Game> Search<G> {
 
 #[cfg(test)]
 mod tests {
-    use crate::toy::TicTacToe;
-    use crate::{FnEvaluator, Search, SearchConfig, SearchLimits, Wdl, gumbel};
-    use shogi_game::{Color, Game};
+    use crate::gumbel;
+    use crate::search::formula_check::{node_inputs, searched_tree};
 
     /// At every expanded node of searched trees (with and without rescaling, with
     /// in-flight visits set), the selection picks a child whose score under the paper's
@@ -113,32 +81,8 @@ mod tests {
     /// score, to float rounding.
     #[test]
     fn the_interior_selection_maximises_the_formulas_score() {
-        let evaluator = FnEvaluator::new(|g: &TicTacToe, moves: &[<TicTacToe as Game>::Move]| {
-            let k = g.key();
-            let priors: Vec<f32> = (0..moves.len())
-                .map(|i| 1.0 + ((k >> (i % 60)) & 7) as f32)
-                .collect();
-            let sum: f32 = priors.iter().sum();
-            let win = (k % 89) as f32 / 89.0 * 0.7 + 0.1;
-            (
-                priors.into_iter().map(|p| p / sum).collect(),
-                Wdl::new(win, 0.1, 0.9 - win),
-            )
-        });
         for rescale in [false, true] {
-            let config = SearchConfig {
-                simulations: 300,
-                gumbel_rescale_q: rescale,
-                ..SearchConfig::default()
-            };
-            let mut search = Search::new(config, 5);
-            search
-                .search(
-                    &TicTacToe::new(),
-                    &evaluator,
-                    &SearchLimits::simulations(300),
-                )
-                .unwrap();
+            let mut search = searched_tree(rescale, 300, 5);
             let (mut checked, mut same) = (0, 0);
             for node in 1..search.nodes.len() {
                 if search.nodes[node].num_children < 2 {
@@ -147,30 +91,18 @@ mod tests {
                 for (k, i) in search.nodes[node].children().enumerate() {
                     search.nodes[i].in_flight = (k % 3) as u32;
                 }
-                let n = &search.nodes[node];
-                let c = n.to_move;
-                let children = n.children();
-                let priors: Vec<f32> = children.clone().map(|i| search.nodes[i].prior).collect();
-                let q: Vec<Option<f32>> = children
-                    .clone()
-                    .map(|i| search.nodes[i].q_for(c, search.draw_black))
-                    .collect();
-                let visits: Vec<u32> = children.clone().map(|i| search.nodes[i].visits).collect();
-                let v_pi = if c == Color::Black {
-                    n.nn_black
-                } else {
-                    1.0 - n.nn_black
-                };
+                let inputs = node_inputs(&search, node).expect("a node with children");
                 let cfg = &search.config;
                 let pi = gumbel::improved_policy(
-                    &priors,
-                    &q,
-                    &visits,
-                    v_pi,
+                    &inputs.priors,
+                    &inputs.q,
+                    &inputs.visits,
+                    inputs.v_pi,
                     cfg.gumbel_c_visit,
                     cfg.gumbel_c_scale,
                     rescale,
                 );
+                let children = search.nodes[node].children();
                 let effective: Vec<f32> = children
                     .clone()
                     .map(|i| {
@@ -185,9 +117,8 @@ mod tests {
                     .map(|(p, e)| p - e / (1.0 + total))
                     .collect();
                 let best = score.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-                let first = n.first_child as usize;
                 let expected = score.iter().position(|&s| s == best).unwrap();
-                let chosen = search.select_gumbel_interior(node) - first;
+                let chosen = search.select_gumbel_interior(node) - children.start;
                 assert!(
                     (score[chosen] - best).abs() <= 1e-5,
                     "node {node}: chose {chosen} scoring {}, best {expected} scoring {best}",

@@ -3,7 +3,7 @@
 //! Q-values that both the root's selection and its improved policy use (`crate::gumbel`
 //! holds the formulas).
 
-use shogi_game::{Color, Game};
+use shogi_game::Game;
 
 use super::Search;
 use crate::{gumbel, noise};
@@ -128,32 +128,11 @@ impl<G: Game> Search<G> {
     /// every simulation's path. The same float operations in the same order as
     /// [`gumbel::completed_q`] and [`gumbel::sigma`], so the values are identical.
     pub(super) fn completed_sigma_into(&self, node: usize, out: &mut Vec<f32>) {
-        out.clear();
-        let n = &self.nodes[node];
-        let c = n.to_move;
-        let range = n.children();
-        let v_pi = if c == Color::Black {
-            n.nn_black
-        } else {
-            1.0 - n.nn_black
-        };
-        let (mut sum_n, mut sum_p, mut sum_pq, mut max_n) = (0.0f32, 0.0f32, 0.0f32, 0u32);
-        for i in range.clone() {
-            let child = &self.nodes[i];
-            sum_n += child.visits as f32;
-            max_n = max_n.max(child.visits);
-            if let Some(q) = child.q_for(c, self.draw_black) {
-                sum_p += child.prior;
-                sum_pq += child.prior * q;
-            }
+        let mix = self.children_q_into(node, out);
+        for x in out.iter_mut().filter(|x| x.is_nan()) {
+            *x = mix.v_mix;
         }
-        let v_mix = if sum_p > 0.0 {
-            (v_pi + sum_n * sum_pq / sum_p) / (1.0 + sum_n)
-        } else {
-            v_pi
-        };
-        out.extend(range.map(|i| self.nodes[i].q_for(c, self.draw_black).unwrap_or(v_mix)));
-        let scale = (self.config.gumbel_c_visit + max_n as f32) * self.config.gumbel_c_scale;
+        let scale = mix.sigma_scale(&self.config);
         if self.config.gumbel_rescale_q {
             let lo = out.iter().copied().fold(f32::INFINITY, f32::min);
             let hi = out.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -167,67 +146,92 @@ impl<G: Game> Search<G> {
             }
         }
     }
+
+    /// Each child's Q of `node`, from the chooser's view, into `q` (cleared first; NaN
+    /// where a child has none), and what completing them takes: the one pass over the
+    /// children that the Gumbel root and interior share.
+    pub(super) fn children_q_into(&self, node: usize, q: &mut Vec<f32>) -> QMix {
+        q.clear();
+        let n = &self.nodes[node];
+        let c = n.to_move;
+        let (mut sum_n, mut sum_p, mut sum_pq, mut max_n) = (0.0f32, 0.0f32, 0.0f32, 0u32);
+        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+        let mut any_unvisited = false;
+        for i in n.children() {
+            let child = &self.nodes[i];
+            sum_n += child.visits as f32;
+            max_n = max_n.max(child.visits);
+            match child.q_for(c, self.draw_black) {
+                Some(value) => {
+                    sum_p += child.prior;
+                    sum_pq += child.prior * value;
+                    lo = lo.min(value);
+                    hi = hi.max(value);
+                    q.push(value);
+                }
+                None => {
+                    any_unvisited = true;
+                    q.push(f32::NAN);
+                }
+            }
+        }
+        let v_pi = n.nn_value_for(c);
+        let v_mix = if sum_p > 0.0 {
+            (v_pi + sum_n * sum_pq / sum_p) / (1.0 + sum_n)
+        } else {
+            v_pi
+        };
+        QMix {
+            v_mix,
+            max_n,
+            lo,
+            hi,
+            any_unvisited,
+        }
+    }
+}
+
+/// What completing a node's children's Q values takes ([`Search::children_q_into`]).
+pub(super) struct QMix {
+    /// The completed Q of every child without one: v_mix of the paper.
+    pub(super) v_mix: f32,
+    /// The most visits of a child.
+    pub(super) max_n: u32,
+    /// The least and greatest Q of the children that have one.
+    pub(super) lo: f32,
+    pub(super) hi: f32,
+    /// Whether some child has no Q.
+    pub(super) any_unvisited: bool,
+}
+
+impl QMix {
+    /// sigma's factor, (c_visit + max_b N(b)) * c_scale.
+    pub(super) fn sigma_scale(&self, config: &crate::SearchConfig) -> f32 {
+        (config.gumbel_c_visit + self.max_n as f32) * config.gumbel_c_scale
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::toy::TicTacToe;
-    use crate::{FnEvaluator, Search, SearchConfig, SearchLimits, Wdl, gumbel};
-    use shogi_game::{Color, Game};
+    use crate::gumbel;
+    use crate::search::formula_check::{node_inputs, searched_tree};
 
     /// The buffer-reusing sigma that selection runs at every node equals the paper's
     /// formulas (`gumbel::completed_q` then `gumbel::sigma`) bit for bit, at every
     /// expanded node of a searched tree, with and without rescaling.
     #[test]
     fn completed_sigma_into_equals_the_formulas() {
-        let evaluator = FnEvaluator::new(|g: &TicTacToe, moves: &[<TicTacToe as Game>::Move]| {
-            let k = g.key();
-            let priors: Vec<f32> = (0..moves.len())
-                .map(|i| 1.0 + ((k >> (i % 60)) & 7) as f32)
-                .collect();
-            let sum: f32 = priors.iter().sum();
-            let win = (k % 97) as f32 / 97.0 * 0.6 + 0.1;
-            (
-                priors.into_iter().map(|p| p / sum).collect(),
-                Wdl::new(win, 0.2, 0.8 - win),
-            )
-        });
         for rescale in [false, true] {
-            let config = SearchConfig {
-                simulations: 200,
-                gumbel_rescale_q: rescale,
-                ..SearchConfig::default()
-            };
-            let mut search = Search::new(config, 3);
-            search
-                .search(
-                    &TicTacToe::new(),
-                    &evaluator,
-                    &SearchLimits::simulations(200),
-                )
-                .unwrap();
+            let search = searched_tree(rescale, 200, 3);
             let mut checked = 0;
             let mut buffer = Vec::new();
             for node in 0..search.nodes.len() {
-                let n = &search.nodes[node];
-                if n.num_children == 0 {
+                let Some(inputs) = node_inputs(&search, node) else {
                     continue;
-                }
-                let c = n.to_move;
-                let children = n.children();
-                let priors: Vec<f32> = children.clone().map(|i| search.nodes[i].prior).collect();
-                let q: Vec<Option<f32>> = children
-                    .clone()
-                    .map(|i| search.nodes[i].q_for(c, search.draw_black))
-                    .collect();
-                let visits: Vec<u32> = children.map(|i| search.nodes[i].visits).collect();
-                let v_pi = if c == Color::Black {
-                    n.nn_black
-                } else {
-                    1.0 - n.nn_black
                 };
-                let cq = gumbel::completed_q(&priors, &q, &visits, v_pi);
-                let max_n = visits.iter().copied().max().unwrap_or(0);
+                let cq =
+                    gumbel::completed_q(&inputs.priors, &inputs.q, &inputs.visits, inputs.v_pi);
+                let max_n = inputs.visits.iter().copied().max().unwrap_or(0);
                 let cfg = &search.config;
                 let expected =
                     gumbel::sigma(&cq, max_n, cfg.gumbel_c_visit, cfg.gumbel_c_scale, rescale);

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use rand::Rng;
-use shogi_game::{Color, Game};
+use shogi_game::Game;
 
 use super::Search;
 use crate::config::RootSelection;
@@ -166,11 +166,7 @@ impl<G: Game> Search<G> {
             .map(|i| self.nodes[i].q_for(c, self.draw_black))
             .collect();
         let root_wdl = self.root_wdl();
-        let raw = if c == Color::Black {
-            root.nn_black
-        } else {
-            1.0 - root.nn_black
-        };
+        let raw = root.nn_value_for(c);
         let root_raw_wdl = Wdl::from_score(raw);
         let proven = root.proven;
         let gumbel_mode = self.config.root_selection == RootSelection::Gumbel && !moves.is_empty();
