@@ -5,11 +5,8 @@ use std::sync::atomic::AtomicBool;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use shogi_arena::{
-    AlphaBeta, AlphaBetaLimits, MatchConfig, Openings, PlayerSettings, PlayerSpec, run_match,
-};
-use shogi_game::{Color, EndReason, Game, GameKind, Outcome};
-use shogi_registry::GameSpec;
+use shogi_arena::{AlphaBeta, AlphaBetaLimits, MatchConfig, Openings, PlayerSpec, run_match};
+use shogi_game::{Color, EndReason, Game, Outcome};
 use shogi_rules::{GameRules, Move, Position, ShogiGame, Variant};
 
 fn pos(sfen: &str) -> Position {
@@ -415,21 +412,14 @@ fn player_specs_parse_and_print() {
     }
 }
 
+mod common;
+
+/// The shared minishogi match at one simulation, from 2-ply openings, seed 5.
 fn minishogi(games: u32) -> MatchConfig {
     MatchConfig {
-        games,
-        game: GameSpec::standard(GameKind::Minishogi, 120),
-        adjudicate_margin: 0,
         openings: Openings::Random { plies: 2 },
-        parallel: 2,
-        sprt: None,
-        players: PlayerSettings {
-            simulations: 1,
-            device: "cpu".into(),
-            ..PlayerSettings::default()
-        },
         seed: 5,
-        games_dir: None,
+        ..common::minishogi(games, 1)
     }
 }
 

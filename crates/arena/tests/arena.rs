@@ -16,23 +16,8 @@ use shogi_registry::GameSpec;
 use shogi_rules::Variant;
 use shogi_rundir::{RunDir, checkpoint_name};
 
-fn minishogi(games: u32, simulations: u32) -> MatchConfig {
-    MatchConfig {
-        games,
-        game: GameSpec::standard(GameKind::Minishogi, 120),
-        adjudicate_margin: 0,
-        openings: Openings::Random { plies: 4 },
-        parallel: 2,
-        sprt: None,
-        players: PlayerSettings {
-            simulations,
-            device: "cpu".into(),
-            ..PlayerSettings::default()
-        },
-        seed: 11,
-        games_dir: None,
-    }
-}
+mod common;
+use common::minishogi;
 
 #[test]
 fn a_player_against_itself_scores_about_half() {

@@ -8,8 +8,10 @@ use std::fmt::{Debug, Display};
 use std::hash::Hash;
 
 mod kind;
+mod sfen;
 
 pub use kind::{GameKind, UnknownGame};
+pub use sfen::push_sfen_rank;
 
 /// The two players. Black (先手, sente) moves first in an even game; in handicap games
 /// (駒落ち) White (後手, gote) is the handicap giver and moves first.

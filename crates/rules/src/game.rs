@@ -349,22 +349,16 @@ impl ShogiGame {
     fn them_can_drop(&self) -> Option<bool> {
         let pos = &self.pos;
         let them = pos.side_to_move().flip();
-        // Pieces in hand that drop on any empty square: lance and knight too on the 9x9
-        // board (at most 40 pieces on its 72 and 63 squares they may drop on).
-        const ANYWHERE: [PieceKind; 6] = [
-            PieceKind::Lance,
-            PieceKind::Knight,
-            PieceKind::Silver,
-            PieceKind::Gold,
-            PieceKind::Bishop,
-            PieceKind::Rook,
-        ];
+        // Pieces in hand that drop on any empty square: every hand kind but the pawn,
+        // lance and knight too on the 9x9 board (at most 40 pieces on its 72 and 63
+        // squares they may drop on).
+        let anywhere = &PieceKind::HAND[1..];
         let king_in_camp = pos.zone(them).contains(pos.king_square(them));
         if king_in_camp && self.rules.impasse != ImpasseRule::None {
             return None;
         }
         let hand = pos.hand(them);
-        Some(ANYWHERE.iter().any(|&k| hand[k as usize] > 0))
+        Some(anywhere.iter().any(|&k| hand[k as usize] > 0))
     }
 
     /// [`Game::outcome_after`] when it follows from this position alone (see there):

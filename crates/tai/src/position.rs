@@ -266,22 +266,13 @@ impl Position {
             if row > 0 {
                 out.push('/');
             }
-            let mut empty = 0;
-            for col in 0..SIZE as i32 {
-                match self.piece(Square::new(row, col).expect("on board")) {
-                    None => empty += 1,
-                    Some(p) => {
-                        if empty > 0 {
-                            out.push_str(&empty.to_string());
-                            empty = 0;
-                        }
-                        out.push_str(&p.sfen_code());
-                    }
-                }
-            }
-            if empty > 0 {
-                out.push_str(&empty.to_string());
-            }
+            shogi_game::push_sfen_rank(
+                &mut out,
+                (0..SIZE as i32).map(|col| {
+                    self.piece(Square::new(row, col).expect("on board"))
+                        .map(|p| p.sfen_code())
+                }),
+            );
         }
         let side = match self.side_to_move {
             Color::Black => 'b',

@@ -243,11 +243,6 @@ impl Position {
         drop_target: u128,
         checks: &CheckInfo,
     ) {
-        macro_rules! push {
-            ($m:expr) => {
-                push_move!(self, sink, checks, $m)
-            };
-        }
         let us = self.side;
         let them = us.flip();
         let u = us as usize;
@@ -275,7 +270,7 @@ impl Position {
             while t != 0 {
                 let to = t.trailing_zeros() as u8;
                 t &= t - 1;
-                push!(Move::drop(PieceKind::Pawn, Square(to)));
+                push_move!(self, sink, checks, Move::drop(PieceKind::Pawn, Square(to)));
             }
         }
         for k in 1..7 {
@@ -294,7 +289,7 @@ impl Position {
             while t != 0 {
                 let to = t.trailing_zeros() as u8;
                 t &= t - 1;
-                push!(Move::drop(kind, Square(to)));
+                push_move!(self, sink, checks, Move::drop(kind, Square(to)));
             }
         }
     }

@@ -284,22 +284,12 @@ pub(crate) fn write_sfen(
         if rank > 0 {
             s.push('/');
         }
-        let mut empty = 0;
-        for file in (0..size).rev() {
-            match piece_at(Square::new(file, rank)) {
-                None => empty += 1,
-                Some(p) => {
-                    if empty > 0 {
-                        s.push_str(&empty.to_string());
-                        empty = 0;
-                    }
-                    s.push_str(&p.sfen());
-                }
-            }
-        }
-        if empty > 0 {
-            s.push_str(&empty.to_string());
-        }
+        shogi_game::push_sfen_rank(
+            &mut s,
+            (0..size)
+                .rev()
+                .map(|file| piece_at(Square::new(file, rank)).map(|p| p.sfen())),
+        );
     }
     s.push_str(if side == Color::Black { " b " } else { " w " });
     let mut any = false;

@@ -126,25 +126,15 @@ impl RunConfig {
         // Every thread and every batch slot must have games to serve it: a thread
         // without a game idles, and a batch larger than all games' leaves together never
         // fills (each game has at most tree_batch leaves waiting).
-        c.at_most(
-            "selfplay.actor_threads",
-            s.actor_threads,
-            s.actors,
-            &format!(
-                "selfplay.actors ({}): a thread without a game idles",
-                s.actors
-            ),
-        )?;
+        let games = format!("selfplay.actors ({})", s.actors);
+        let idles = format!("{games}: a thread without a game idles");
+        c.at_most("selfplay.actor_threads", s.actor_threads, s.actors, &idles)?;
         let leaves = s.actors.saturating_mul(s.tree_batch);
-        c.at_most(
-            "selfplay.max_batch",
-            s.max_batch,
-            leaves,
-            &format!(
-                "selfplay.actors x selfplay.tree_batch ({} x {} = {leaves}): a larger batch never fills",
-                s.actors, s.tree_batch
-            ),
-        )?;
+        let (actors, batch) = (s.actors, s.tree_batch);
+        let never_fills = format!(
+            "selfplay.actors x selfplay.tree_batch ({actors} x {batch} = {leaves}): a larger batch never fills"
+        );
+        c.at_most("selfplay.max_batch", s.max_batch, leaves, &never_fills)?;
         c.unit("selfplay.full_search_prob", s.full_search_prob as f64)?;
         c.above_zero("selfplay.gumbel_c_scale", s.gumbel_c_scale)?;
         for (key, safety) in [
@@ -178,12 +168,8 @@ impl RunConfig {
 
     fn validate_learner(&self, c: &RangeCheck<'_>) -> Result<(), ConfigError> {
         let l = &self.learner;
-        c.at_most(
-            "learner.min_positions",
-            l.min_positions,
-            l.window,
-            &format!("learner.window ({})", l.window),
-        )?;
+        let window = format!("learner.window ({})", l.window);
+        c.at_most("learner.min_positions", l.min_positions, l.window, &window)?;
         c.above_zero("learner.replay_ratio", l.replay_ratio)?;
         for (key, v) in [("learner.lr", l.lr), ("learner.lr_min", l.lr_min)] {
             if !(0.0..=10.0).contains(&v) {
