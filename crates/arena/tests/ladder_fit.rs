@@ -10,8 +10,6 @@
 //! Elo(C vs B), and var(r_C) = 1/I_1 + 1/I_2 (the inverse of [[I_1 + I_2, -I_2], [-I_2,
 //! I_2]]).
 
-use std::process::Command;
-
 use serde_json::Value;
 
 /// Runs `ladder_fit.fit(players, pairs, anchor)` in the venv's python; returns the
@@ -29,17 +27,15 @@ fn fit(players: &[&str], pairs: &[(&str, &str, u32, u32, u32)], anchor: &str) ->
                   r, sd = ladder_fit.fit(a['players'], [tuple(p) for p in a['pairs']], a['anchor'])\n\
                   print(json.dumps({'r': r, 'sd': sd}))\n";
     let dir = shogi_testkit::repo_root().join("scripts/bench");
-    let out = Command::new(shogi_testkit::python())
-        .arg("-c")
-        .arg(script)
-        .arg(&dir)
-        .arg(input.to_string())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let input = input.to_string();
+    let out = shogi_testkit::run_ok(
+        shogi_testkit::python(),
+        &[
+            "-c".as_ref(),
+            script.as_ref(),
+            dir.as_os_str(),
+            input.as_ref(),
+        ],
     );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     (v["r"].clone(), v["sd"].clone())

@@ -151,36 +151,22 @@ impl ModelConfig {
         }
     }
 
-    /// Human-readable list of the fields that differ (`name: self vs other`).
+    /// Human-readable list of the fields that differ (`name: self vs other`), by their
+    /// serialised names in name order: every field is compared, a new one too, without
+    /// a list to keep up to date.
     pub fn diff(&self, other: &ModelConfig) -> Vec<String> {
-        let mut out = Vec::new();
-        macro_rules! cmp {
-            ($($f:ident),*) => {$(
-                if self.$f != other.$f {
-                    out.push(format!(
-                        "{}: {:?} vs {:?}",
-                        stringify!($f),
-                        self.$f,
-                        other.$f
-                    ));
-                }
-            )*};
-        }
-        cmp!(
-            blocks,
-            channels,
-            input_planes,
-            board_h,
-            board_w,
-            policy_planes,
-            value_channels,
-            value_hidden,
-            se,
-            value_pool,
-            material_head,
-            stem_kernel
-        );
-        out
+        let fields = |config: &ModelConfig| match serde_json::to_value(config) {
+            Ok(serde_json::Value::Object(fields)) => fields,
+            _ => unreachable!("a ModelConfig serialises to an object"),
+        };
+        let theirs = fields(other);
+        fields(self)
+            .into_iter()
+            .filter_map(|(name, mine)| {
+                let their = &theirs[&name];
+                (mine != *their).then(|| format!("{name}: {mine} vs {their}"))
+            })
+            .collect()
     }
 
     /// Largest value of each dimension [`ModelConfig::validate`] accepts (far above any

@@ -1,6 +1,8 @@
 //! Batched inference matches the raw forward pass.
 
-use shogi_model::tch::{self, Cuda, Device, Kind, Tensor};
+mod common;
+
+use shogi_model::tch::{self, Device, Kind, Tensor};
 use shogi_model::{
     Inference, InferenceOptions, Model, ModelConfig, PlanesRef, cpu_computes_bf16, set_num_threads,
 };
@@ -137,12 +139,8 @@ fn wrong_buffer_size_panics() {
 #[test]
 #[ignore = "needs a CUDA device: cargo test -p shogi-model -- --ignored cuda"]
 fn cuda_inference_matches_cpu() {
-    assert!(
-        Cuda::is_available(),
-        "no CUDA device visible to libtorch: this test checks the GPU path"
-    );
+    let dev = common::cuda_device();
     let cfg = cfg();
-    let dev = Device::Cuda(0);
     for half in [false, true] {
         let (a, reference_model) = twin(&cfg, dev);
         let inf = Inference::new(

@@ -1,7 +1,9 @@
 //! The training step can overfit a fixed tiny batch; its value accuracy and policy
 //! entropy are what the net's outputs say.
 
-use shogi_model::tch::{self, Cuda, Device, Kind, Tensor};
+mod common;
+
+use shogi_model::tch::{self, Device, Kind, Tensor};
 use shogi_model::{
     Model, ModelConfig, NetOptimizer, OptimizerKind, OptimizerSettings, SparsePolicy,
 };
@@ -201,14 +203,11 @@ fn mixed_precision_is_ignored_on_cpu() {
 #[test]
 #[ignore = "needs a CUDA device: cargo test -p shogi-model -- --ignored cuda"]
 fn mixed_precision_overfits_on_cuda() {
-    assert!(
-        Cuda::is_available(),
-        "no CUDA device visible to libtorch: this test checks the GPU path"
-    );
+    let cuda = common::cuda_device();
     let cfg = cfg();
     let n = 8;
     let (xs, pt, vt) = batch(&cfg, n);
-    let mut t = trainer_on(ADAMW, 3e-3, Device::Cuda(0));
+    let mut t = trainer_on(ADAMW, 3e-3, cuda);
     t.set_mixed_precision(true);
     assert!(t.mixed_precision());
     assert_eq!(t.loss_scale(), Some(65536.0));

@@ -5,7 +5,6 @@
 //! corrupt files are errors naming the entry, never a panic.
 
 use std::io::Cursor;
-use std::process::Command;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -14,25 +13,23 @@ use shogi_records::hcpe::{HCPE_SIZE, Hcpe3Reader, HcpeError, HcpeReader};
 use shogi_records::import::{ReadRecord, RecordFormat, read_records};
 use shogi_records::{GameRecord, MoveRecord, SearchedMove, hcpe3};
 use shogi_rules::{Move, Position, Square, Variant};
-use shogi_testkit::{python, repo_root};
+use shogi_testkit::{python, repo_root, run_ok};
 
 fn cshogi_hcpe(games: usize, seed: u64) -> (Vec<u8>, Vec<serde_json::Value>) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("positions.hcpe");
     let json = dir.path().join("expected.json");
-    let out = Command::new(python())
-        .arg(repo_root().join("scripts/oracle/hcpe_write.py"))
-        .arg(&file)
-        .arg(&json)
-        .arg(games.to_string())
-        .arg(seed.to_string())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    let writer = repo_root().join("scripts/oracle/hcpe_write.py");
+    let (games, seed) = (games.to_string(), seed.to_string());
+    run_ok(
+        python(),
+        &[
+            writer.as_os_str(),
+            file.as_os_str(),
+            json.as_os_str(),
+            games.as_ref(),
+            seed.as_ref(),
+        ],
     );
     let expected: Vec<serde_json::Value> =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();

@@ -10,7 +10,7 @@ use shogi_rules::{Position, Variant, perft::perft};
 #[path = "common/haitaka.rs"]
 mod anchor;
 use anchor::haitaka_perft;
-use shogi_testkit::xorshift;
+use shogi_testkit::pick;
 
 fn playouts(seed: u64, games: usize) -> u64 {
     let mut rng = seed | 1;
@@ -22,8 +22,7 @@ fn playouts(seed: u64, games: usize) -> u64 {
             if ms.is_empty() {
                 break;
             }
-            xorshift(&mut rng);
-            pos.play_unchecked(ms[(rng % ms.len() as u64) as usize]);
+            pos.play_unchecked(pick(&mut rng, &ms));
             n += 1;
         }
     }

@@ -5,7 +5,7 @@ use shogi_rules::kifu::{
     Ending, Record, from_csa, from_csa_games, from_kif, from_usi_line, kif_move, to_csa, to_kif,
 };
 use shogi_rules::{Color, Position, Variant};
-use shogi_testkit::xorshift;
+use shogi_testkit::pick;
 
 fn random_game(seed: u64, start: Position, plies: usize) -> Record {
     let mut rng = seed | 1;
@@ -16,8 +16,7 @@ fn random_game(seed: u64, start: Position, plies: usize) -> Record {
         if ms.is_empty() {
             break;
         }
-        xorshift(&mut rng);
-        let mv = ms[(rng % ms.len() as u64) as usize];
+        let mv = pick(&mut rng, &ms);
         pos.play_unchecked(mv);
         moves.push(mv);
     }

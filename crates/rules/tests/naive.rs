@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use shogi_rules::{Bitboard, Move, PieceKind, Position, Square, Variant, piece_attacks};
-use shogi_testkit::xorshift;
+use shogi_testkit::pick;
 
 fn last_ranks(pos: &Position, us: shogi_rules::Color, n: u8) -> impl Fn(Square) -> bool {
     let size = pos.variant().size();
@@ -132,8 +132,7 @@ fn walk(variant: Variant, seed: u64, plies: usize) {
         if moves.is_empty() {
             break;
         }
-        xorshift(&mut rng);
-        let mv = moves[(rng % moves.len() as u64) as usize];
+        let mv = pick(&mut rng, &moves);
         pos.play_unchecked(mv);
     }
 }

@@ -2,7 +2,7 @@
 
 use proptest::prelude::*;
 use shogi_rules::{Move, Position, Variant};
-use shogi_testkit::xorshift;
+use shogi_testkit::pick;
 
 /// Plays a random game and checks invariants at every ply.
 fn playout(variant: Variant, seed: u64, plies: usize) {
@@ -33,7 +33,7 @@ fn playout(variant: Variant, seed: u64, plies: usize) {
             assert_eq!(pos.parse_usi_syntax(&mv.to_string()), Some(mv));
             assert_eq!(Move::from_u16(mv.to_u16()), Some(mv));
         }
-        let mv = moves[(xorshift(&mut rng) % moves.len() as u64) as usize];
+        let mv = pick(&mut rng, &moves);
         assert!(pos.is_legal(mv));
         let mut p2 = pos.clone();
         p2.play(mv).unwrap();

@@ -489,7 +489,7 @@ fn mobility_values_are_the_squares_reached_from_the_centre() {
 /// `ShogiGame::outcome_after`'s shortcut (which the debug build asserts move by move).
 #[test]
 fn gives_check_and_key_after_agree_with_the_position_after_the_move() {
-    use shogi_testkit::xorshift;
+    use shogi_testkit::pick;
     let mut checks = 0;
     for (variant, seed) in [
         (Variant::Shogi, 3u64),
@@ -538,8 +538,7 @@ fn gives_check_and_key_after_agree_with_the_position_after_the_move() {
                     }
                     let _ = game.outcome_after(mv);
                 }
-                xorshift(&mut rng);
-                game.play_unchecked(moves[(rng % moves.len() as u64) as usize]);
+                game.play_unchecked(pick(&mut rng, &moves));
             }
         }
     }

@@ -8,7 +8,7 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use shogi_game::Game;
 use shogi_tai::{TaiGame, TaiRules};
-use shogi_testkit::xorshift;
+use shogi_testkit::pick;
 
 /// Plays `plies` random plies (fewer if the game ends) and returns the plies played.
 fn playout(game: &mut TaiGame, plies: u32, seed: u64) -> u32 {
@@ -18,7 +18,7 @@ fn playout(game: &mut TaiGame, plies: u32, seed: u64) -> u32 {
     while played < plies && game.outcome().is_none() {
         moves.clear();
         game.legal_moves(&mut moves);
-        let mv = moves[(xorshift(&mut rng) % moves.len() as u64) as usize];
+        let mv = pick(&mut rng, &moves);
         game.play_unchecked(mv);
         played += 1;
     }

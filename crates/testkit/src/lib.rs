@@ -109,3 +109,9 @@ pub fn xorshift(state: &mut u64) -> u64 {
     *state ^= *state << 17;
     *state
 }
+
+/// One of `items` chosen by the next [`xorshift`] state (`items` must not be empty):
+/// the random move of a playout.
+pub fn pick<T: Copy>(state: &mut u64, items: &[T]) -> T {
+    items[(xorshift(state) % items.len() as u64) as usize]
+}

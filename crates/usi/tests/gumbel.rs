@@ -184,13 +184,18 @@ fn lookup(path: &Path) -> Result<Option<(SearchSource, RootSettings)>, String> {
     }
 }
 
+/// Points the engine at the network `path` and returns its lines up to `readyok`.
+fn lines_for_model(h: &mut Harness, path: &str) -> Vec<String> {
+    h.send(&format!("setoption name ModelPath value {path}"));
+    h.ready_lines().into_iter().map(|(_, l)| l).collect()
+}
+
 #[test]
 fn a_run_network_searches_as_its_run_measures_it() {
     let mut h = Harness::start_with::<ShogiGame>(Options::default(), Some(lookup));
-    h.send("setoption name ModelPath value /nowhere/in-a-run");
-    let lines = h.ready_lines();
+    let lines = lines_for_model(&mut h, "/nowhere/in-a-run");
     assert!(
-        lines.iter().any(|(_, l)| l
+        lines.iter().any(|l| l
             == "info string search: as run runs/r measures its networks: Gumbel root of 8 moves, winning captures always considered, safety 2 logits a point"),
         "{lines:?}"
     );
@@ -205,32 +210,25 @@ fn a_run_network_searches_as_its_run_measures_it() {
 
     // RunSearch off: the options' PUCT root, and the engine says whose search it is.
     h.send("setoption name RunSearch value false");
-    h.send("setoption name ModelPath value /nowhere/else/in-a-run");
-    let lines = h.ready_lines();
+    let lines = lines_for_model(&mut h, "/nowhere/else/in-a-run");
+    let whose =
+        "info string search: the options' (PUCT root), not run runs/r's (Gumbel root of 8 moves";
     assert!(
-        lines.iter().any(|(_, l)| l.starts_with(
-            "info string search: the options' (PUCT root), not run runs/r's (Gumbel root of 8 moves"
-        ) && l.ends_with("RunSearch is off")),
+        lines
+            .iter()
+            .any(|l| l.starts_with(whose) && l.ends_with("RunSearch is off")),
         "{lines:?}"
     );
 
     // An unreadable run config is reported, and the options' search is used.
     h.send("setoption name RunSearch value true");
-    h.send("setoption name ModelPath value /nowhere/broken");
-    let lines = h.ready_lines();
-    assert!(
-        lines.iter().any(|(_, l)| l.starts_with(
-            "info string error: the run's search: runs/b/config.toml: selfplay.simulations = 0"
-        )),
-        "{lines:?}"
-    );
+    let lines = lines_for_model(&mut h, "/nowhere/broken");
+    let error = "info string error: the run's search: runs/b/config.toml: selfplay.simulations = 0";
+    assert!(lines.iter().any(|l| l.starts_with(error)), "{lines:?}");
     // A network in no run says nothing about its search.
-    h.send("setoption name ModelPath value /nowhere/loose");
-    let lines = h.ready_lines();
+    let lines = lines_for_model(&mut h, "/nowhere/loose");
     assert!(
-        lines
-            .iter()
-            .all(|(_, l)| !l.starts_with("info string search:")),
+        lines.iter().all(|l| !l.starts_with("info string search:")),
         "{lines:?}"
     );
     h.quit();
