@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The lint gate (`make lint`, and the last step of scripts/test.sh so CI keeps it
-# working): rustfmt's check and clippy over every target with warnings as errors.
+# working): rustfmt's check, clippy over every target with warnings as errors, and no
+# two files of a crate importing each other in a circle.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -9,3 +10,4 @@ bash scripts/bootstrap.sh
 source scripts/env.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
+.venv/bin/python scripts/module_cycles.py crates
