@@ -32,14 +32,11 @@ impl<G: Game> Search<G> {
         }
         let any_unvisited = mix.any_unvisited;
         let range = self.nodes[node].children();
-        // The largest exponent, so that no weight overflows.
-        let mut top = if any_unvisited {
-            0.0
-        } else {
-            f32::NEG_INFINITY
-        };
-        for &q in w.iter().filter(|q| !q.is_nan()) {
-            top = top.max(scale * (q - v_mix));
+        // The largest exponent, so that no weight overflows: the greatest Q's (-inf when
+        // no child has one), or the unvisited children's 0.
+        let mut top = scale * (mix.hi - v_mix);
+        if any_unvisited {
+            top = top.max(0.0);
         }
         let unvisited_factor = (-top).exp();
         let mut sum = 0.0f32;
