@@ -3,7 +3,7 @@
 use std::cell::{Cell, RefCell};
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use tch::{Cuda, Device, Kind, Tensor};
 
@@ -12,9 +12,41 @@ use crate::frozen::{FrozenNet, LegalLogits, f32_vec};
 use crate::net::{Model, ModelConfig};
 pub use crate::sparse::PlanesRef;
 
-/// Sets libtorch's intra-op CPU thread count (process-wide).
+/// The intra-op thread count [`set_num_threads`] asked for; 0 until it is called.
+static TORCH_THREADS: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// The count [`apply_num_threads`] last applied in this thread (0: none).
+    static APPLIED_THREADS: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Sets libtorch's intra-op CPU thread count for every thread that runs a network.
+///
+/// OpenMP keeps the count per thread, and a thread started later (the USI engine's
+/// search thread for each `go`, an inference service, the learner) began with one
+/// thread per core: its convolutions then ran in teams whose spinning barriers wait a
+/// whole scheduler slice for a descheduled member whenever the cores are busy. An engine
+/// beside another engine on 2 cores took 2.6x its time for a move that way. So the count
+/// is kept here and each network forward applies it in its own thread first
+/// ([`apply_num_threads`]).
 pub fn set_num_threads(n: usize) {
-    tch::set_num_threads(n.max(1) as i32);
+    TORCH_THREADS.store(n.max(1), Ordering::Relaxed);
+    apply_num_threads();
+}
+
+/// Applies the count of [`set_num_threads`] in the calling thread, once per thread and
+/// count; nothing before it was called (libtorch's default stays).
+pub(crate) fn apply_num_threads() {
+    let n = TORCH_THREADS.load(Ordering::Relaxed);
+    if n == 0 {
+        return;
+    }
+    APPLIED_THREADS.with(|applied| {
+        if applied.get() != n {
+            tch::set_num_threads(n as i32);
+            applied.set(n);
+        }
+    });
 }
 
 /// Whether self-play runs its network in half precision unless told otherwise (see
@@ -638,4 +670,43 @@ fn check_input_len(inputs: &[f32], batch: usize, input_size: usize) {
 /// The value head's logits `[B, 3]` as win/draw/loss probabilities, `B * 3` floats.
 fn wdl_probabilities(value: &Tensor) -> Vec<f32> {
     f32_vec(&value.to_kind(Kind::Float).softmax(1, Kind::Float))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The threads of this process named `name` (a thread's OpenMP workers take the name
+    /// of the thread that started them).
+    #[cfg(target_os = "linux")]
+    fn threads_named(name: &str) -> usize {
+        std::fs::read_dir("/proc/self/task")
+            .expect("/proc/self/task")
+            .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+            .filter(|comm| comm.trim_end() == name)
+            .count()
+    }
+
+    /// One intra-op thread asked for before a thread starts holds in that thread: its
+    /// network runs without OpenMP workers (on a machine with one core there would be none
+    /// anyway).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_thread_started_later_runs_the_network_with_the_threads_set() {
+        set_num_threads(1);
+        let cfg = ModelConfig::small(2, 32, 8, (9, 9), 10);
+        let started_later = std::thread::Builder::new()
+            .name("threads-check".into())
+            .spawn(move || {
+                let model = Model::new(&cfg, Device::Cpu);
+                let inference = Inference::new(model, Device::Cpu, &InferenceOptions::default());
+                let xs = vec![0.5f32; 64 * cfg.input_size()];
+                for _ in 0..3 {
+                    inference.infer(&xs, 64);
+                }
+                threads_named("threads-check")
+            })
+            .expect("spawn");
+        assert_eq!(started_later.join().expect("the thread ran"), 1);
+    }
 }
