@@ -25,9 +25,9 @@ thread_local! {
 /// OpenMP keeps the count per thread, and a thread started later (the USI engine's
 /// search thread for each `go`, an inference service, the learner) began with one
 /// thread per core: its convolutions then ran in teams whose spinning barriers wait a
-/// whole scheduler slice for a descheduled member whenever the cores are busy. An engine
-/// beside another engine on 2 cores took 2.6x its time for a move that way. So the count
-/// is kept here and each network forward applies it in its own thread first
+/// whole scheduler slice for a descheduled member whenever the cores are busy: beside two
+/// busy processes on 2 cores, the USI engine took up to 2.5 times a move's budget. So the
+/// count is kept here and each network forward applies it in its own thread first
 /// ([`apply_num_threads`]).
 pub fn set_num_threads(n: usize) {
     TORCH_THREADS.store(n.max(1), Ordering::Relaxed);
