@@ -140,6 +140,11 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = ap.parse_args()
+    # The launcher must get the test's Ctrl-C as a terminal's foreground job would, even
+    # when this test was started with SIGINT ignored (a background job of a non-interactive
+    # shell, as scripts start CI): an ignored signal stays ignored across exec, and Python
+    # then never raises KeyboardInterrupt; a handled one is reset to the default.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     if launcher.ray is None:
         fail(f"Ray is not installed in {sys.executable} (bash scripts/bootstrap.sh)")
     ray = launcher.ray
