@@ -291,7 +291,7 @@ impl FrozenNet {
         legal: &[(usize, usize)],
         upload: impl FnOnce(&[PlanesRef<'_>], &[f32]) -> (Tensor, Tensor),
     ) -> (LegalLogits, Tensor) {
-        crate::inference::apply_num_threads();
+        crate::threads::apply_num_threads();
         let gather = self.gather_indices(legal);
         match &self.sparse_stem {
             Some(sparse) => {
@@ -341,7 +341,7 @@ impl FrozenNet {
         legal: &[(usize, usize)],
         gather: Tensor,
     ) -> (LegalLogits, Tensor) {
-        crate::inference::apply_num_threads();
+        crate::threads::apply_num_threads();
         self.forward_from_stem(self.stem.forward(xs), legal, gather)
     }
 

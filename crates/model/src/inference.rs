@@ -3,7 +3,7 @@
 use std::cell::{Cell, RefCell};
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use tch::{Cuda, Device, Kind, Tensor};
 
@@ -11,43 +11,7 @@ use crate::checkpoint::{CheckpointError, Expected, Manifest, load_checkpoint};
 use crate::frozen::{FrozenNet, LegalLogits, f32_vec};
 use crate::net::{Model, ModelConfig};
 pub use crate::sparse::PlanesRef;
-
-/// The intra-op thread count [`set_num_threads`] asked for; 0 until it is called.
-static TORCH_THREADS: AtomicUsize = AtomicUsize::new(0);
-
-thread_local! {
-    /// The count [`apply_num_threads`] last applied in this thread (0: none).
-    static APPLIED_THREADS: Cell<usize> = const { Cell::new(0) };
-}
-
-/// Sets libtorch's intra-op CPU thread count for every thread that runs a network.
-///
-/// OpenMP keeps the count per thread, and a thread started later (the USI engine's
-/// search thread for each `go`, an inference service, the learner) began with one
-/// thread per core: its convolutions then ran in teams whose spinning barriers wait a
-/// whole scheduler slice for a descheduled member whenever the cores are busy: beside two
-/// busy processes on 2 cores, the USI engine took up to 2.5 times a move's budget. So the
-/// count is kept here and each network forward applies it in its own thread first
-/// ([`apply_num_threads`]).
-pub fn set_num_threads(n: usize) {
-    TORCH_THREADS.store(n.max(1), Ordering::Relaxed);
-    apply_num_threads();
-}
-
-/// Applies the count of [`set_num_threads`] in the calling thread, once per thread and
-/// count; nothing before it was called (libtorch's default stays).
-pub(crate) fn apply_num_threads() {
-    let n = TORCH_THREADS.load(Ordering::Relaxed);
-    if n == 0 {
-        return;
-    }
-    APPLIED_THREADS.with(|applied| {
-        if applied.get() != n {
-            tch::set_num_threads(n as i32);
-            applied.set(n);
-        }
-    });
-}
+pub use crate::threads::set_num_threads;
 
 /// Whether self-play runs its network in half precision unless told otherwise (see
 /// [`half_kind`]): f16 on CUDA, about twice f32's throughput on tensor cores with priors

@@ -25,6 +25,7 @@ mod net;
 mod optimizer;
 mod service;
 mod sparse;
+mod threads;
 
 pub use checkpoint::{
     CheckpointError, CheckpointMeta, Expected, FORMAT_VERSION, MANIFEST_FILE, Manifest,

@@ -510,7 +510,7 @@ impl Net {
     }
 
     fn heads(&self, xs: &Tensor, train: bool, material: bool) -> (Tensor, Tensor, Option<Tensor>) {
-        crate::inference::apply_num_threads();
+        crate::threads::apply_num_threads();
         let cfg = &self.config;
         let (h, w) = (cfg.board_h as i64, cfg.board_w as i64);
         let xs = xs.view([-1, cfg.input_planes as i64, h, w]);
