@@ -22,7 +22,7 @@ cargo test --workspace --no-fail-fast "$@"
 # The CUDA tests are ignored in the run above (a CPU machine must not report them as
 # passed); where a GPU is present they run here, and fail if libtorch cannot use it.
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
-  cargo test -p shogi-model --no-fail-fast --test train --test inference -- --ignored cuda
+  cargo test -p shogi-model --no-fail-fast --test integration -- --ignored cuda
 else
   echo "test.sh: no GPU (nvidia-smi): the CUDA tests were not run (listed as ignored)"
 fi

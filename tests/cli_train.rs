@@ -527,13 +527,15 @@ fn shared(a: &[Vec<u32>], b: &[Vec<u32>]) -> usize {
 
 /// Two runs with one `run.seed` play the same games (the generation seed once mixed in
 /// the clock's nanoseconds, so no two runs shared a game); another seed plays others.
-/// Each run plays for 12 s, so they may finish different numbers of games: every game
-/// of the first generation (8) must be in both.
+/// The three runs play at once, each for 12 s, so they may finish different numbers of
+/// games: every game of the first generation (8) must be in both of the same seed.
 #[test]
 fn the_same_seed_plays_the_same_selfplay_games() {
-    let a = selfplay_games(11);
-    let b = selfplay_games(11);
-    let c = selfplay_games(12);
+    let (a, b, c) = std::thread::scope(|s| {
+        let runs = [11, 11, 12].map(|seed| s.spawn(move || selfplay_games(seed)));
+        let [a, b, c] = runs.map(|run| run.join().expect("a self-play run panicked"));
+        (a, b, c)
+    });
     assert!(
         a.len() >= 8 && b.len() >= 8,
         "{} and {} games",

@@ -33,7 +33,7 @@ fi
 trap '[ -n "$smi" ] && kill "$smi" 2>/dev/null' EXIT
 
 phase "CUDA tests"
-for t in .gpu/inference .gpu/train; do
+for t in .gpu/integration; do
   [ -x "$t" ] && "$t" --ignored cuda 2>&1 | tail -n 4
 done
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds here what a lent GPU machine runs (it has torch but no Rust and no network) and
 # stages it in .gpu/ (git-ignored through .git/info/exclude), for the device tool's
-# `carry`: the release binary, the network benchmark and the two CUDA test binaries.
+# `carry`: the release binary, the network benchmark and the CUDA tests' binary.
 # Then, on the device: bash scripts/gpu/check.sh (DEVELOPERS.md, "The GPU checklist").
 #
 #   bash scripts/gpu/stage.sh
@@ -11,7 +11,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 source scripts/env.sh
 cargo build --release -p shogi-zero
 cargo build --release -p shogi-model --example net_bench
-tests=$(cargo test --release -p shogi-model --test train --test inference --no-run --message-format=json 2>/dev/null \
+tests=$(cargo test --release -p shogi-model --test integration --no-run --message-format=json 2>/dev/null \
   | python3 -c 'import json, sys
 for line in sys.stdin:
     m = json.loads(line)

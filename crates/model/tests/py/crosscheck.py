@@ -1,4 +1,4 @@
-"""Cross-check of shogi-model's weights file and forward pass, run by tests/crosscheck.rs.
+"""Cross-check of shogi-model's weights file and forward pass, run by tests/integration/crosscheck.rs.
 
 Usage: crosscheck.py DIR | crosscheck.py write DIR SEED (see `write`)
   DIR/weights.safetensors  the net's parameters as written by shogi_model::save_weights

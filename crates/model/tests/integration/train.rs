@@ -1,7 +1,7 @@
 //! The training step can overfit a fixed tiny batch; its value accuracy and policy
 //! entropy are what the net's outputs say.
 
-mod common;
+use crate::common;
 
 use shogi_model::tch::{self, Device, Kind, Tensor};
 use shogi_model::{

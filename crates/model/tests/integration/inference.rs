@@ -1,6 +1,6 @@
 //! Batched inference matches the raw forward pass.
 
-mod common;
+use crate::common;
 
 use shogi_model::tch::{self, Device, Kind, Tensor};
 use shogi_model::{
@@ -214,7 +214,7 @@ fn cuda_inference_matches_cpu() {
     }
 }
 
-/// `cargo test -p shogi-model --release --test inference -- --ignored --nocapture`
+/// `cargo test -p shogi-model --release --test integration -- --ignored --nocapture throughput`
 /// prints CPU throughput for a shogi-sized net.
 #[test]
 #[ignore]

@@ -16,8 +16,7 @@ use shogi_registry::GameSpec;
 use shogi_rules::Variant;
 use shogi_rundir::{RunDir, checkpoint_name};
 
-mod common;
-use common::minishogi;
+use crate::common::minishogi;
 
 #[test]
 fn a_player_against_itself_scores_about_half() {

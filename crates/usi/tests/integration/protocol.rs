@@ -1,10 +1,8 @@
 //! Golden transcripts and common command sequences, driven in-process.
 
-mod common;
-
 use std::time::Duration;
 
-use common::Harness;
+use crate::common::Harness;
 use shogi_game::Game;
 use shogi_rules::{GameRules, Position, ShogiGame, Variant};
 use shogi_usi::Options;

@@ -6,9 +6,9 @@
 //! finds, never more than its swing (its value off the board plus its unpromoted value
 //! into the hand), for both sides, whoever is to move; the planes are 0 off the pieces.
 
-mod common;
+use crate::common;
 
-use common::cell;
+use crate::common::cell;
 use shogi_features::{EXCHANGE_SCALE, FeatureSet, encode, input_planes};
 use shogi_rules::{HANDICAPS, MOBILITY_VALUE, Move, PieceKind, Position, Square, Variant};
 

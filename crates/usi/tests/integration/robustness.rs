@@ -1,11 +1,9 @@
 //! Robustness: thousands of random, malformed and hostile lines never crash the engine,
 //! and it still answers `isready`, `usi` and a real search afterwards.
 
-mod common;
-
 use std::time::Duration;
 
-use common::Harness;
+use crate::common::Harness;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use shogi_game::Game;

@@ -5,11 +5,9 @@
 //! exhaustive). The tests also prove minimality themselves: with the ply limit at n-2 the
 //! exhaustive search must answer `NoMate`.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::Harness;
+use crate::common::Harness;
 use shogi_rules::{Position, Variant};
 use shogi_usi::{MateLimits, MateResult, Options, is_mating_line, search_mate};
 

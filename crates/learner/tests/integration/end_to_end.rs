@@ -1,7 +1,7 @@
 //! End to end on synthetic self-play data: train a tiny net, loss decreases, candidates
 //! are written and load back, TensorBoard scalars read back with tbparse.
 
-mod common;
+use crate::common;
 
 use shogi_testkit::python;
 

@@ -1,6 +1,6 @@
 //! The replay window loads chunks, skips damaged ones, keeps the newest positions.
 
-mod common;
+use crate::common;
 
 use rand::SeedableRng;
 use shogi_learner::{ReplayWindow, SampleConfig};

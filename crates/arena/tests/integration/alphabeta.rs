@@ -412,7 +412,7 @@ fn player_specs_parse_and_print() {
     }
 }
 
-mod common;
+use crate::common;
 
 /// The shared minishogi match at one simulation, from 2-ply openings, seed 5.
 fn minishogi(games: u32) -> MatchConfig {
@@ -442,7 +442,7 @@ fn the_baseline_beats_random_and_depth_beats_depth() {
 }
 
 /// Nodes per second, from the start positions and from 20 random positions per variant
-/// (run in release: `cargo test --release -p shogi-arena --test alphabeta -- --ignored
+/// (run in release: `cargo test --release -p shogi-arena --test integration -- --ignored
 /// --nocapture speed`).
 #[test]
 #[ignore]

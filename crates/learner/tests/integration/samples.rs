@@ -1,6 +1,6 @@
 //! Sample construction from records: policy targets, value targets, mirroring.
 
-mod common;
+use crate::common;
 
 use shogi_features::FeatureSet;
 use shogi_game::Game;

@@ -139,7 +139,7 @@ fn walk(variant: Variant, seed: u64, plies: usize) {
 
 #[test]
 fn table_positions_match_naive() {
-    for line in include_str!("data/perft.txt")
+    for line in include_str!("../data/perft.txt")
         .lines()
         .filter(|l| !l.starts_with('#'))
     {

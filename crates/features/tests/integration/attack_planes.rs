@@ -12,9 +12,9 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-mod common;
+use crate::common;
 
-use common::cell;
+use crate::common::cell;
 use shogi_features::{
     ATTACK_COUNT_PLANES, FeatureSet, MOVE_NUMBER_SCALE, encode, input_planes, piece_kinds,
 };
