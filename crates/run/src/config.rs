@@ -763,45 +763,93 @@ mod tests {
         configs
     }
 
-    /// configs/README.md lists every shipped config in its table, and the row names the
-    /// budget the file's `[run]` section sets (`M min`, `N learner steps`), so the two
-    /// cannot drift apart.
+    /// The rows of the first markdown table with a `budget` column in `text`: each row's
+    /// config name (its first cell, in backquotes) and its budget cell, thousands
+    /// separators removed.
+    fn budget_rows(text: &str) -> Vec<(String, String)> {
+        let cells = |line: &str| -> Vec<String> {
+            line.trim()
+                .trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().to_string())
+                .collect()
+        };
+        let header = text
+            .lines()
+            .find(|l| l.starts_with('|') && cells(l).iter().any(|c| c == "budget"))
+            .expect("a table with a budget column");
+        let column = cells(header).iter().position(|c| c == "budget").unwrap();
+        text.lines()
+            .skip_while(|l| *l != header)
+            .skip(2)
+            .take_while(|l| l.starts_with('|'))
+            .map(|l| {
+                let row = cells(l);
+                let name = row[0].trim_matches('`').to_string();
+                (
+                    name,
+                    row.get(column)
+                        .cloned()
+                        .unwrap_or_default()
+                        .replace(',', ""),
+                )
+            })
+            .collect()
+    }
+
+    /// configs/README.md and the README's table of configs list every shipped config,
+    /// and each row names the budget the file's `[run]` section sets (`M min`, `N learner
+    /// steps`), so the tables and the files cannot drift apart; neither lists a file that
+    /// is not there.
     #[test]
     fn every_config_is_listed_with_its_budget() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
-        let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
-        for (name, text) in shipped_configs() {
-            let row = readme
-                .lines()
-                .find(|l| l.starts_with(&format!("| `{name}` |")))
-                .unwrap_or_else(|| panic!("configs/README.md has no row for {name}"));
-            let config = RunConfig::load(&dir.join(&name), &[]).unwrap();
-            let budget = row.rsplit('|').nth(1).unwrap_or("").trim().to_string();
-            if config.run.minutes > 0.0 {
-                let minutes = format!("{} min", config.run.minutes);
+        let configs = shipped_configs();
+        for table in [dir.join("README.md"), dir.join("../README.md")] {
+            let text = std::fs::read_to_string(&table).unwrap();
+            let rows = budget_rows(&text);
+            let shown = table.display();
+            for (name, _) in &configs {
+                let (_, budget) = rows
+                    .iter()
+                    .find(|(listed, _)| listed == name)
+                    .unwrap_or_else(|| panic!("{shown} has no row for {name}"));
+                let config = RunConfig::load(&dir.join(name), &[]).unwrap();
+                if config.run.minutes > 0.0 {
+                    let minutes = format!("{} min", config.run.minutes);
+                    assert!(
+                        budget.contains(&minutes),
+                        "{shown}, {name}: budget cell {budget:?} lacks {minutes:?}"
+                    );
+                }
+                if config.run.max_steps > 0 {
+                    let steps = format!("{} learner steps", config.run.max_steps);
+                    assert!(
+                        budget.contains(&steps),
+                        "{shown}, {name}: budget cell {budget:?} lacks {steps:?}"
+                    );
+                }
+            }
+            for (listed, _) in &rows {
                 assert!(
-                    budget.contains(&minutes),
-                    "{name}: budget cell {budget:?} lacks {minutes:?}"
+                    configs.iter().any(|(n, _)| n == listed),
+                    "{shown} lists {listed}, which configs/ lacks"
                 );
             }
-            if config.run.max_steps > 0 {
-                let steps = format!("{} learner steps", config.run.max_steps);
-                assert!(
-                    budget.contains(&steps),
-                    "{name}: budget cell {budget:?} lacks {steps:?}"
-                );
-            }
-            assert!(!text.is_empty());
         }
-        // And no row for a file that is not there.
-        let names: Vec<String> = shipped_configs().into_iter().map(|(n, _)| n).collect();
-        for line in readme.lines().filter(|l| l.starts_with("| `")) {
-            let listed = line.trim_start_matches("| `").split('`').next().unwrap();
-            assert!(
-                names.iter().any(|n| n == listed),
-                "configs/README.md lists {listed}, which configs/ lacks"
-            );
-        }
+    }
+
+    #[test]
+    fn budget_rows_read_the_budget_column_wherever_it_stands() {
+        let text = "intro\n\n| config | for | budget | reaches |\n|---|---|---|---|\n\
+                    | `a.toml` | x | 1,200 learner steps | 5% |\n| `b.toml` | y | 30 min | – |\n\nafter\n| `c.toml` | not a row |\n";
+        assert_eq!(
+            budget_rows(text),
+            vec![
+                ("a.toml".to_string(), "1200 learner steps".to_string()),
+                ("b.toml".to_string(), "30 min".to_string()),
+            ]
+        );
     }
 
     /// Every `section.key` path below `table`, tables themselves excluded.
