@@ -17,8 +17,18 @@ if [ "$(id -u)" != 0 ]; then
     exit 0
   fi
 fi
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "install_chromium.sh: no apt-get here: install Chromium by hand to run the browser test" >&2
+  exit 0
+fi
 start=$(date +%s)
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get install -y -q --no-install-recommends chromium >/dev/null 2>&1 \
-  || { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q --no-install-recommends chromium >/dev/null; }
-echo "install_chromium.sh: chromium installed in $(( $(date +%s) - start )) s" >&2
+# A failed install (no network, no package) leaves the test listed as ignored rather
+# than stopping the suite before any test runs.
+if $sudo apt-get install -y -q --no-install-recommends chromium >/dev/null 2>&1 \
+  || { $sudo apt-get update -q >/dev/null 2>&1 \
+    && $sudo apt-get install -y -q --no-install-recommends chromium >/dev/null 2>&1; }; then
+  echo "install_chromium.sh: chromium installed in $(( $(date +%s) - start )) s" >&2
+else
+  echo "install_chromium.sh: apt-get could not install chromium: the browser test will not run" >&2
+fi

@@ -773,13 +773,7 @@ fn tai_shogi_runs_through_the_same_loop() {
     let run = RunDir::new(&dir);
     let accepted = run.accepted_checkpoints().unwrap();
     assert!(accepted.len() >= 2, "accepted: {accepted:?}\n{stderr}");
-    let tai = Expected {
-        architecture: None,
-        variant: "tai".into(),
-        feature_version: shogi_features::FEATURE_VERSION,
-        features: Some(Default::default()),
-        policy_version: shogi_features::POLICY_VERSION,
-    };
+    let tai = Expected::for_layout(&shogi_registry::layout(shogi_game::GameKind::Tai));
     for (_, path) in &accepted {
         shogi_model::load_checkpoint(path, &tai, shogi_model::tch::Device::Cpu)
             .unwrap_or_else(|e| panic!("{} does not load: {e}", path.display()));

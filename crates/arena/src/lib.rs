@@ -27,8 +27,8 @@ pub use matchplay::{
 };
 pub use openings::Openings;
 pub use player::{
-    GamePlayers, MATCH_TEMPERATURE_PLIES, PlayerSettings, PlayerSpec, PreparedPlayer, RootSettings,
-    check_player,
+    MATCH_TEMPERATURE_PLIES, PlayerSettings, PlayerSpec, PreparedPlayer, RootSettings,
+    baseline_version, check_player,
 };
 pub use shogi_baseline::{
     AlphaBeta, AlphaBetaLimits, AlphaBetaResult, BASELINE_VERSION, TAI_BASELINE_VERSION,

@@ -16,7 +16,7 @@ use shogi_rules::Position;
 
 use crate::error::{ArenaError, io_err};
 use crate::openings::{Openings, opening_positions};
-use crate::player::{GamePlayers, Mover, PlayerSettings, PlayerSpec, PreparedPlayer};
+use crate::player::{Mover, PlayerSettings, PlayerSpec, PreparedPlayer, baseline_version};
 use crate::stats::{EloEstimate, SprtConfig, SprtDecision, SprtState, Tally};
 use crate::usi_client::UsiAnswer;
 use shogi_registry::ArenaGame;
@@ -139,7 +139,7 @@ pub struct MatchSummary {
     pub interrupted: bool,
     /// Games ended by a forfeit.
     pub forfeits: u32,
-    /// The game's baseline version ([`crate::GamePlayers::baseline_version`]: shogi's
+    /// The game's baseline version ([`crate::player::baseline_version`]: shogi's
     /// [`crate::BASELINE_VERSION`], tai's [`crate::TAI_BASELINE_VERSION`]) when a player
     /// is the `alphabeta` baseline (games cached by rung are reused only while it
     /// matches), else `None`.
@@ -287,7 +287,7 @@ type Played<G> = (
 );
 
 /// Plays one game; `None` if `stop` was raised first.
-fn play_game<G: GamePlayers>(
+fn play_game<G: ArenaGame>(
     spec: &GameSpec,
     start: &G::Start,
     black: &mut dyn Mover<G>,
@@ -409,7 +409,7 @@ fn tally(games: &[GameResult]) -> (Tally, Tally, Tally) {
 
 /// Game `index` of a match (opening `index / 2`, A playing Black when `a_black`) as the
 /// summary lists it: from A's side, with who forfeited and each player's thinking time.
-fn game_result<G: GamePlayers>(
+fn game_result<G: ArenaGame>(
     index: u32,
     a_black: bool,
     start: &G::Start,
@@ -449,7 +449,7 @@ fn game_result<G: GamePlayers>(
 
 /// Plays a match between prepared players `a` and `b`. Returns the summary; if `stop`
 /// is raised the games in progress are abandoned and the summary says `interrupted`.
-pub fn play_match<G: GamePlayers>(
+pub fn play_match<G: ArenaGame>(
     a: &PreparedPlayer<G>,
     b: &PreparedPlayer<G>,
     config: &MatchConfig,
@@ -568,7 +568,8 @@ pub fn play_match<G: GamePlayers>(
         baseline_version: [&a.spec, &b.spec]
             .iter()
             .any(|s| matches!(s, PlayerSpec::AlphaBeta(_)))
-            .then_some(G::baseline_version()),
+            .then(baseline_version::<G>)
+            .flatten(),
         seconds: began.elapsed().as_secs_f64(),
         a_move_ms: mean_move_ms(games.iter().map(|g| (g.a_think_ms, g.a_moves))),
         b_move_ms: mean_move_ms(games.iter().map(|g| (g.b_think_ms, g.b_moves))),
@@ -591,7 +592,7 @@ pub fn run_match(
 }
 
 /// [`run_match`] with `G`, the type of `config.game`.
-fn run_game_match<G: GamePlayers>(
+fn run_game_match<G: ArenaGame>(
     a: &PlayerSpec,
     b: &PlayerSpec,
     config: &MatchConfig,

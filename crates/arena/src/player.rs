@@ -3,6 +3,7 @@
 //! [`PreparedPlayer`] holds what all games share (one batched inference service per
 //! network); a [`Mover`] plays the games of one worker thread.
 
+use std::any::Any;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -22,12 +23,10 @@ use shogi_mcts::{
 use shogi_model::{DEFAULT_DEVICE, NetService, parse_device, read_manifest};
 use shogi_registry::with_game_type;
 use shogi_rules::{Move, ShogiGame, Variant};
-use shogi_tai::{TaiGame, TaiMove};
 
-use crate::alphabeta::{AlphaBeta, AlphaBetaLimits, BASELINE_VERSION};
-use crate::alphabeta_tai::{TAI_BASELINE_VERSION, TaiAlphaBeta};
 use crate::error::ArenaError;
 use crate::usi_client::{UsiAnswer, UsiEngine, UsiTimeControl, variant_setoption};
+use shogi_baseline::{AlphaBetaLimits, Baseline};
 use shogi_registry::ArenaGame;
 
 /// Random playouts per position of the `rollout` player.
@@ -50,8 +49,8 @@ pub enum PlayerSpec {
     /// `usi:COMMAND ARGS`: an external USI engine.
     Usi(String),
     /// `alphabeta:depth=N`, `alphabeta:nodes=N` or `alphabeta:movetime=MS` (or several,
-    /// comma separated): the classical network-free baseline ([`crate::alphabeta`] for
-    /// shogi and minishogi, [`crate::alphabeta_tai`] for tai shogi).
+    /// comma separated): the game's classical network-free baseline (`shogi-baseline`:
+    /// [`crate::alphabeta`] for shogi and minishogi, [`crate::alphabeta_tai`] for tai).
     AlphaBeta(AlphaBetaLimits),
 }
 
@@ -169,68 +168,48 @@ pub fn checkpoint_game(dir: &Path) -> Result<GameKind, ArenaError> {
         .map_err(|e| ArenaError::Config(format!("checkpoint {}: {e}", dir.display())))
 }
 
-/// The players a game has beyond the generic ones (networks, network-free searches,
-/// the random mover): an external USI engine and the classical alpha-beta baseline,
-/// where the game has them (the USI client: shogi and minishogi; the baseline: every game).
-pub trait GamePlayers: ArenaGame {
-    /// A mover driving the external USI engine `command`, where the arena's USI client
-    /// speaks the game.
-    fn usi_mover(_command: &str, _tc: &UsiTimeControl) -> Option<Box<dyn Mover<Self>>> {
-        None
-    }
-
-    /// A mover playing the classical alpha-beta baseline, where the game has one.
-    fn alphabeta_mover(_limits: &AlphaBetaLimits) -> Option<Box<dyn Mover<Self>>> {
-        None
-    }
-
-    /// The version of the game's alpha-beta baseline, recorded with every match it
-    /// plays (a cache of its games is keyed on it).
-    fn baseline_version() -> u32 {
-        BASELINE_VERSION
-    }
+/// A mover driving the external USI engine `command`, where the arena's USI client
+/// speaks the game `G`: it speaks shogi's moves and positions ([`ShogiGame`]: shogi and
+/// minishogi), so any other game has none.
+fn usi_mover<G: Game>(command: &str, tc: &UsiTimeControl) -> Option<Box<dyn Mover<G>>> {
+    let shogi: Box<dyn Mover<ShogiGame>> = Box::new(UsiMover::new(command, tc));
+    let mover: Box<dyn Any> = Box::new(shogi);
+    mover
+        .downcast::<Box<dyn Mover<G>>>()
+        .ok()
+        .map(|mover| *mover)
 }
 
-impl GamePlayers for ShogiGame {
-    fn usi_mover(command: &str, tc: &UsiTimeControl) -> Option<Box<dyn Mover<Self>>> {
-        Some(Box::new(UsiMover::new(command, tc)))
-    }
-
-    fn alphabeta_mover(limits: &AlphaBetaLimits) -> Option<Box<dyn Mover<Self>>> {
-        Some(Box::new(AlphaBetaMover::new(limits)))
-    }
+/// A mover playing `G`'s classical baseline (its [`ArenaGame::baseline`]) at `limits`,
+/// where the game has one.
+fn alphabeta_mover<G: ArenaGame>(limits: &AlphaBetaLimits) -> Option<Box<dyn Mover<G>>> {
+    let search = G::baseline()?;
+    Some(Box::new(AlphaBetaMover {
+        limits: *limits,
+        search,
+    }))
 }
 
-/// No USI client speaks tai shogi; its classical baseline is [`crate::alphabeta_tai`].
-impl GamePlayers for TaiGame {
-    fn alphabeta_mover(limits: &AlphaBetaLimits) -> Option<Box<dyn Mover<Self>>> {
-        Some(Box::new(TaiAlphaBetaMover {
-            limits: *limits,
-            search: TaiAlphaBeta::new(1),
-        }))
-    }
-
-    fn baseline_version() -> u32 {
-        TAI_BASELINE_VERSION
-    }
+/// The version of `G`'s classical baseline, recorded with every match it plays (a cache
+/// of its games is keyed on it); `None` where the game has none.
+pub fn baseline_version<G: ArenaGame>() -> Option<u32> {
+    G::baseline().map(|search| search.version())
 }
 
 /// Refuses `spec` where the game (`G`, named `game`) does not offer it: the arena's USI
 /// client speaks shogi and minishogi only.
-fn check_player_for<G: GamePlayers>(spec: &PlayerSpec, game: &str) -> Result<(), ArenaError> {
+fn check_player_for<G: ArenaGame>(spec: &PlayerSpec, game: &str) -> Result<(), ArenaError> {
     let refused = match spec {
-        PlayerSpec::AlphaBeta(limits) => G::alphabeta_mover(limits)
+        PlayerSpec::AlphaBeta(limits) => alphabeta_mover::<G>(limits)
             .is_none()
-            .then_some("the alphabeta baseline plays"),
-        PlayerSpec::Usi(command) => G::usi_mover(command, &UsiTimeControl::default())
+            .then(|| format!("{game} has no classical alpha-beta baseline")),
+        PlayerSpec::Usi(command) => usi_mover::<G>(command, &UsiTimeControl::default())
             .is_none()
-            .then_some("the arena's USI client speaks"),
+            .then(|| format!("the arena's USI client speaks shogi and minishogi only, not {game}")),
         _ => None,
     };
     match refused {
-        Some(what) => Err(ArenaError::Config(format!(
-            "{what} shogi and minishogi only, not {game}"
-        ))),
+        Some(why) => Err(ArenaError::Config(why)),
         None => Ok(()),
     }
 }
@@ -289,7 +268,7 @@ impl<G: ArenaGame> fmt::Debug for PreparedPlayer<G> {
     }
 }
 
-impl<G: GamePlayers> PreparedPlayer<G> {
+impl<G: ArenaGame> PreparedPlayer<G> {
     /// Loads what `spec` needs for a network of `layout` (a checkpoint's network into a
     /// batch service). An external USI engine is refused where the variant has no USI.
     pub fn prepare(
@@ -373,10 +352,10 @@ impl<G: GamePlayers> PreparedPlayer<G> {
             Shared::Random => Box::new(RandomMover {
                 rng: ChaCha8Rng::seed_from_u64(0),
             }),
-            Shared::Usi(command) => G::usi_mover(command, &self.settings.usi)
+            Shared::Usi(command) => usi_mover::<G>(command, &self.settings.usi)
                 .expect("checked when the player was prepared"),
             Shared::AlphaBeta(limits) => {
-                G::alphabeta_mover(limits).expect("checked when the player was prepared")
+                alphabeta_mover::<G>(limits).expect("checked when the player was prepared")
             }
         }
     }
@@ -546,57 +525,25 @@ impl Mover<ShogiGame> for UsiMover {
     }
 }
 
-/// Plays the classical baseline ([`crate::alphabeta`]) at a fixed depth, node count or
+/// Plays a game's classical baseline (`shogi-baseline`) at a fixed depth, node count or
 /// time per move.
-pub(crate) struct AlphaBetaMover {
+struct AlphaBetaMover<G: Game> {
     limits: AlphaBetaLimits,
-    search: AlphaBeta,
+    search: Box<dyn Baseline<G>>,
 }
 
-impl AlphaBetaMover {
-    pub(crate) fn new(limits: &AlphaBetaLimits) -> AlphaBetaMover {
-        AlphaBetaMover {
-            limits: *limits,
-            search: AlphaBeta::new(1),
-        }
-    }
-}
-
-impl Mover<ShogiGame> for AlphaBetaMover {
-    fn new_game(&mut self, _game: &ShogiGame, seed: u64) -> Result<(), String> {
+impl<G: Game> Mover<G> for AlphaBetaMover<G> {
+    fn new_game(&mut self, _game: &G, seed: u64) -> Result<(), String> {
         // Nonzero: a zero seed turns the tie-break noise off.
         self.search.new_game(seed | 1);
         Ok(())
     }
-    fn choose(&mut self, game: &ShogiGame) -> UsiAnswer {
-        match self.search.search(game, &self.limits).best_move {
+    fn choose(&mut self, game: &G) -> UsiAnswer<G::Move> {
+        match self.search.best_move(game, &self.limits) {
             Some(mv) => UsiAnswer::Move(mv),
             None => UsiAnswer::Resign,
         }
     }
-    fn observe(&mut self, _mv: Move) {}
-    fn game_over(&mut self, _score: f64) {}
-}
-
-/// Plays tai shogi's classical baseline ([`crate::alphabeta_tai`]) at a fixed depth,
-/// node count or time per move.
-struct TaiAlphaBetaMover {
-    limits: AlphaBetaLimits,
-    search: TaiAlphaBeta,
-}
-
-impl Mover<TaiGame> for TaiAlphaBetaMover {
-    fn new_game(&mut self, _game: &TaiGame, seed: u64) -> Result<(), String> {
-        // Nonzero: a zero seed turns the tie-break noise off.
-        self.search.new_game(seed | 1);
-        Ok(())
-    }
-    fn choose(&mut self, game: &TaiGame) -> UsiAnswer<TaiMove> {
-        match self.search.search(game, &self.limits).best_move {
-            Some(mv) => UsiAnswer::Move(mv),
-            None => UsiAnswer::Resign,
-        }
-    }
-    fn observe(&mut self, _mv: TaiMove) {}
+    fn observe(&mut self, _mv: G::Move) {}
     fn game_over(&mut self, _score: f64) {}
 }

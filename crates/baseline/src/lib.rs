@@ -10,3 +10,47 @@ pub mod alphabeta_tai;
 
 pub use alphabeta::{AlphaBeta, AlphaBetaLimits, AlphaBetaResult, BASELINE_VERSION};
 pub use alphabeta_tai::{TAI_BASELINE_VERSION, TaiAlphaBeta};
+
+use shogi_game::Game;
+use shogi_rules::ShogiGame;
+use shogi_tai::TaiGame;
+
+/// A classical baseline for games `G`: what a match needs to play it, whatever the game.
+/// Each game's searcher implements it here; the game's adapters (`shogi-registry`) say
+/// which searcher is the game's.
+pub trait Baseline<G: Game>: Send {
+    /// The version of the searcher's play, recorded with every match it plays (a cache
+    /// of its games is keyed on it): bumped whenever a change alters its moves.
+    fn version(&self) -> u32;
+
+    /// Starts a game: forgets what the last one taught the searcher and takes a new
+    /// tie-break noise seed (0 turns the noise off).
+    fn new_game(&mut self, seed: u64);
+
+    /// The move to play in `game` within `limits` (`None`: the side to move has none).
+    fn best_move(&mut self, game: &G, limits: &AlphaBetaLimits) -> Option<G::Move>;
+}
+
+/// Each searcher is its game's baseline through its own `new_game` and `search`.
+macro_rules! baseline_of {
+    ($searcher:ty, $game:ty, $version:expr) => {
+        impl Baseline<$game> for $searcher {
+            fn version(&self) -> u32 {
+                $version
+            }
+            fn new_game(&mut self, seed: u64) {
+                <$searcher>::new_game(self, seed);
+            }
+            fn best_move(
+                &mut self,
+                game: &$game,
+                limits: &AlphaBetaLimits,
+            ) -> Option<<$game as Game>::Move> {
+                self.search(game, limits).best_move
+            }
+        }
+    };
+}
+
+baseline_of!(AlphaBeta, ShogiGame, BASELINE_VERSION);
+baseline_of!(TaiAlphaBeta, TaiGame, TAI_BASELINE_VERSION);

@@ -20,6 +20,11 @@ pub struct NetLayout {
     pub board: usize,
     /// Policy planes over the board.
     pub policy_planes: usize,
+    /// The version of the game's input planes: a checkpoint records it, and a network
+    /// written under another is refused.
+    pub feature_version: u32,
+    /// The version of the game's policy index, likewise.
+    pub policy_version: u32,
 }
 
 impl NetLayout {
@@ -36,6 +41,8 @@ impl NetLayout {
             input_planes: input_planes(variant, features),
             board: variant.size() as usize,
             policy_planes: policy_planes(variant),
+            feature_version: crate::FEATURE_VERSION,
+            policy_version: crate::POLICY_VERSION,
         }
     }
 

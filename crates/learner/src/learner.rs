@@ -278,9 +278,9 @@ impl Learner {
         let meta = CheckpointMeta {
             architecture: self.architecture.clone(),
             variant: self.config.layout.variant.to_string(),
-            feature_version: shogi_features::FEATURE_VERSION,
+            feature_version: self.config.layout.feature_version,
             features: self.config.layout.features,
-            policy_version: shogi_features::POLICY_VERSION,
+            policy_version: self.config.layout.policy_version,
             training_step: self.step,
             samples_seen: self.samples_seen,
             parent: self.config.parent.clone(),

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use shogi_features::{FEATURE_VERSION, NetLayout, POLICY_VERSION};
+use shogi_features::NetLayout;
 
 use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, BatchStats, EvalOutput};
 use shogi_registry::NetGame;
@@ -17,15 +17,16 @@ use crate::evaluator::{NetBatchModel, NetEvaluatorError, NetInput, encode_input}
 use crate::inference::{Inference, InferenceOptions};
 
 impl Expected {
-    /// What a network for `layout` must be: its variant and input planes, this build's
-    /// feature and policy versions, any architecture (the manifest's is used).
+    /// What a network for `layout` must be: its variant and input planes, the feature
+    /// and policy versions the layout states (each game's own), any architecture (the
+    /// manifest's is used).
     pub fn for_layout(layout: &NetLayout) -> Expected {
         Expected {
             architecture: None,
             variant: layout.variant.to_string(),
-            feature_version: FEATURE_VERSION,
+            feature_version: layout.feature_version,
             features: Some(layout.features),
-            policy_version: POLICY_VERSION,
+            policy_version: layout.policy_version,
         }
     }
 

@@ -217,18 +217,8 @@ pub fn move16(mv: Move) -> u16 {
     let to = mv.to().index() as u16;
     match (mv.from(), mv.drop_kind()) {
         (Some(from), _) => to | (from.index() as u16) << 7 | u16::from(mv.is_promotion()) << 14,
-        (None, Some(kind)) => {
-            let piece_type = match kind {
-                PieceKind::Pawn => 1,
-                PieceKind::Lance => 2,
-                PieceKind::Knight => 3,
-                PieceKind::Silver => 4,
-                PieceKind::Bishop => 5,
-                PieceKind::Rook => 6,
-                _ => 7,
-            };
-            to | (81 + piece_type - 1) << 7
-        }
+        // `PieceKind` numbers the hand kinds in cshogi's order: pawn 0 to rook 5, gold 6.
+        (None, Some(kind)) => to | (81 + kind.index() as u16) << 7,
         (None, None) => to,
     }
 }

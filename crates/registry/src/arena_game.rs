@@ -4,6 +4,7 @@
 use std::fmt::Debug;
 use std::path::Path;
 
+use shogi_baseline::Baseline;
 use shogi_game::GameKind;
 use shogi_records::GameRecord;
 
@@ -11,8 +12,7 @@ use crate::export::ExportError;
 use crate::{GameSpec, NetGame, RecordGame};
 
 /// A game the arena can play. It knows nothing of matches or players: the match takes
-/// the game's rules as a [`GameSpec`], and the players a game offers beyond the generic
-/// ones are the arena's `GamePlayers`, beside those players.
+/// the game's rules as a [`GameSpec`], and its classical baseline as a [`Baseline`].
 pub trait ArenaGame: NetGame + RecordGame {
     /// A start position.
     type Start: Clone + Send + Sync + Debug;
@@ -34,6 +34,15 @@ pub trait ArenaGame: NetGame + RecordGame {
     /// Whether the side to move may declare a win (shogi's 27-point impasse rule).
     fn can_declare_win(&self) -> bool {
         false
+    }
+
+    /// A fresh searcher of the game's classical baseline (`shogi-baseline`: the
+    /// `alphabeta:...` players and the fixed scale), where the game has one.
+    fn baseline() -> Option<Box<dyn Baseline<Self>>>
+    where
+        Self: Sized,
+    {
+        None
     }
 
     /// Checks one finished game by replaying it and writes it into `dir` as `stem.*`;

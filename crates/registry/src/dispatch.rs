@@ -23,7 +23,7 @@ pub use shogi_tai::TaiGame;
 ///
 /// `body` is compiled once per game type, so it may call functions generic over any
 /// trait every game implements (`Game`, `NetGame`, `RecordGame`, `ArenaGame`,
-/// `GamePlayers`, `UsiGame`).
+/// `UsiGame`).
 #[macro_export]
 macro_rules! with_game_type {
     ($kind:expr, $G:ident => $body:expr) => {

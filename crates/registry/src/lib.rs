@@ -10,13 +10,13 @@
 //! * [`layout`] / [`layout_with`]: which network layout each game has;
 //! * the adapter traits, one per seam: [`FromSpec`] (a start from a spec), [`NetGame`]
 //!   (input planes and policy indices), [`RecordGame`] (the replay record), [`ArenaGame`]
-//!   (match starts and game files), [`UsiGame`] (the USI engine's positions);
+//!   (match starts, game files and the classical baseline), [`UsiGame`] (the USI
+//!   engine's positions);
 //! * one module per game holding every adapter impl of its type: [`shogi`] (standard
 //!   shogi and minishogi, one type) and [`tai`].
 //!
-//! [`export`] prints shogi records as USI, CSA and KIF. The players a game offers in
-//! matches beyond the generic ones (an external USI engine, the alpha-beta baseline) are
-//! the arena's `GamePlayers`, beside those players.
+//! [`export`] prints shogi records as USI, CSA and KIF. The arena's USI client speaks
+//! shogi's moves, so it plays shogi and minishogi only (the arena decides that).
 
 pub mod arena_game;
 #[doc(hidden)]

@@ -1,7 +1,7 @@
 //! [`RecordGame`]: what a game record needs from a game (its header, a code per move and
 //! the way back from a record to the game). The record format itself is `shogi-records`.
 
-use shogi_game::{EndReason, Game, Outcome};
+use shogi_game::{EndReason, Game, GameKind, Outcome};
 use shogi_records::{GameRecord, MoveRecord, ReplayError};
 
 /// What a self-play record needs from a game: its header, a 32-bit code per move, and
@@ -45,6 +45,32 @@ pub trait RecordGame: Game {
             }
         }
         Ok(game)
+    }
+
+    /// A record of `kind` from `start_sfen` holding `moves`, each in the game's own move
+    /// text ([`Game::parse_move`]) and checked by playing it; no ply cap or rule code,
+    /// and a placeholder outcome (a draw at the ply cap). The error names the first move
+    /// that is not legal where it stands.
+    fn record_from_texts<'a>(
+        kind: GameKind,
+        start_sfen: &str,
+        moves: impl IntoIterator<Item = &'a str>,
+    ) -> Result<GameRecord, String>
+    where
+        Self: Sized,
+    {
+        let mut record = record_header(kind.name(), start_sfen.to_string(), 0, 0);
+        let mut game = Self::replay_start(&record).map_err(|e| e.to_string())?;
+        for (ply, text) in moves.into_iter().enumerate() {
+            let mv = game
+                .parse_move(text)
+                .ok_or_else(|| format!("move {} {text:?} is not legal there", ply + 1))?;
+            record
+                .moves
+                .push(MoveRecord::unsearched(Self::move_code(mv)));
+            game.play_unchecked(mv);
+        }
+        Ok(record)
     }
 }
 

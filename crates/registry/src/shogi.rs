@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use shogi_baseline::{AlphaBeta, Baseline};
 use shogi_features::{FeatureSet, NetLayout, policy_index};
 use shogi_game::{Game, GameKind};
 use shogi_records::{GameRecord, ReplayError};
@@ -103,6 +104,10 @@ impl RecordGame for ShogiGame {
 
 impl ArenaGame for ShogiGame {
     type Start = Position;
+
+    fn baseline() -> Option<Box<dyn Baseline<Self>>> {
+        Some(Box::new(AlphaBeta::new(1)))
+    }
 
     /// `startpos`, an SFEN (optionally after `sfen `), or a handicap (`handicap:NAME`,
     /// standard shogi only).

@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use shogi_baseline::{Baseline, TaiAlphaBeta};
 use shogi_features::{FeatureSet, NetLayout, SparsePlanes};
 use shogi_game::{Color, Game, GameKind};
 use shogi_records::{GameRecord, ReplayError};
@@ -33,6 +34,8 @@ fn tai_layout() -> NetLayout {
         input_planes: shogi_tai::net::input_planes(),
         board: shogi_tai::SIZE,
         policy_planes: shogi_tai::net::POLICY_PLANES,
+        feature_version: shogi_tai::net::FEATURE_VERSION,
+        policy_version: shogi_tai::net::POLICY_VERSION,
     }
 }
 
@@ -104,6 +107,10 @@ impl RecordGame for TaiGame {
 impl ArenaGame for TaiGame {
     type Start = shogi_tai::Position;
 
+    fn baseline() -> Option<Box<dyn Baseline<Self>>> {
+        Some(Box::new(TaiAlphaBeta::new(1)))
+    }
+
     /// `startpos` or a tai SFEN (optionally after `sfen `).
     fn parse_start(game: GameKind, line: &str) -> Result<shogi_tai::Position, String> {
         if game != GameKind::Tai {
@@ -158,6 +165,25 @@ impl ArenaGame for TaiGame {
         shogi_rundir::write_atomic(&path, text.as_bytes()).map_err(ExportError::io(&path))?;
         Ok(1)
     }
+}
+
+/// Reads a tai game as [`ArenaGame::write_game`] writes it (`sfen`, `moves` and
+/// `result` lines): the record, every move checked by playing it, and the result line's
+/// text (`unknown` where there is none).
+pub fn read_text_game(text: &str) -> Result<(GameRecord, String), String> {
+    let field = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key).map(str::trim))
+    };
+    let sfen = field("sfen ")
+        .ok_or("no `sfen` line (a tai game's .txt has sfen, moves and result lines)")?;
+    let moves = text
+        .lines()
+        .find_map(|l| l.strip_prefix("moves"))
+        .unwrap_or("");
+    let record = TaiGame::record_from_texts(GameKind::Tai, sfen, moves.split_whitespace())?;
+    let result = field("result ").unwrap_or("unknown").to_string();
+    Ok((record, result))
 }
 
 impl UsiGame for TaiGame {

@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use shogi_arena::{GateConfig, GateReport, gate_pending};
 use shogi_features::NetLayout;
-use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
 use shogi_mcts::batch::{BatchConfig, BatchStats};
 use shogi_mcts::{PlayoutCap, SearchConfig};

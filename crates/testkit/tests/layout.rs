@@ -131,3 +131,73 @@ fn no_source_file_or_function_is_too_long_to_read() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The workspace crates (`shogi-*`) among the `[dependencies]` of `manifest` (a
+/// Cargo.toml's text), without their prefix: dev-dependencies are not arrows.
+fn crate_dependencies(manifest: &str) -> Vec<String> {
+    let mut deps: Vec<String> = manifest
+        .lines()
+        .skip_while(|l| l.trim() != "[dependencies]")
+        .skip(1)
+        .take_while(|l| !l.starts_with('['))
+        .filter_map(|l| l.strip_prefix("shogi-"))
+        .filter_map(|l| l.split(['.', ' ', '=']).next())
+        .map(str::to_string)
+        .collect();
+    deps.sort();
+    deps
+}
+
+/// docs/ARCHITECTURE.md's table of crates states what each crate depends on, and the
+/// arrows point down the table (a crate uses only crates listed above it): the table is
+/// read as the code's map, so it must be the code's.
+#[test]
+fn the_crate_table_states_every_crates_dependencies_and_they_point_down() {
+    let root = shogi_testkit::repo_root();
+    let doc = fs::read_to_string(root.join("docs/ARCHITECTURE.md")).unwrap();
+    let rows: Vec<(String, String, String)> = doc
+        .lines()
+        .filter(|l| l.starts_with("| shogi-"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let name = cells[1].trim_start_matches("shogi-").to_string();
+            let dir = cells[2].to_string();
+            (name, dir, cells[cells.len() - 2].to_string())
+        })
+        .collect();
+    assert!(rows.len() >= 15, "only {} crate rows", rows.len());
+    let mut listed = std::collections::HashSet::new();
+    for (name, dir, stated) in &rows {
+        let manifest = fs::read_to_string(root.join(dir).join("Cargo.toml"))
+            .unwrap_or_else(|e| panic!("{dir}/Cargo.toml: {e}"));
+        let deps = crate_dependencies(&manifest);
+        for dep in &deps {
+            assert!(
+                listed.contains(dep.as_str()),
+                "shogi-{name} depends on shogi-{dep}, which is not above it in the table"
+            );
+        }
+        if stated != "all" {
+            let mut claimed: Vec<String> = stated
+                .split(',')
+                .map(|d| d.trim().trim_matches('*'))
+                .filter(|d| rows.iter().any(|(n, _, _)| n == d))
+                .map(str::to_string)
+                .collect();
+            claimed.sort();
+            assert_eq!(
+                claimed, deps,
+                "docs/ARCHITECTURE.md: shogi-{name}'s \"depends on\" cell against its Cargo.toml"
+            );
+        }
+        listed.insert(name.as_str());
+    }
+    // Every crate directory has its row.
+    for krate in fs::read_dir(root.join("crates")).unwrap().flatten() {
+        let dir = format!("crates/{}", krate.file_name().to_string_lossy());
+        assert!(
+            rows.iter().any(|(_, d, _)| *d == dir),
+            "{dir} has no row in docs/ARCHITECTURE.md's table of crates"
+        );
+    }
+}

@@ -2,6 +2,7 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
+use shogi_game::GameKind;
 use shogi_model::{DeviceReport, tch};
 
 #[derive(Debug, Args)]
@@ -11,16 +12,24 @@ pub struct InfoArgs {
     device: String,
 }
 
-/// The on-disk and network formats this binary reads and writes: checkpoints, input
-/// planes (standard/minishogi and tai), policy indices and replay chunks.
+/// The on-disk and network formats this binary reads and writes: checkpoints, each
+/// game's input planes and policy index (as its network layout states them) and replay
+/// chunks.
 pub fn formats_line() -> String {
+    let games: Vec<String> = GameKind::ALL
+        .iter()
+        .map(|&kind| {
+            let layout = shogi_registry::layout(kind);
+            format!(
+                "{kind} {}/{}",
+                layout.feature_version, layout.policy_version
+            )
+        })
+        .collect();
     format!(
-        "formats: checkpoint {}, features {} (tai {}), policy {} (tai {}), replay chunk {}",
+        "formats: checkpoint {}, features/policy {}, replay chunk {}",
         shogi_model::FORMAT_VERSION,
-        shogi_features::FEATURE_VERSION,
-        shogi_tai::net::FEATURE_VERSION,
-        shogi_features::POLICY_VERSION,
-        shogi_tai::net::POLICY_VERSION,
+        games.join(", "),
         shogi_records::record::FORMAT_VERSION,
     )
 }

@@ -153,18 +153,10 @@ fn from_summary(path: &Path, index: usize) -> Result<Source> {
         .variant
         .parse()
         .map_err(|e| anyhow::anyhow!("{}: variant {:?}: {e}", file.display(), summary.variant))?;
-    let mut record = GameRecord {
-        variant: kind.to_string(),
-        start_sfen: game.start_sfen.clone(),
-        max_plies: 0,
-        impasse: 0,
-        outcome: Outcome::draw(shogi_game::EndReason::MaxPlies),
-        resignation_disabled: false,
-        moves: Vec::new(),
-    };
     // Match records hold moves as text: turn them into codes on a replay.
-    with_game_type!(kind, G => codes_from_text::<G>(&mut record, &game.moves))
-        .with_context(|| format!("{}: game {}", file.display(), index + 1))?;
+    let moves = game.moves.iter().map(String::as_str);
+    let record = with_game_type!(kind, G => G::record_from_texts(kind, &game.start_sfen, moves))
+        .map_err(|e| anyhow::anyhow!("{}: game {}: {e}", file.display(), index + 1))?;
     let (black, white) = if game.a_black {
         (&summary.a, &summary.b)
     } else {
@@ -275,39 +267,12 @@ fn from_record_file(path: &Path, index: usize) -> Result<Source> {
     })
 }
 
-/// A tai shogi game's `.txt` (what matches write: `sfen`, `moves` and `result` lines).
+/// A tai shogi game's `.txt` (what matches write; its reader is the game's adapter).
 fn from_tai_text(path: &Path) -> Result<Source> {
     let name = path.display();
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {name}"))?;
-    let field = |key: &str| {
-        text.lines()
-            .find_map(|l| l.strip_prefix(key).map(str::trim))
-            .with_context(|| {
-                format!(
-                    "{name}: no `{key}` line (a tai game's .txt has sfen, moves and result lines)"
-                )
-            })
-    };
-    let sfen = field("sfen ")?;
-    let moves: Vec<String> = text
-        .lines()
-        .find_map(|l| l.strip_prefix("moves"))
-        .unwrap_or("")
-        .split_whitespace()
-        .map(str::to_string)
-        .collect();
-    let result = field("result ").unwrap_or("unknown").to_string();
-    let mut record = GameRecord {
-        variant: GameKind::Tai.to_string(),
-        start_sfen: sfen.to_string(),
-        max_plies: 0,
-        impasse: 0,
-        outcome: Outcome::draw(shogi_game::EndReason::MaxPlies),
-        resignation_disabled: false,
-        moves: Vec::new(),
-    };
-    with_game_type!(GameKind::Tai, G => codes_from_text::<G>(&mut record, &moves))
-        .with_context(|| name.to_string())?;
+    let (record, result) =
+        shogi_registry::tai::read_text_game(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     Ok(Source {
         meta: format!("tai game, {} plies", record.moves.len()),
         record,
@@ -323,18 +288,6 @@ fn winner_text(winner: &str) -> &'static str {
         "white" => "White wins",
         _ => "Draw",
     }
-}
-
-fn codes_from_text<G: Game + RecordGame>(record: &mut GameRecord, moves: &[String]) -> Result<()> {
-    let mut game = G::replay_start(record)?;
-    for (ply, text) in moves.iter().enumerate() {
-        let Some(mv) = game.parse_move(text) else {
-            bail!("move {} {text:?} is not legal there", ply + 1);
-        };
-        record.moves.push(MoveRecord::unsearched(G::move_code(mv)));
-        game.play_unchecked(mv);
-    }
-    Ok(())
 }
 
 fn outcome_text(outcome: &Outcome, plies: usize) -> String {

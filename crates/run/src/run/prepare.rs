@@ -56,12 +56,13 @@ pub fn prepare(
         run.write_best_pointer(&name)?;
     }
     if let Some((model, parent)) = initial {
+        let layout = layout_of(config);
         let meta = CheckpointMeta {
             architecture: model.config().clone(),
-            variant: layout_of(config).variant.to_string(),
-            feature_version: FEATURE_VERSION,
+            variant: layout.variant.to_string(),
+            feature_version: layout.feature_version,
             features: config.network.features,
-            policy_version: POLICY_VERSION,
+            policy_version: layout.policy_version,
             training_step: 0,
             samples_seen: 0,
             parent,

@@ -1,0 +1,5 @@
+//! The integration tests of shogi-registry, one module per subject, in one test binary:
+//! one compile and link (and one process) for them all instead of one per file.
+
+mod adapters;
+mod records;
