@@ -240,6 +240,36 @@ fn curve_measures_accepted_networks_against_one_opponent_and_reuses_points() {
     // Run again with the same settings: nothing is replayed.
     let again = shogi_zero(&args);
     assert_eq!(again.matches("measured before").count(), 3, "{again}");
+    // At fixed learner steps: the network each step had (250 had step 200's), the steps
+    // past the learner's last export skipped with a word, into their own directory.
+    let steps_out = tmp.path().join("by-steps");
+    let mut at_steps = args.to_vec();
+    at_steps.splice(2..4, ["--at-steps", "100,250,900"]);
+    at_steps.extend(["--out", steps_out.to_str().unwrap()]);
+    let by_steps = shogi_testkit::run_ok(env!("CARGO_BIN_EXE_shogi-zero"), &at_steps);
+    let text = String::from_utf8_lossy(&by_steps.stderr);
+    assert!(
+        text.contains("has not reached step 900 (its learner exported up to step 300)"),
+        "{text}"
+    );
+    let csv = std::fs::read_to_string(steps_out.join("curve.csv")).unwrap();
+    let steps: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).unwrap())
+        .collect();
+    assert_eq!(steps, ["100", "200"], "{csv}");
+    // Steps the run never reached are an error, not an empty curve.
+    let none = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+        .args(["curve", r, "--at-steps", "5000", "--device", "cpu"])
+        .output()
+        .unwrap();
+    assert!(!none.status.success());
+    assert!(
+        String::from_utf8_lossy(&none.stderr).contains("reached none of the steps [5000]"),
+        "{}",
+        String::from_utf8_lossy(&none.stderr)
+    );
     // A directory without networks is a clear error.
     let bad = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
         .args(["curve", tmp.path().to_str().unwrap()])

@@ -11,7 +11,10 @@
 # It also measures CURVE_POINTS accepted networks (default 6; 0 skips), first to last,
 # against CURVE_OPPONENT (default alphabeta:depth=1, the fixed scale's anchor), CURVE_GAMES
 # games each (default 20): the run's strength against the yardstick over wall time,
-# RUN/proof/curve-alphabeta-depth-1/curve.{png,csv,json}. BASELINE_GAMES (default 0) adds
+# RUN/proof/curve-alphabeta-depth-1/curve.{png,csv,json}, plotted against wall minutes
+# and against learner steps. CURVE_STEPS (e.g. 2000,3700,9500) measures instead the
+# networks the run had at those learner steps, to compare runs step for step whatever
+# the machine's speed. BASELINE_GAMES (default 0) adds
 # the untrained network against random, the baseline of the first score.
 #
 #   bash scripts/bench/learns.sh runs/minishogi [GAMES] [SIMULATIONS]
@@ -78,9 +81,11 @@ if [ "${BASELINE_GAMES:-0}" != 0 ]; then
   "$bin" match --a "checkpoint:$initial" --b random --games "$BASELINE_GAMES" --simulations "$sims" \
     "${rules[@]}" --parallel 8 --out "$run/proof/initial-vs-random" | tee "$run/proof/initial-vs-random.txt"
 fi
-if [ "${CURVE_POINTS:-6}" -ge 2 ]; then
+if [ "${CURVE_POINTS:-6}" -ge 2 ] || [ -n "${CURVE_STEPS:-}" ]; then
+  which=(--points "${CURVE_POINTS:-6}")
+  [ -z "${CURVE_STEPS:-}" ] || which=(--at-steps "$CURVE_STEPS")
   for extra in "" "--plain"; do
-    "$bin" curve "$run" --opponent "${CURVE_OPPONENT:-alphabeta:depth=1}" --points "${CURVE_POINTS:-6}" \
+    "$bin" curve "$run" --opponent "${CURVE_OPPONENT:-alphabeta:depth=1}" "${which[@]}" \
       --games "${CURVE_GAMES:-20}" --simulations "$sims" "${rules[@]}" $extra --parallel 8
   done
 fi

@@ -155,8 +155,38 @@ pub fn pick_checkpoints(checkpoints: &[(u64, PathBuf)], points: usize) -> Vec<(u
     picked.into_iter().map(|i| checkpoints[i].clone()).collect()
 }
 
+/// The networks a run had at fixed learner steps, so runs on machines (or hours) of
+/// different speeds compare step for step: for each of `steps`, the last of
+/// `checkpoints` (sorted by step) at or before it, the network the run was playing with
+/// then. A step past `reached` (the furthest step the run's learner exported) has no
+/// network yet and is returned apart, so a short run is never measured as if it had
+/// learned that long. Each network is picked once.
+pub fn pick_at_steps(
+    checkpoints: &[(u64, PathBuf)],
+    steps: &[u64],
+    reached: u64,
+) -> (Vec<(u64, PathBuf)>, Vec<u64>) {
+    let mut picked: Vec<(u64, PathBuf)> = Vec::new();
+    let mut not_reached = Vec::new();
+    for &step in steps {
+        if step > reached {
+            not_reached.push(step);
+            continue;
+        }
+        if let Some(found) = checkpoints.iter().rev().find(|(s, _)| *s <= step)
+            && !picked.iter().any(|(s, _)| s == &found.0)
+        {
+            picked.push(found.clone());
+        }
+    }
+    picked.sort();
+    (picked, not_reached)
+}
+
 /// Draws score (percent, with the 95% interval from the Elo interval) against wall
-/// minutes, with the 50% line. Written through a temporary file and a rename.
+/// minutes and, beside it, against learner steps, each with the 50% line: the first says
+/// what an hour of this machine bought, the second what the learning did whatever the
+/// machine's speed. Written through a temporary file and a rename.
 pub fn plot_curve(curve: &Curve, path: &Path) -> Result<(), RatingsError> {
     crate::plot::write_png(path, |root| draw(curve, root))
 }
@@ -164,35 +194,53 @@ pub fn plot_curve(curve: &Curve, path: &Path) -> Result<(), RatingsError> {
 fn draw(curve: &Curve, root: &crate::plot::Canvas<'_>) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| e.to_string();
     root.fill(&WHITE).map_err(|e| err(&e))?;
-    let x1 = curve
-        .points
-        .iter()
-        .map(|p| p.minutes)
-        .fold(1.0f64, f64::max);
-    let pad = x1 * 0.05;
-    let mut builder = ChartBuilder::on(root);
-    builder.margin(15);
-    builder
-        .caption(
-            format!(
+    let panels = root
+        .titled(
+            &format!(
                 "score vs {} ({} games, {} simulations)",
                 curve.opponent, curve.games, curve.simulations
             ),
             (crate::plot::FAMILY, 22),
         )
-        .x_label_area_size(40)
-        .y_label_area_size(60);
+        .map_err(|e| err(&e))?;
+    let (by_minutes, by_steps) = panels.split_horizontally(panels.dim_in_pixel().0 / 2);
+    draw_panel(
+        curve,
+        &by_minutes,
+        "wall minutes since the first network",
+        |p| p.minutes,
+    )?;
+    draw_panel(curve, &by_steps, "learner steps", |p| p.step as f64)
+}
+
+/// One panel: score against `x` of each point.
+fn draw_panel(
+    curve: &Curve,
+    area: &crate::plot::Canvas<'_>,
+    x_desc: &str,
+    x: impl Fn(&CurvePoint) -> f64,
+) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    let x1 = curve.points.iter().map(&x).fold(1.0f64, f64::max);
+    let pad = x1 * 0.05;
+    let mut builder = ChartBuilder::on(area);
+    builder.margin(15);
+    builder.x_label_area_size(40).y_label_area_size(60);
     let mut chart = builder
         .build_cartesian_2d(-pad..x1 + pad, 0.0f64..100.0)
         .map_err(|e| err(&e))?;
     let mut mesh = chart.configure_mesh();
-    mesh.x_desc("wall minutes since the first network")
-        .y_desc("score %");
+    let whole = |v: &f64| format!("{v:.0}");
+    mesh.x_desc(x_desc)
+        .y_desc("score %")
+        .x_labels(5)
+        .x_label_formatter(&whole)
+        .y_label_formatter(&whole);
     mesh.draw().map_err(|e| err(&e))?;
     let line: Vec<(f64, f64)> = curve
         .points
         .iter()
-        .map(|p| (p.minutes, p.rating.score * 100.0))
+        .map(|p| (x(p), p.rating.score * 100.0))
         .collect();
     chart
         .draw_series(LineSeries::new(line, &BLUE))
@@ -202,13 +250,13 @@ fn draw(curve: &Curve, root: &crate::plot::Canvas<'_>) -> Result<(), String> {
         let high = score_from_elo(p.rating.high).clamp(0.0, 1.0) * 100.0;
         chart
             .draw_series(std::iter::once(PathElement::new(
-                vec![(p.minutes, low), (p.minutes, high)],
+                vec![(x(p), low), (x(p), high)],
                 BLUE.stroke_width(2),
             )))
             .map_err(|e| err(&e))?;
         chart
             .draw_series(std::iter::once(Circle::new(
-                (p.minutes, p.rating.score * 100.0),
+                (x(p), p.rating.score * 100.0),
                 5,
                 BLUE.filled(),
             )))
@@ -261,6 +309,24 @@ mod tests {
         assert_eq!(steps(pick_checkpoints(&all, 1)), vec![0, 1000]);
         assert_eq!(pick_checkpoints(&all, 50).len(), 11);
         assert!(pick_checkpoints(&[], 4).is_empty());
+    }
+
+    #[test]
+    fn picks_the_network_each_step_had_and_never_past_the_run() {
+        let all: Vec<(u64, PathBuf)> = [0u64, 400, 1200, 1600]
+            .iter()
+            .map(|&s| (s, PathBuf::from(format!("s{s}"))))
+            .collect();
+        let steps = |v: &[(u64, PathBuf)]| v.iter().map(|(s, _)| *s).collect::<Vec<_>>();
+        // 1000 had the network accepted at 400; 1100 the same one again (picked once);
+        // 2000 is past the learner's last export (1900), so it is not measured.
+        let (picked, not_reached) = pick_at_steps(&all, &[2000, 1000, 1100, 1600, 0], 1900);
+        assert_eq!(steps(&picked), vec![0, 400, 1600]);
+        assert_eq!(not_reached, vec![2000]);
+        // A run whose gate rejected its last candidates still reached their step.
+        let (picked, not_reached) = pick_at_steps(&all, &[1900], 1900);
+        assert_eq!((steps(&picked), not_reached), (vec![1600], vec![]));
+        assert_eq!(pick_at_steps(&[], &[100], 100).0, vec![]);
     }
 
     #[test]

@@ -284,6 +284,18 @@ impl RunDir {
         Self::checkpoints_in(&self.accepted())
     }
 
+    /// The furthest learner step the run exported a network at: the highest step of its
+    /// accepted, rejected and waiting candidates (0 for a run with none).
+    pub fn exported_through(&self) -> io::Result<u64> {
+        let mut furthest = 0;
+        for dir in [self.accepted(), self.rejected(), self.candidates()] {
+            if let Some((step, _)) = Self::checkpoints_in(&dir)?.pop() {
+                furthest = furthest.max(step);
+            }
+        }
+        Ok(furthest)
+    }
+
     /// Promotes `candidate` (a directory in `candidates/`): writes `report` as its
     /// `gate.json`, renames it into `accepted/` and updates `BEST`. Returns the new path.
     pub fn promote(&self, candidate: &Path, report: &[u8]) -> io::Result<PathBuf> {
@@ -391,6 +403,12 @@ mod tests {
             "accepted/step-00000200\n"
         );
         assert!(run.pending_candidates().unwrap().is_empty());
+        assert_eq!(run.exported_through().unwrap(), 200);
+        // A rejected last candidate still counts as a step the learner reached.
+        let c3 = fake_checkpoint(&run.candidates(), 400);
+        assert_eq!(run.exported_through().unwrap(), 400, "waiting");
+        run.reject(&c3, b"{}").unwrap();
+        assert_eq!(run.exported_through().unwrap(), 400, "rejected");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::time::SystemTime;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use shogi_arena::curve::{CURVE_SIMULATIONS, Curve, CurvePoint, pick_checkpoints};
+use shogi_arena::curve::{CURVE_SIMULATIONS, Curve, CurvePoint, pick_at_steps, pick_checkpoints};
 use shogi_arena::{
     MATCH_OPENING_PLIES, MatchConfig, Openings, PlayerSettings, PlayerSpec, Rating, run_match,
 };
@@ -31,6 +31,12 @@ pub struct CurveArgs {
     /// Networks to measure: the first, the last and the rest spread evenly between.
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(2..))]
     pub points: u32,
+    /// Measure instead the networks the run had at these learner steps (comma-separated,
+    /// e.g. `2000,3700,9500`: at each, the last one accepted at or before it), so runs
+    /// compare step for step whatever the machine's speed; a step the run has not reached
+    /// is skipped and said.
+    #[arg(long, value_delimiter = ',', conflicts_with = "points")]
+    pub at_steps: Vec<u64>,
     /// Games per network (paired openings, colours swapped).
     #[arg(long, default_value_t = MatchConfig::default().games, value_parser = clap::value_parser!(u32).range(1..))]
     pub games: u32,
@@ -108,7 +114,28 @@ pub fn run(args: &CurveArgs) -> Result<()> {
             run.accepted().display()
         );
     }
-    let chosen = pick_checkpoints(&all, args.points as usize);
+    let chosen = if args.at_steps.is_empty() {
+        pick_checkpoints(&all, args.points as usize)
+    } else {
+        let reached = run
+            .exported_through()
+            .with_context(|| format!("listing the networks of {}", run.root().display()))?;
+        let (chosen, not_reached) = pick_at_steps(&all, &args.at_steps, reached);
+        for step in not_reached {
+            eprintln!(
+                "curve: {} has not reached step {step} (its learner exported up to step {reached}): skipped",
+                args.run.display()
+            );
+        }
+        if chosen.is_empty() {
+            bail!(
+                "{} reached none of the steps {:?} (its learner exported up to step {reached})",
+                args.run.display(),
+                args.at_steps
+            );
+        }
+        chosen
+    };
     let first_time = modified(&all[0].1)?;
     let players: Vec<PlayerSpec> = std::iter::once(args.opponent.clone())
         .chain(
