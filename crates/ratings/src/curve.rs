@@ -2,8 +2,9 @@
 //! the same opponent (a random mover, a fixed classical search, a fixed checkpoint) with
 //! the same search and openings, and their scores are kept as `curve.json` and
 //! `curve.csv` and plotted to `curve.png` (score against wall minutes since the run's
-//! first network, and against learner steps). Unlike the gate's Elo chain (`ratings.png`), every point is measured
-//! against the same yardstick, so a flat curve means the run did not learn.
+//! first network, and against learner steps). Unlike the gate's Elo chain
+//! (`ratings.png`), every point is measured against the same yardstick, so a flat curve
+//! means the run did not learn.
 
 use std::path::{Path, PathBuf};
 
