@@ -13,6 +13,16 @@ fn shogi_zero(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Runs the binary, asserts that it failed, and returns its standard error.
+fn shogi_zero_fails(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{args:?} succeeded");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 fn summary(dir: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap()
 }
@@ -260,27 +270,11 @@ fn curve_measures_accepted_networks_against_one_opponent_and_reuses_points() {
         .collect();
     assert_eq!(steps, ["100", "200"], "{csv}");
     // Steps the run never reached are an error, not an empty curve.
-    let none = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
-        .args(["curve", r, "--at-steps", "5000", "--device", "cpu"])
-        .output()
-        .unwrap();
-    assert!(!none.status.success());
-    assert!(
-        String::from_utf8_lossy(&none.stderr).contains("reached none of the steps [5000]"),
-        "{}",
-        String::from_utf8_lossy(&none.stderr)
-    );
+    let none = shogi_zero_fails(&["curve", r, "--at-steps", "5000", "--device", "cpu"]);
+    assert!(none.contains("reached none of the steps [5000]"), "{none}");
     // A directory without networks is a clear error.
-    let bad = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
-        .args(["curve", tmp.path().to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(!bad.status.success());
-    assert!(
-        String::from_utf8_lossy(&bad.stderr).contains("accepted"),
-        "{}",
-        String::from_utf8_lossy(&bad.stderr)
-    );
+    let bad = shogi_zero_fails(&["curve", tmp.path().to_str().unwrap()]);
+    assert!(bad.contains("accepted"), "{bad}");
 }
 
 #[test]
