@@ -14,6 +14,14 @@ fn shogi_zero(args: &[&str]) -> String {
 }
 
 /// Runs the binary, asserts that it failed, and returns its standard error.
+/// The learner step of each point in a `curve.csv`, in its order.
+fn curve_steps(csv: &str) -> Vec<&str> {
+    csv.lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).unwrap())
+        .collect()
+}
+
 fn shogi_zero_fails(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
         .args(args)
@@ -226,11 +234,7 @@ fn curve_measures_accepted_networks_against_one_opponent_and_reuses_points() {
     let text = shogi_zero(&args);
     let out = run.join("proof/curve-random");
     let csv = std::fs::read_to_string(out.join("curve.csv")).unwrap();
-    let steps: Vec<&str> = csv
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').nth(1).unwrap())
-        .collect();
+    let steps = curve_steps(&csv);
     // The first, the last and one between; every point played 2 games.
     assert_eq!(steps.len(), 3, "{csv}");
     assert_eq!((steps[0], steps[2]), ("0", "300"), "{csv}");
@@ -263,11 +267,7 @@ fn curve_measures_accepted_networks_against_one_opponent_and_reuses_points() {
         "{text}"
     );
     let csv = std::fs::read_to_string(steps_out.join("curve.csv")).unwrap();
-    let steps: Vec<&str> = csv
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').nth(1).unwrap())
-        .collect();
+    let steps = curve_steps(&csv);
     assert_eq!(steps, ["100", "200"], "{csv}");
     // Steps the run never reached are an error, not an empty curve.
     let none = shogi_zero_fails(&["curve", r, "--at-steps", "5000", "--device", "cpu"]);
