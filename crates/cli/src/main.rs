@@ -411,6 +411,44 @@ mod defaults {
         }
     }
 
+    /// `match --tree-batch N`: the players' search batch, 1 to 1,024; nothing else
+    /// changes with it (its default is strength play's).
+    #[test]
+    fn match_tree_batch_reaches_the_players_and_refuses_zero() {
+        let Command::Match(args) = parse(&[
+            "match",
+            "--a",
+            "random",
+            "--b",
+            "random",
+            "--tree-batch",
+            "1",
+        ]) else {
+            panic!("not match")
+        };
+        assert_eq!(
+            args.player_settings().unwrap(),
+            PlayerSettings {
+                tree_batch: 1,
+                ..PlayerSettings::default()
+            }
+        );
+        for bad in ["0", "1025", "x"] {
+            let args = [
+                "shogi-zero",
+                "match",
+                "--a",
+                "random",
+                "--b",
+                "random",
+                "--tree-batch",
+                bad,
+            ];
+            let err = Cli::try_parse_from(args).unwrap_err().to_string();
+            assert!(err.contains("--tree-batch"), "{bad}: {err}");
+        }
+    }
+
     /// `--root-of RUN`: the run's play search (its self-play root, `[play]` over it),
     /// read from its config; never mixed with the flags it replaces; a run without a
     /// readable config is an error naming the file.

@@ -55,6 +55,12 @@ pub struct MatchArgs {
     /// mate is played at once); 0 = off.
     #[arg(long, default_value_t = PlayerSettings::default().root_mate_nodes, value_name = "NODES")]
     pub root_mate_nodes: usize,
+    /// Leaves the searching players evaluate together per tree (virtual loss between
+    /// them): larger batches fill the network's batch sooner, smaller ones spend each
+    /// simulation where the previous ones pointed (the USI engine's `TreeBatch`).
+    #[arg(long, default_value_t = PlayerSettings::default().tree_batch as u64,
+          value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub tree_batch: u64,
     #[command(flatten)]
     pub root: super::RootArgs,
     /// File of start positions (one SFEN, `startpos` or `handicap:NAME` per line); without
@@ -202,6 +208,7 @@ impl MatchArgs {
             movetime_ms: self.movetime,
             temperature_plies: self.temperature_plies,
             root_mate_nodes: self.root_mate_nodes,
+            tree_batch: self.tree_batch as usize,
             device: self.net.device.clone(),
             usi: UsiTimeControl {
                 byoyomi_ms: self.byoyomi,
