@@ -228,6 +228,19 @@ mod defaults {
             .unwrap()
     }
 
+    /// `match --a random --b random` and then `extra`: a match with no networks.
+    fn try_match(extra: &[&str]) -> Result<Cli, clap::Error> {
+        let head = ["shogi-zero", "match", "--a", "random", "--b", "random"];
+        Cli::try_parse_from(head.iter().copied().chain(extra.iter().copied()))
+    }
+
+    fn parse_match(extra: &[&str]) -> cmd::match_cmd::MatchArgs {
+        match try_match(extra).unwrap().command {
+            Some(Command::Match(args)) => *args,
+            _ => panic!("not match"),
+        }
+    }
+
     #[test]
     fn the_argument_parser_is_well_formed() {
         Cli::command().debug_assert();
@@ -287,9 +300,7 @@ mod defaults {
 
     #[test]
     fn match_and_curve_play_the_arenas_defaults() {
-        let Command::Match(args) = parse(&["match", "--a", "random", "--b", "random"]) else {
-            panic!("not match")
-        };
+        let args = parse_match(&[]);
         assert_eq!(args.player_settings().unwrap(), PlayerSettings::default());
         let config = MatchConfig::default();
         assert_eq!(
@@ -344,12 +355,7 @@ mod defaults {
 
     #[test]
     fn root_flags_reach_the_players_and_scales_refuse_values_out_of_range() {
-        let Command::Match(args) = parse(&[
-            "match",
-            "--a",
-            "random",
-            "--b",
-            "random",
+        let args = parse_match(&[
             "--gumbel",
             "8",
             "--gumbel-c-scale",
@@ -357,9 +363,7 @@ mod defaults {
             "--gumbel-safe",
             "--gumbel-safety",
             "0.5",
-        ]) else {
-            panic!("not match")
-        };
+        ]);
         let settings = args.player_settings().unwrap();
         assert_eq!(settings.root.gumbel_safety, 0.5);
         assert_eq!(settings.root.gumbel_c_scale, 3.0);
@@ -379,18 +383,10 @@ mod defaults {
         assert_eq!(settings.root.gumbel, 0, "PUCT unless --gumbel");
         assert!(settings.root.gumbel_captures && !settings.root.gumbel_safe);
         for bad in ["0", "-1", "nan", "inf", "x"] {
-            let err = Cli::try_parse_from([
-                "shogi-zero",
-                "match",
-                "--a",
-                "random",
-                "--b",
-                "random",
-                // `=`: clap reads a lone "-1" as a flag, not as the value.
-                &format!("--gumbel-c-scale={bad}"),
-            ])
-            .unwrap_err()
-            .to_string();
+            // `=`: clap reads a lone "-1" as a flag, not as the value.
+            let err = try_match(&[&format!("--gumbel-c-scale={bad}")])
+                .unwrap_err()
+                .to_string();
             assert!(
                 err.contains("--gumbel-c-scale") && err.contains(bad),
                 "{bad}: {err}"
@@ -415,17 +411,7 @@ mod defaults {
     /// changes with it (its default is strength play's).
     #[test]
     fn match_tree_batch_reaches_the_players_and_refuses_zero() {
-        let Command::Match(args) = parse(&[
-            "match",
-            "--a",
-            "random",
-            "--b",
-            "random",
-            "--tree-batch",
-            "1",
-        ]) else {
-            panic!("not match")
-        };
+        let args = parse_match(&["--tree-batch", "1"]);
         assert_eq!(
             args.player_settings().unwrap(),
             PlayerSettings {
@@ -434,17 +420,7 @@ mod defaults {
             }
         );
         for bad in ["0", "1025", "x"] {
-            let args = [
-                "shogi-zero",
-                "match",
-                "--a",
-                "random",
-                "--b",
-                "random",
-                "--tree-batch",
-                bad,
-            ];
-            let err = Cli::try_parse_from(args).unwrap_err().to_string();
+            let err = try_match(&["--tree-batch", bad]).unwrap_err().to_string();
             assert!(err.contains("--tree-batch"), "{bad}: {err}");
         }
     }
@@ -459,11 +435,7 @@ mod defaults {
                     leaf_exchange = 0.5\ngumbel_safety = 1.0\n[play]\ngumbel_safety = 2.0\n";
         std::fs::write(dir.path().join("config.toml"), text).unwrap();
         let run = dir.path().to_str().unwrap();
-        let Command::Match(args) =
-            parse(&["match", "--a", "random", "--b", "random", "--root-of", run])
-        else {
-            panic!("not match")
-        };
+        let args = parse_match(&["--root-of", run]);
         let root = args.player_settings().unwrap().root;
         assert_eq!(
             root,
