@@ -234,7 +234,7 @@ mod defaults {
         Cli::try_parse_from(head.iter().copied().chain(extra.iter().copied()))
     }
 
-    fn parse_match(extra: &[&str]) -> cmd::match_cmd::MatchArgs {
+    fn parse_match(extra: &[&str]) -> super::cmd::match_cmd::MatchArgs {
         match try_match(extra).unwrap().command {
             Some(Command::Match(args)) => *args,
             _ => panic!("not match"),

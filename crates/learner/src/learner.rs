@@ -287,7 +287,7 @@ impl Learner {
             play: self.config.play.clone(),
         };
         let optimizer = &self.optimizer;
-        shogi_model::publish_checkpoint(&dir, &optimizer.model.vs, &meta, |tmp| {
+        shogi_model::publish_checkpoint(&dir, optimizer.published(), &meta, |tmp| {
             // The optimiser's state (momentum, moments) travels with the weights, inside
             // the same rename, so a resume continues it (see `restore_optimizer`).
             let path = tmp.join(shogi_model::OPTIMIZER_FILE);

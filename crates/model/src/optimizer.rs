@@ -54,6 +54,13 @@ pub struct OptimizerSettings {
     /// loss scaling (f32 parameters, losses and optimiser). Ignored on the CPU, where
     /// steps stay f32 (see [`NetOptimizer::mixed_precision`]).
     pub mixed_precision: bool,
+    /// Decay of an exponential moving average of the weights, updated after every step
+    /// (0: none). With one, candidates carry the average instead of the last step's
+    /// weights (a constant learning rate's noise averaged out, as KataGo exports
+    /// stochastic weight averages) and the learner trains on from its own weights, which
+    /// travel in the optimiser's file. About `1 / (1 - decay)` steps are averaged.
+    #[serde(default)]
+    pub ema_decay: f64,
 }
 
 /// SGD's momentum unless a config says otherwise (AlphaZero's).
@@ -72,6 +79,7 @@ impl Default for OptimizerSettings {
             value_weight: 1.0,
             material_weight: default_material_weight(),
             mixed_precision: true,
+            ema_decay: 0.0,
         }
     }
 }
@@ -228,6 +236,59 @@ pub struct NetOptimizer {
     opt: Optimizer,
     config: OptimizerSettings,
     scaler: LossScaler,
+    /// The average of the weights candidates carry, where [`OptimizerSettings::ema_decay`]
+    /// asks for one.
+    average: Option<WeightAverage>,
+}
+
+/// An exponential moving average of a model's variables (weights and batch-norm
+/// statistics), kept as a second model of the same architecture.
+struct WeightAverage {
+    model: Model,
+    decay: f64,
+    /// Updates so far: the first ones weigh the new weights more, so the average does not
+    /// hold the initial network for `1 / (1 - decay)` steps.
+    updates: u64,
+}
+
+impl WeightAverage {
+    /// Key of the update count in the optimiser's file.
+    const UPDATES_KEY: &str = "average.updates";
+    /// Prefix of the trained (not averaged) weights in the optimiser's file.
+    const TRAINED_PREFIX: &str = "trained.";
+
+    fn new(model: &Model, decay: f64) -> Result<Self, tch::TchError> {
+        Ok(Self {
+            model: model.copy_to(model.device())?,
+            decay,
+            updates: 0,
+        })
+    }
+
+    /// The decay of update number `updates` (from 1): `min(decay, (1 + n) / (10 + n))`,
+    /// TensorFlow's warm-up of `ExponentialMovingAverage`.
+    fn decay_at(&self, updates: u64) -> f64 {
+        let n = updates as f64;
+        self.decay.min((1.0 + n) / (10.0 + n))
+    }
+
+    fn update(&mut self, trained: &nn::VarStore) {
+        self.updates += 1;
+        let weight_of_new = 1.0 - self.decay_at(self.updates);
+        let trained = trained.variables();
+        tch::no_grad(|| {
+            for (name, mut average) in self.model.vs.variables() {
+                let Some(new) = trained.get(&name) else {
+                    continue;
+                };
+                if average.is_floating_point() {
+                    let _ = average.lerp_(new, weight_of_new);
+                } else {
+                    average.copy_(new);
+                }
+            }
+        });
+    }
 }
 
 /// Dynamic loss scaling for f16 autocast, as PyTorch's `GradScaler`: the loss is multiplied
@@ -329,11 +390,23 @@ impl NetOptimizer {
     /// Builds the optimiser over `model`'s trainable variables.
     pub fn new(model: Model, config: OptimizerSettings) -> Result<Self, tch::TchError> {
         let opt = Optimizer::new(&model.vs, config.optimizer);
+        let decay = config.ema_decay;
+        if !(0.0..1.0).contains(&decay) {
+            return Err(tch::TchError::Convert(format!(
+                "ema_decay {decay} is not in [0, 1)"
+            )));
+        }
+        let average = if decay > 0.0 {
+            Some(WeightAverage::new(&model, decay)?)
+        } else {
+            None
+        };
         Ok(Self {
             model,
             opt,
             config,
             scaler: LossScaler::new(),
+            average,
         })
     }
 
@@ -343,6 +416,23 @@ impl NetOptimizer {
     pub fn optimizer_state(&self) -> Vec<(String, Tensor)> {
         let mut state = self.opt.state();
         state.extend(self.scaler.state());
+        if let Some(average) = &self.average {
+            // The checkpoint's weights are the average; the learner's own go here.
+            let cpu = |t: &Tensor| t.detach().to_device(Device::Cpu).contiguous();
+            let mut trained: Vec<(String, Tensor)> = self
+                .model
+                .vs
+                .variables()
+                .into_iter()
+                .map(|(name, t)| (format!("{}{name}", WeightAverage::TRAINED_PREFIX), cpu(&t)))
+                .collect();
+            trained.sort_by(|a, b| a.0.cmp(&b.0));
+            state.extend(trained);
+            state.push((
+                WeightAverage::UPDATES_KEY.to_string(),
+                Tensor::from_slice(&[average.updates as i64]),
+            ));
+        }
         state
     }
 
@@ -364,11 +454,34 @@ impl NetOptimizer {
         scaler
             .restore(&mut by_name)
             .map_err(|e| format!("{}: {e}", path.display()))?;
+        let (trained, updates) = take_trained(&mut by_name, &self.model.vs)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         self.opt
             .restore(by_name)
             .map_err(|e| format!("{}: {e}", path.display()))?;
         self.scaler = scaler;
+        // A file from a run with an average holds the learner's own weights: training
+        // goes on from them (whether or not this run averages), and the average, loaded
+        // as the checkpoint's weights, from its update count.
+        let variables = self.model.vs.variables();
+        tch::no_grad(|| {
+            for (name, t) in &trained {
+                let mut variable = variables[name].shallow_clone();
+                variable.copy_(t);
+            }
+        });
+        if let (Some(average), Some(updates)) = (&mut self.average, updates) {
+            average.updates = updates;
+        }
         Ok(())
+    }
+
+    /// The variables a candidate carries: the weight average where the settings keep one
+    /// ([`OptimizerSettings::ema_decay`]), else the model's own.
+    pub fn published(&self) -> &nn::VarStore {
+        self.average
+            .as_ref()
+            .map_or(&self.model.vs, |a| &a.model.vs)
     }
 
     /// The hyper-parameters.
@@ -567,6 +680,9 @@ impl NetOptimizer {
         });
         if !amp || self.scaler.update(grad_norm) {
             self.opt.step(self.config.lr, self.config.weight_decay);
+            if let Some(average) = &mut self.average {
+                average.update(&self.model.vs);
+            }
         }
         fwd.losses(grad_norm)
     }
@@ -602,6 +718,51 @@ impl NetOptimizer {
     pub fn device(&self) -> Device {
         self.model.device()
     }
+}
+
+/// Takes the trained weights and the average's update count (written where a run averages
+/// its weights) out of an optimiser file's tensors, checked against `vs`'s variables:
+/// none, or every variable with its shape and kind.
+#[allow(clippy::type_complexity)]
+fn take_trained(
+    by_name: &mut std::collections::HashMap<String, Tensor>,
+    vs: &nn::VarStore,
+) -> Result<(Vec<(String, Tensor)>, Option<u64>), String> {
+    let updates = match by_name.remove(WeightAverage::UPDATES_KEY) {
+        None => None,
+        Some(t) => {
+            let n = i64::try_from(&t)
+                .ok()
+                .filter(|&n| t.numel() == 1 && n >= 0)
+                .ok_or_else(|| format!("{} is not one count", WeightAverage::UPDATES_KEY))?;
+            Some(n as u64)
+        }
+    };
+    let is_trained = |k: &String| k.starts_with(WeightAverage::TRAINED_PREFIX);
+    if !by_name.keys().any(is_trained) {
+        return Ok((Vec::new(), updates));
+    }
+    let mut trained = Vec::new();
+    for (name, like) in vs.variables() {
+        let key = format!("{}{name}", WeightAverage::TRAINED_PREFIX);
+        let t = by_name
+            .remove(&key)
+            .ok_or_else(|| format!("no {key} tensor (another architecture)"))?;
+        if t.size() != like.size() || t.kind() != like.kind() {
+            return Err(format!(
+                "{key} is {:?}{:?}, the variable is {:?}{:?}",
+                t.kind(),
+                t.size(),
+                like.kind(),
+                like.size()
+            ));
+        }
+        trained.push((name, t));
+    }
+    if let Some(extra) = by_name.keys().find(|k| is_trained(k)) {
+        return Err(format!("{extra}: no such variable"));
+    }
+    Ok((trained, updates))
 }
 
 /// SGD (momentum, optionally Nesterov; L2 weight decay added to the gradient) and AdamW
@@ -810,8 +971,18 @@ mod tests {
             value_weight: 1.0,
             material_weight: 1.0,
             mixed_precision: false,
+            ema_decay: 0.0,
         };
         NetOptimizer::new(Model::new(&tiny(), Device::Cpu), config).unwrap()
+    }
+
+    /// A trainer over `model` that averages its weights with `decay`.
+    fn averaging(kind: OptimizerKind, model: Model, decay: f64) -> NetOptimizer {
+        let config = OptimizerSettings {
+            ema_decay: decay,
+            ..trainer(kind, 0).config
+        };
+        NetOptimizer::new(model, config).unwrap()
     }
 
     fn batch(seed: i64, n: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
@@ -937,6 +1108,103 @@ mod tests {
                 .unwrap_err();
             assert!(err.contains("reading"), "{err}");
         }
+    }
+
+    /// Candidates carry the moving average: each step moves it toward the trained weights
+    /// by `1 - min(decay, (1 + n) / (10 + n))`, recomputed here from copies of the
+    /// weights (batch-norm statistics included) after every step.
+    #[test]
+    fn published_weights_are_the_moving_average_of_the_trained_ones() {
+        let decay = 0.5;
+        for kind in [SGD, ADAMW] {
+            tch::manual_seed(11);
+            let mut t = averaging(kind, Model::new(&tiny(), Device::Cpu), decay);
+            let expected = t.model.copy_to(Device::Cpu).unwrap();
+            assert_eq!(max_diff(t.published(), &t.model.vs), 0.0);
+            for k in 0..12u32 {
+                let (xs, pt, vt) = batch(200 + i64::from(k), 4);
+                t.step(&xs, &pt, &vt, 4);
+                let n = f64::from(k + 1);
+                let d = decay.min((1.0 + n) / (10.0 + n));
+                let trained = t.model.vs.variables();
+                tch::no_grad(|| {
+                    for (name, mut e) in expected.vs.variables() {
+                        let next = &e * d + &trained[&name] * (1.0 - d);
+                        e.copy_(&next);
+                    }
+                });
+            }
+            let d = max_diff(t.published(), &expected.vs);
+            assert!(d < 1e-6, "{kind:?}: the average is off by {d}");
+            assert!(max_diff(t.published(), &t.model.vs) > 1e-4, "{kind:?}");
+        }
+        // Without a decay the candidates are the trained weights; a decay of 1 or more
+        // would never move and is refused.
+        let plain = trainer(SGD, 1);
+        assert!(std::ptr::eq(plain.published(), &plain.model.vs));
+        for bad in [1.0, 1.5, -0.1] {
+            let config = OptimizerSettings {
+                ema_decay: bad,
+                ..trainer(SGD, 0).config
+            };
+            let err = NetOptimizer::new(Model::new(&tiny(), Device::Cpu), config).unwrap_err();
+            assert!(err.to_string().contains("ema_decay"), "{err}");
+        }
+    }
+
+    /// An averaging run resumed from a candidate (whose weights are the average) gets its
+    /// trained weights and the average's count back from the optimiser's file and takes
+    /// the uninterrupted run's steps; a file whose trained weights do not fit is refused
+    /// and changes nothing.
+    #[test]
+    fn an_averaging_run_resumes_exactly() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("opt.safetensors");
+        tch::manual_seed(13);
+        let mut a = averaging(SGD, Model::new(&tiny(), Device::Cpu), 0.9);
+        for k in 0..5 {
+            let (xs, pt, vt) = batch(300 + k, 4);
+            a.step(&xs, &pt, &vt, 4);
+        }
+        a.save_optimizer(&path).unwrap();
+        // What a resume loads: the candidate's weights, the average.
+        let mut candidate = Model::new(&tiny(), Device::Cpu);
+        candidate.vs.copy(a.published()).unwrap();
+        let mut b = averaging(SGD, candidate, 0.9);
+        assert!(max_diff(&b.model.vs, &a.model.vs) > 1e-6);
+        b.load_optimizer(&path).unwrap();
+        assert_eq!(max_diff(&b.model.vs, &a.model.vs), 0.0);
+        assert_eq!(max_diff(b.published(), a.published()), 0.0);
+        assert_eq!(b.average.as_ref().unwrap().updates, 5);
+        for k in 10..13 {
+            let (xs, pt, vt) = batch(k, 4);
+            a.step(&xs, &pt, &vt, 4);
+            b.step(&xs, &pt, &vt, 4);
+        }
+        assert_eq!(max_diff(&b.model.vs, &a.model.vs), 0.0);
+        assert_eq!(max_diff(b.published(), a.published()), 0.0);
+        // A run that stopped averaging trains on from the trained weights too.
+        let mut candidate = Model::new(&tiny(), Device::Cpu);
+        candidate.vs.copy(a.published()).unwrap();
+        let mut plain = NetOptimizer::new(candidate, trainer(SGD, 0).config).unwrap();
+        a.save_optimizer(&path).unwrap();
+        plain.load_optimizer(&path).unwrap();
+        assert_eq!(max_diff(&plain.model.vs, &a.model.vs), 0.0);
+        // A trained weight of another shape: refused, naming it; nothing changes.
+        let mut state = a.optimizer_state();
+        let (name, t) = state
+            .iter_mut()
+            .find(|(n, _)| n.starts_with("trained."))
+            .unwrap();
+        *t = Tensor::zeros([3], (Kind::Float, Device::Cpu));
+        let name = name.clone();
+        Tensor::write_safetensors(&state, &path).unwrap();
+        let mut c = averaging(SGD, a.model.copy_to(Device::Cpu).unwrap(), 0.9);
+        let before = c.model.copy_to(Device::Cpu).unwrap();
+        let err = c.load_optimizer(&path).unwrap_err();
+        assert!(err.contains(&name), "{err}");
+        assert_eq!(max_diff(&c.model.vs, &before.vs), 0.0);
+        assert_eq!(c.average.as_ref().unwrap().updates, 0);
     }
 
     /// A resumed mixed-precision run continues the loss scale it had learned.

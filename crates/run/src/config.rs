@@ -510,6 +510,11 @@ pub struct LearnerSection {
     /// scale is saved with the optimiser's state). Ignored on the CPU, where steps stay
     /// f32 (a note in the log says so). Default true.
     pub mixed_precision: bool,
+    /// Decay of an exponential moving average of the weights, updated every step, that
+    /// candidates carry instead of the last step's weights (0 = none;
+    /// [`OptimizerSettings::ema_decay`]). About `1 / (1 - decay)` steps are averaged.
+    /// Default 0.
+    pub ema_decay: f64,
 }
 
 impl Default for LearnerSection {
@@ -550,6 +555,7 @@ impl Default for LearnerSection {
             material_exchange: samples.material_exchange,
             prune_replay: false,
             mixed_precision: train.mixed_precision,
+            ema_decay: train.ema_decay,
         }
     }
 }
@@ -1005,6 +1011,10 @@ mod tests {
                 "[selfplay]\nleaf_exchange = -0.5\n",
                 "selfplay.leaf_exchange = -0.5 is out of range: must be between 0 and 1",
             ),
+            (
+                "[learner]\nema_decay = 1.0\n",
+                "learner.ema_decay = 1 is out of range: must be at least 0 and below 1",
+            ),
             ("[play]\nroot = \"puct\"\n", "root"),
         ] {
             let err = refusal(text);
@@ -1231,6 +1241,7 @@ max_batch = 32
             "learner.material_weight",
             "learner.material_value",
             "learner.material_gain",
+            "learner.ema_decay",
             "gate.threshold",
             "gate.sprt_elo0",
             "gate.sprt_elo1",

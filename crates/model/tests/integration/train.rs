@@ -51,6 +51,7 @@ fn trainer_on(opt: OptimizerKind, lr: f64, device: Device) -> NetOptimizer {
             value_weight: 1.0,
             material_weight: 1.0,
             mixed_precision: false,
+            ema_decay: 0.0,
         },
     )
     .unwrap()
@@ -341,6 +342,7 @@ fn the_material_head_learns_its_target_column() {
             value_weight: 1.0,
             material_weight: 2.0,
             mixed_precision: false,
+            ema_decay: 0.0,
         },
     )
     .unwrap();

@@ -49,6 +49,7 @@ impl RunConfig {
             ("learner.material_weight", l.material_weight),
             ("learner.material_value", l.material_value as f64),
             ("learner.material_gain", l.material_gain as f64),
+            ("learner.ema_decay", l.ema_decay),
             ("gate.threshold", gate.threshold),
             ("gate.sprt_elo0", gate.sprt_elo0),
             ("gate.sprt_elo1", gate.sprt_elo1),
@@ -196,6 +197,13 @@ impl RunConfig {
         c.unit("learner.momentum", l.momentum)?;
         c.unit("learner.q_blend", l.q_blend as f64)?;
         c.unit("learner.material_value", l.material_value as f64)?;
+        if !(0.0..1.0).contains(&l.ema_decay) {
+            return Err(c.range(
+                "learner.ema_decay",
+                l.ema_decay.to_string(),
+                "must be at least 0 and below 1",
+            ));
+        }
         for (key, v) in [
             ("learner.weight_decay", l.weight_decay),
             ("learner.grad_clip", l.grad_clip),

@@ -183,6 +183,7 @@ pub fn optimizer_settings(config: &RunConfig) -> OptimizerSettings {
         value_weight: l.value_weight,
         material_weight: l.material_weight,
         mixed_precision: l.mixed_precision,
+        ema_decay: l.ema_decay,
     }
 }
 
