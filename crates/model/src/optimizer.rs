@@ -745,24 +745,36 @@ fn take_trained(
     let mut trained = Vec::new();
     for (name, like) in vs.variables() {
         let key = format!("{}{name}", WeightAverage::TRAINED_PREFIX);
-        let t = by_name
-            .remove(&key)
-            .ok_or_else(|| format!("no {key} tensor (another architecture)"))?;
-        if t.size() != like.size() || t.kind() != like.kind() {
-            return Err(format!(
-                "{key} is {:?}{:?}, the variable is {:?}{:?}",
-                t.kind(),
-                t.size(),
-                like.kind(),
-                like.size()
-            ));
-        }
+        let t = take_like(by_name, &key, &like, "another architecture")?;
         trained.push((name, t));
     }
     if let Some(extra) = by_name.keys().find(|k| is_trained(k)) {
         return Err(format!("{extra}: no such variable"));
     }
     Ok((trained, updates))
+}
+
+/// Takes tensor `key` out of an optimiser file's tensors, checked to have `like`'s shape
+/// and kind; `missing` says why a file may lack it.
+fn take_like(
+    by_name: &mut std::collections::HashMap<String, Tensor>,
+    key: &str,
+    like: &Tensor,
+    missing: &str,
+) -> Result<Tensor, String> {
+    let t = by_name
+        .remove(key)
+        .ok_or_else(|| format!("no {key} tensor ({missing})"))?;
+    if t.size() != like.size() || t.kind() != like.kind() {
+        return Err(format!(
+            "{key} is {:?}{:?}, the variable is {:?}{:?}",
+            t.kind(),
+            t.size(),
+            like.kind(),
+            like.size()
+        ));
+    }
+    Ok(t)
 }
 
 /// SGD (momentum, optionally Nesterov; L2 weight decay added to the gradient) and AdamW
@@ -905,20 +917,9 @@ impl Optimizer {
             OptimizerKind::Sgd { .. } => "sgd",
             OptimizerKind::AdamW { .. } => "adamw",
         };
+        let missing = format!("saved by another optimiser than {kind}, or another architecture");
         let mut fetch = |prefix: &str, name: &str, like: &Tensor| -> Result<Tensor, String> {
-            let key = format!("{prefix}{name}");
-            let t = by_name
-                .remove(&key)
-                .ok_or_else(|| format!("no {key} tensor (saved by another optimiser than {kind}, or another architecture)"))?;
-            if t.size() != like.size() || t.kind() != like.kind() {
-                return Err(format!(
-                    "{key} is {:?}{:?}, the variable is {:?}{:?}",
-                    t.kind(),
-                    t.size(),
-                    like.kind(),
-                    like.size()
-                ));
-            }
+            let t = take_like(&mut by_name, &format!("{prefix}{name}"), like, &missing)?;
             Ok(t.to_device(like.device()))
         };
         let mut first = Vec::with_capacity(self.params.len());
