@@ -10,6 +10,9 @@ use tch::{Device, Kind, Tensor};
 
 use crate::net::Model;
 
+mod average;
+use average::{WeightAverage, take_trained};
+
 /// File name of the optimiser state a learner saves beside a candidate's weights.
 pub const OPTIMIZER_FILE: &str = "optimizer.safetensors";
 
@@ -239,56 +242,6 @@ pub struct NetOptimizer {
     /// The average of the weights candidates carry, where [`OptimizerSettings::ema_decay`]
     /// asks for one.
     average: Option<WeightAverage>,
-}
-
-/// An exponential moving average of a model's variables (weights and batch-norm
-/// statistics), kept as a second model of the same architecture.
-struct WeightAverage {
-    model: Model,
-    decay: f64,
-    /// Updates so far: the first ones weigh the new weights more, so the average does not
-    /// hold the initial network for `1 / (1 - decay)` steps.
-    updates: u64,
-}
-
-impl WeightAverage {
-    /// Key of the update count in the optimiser's file.
-    const UPDATES_KEY: &str = "average.updates";
-    /// Prefix of the trained (not averaged) weights in the optimiser's file.
-    const TRAINED_PREFIX: &str = "trained.";
-
-    fn new(model: &Model, decay: f64) -> Result<Self, tch::TchError> {
-        Ok(Self {
-            model: model.copy_to(model.device())?,
-            decay,
-            updates: 0,
-        })
-    }
-
-    /// The decay of update number `updates` (from 1): `min(decay, (1 + n) / (10 + n))`,
-    /// TensorFlow's warm-up of `ExponentialMovingAverage`.
-    fn decay_at(&self, updates: u64) -> f64 {
-        let n = updates as f64;
-        self.decay.min((1.0 + n) / (10.0 + n))
-    }
-
-    fn update(&mut self, trained: &nn::VarStore) {
-        self.updates += 1;
-        let weight_of_new = 1.0 - self.decay_at(self.updates);
-        let trained = trained.variables();
-        tch::no_grad(|| {
-            for (name, mut average) in self.model.vs.variables() {
-                let Some(new) = trained.get(&name) else {
-                    continue;
-                };
-                if average.is_floating_point() {
-                    let _ = average.lerp_(new, weight_of_new);
-                } else {
-                    average.copy_(new);
-                }
-            }
-        });
-    }
 }
 
 /// Dynamic loss scaling for f16 autocast, as PyTorch's `GradScaler`: the loss is multiplied
@@ -718,40 +671,6 @@ impl NetOptimizer {
     pub fn device(&self) -> Device {
         self.model.device()
     }
-}
-
-/// Takes the trained weights and the average's update count (written where a run averages
-/// its weights) out of an optimiser file's tensors, checked against `vs`'s variables:
-/// none, or every variable with its shape and kind.
-#[allow(clippy::type_complexity)]
-fn take_trained(
-    by_name: &mut std::collections::HashMap<String, Tensor>,
-    vs: &nn::VarStore,
-) -> Result<(Vec<(String, Tensor)>, Option<u64>), String> {
-    let updates = match by_name.remove(WeightAverage::UPDATES_KEY) {
-        None => None,
-        Some(t) => {
-            let n = i64::try_from(&t)
-                .ok()
-                .filter(|&n| t.numel() == 1 && n >= 0)
-                .ok_or_else(|| format!("{} is not one count", WeightAverage::UPDATES_KEY))?;
-            Some(n as u64)
-        }
-    };
-    let is_trained = |k: &String| k.starts_with(WeightAverage::TRAINED_PREFIX);
-    if !by_name.keys().any(is_trained) {
-        return Ok((Vec::new(), updates));
-    }
-    let mut trained = Vec::new();
-    for (name, like) in vs.variables() {
-        let key = format!("{}{name}", WeightAverage::TRAINED_PREFIX);
-        let t = take_like(by_name, &key, &like, "another architecture")?;
-        trained.push((name, t));
-    }
-    if let Some(extra) = by_name.keys().find(|k| is_trained(k)) {
-        return Err(format!("{extra}: no such variable"));
-    }
-    Ok((trained, updates))
 }
 
 /// Takes tensor `key` out of an optimiser file's tensors, checked to have `like`'s shape
