@@ -370,21 +370,7 @@ impl NetOptimizer {
         let mut state = self.opt.state();
         state.extend(self.scaler.state());
         if let Some(average) = &self.average {
-            // The checkpoint's weights are the average; the learner's own go here.
-            let cpu = |t: &Tensor| t.detach().to_device(Device::Cpu).contiguous();
-            let mut trained: Vec<(String, Tensor)> = self
-                .model
-                .vs
-                .variables()
-                .into_iter()
-                .map(|(name, t)| (format!("{}{name}", WeightAverage::TRAINED_PREFIX), cpu(&t)))
-                .collect();
-            trained.sort_by(|a, b| a.0.cmp(&b.0));
-            state.extend(trained);
-            state.push((
-                WeightAverage::UPDATES_KEY.to_string(),
-                Tensor::from_slice(&[average.updates as i64]),
-            ));
+            state.extend(average.state(&self.model.vs));
         }
         state
     }
@@ -673,6 +659,11 @@ impl NetOptimizer {
     }
 }
 
+/// A saved copy of `t`: detached, on the CPU, contiguous.
+fn to_cpu(t: &Tensor) -> Tensor {
+    t.detach().to_device(Device::Cpu).contiguous()
+}
+
 /// Takes tensor `key` out of an optimiser file's tensors, checked to have `like`'s shape
 /// and kind; `missing` says why a file may lack it.
 fn take_like(
@@ -798,18 +789,17 @@ impl Optimizer {
 
     fn state(&self) -> Vec<(String, Tensor)> {
         let (a, b) = self.prefixes();
-        let cpu = |t: &Tensor| t.detach().to_device(Device::Cpu).contiguous();
         let mut out: Vec<(String, Tensor)> = self
             .params
             .iter()
             .zip(&self.first)
-            .map(|((name, _), t)| (format!("{a}{name}"), cpu(t)))
+            .map(|((name, _), t)| (format!("{a}{name}"), to_cpu(t)))
             .collect();
         out.extend(
             self.params
                 .iter()
                 .zip(&self.second)
-                .map(|((name, _), t)| (format!("{b}{name}"), cpu(t))),
+                .map(|((name, _), t)| (format!("{b}{name}"), to_cpu(t))),
         );
         out.push((
             STEP_KEY.to_string(),

@@ -4,7 +4,7 @@
 
 use tch::{Tensor, nn};
 
-use super::take_like;
+use super::{take_like, to_cpu};
 use crate::net::Model;
 
 /// An exponential moving average of a model's variables (weights and batch-norm
@@ -19,9 +19,9 @@ pub(super) struct WeightAverage {
 
 impl WeightAverage {
     /// Key of the update count in the optimiser's file.
-    pub(super) const UPDATES_KEY: &str = "average.updates";
+    const UPDATES_KEY: &str = "average.updates";
     /// Prefix of the trained (not averaged) weights in the optimiser's file.
-    pub(super) const TRAINED_PREFIX: &str = "trained.";
+    const TRAINED_PREFIX: &str = "trained.";
 
     pub(super) fn new(model: &Model, decay: f64) -> Result<Self, tch::TchError> {
         Ok(Self {
@@ -29,6 +29,23 @@ impl WeightAverage {
             decay,
             updates: 0,
         })
+    }
+
+    /// What the optimiser's file holds of the average: the learner's own weights
+    /// `trained` (the checkpoint's weights being the average), sorted by name, and the
+    /// update count; [`take_trained`] reads them back.
+    pub(super) fn state(&self, trained: &nn::VarStore) -> Vec<(String, Tensor)> {
+        let mut state: Vec<(String, Tensor)> = trained
+            .variables()
+            .into_iter()
+            .map(|(name, t)| (format!("{}{name}", Self::TRAINED_PREFIX), to_cpu(&t)))
+            .collect();
+        state.sort_by(|a, b| a.0.cmp(&b.0));
+        state.push((
+            Self::UPDATES_KEY.to_string(),
+            Tensor::from_slice(&[self.updates as i64]),
+        ));
+        state
     }
 
     /// The decay of update number `updates` (from 1): `min(decay, (1 + n) / (10 + n))`,
