@@ -92,31 +92,38 @@ impl std::fmt::Debug for Learner {
 }
 
 /// A minibatch as the optimiser takes it: the dense input planes, the policy targets
-/// sparse (tens of entries a row, not 11,259 floats) and the value targets (the
-/// win/draw/loss row, then the material target where the network has that head).
+/// sparse (tens of entries a row, not 11,259 floats), the opponent's replies likewise
+/// (empty without that head) and the value targets (the win/draw/loss row, then the
+/// material target where the network has that head).
 struct BatchTargets {
     inputs: Vec<f32>,
     policy: SparsePolicy,
+    opponent_policy: SparsePolicy,
     value: Vec<f32>,
 }
 
 impl BatchTargets {
-    fn of(samples: &[Sample], material_head: bool) -> BatchTargets {
+    fn of(samples: &[Sample], heads: &ModelConfig) -> BatchTargets {
         let n_in = samples.first().map_or(0, |s| s.layout.input_size());
         let mut inputs = vec![0.0f32; samples.len() * n_in];
         let mut policy = SparsePolicy::new();
+        let mut opponent_policy = SparsePolicy::new();
         let mut value = Vec::with_capacity(samples.len() * 4);
         for (k, s) in samples.iter().enumerate() {
             s.write_planes(&mut inputs[k * n_in..(k + 1) * n_in]);
             policy.push_row(k, &s.policy);
+            if heads.opponent_policy {
+                opponent_policy.push_row(k, &s.opponent_policy);
+            }
             value.extend_from_slice(&s.wdl);
-            if material_head {
+            if heads.material_head {
                 value.push(s.material);
             }
         }
         BatchTargets {
             inputs,
             policy,
+            opponent_policy,
             value,
         }
     }
@@ -167,16 +174,20 @@ impl Learner {
             let lr = self.config.schedule.lr_at(self.step);
             self.optimizer.set_lr(lr);
             let batch = window.sample_batch(b, &mut self.rng);
-            let material_head = self.optimizer.model.config().material_head;
-            let tensors = BatchTargets::of(&batch, material_head);
+            let heads = self.optimizer.model.config();
+            let (material_head, opponent_head) = (heads.material_head, heads.opponent_policy);
+            let tensors = BatchTargets::of(&batch, heads);
             let ent: f64 = batch
                 .iter()
                 .map(|s| entropy(s.policy.iter().map(|&(_, p)| p)))
                 .sum();
             let t0 = Instant::now();
-            let losses =
-                self.optimizer
-                    .step_sparse(&tensors.inputs, &tensors.policy, &tensors.value, b);
+            let losses = self.optimizer.step_sparse(
+                &tensors.inputs,
+                (&tensors.policy, &tensors.opponent_policy),
+                &tensors.value,
+                b,
+            );
             inside += t0.elapsed();
             self.step += 1;
             self.samples_seen += b as u64;
@@ -188,6 +199,9 @@ impl Learner {
             w.add_scalar("loss/total", losses.total as f32, st);
             if material_head {
                 w.add_scalar("loss/material", losses.material as f32, st);
+            }
+            if opponent_head {
+                w.add_scalar("loss/opponent_policy", losses.opponent_policy as f32, st);
             }
             w.add_scalar("lr", lr as f32, st);
             w.add_scalar("policy_target_entropy", (ent / b as f64) as f32, st);
@@ -220,10 +234,9 @@ impl Learner {
     pub fn evaluate(&mut self, samples: &[Sample]) -> Evaluation {
         let mut sum = Evaluation::default();
         let mut rows = 0usize;
-        let material_head = self.optimizer.model.config().material_head;
         for chunk in samples.chunks(self.config.batch.max(1)) {
             let b = chunk.len();
-            let tensors = BatchTargets::of(chunk, material_head);
+            let tensors = BatchTargets::of(chunk, self.optimizer.model.config());
             let best: Vec<i64> = chunk
                 .iter()
                 .map(|s| {

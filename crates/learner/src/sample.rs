@@ -29,6 +29,12 @@ pub struct Sample {
     /// view: own minus the opponent's material points over their sum, -1..1,
     /// [`SampleConfig::material_plies`] later in the game.
     pub material: f32,
+    /// The opponent's reply, the target of a network with the opponent-policy head
+    /// ([`SampleConfig::opponent_policy`]): the next position's search policy, or the
+    /// move played there where it was not searched in full, indexed as that position
+    /// indexes its moves; `(index, probability)` summing to 1, increasing index. Empty at
+    /// a game's last position and without the head.
+    pub opponent_policy: Vec<(u32, f32)>,
 }
 
 /// How samples are built.
@@ -59,6 +65,9 @@ pub struct SampleConfig {
     /// players that neither protect nor take pieces agree with a target read from
     /// their own games; this one comes from the rules.
     pub material_exchange: bool,
+    /// Fill [`Sample::opponent_policy`] with the reply's targets (for a network with the
+    /// opponent-policy head).
+    pub opponent_policy: bool,
 }
 
 /// Default gain of the material balance in the value blend
@@ -79,6 +88,7 @@ impl Default for SampleConfig {
             material_gain: MATERIAL_VALUE_GAIN,
             material_scale: MaterialScale::Impasse,
             material_exchange: false,
+            opponent_policy: false,
         }
     }
 }
@@ -115,25 +125,12 @@ fn outcome_wdl(winner: Option<Color>, side: Color) -> [f32; 3] {
     }
 }
 
-/// The sample of one recorded position, if it was a full search with targets.
-fn sample_at<G: NetGame + RecordGame>(
-    game: &G,
-    layout: NetLayout,
-    m: &MoveRecord,
-    winner: Option<Color>,
-    q: f32,
-) -> Option<Sample> {
+/// The policy target of a recorded move: its search's targets, normalised, increasing
+/// index (`None` unless it was a full search with targets).
+fn search_policy<G: NetGame + RecordGame>(game: &G, m: &MoveRecord) -> Option<Vec<(u32, f32)>> {
     if !m.full_search || m.searched.is_empty() {
         return None;
     }
-    let mut dense = vec![0.0f32; layout.input_size()];
-    game.encode_planes(&layout, &mut dense);
-    let planes = dense
-        .iter()
-        .enumerate()
-        .filter(|&(_, &v)| v != 0.0)
-        .map(|(i, &v)| (i as u32, v))
-        .collect();
     let mut policy: Vec<(u32, f32)> = Vec::with_capacity(m.searched.len());
     for s in &m.searched {
         let Some(idx) = G::move_from_code(s.mv).and_then(|mv| game.move_index(mv)) else {
@@ -152,6 +149,37 @@ fn sample_at<G: NetGame + RecordGame>(
     }
     policy.iter_mut().for_each(|(_, t)| *t /= sum);
     policy.sort_unstable_by_key(|&(i, _)| i);
+    Some(policy)
+}
+
+/// What a position's mover chose, as a policy target: the search's targets, or the
+/// move played (a cheap search's or an unsearched ply's) with all the mass.
+fn chosen_policy<G: NetGame + RecordGame>(game: &G, m: &MoveRecord) -> Vec<(u32, f32)> {
+    search_policy(game, m).unwrap_or_else(|| {
+        G::move_from_code(m.mv)
+            .and_then(|mv| game.move_index(mv))
+            .map(|idx| vec![(idx as u32, 1.0)])
+            .unwrap_or_default()
+    })
+}
+
+/// The sample of one recorded position, if it was a full search with targets.
+fn sample_at<G: NetGame + RecordGame>(
+    game: &G,
+    layout: NetLayout,
+    m: &MoveRecord,
+    winner: Option<Color>,
+    q: f32,
+) -> Option<Sample> {
+    let policy = search_policy(game, m)?;
+    let mut dense = vec![0.0f32; layout.input_size()];
+    game.encode_planes(&layout, &mut dense);
+    let planes = dense
+        .iter()
+        .enumerate()
+        .filter(|&(_, &v)| v != 0.0)
+        .map(|(i, &v)| (i as u32, v))
+        .collect();
     let o = outcome_wdl(winner, game.side_to_move());
     let s = m.root_value.clamp(0.0, 1.0);
     let qv = [s, 0.0, 1.0 - s];
@@ -166,6 +194,7 @@ fn sample_at<G: NetGame + RecordGame>(
         policy,
         wdl,
         material: 0.0,
+        opponent_policy: Vec::new(),
     })
 }
 
@@ -185,11 +214,16 @@ pub fn samples_from_record(
     // stands (its ply and side to move).
     let mut balance: Vec<f32> = Vec::with_capacity(record.moves.len() + 1);
     let mut sampled_at: Vec<(usize, Color)> = Vec::new();
+    // What each ply's mover chose (only for the opponent-policy target).
+    let mut chosen: Vec<Vec<(u32, f32)>> = Vec::new();
     let (scale, exchange) = (config.material_scale, config.material_exchange);
     with_game_type!(kind, G => G::replay_each(record, |game, m| {
         if let Some(sample) = sample_at(game, layout, m, winner, q) {
             sampled_at.push((balance.len(), game.side_to_move()));
             out.push(sample);
+        }
+        if config.opponent_policy {
+            chosen.push(chosen_policy(game, m));
         }
         balance.push(black_material_balance(game, scale, exchange));
     })
@@ -197,6 +231,9 @@ pub fn samples_from_record(
     let ahead = config.material_plies as usize;
     let blend = config.material_value.clamp(0.0, 1.0);
     for (sample, &(ply, side)) in out.iter_mut().zip(&sampled_at) {
+        if let Some(reply) = chosen.get_mut(ply + 1) {
+            sample.opponent_policy = std::mem::take(reply);
+        }
         let black = balance[(ply + ahead).min(balance.len() - 1)];
         sample.material = match side {
             Color::Black => black,
@@ -263,23 +300,27 @@ impl Sample {
             })
             .collect();
         planes.sort_unstable_by_key(|&(i, _)| i);
-        let mut policy: Vec<(u32, f32)> = self
-            .policy
-            .iter()
-            .map(|&(i, v)| {
-                (
-                    shogi_features::mirror_policy_index(variant, i as usize) as u32,
-                    v,
-                )
-            })
-            .collect();
-        policy.sort_unstable_by_key(|&(i, _)| i);
+        // Entries at their mirrored indices, in increasing order again.
+        let mirror_policy = |entries: &[(u32, f32)]| {
+            let mut out: Vec<(u32, f32)> = entries
+                .iter()
+                .map(|&(i, v)| {
+                    let i = shogi_features::mirror_policy_index(variant, i as usize);
+                    (i as u32, v)
+                })
+                .collect();
+            out.sort_unstable_by_key(|&(i, _)| i);
+            out
+        };
+        let policy = mirror_policy(&self.policy);
+        let opponent_policy = mirror_policy(&self.opponent_policy);
         Sample {
             layout: self.layout,
             planes,
             policy,
             wdl: self.wdl,
             material: self.material,
+            opponent_policy,
         }
     }
 

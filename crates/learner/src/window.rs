@@ -253,6 +253,7 @@ mod tests {
             policy: Vec::new(),
             wdl: [game as f32, position as f32, 0.0],
             material: 0.0,
+            opponent_policy: Vec::new(),
         }
     }
 

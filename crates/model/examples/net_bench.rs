@@ -222,7 +222,12 @@ fn main() {
                     )
                     .expect("optimizer");
                     timed(args.secs, || {
-                        std::hint::black_box(trainer.step_sparse(&inputs, &pt, &vt, b));
+                        std::hint::black_box(trainer.step_sparse(
+                            &inputs,
+                            (&pt, &SparsePolicy::new()),
+                            &vt,
+                            b,
+                        ));
                     }) * b as f64
                 }
                 m => {

@@ -43,10 +43,10 @@ pub use inference::{
     Inference, InferenceOptions, PendingLegal, PlanesRef, PreparedLegal, SELFPLAY_HALF_INFERENCE,
     cpu_computes_bf16, half_kind, set_num_threads,
 };
-pub use net::{DEFAULT_STEM_KERNEL, Model, ModelConfig, Net, valid_stem_kernel};
+pub use net::{DEFAULT_STEM_KERNEL, Heads, Model, ModelConfig, Net, valid_stem_kernel};
 pub use optimizer::{
-    Evaluation, Losses, NetOptimizer, OPTIMIZER_FILE, OptimizerKind, OptimizerSettings,
-    SGD_MOMENTUM, SparsePolicy,
+    Evaluation, Losses, NetOptimizer, OPPONENT_POLICY_WEIGHT, OPTIMIZER_FILE, OptimizerKind,
+    OptimizerSettings, SGD_MOMENTUM, SparsePolicy,
 };
 pub use service::{NetService, NetServiceError, checkpoint_layout};
 

@@ -13,6 +13,7 @@
 //! policy.conv.weight                    [C, C, 3, 3]
 //! policy.bn.*
 //! policy.out.{weight,bias}              [policy_planes, C, 1, 1]
+//! policy.opponent.{weight,bias}         [policy_planes, C, 1, 1]   (only when opponent_policy = true)
 //! value.conv.weight                     [value_channels, C, 1, 1]
 //! value.bn.*
 //! value.fc1.{weight,bias}               [value_hidden, value_channels*H*W]   (2*value_channels when value_pool = true)
@@ -28,6 +29,12 @@
 //! The material head is an auxiliary training target (KataGo's score head, in shogi's
 //! units): from the value head's hidden layer it predicts the side to move's material
 //! balance a few plies later, `tanh`-squashed into -1..1. Play never reads it.
+//!
+//! The opponent-policy head is another auxiliary target (KataGo's: 1.3 times the
+//! learning per unit of compute in its ablation): from the policy head's features a second
+//! 1x1 convolution predicts the reply the opponent's search chose one ply later, indexed
+//! as that position indexes its moves. It gives every position a second policy signal
+//! about what its move invites. Play never reads it either.
 //!
 //! BatchNorm: eps 1e-5, momentum 0.1 (PyTorch defaults). Policy logits are flattened
 //! plane-major: `index = plane * H * W + square`, `square = row * W + col`.
@@ -67,6 +74,9 @@ pub struct ModelConfig {
     /// The auxiliary material head (training only; see the module docs).
     #[serde(default)]
     pub material_head: bool,
+    /// The auxiliary opponent-policy head (training only; see the module docs).
+    #[serde(default)]
+    pub opponent_policy: bool,
     /// Kernel of the stem convolution (odd): 3, or 1 for inputs of many sparse planes
     /// (tai shogi's 207), where a 3x3 stem costs as much as the whole tower and the
     /// tower's own 3x3 convolutions see the neighbourhood anyway.
@@ -116,6 +126,7 @@ impl ModelConfig {
             se: true,
             value_pool: false,
             material_head: false,
+            opponent_policy: false,
             stem_kernel: 3,
         }
     }
@@ -266,6 +277,10 @@ impl ModelConfig {
         let pp = self.policy_planes as i64;
         add("policy.out.weight".into(), vec![pp, c, 1, 1]);
         add("policy.out.bias".into(), vec![pp]);
+        if self.opponent_policy {
+            add("policy.opponent.weight".into(), vec![pp, c, 1, 1]);
+            add("policy.opponent.bias".into(), vec![pp]);
+        }
         add("value.conv.weight".into(), vec![vc, c, 1, 1]);
         bn(&mut add, "value.bn", vc);
         let vh = self.value_hidden as i64;
@@ -417,6 +432,20 @@ pub struct Net {
     pub(crate) value_fc1: nn::Linear,
     pub(crate) value_fc2: nn::Linear,
     material_fc: Option<nn::Linear>,
+    opponent_out: Option<nn::Conv2D>,
+}
+
+/// Every output of one forward pass: what play reads and the training-only heads.
+#[derive(Debug)]
+pub struct Heads {
+    /// Policy logits `[B, policy_planes*H*W]`.
+    pub policy: Tensor,
+    /// Win/draw/loss logits `[B, 3]` from the side to move's view.
+    pub value: Tensor,
+    /// The material head's prediction `[B]` in -1..1 (`None` without the head).
+    pub material: Option<Tensor>,
+    /// The opponent-policy head's logits `[B, policy_planes*H*W]` (`None` without it).
+    pub opponent_policy: Option<Tensor>,
 }
 
 impl Net {
@@ -448,6 +477,9 @@ impl Net {
             bn: bn(p / "policy" / "bn", c),
         };
         let policy_out = conv(p / "policy" / "out", c, config.policy_planes, 1, true);
+        let opponent_out = config
+            .opponent_policy
+            .then(|| conv(p / "policy" / "opponent", c, config.policy_planes, 1, true));
         let vc = config.value_channels;
         let value_conv = ConvBn {
             conv: conv(p / "value" / "conv", c, vc, 1, false),
@@ -483,6 +515,7 @@ impl Net {
             value_fc1,
             value_fc2,
             material_fc,
+            opponent_out,
         }
     }
 
@@ -495,21 +528,17 @@ impl Net {
     /// Returns `(policy_logits [B, policy_planes*H*W], value_logits [B, 3])`, value order
     /// win / draw / loss from the side to move's point of view.
     pub fn forward_t(&self, xs: &Tensor, train: bool) -> (Tensor, Tensor) {
-        let (policy, value, _) = self.heads(xs, train, false);
-        (policy, value)
+        let heads = self.heads(xs, train, false);
+        (heads.policy, heads.value)
     }
 
-    /// [`Net::forward_t`] plus the material head's prediction `[B]` in -1..1 (`None`
-    /// without the head): what the trainer needs.
-    pub fn forward_with_material(
-        &self,
-        xs: &Tensor,
-        train: bool,
-    ) -> (Tensor, Tensor, Option<Tensor>) {
+    /// [`Net::forward_t`] plus the training-only heads' outputs (`None` for a head the
+    /// network lacks): what the trainer needs.
+    pub fn forward_heads(&self, xs: &Tensor, train: bool) -> Heads {
         self.heads(xs, train, true)
     }
 
-    fn heads(&self, xs: &Tensor, train: bool, material: bool) -> (Tensor, Tensor, Option<Tensor>) {
+    fn heads(&self, xs: &Tensor, train: bool, auxiliary: bool) -> Heads {
         crate::threads::apply_num_threads();
         let cfg = &self.config;
         let (h, w) = (cfg.board_h as i64, cfg.board_w as i64);
@@ -518,21 +547,26 @@ impl Net {
         for block in &self.tower {
             t = block.forward_t(&t, train);
         }
-        let policy = self
-            .policy_conv
-            .forward_t(&t, train)
-            .relu()
-            .apply(&self.policy_out)
-            .flatten(1, -1);
+        let policy_features = self.policy_conv.forward_t(&t, train).relu();
+        let policy = policy_features.apply(&self.policy_out).flatten(1, -1);
+        let opponent_policy = match (&self.opponent_out, auxiliary) {
+            (Some(out), true) => Some(policy_features.apply(out).flatten(1, -1)),
+            _ => None,
+        };
         let value_map = self.value_conv.forward_t(&t, train).relu();
         let value_features = value_features(&value_map, cfg.value_pool);
         let hidden = value_features.apply(&self.value_fc1).relu();
         let value = hidden.apply(&self.value_fc2);
-        let material = match (&self.material_fc, material) {
+        let material = match (&self.material_fc, auxiliary) {
             (Some(fc), true) => Some(hidden.apply(fc).view([-1]).tanh()),
             _ => None,
         };
-        (policy, value, material)
+        Heads {
+            policy,
+            value,
+            material,
+            opponent_policy,
+        }
     }
 }
 
@@ -585,13 +619,9 @@ impl Model {
         self.net.forward_t(xs, train)
     }
 
-    /// See [`Net::forward_with_material`].
-    pub fn forward_with_material(
-        &self,
-        xs: &Tensor,
-        train: bool,
-    ) -> (Tensor, Tensor, Option<Tensor>) {
-        self.net.forward_with_material(xs, train)
+    /// See [`Net::forward_heads`].
+    pub fn forward_heads(&self, xs: &Tensor, train: bool) -> Heads {
+        self.net.forward_heads(xs, train)
     }
 
     /// Device of the parameters.
@@ -721,7 +751,13 @@ mod tests {
         };
         let m = Model::new(&cfg, Device::Cpu);
         let xs = Tensor::randn([7, 3, 5, 4], (Kind::Float, Device::Cpu)) * 50.0;
-        let (p, v, material) = m.forward_with_material(&xs, false);
+        let Heads {
+            policy: p,
+            value: v,
+            material,
+            opponent_policy,
+        } = m.forward_heads(&xs, false);
+        assert!(opponent_policy.is_none());
         let material = material.expect("a material head");
         assert_eq!(material.size(), vec![7]);
         let max = f64::try_from(material.abs().max()).unwrap();
@@ -731,23 +767,52 @@ mod tests {
         assert!(p.equal(&p2) && v.equal(&v2));
         assert_eq!(m.vs.variables()["material.fc.weight"].size(), vec![1, 16]);
         let plain = Model::new(&tiny(false), Device::Cpu);
-        assert!(plain.forward_with_material(&xs, false).2.is_none());
+        assert!(plain.forward_heads(&xs, false).material.is_none());
         assert!(!plain.vs.variables().contains_key("material.fc.weight"));
+    }
+
+    /// The opponent-policy head reads the policy head's features: as many logits as the
+    /// policy, its own weights, and play's outputs unchanged by it.
+    #[test]
+    fn the_opponent_policy_head_is_a_second_policy_output() {
+        let cfg = ModelConfig {
+            opponent_policy: true,
+            ..tiny(false)
+        };
+        tch::manual_seed(3);
+        let m = Model::new(&cfg, Device::Cpu);
+        let xs = Tensor::randn([7, 3, 5, 4], (Kind::Float, Device::Cpu));
+        let heads = m.forward_heads(&xs, false);
+        let opponent = heads.opponent_policy.expect("an opponent-policy head");
+        assert_eq!(opponent.size(), vec![7, 6 * 20]);
+        assert!(heads.material.is_none());
+        assert!(!opponent.equal(&heads.policy), "its own output layer");
+        let (p, v) = m.forward_t(&xs, false);
+        assert!(p.equal(&heads.policy) && v.equal(&heads.value));
+        assert_eq!(
+            m.vs.variables()["policy.opponent.weight"].size(),
+            vec![6, 8, 1, 1]
+        );
+        let plain = Model::new(&tiny(false), Device::Cpu);
+        assert!(plain.forward_heads(&xs, false).opponent_policy.is_none());
+        assert!(!plain.vs.variables().contains_key("policy.opponent.weight"));
     }
 
     #[test]
     fn parameter_shapes_are_the_built_networks() {
-        for (se, material_head, value_pool) in [
-            (false, false, false),
-            (true, false, false),
-            (false, true, false),
-            (false, true, true),
+        for (se, material_head, value_pool, opponent_policy) in [
+            (false, false, false, false),
+            (true, false, false, false),
+            (false, true, false, false),
+            (false, true, true, false),
+            (true, false, false, true),
         ] {
             for blocks in [0, 1, 2] {
                 let cfg = ModelConfig {
                     blocks,
                     material_head,
                     value_pool,
+                    opponent_policy,
                     ..tiny(se)
                 };
                 let m = Model::new(&cfg, Device::Cpu);
@@ -759,7 +824,7 @@ mod tests {
                 assert_eq!(
                     cfg.parameter_shapes(),
                     built,
-                    "se {se} material {material_head} pool {value_pool} blocks {blocks}"
+                    "se {se} material {material_head} pool {value_pool} opponent {opponent_policy} blocks {blocks}"
                 );
             }
         }

@@ -11,7 +11,10 @@ use tch::{Device, Kind, Tensor};
 use crate::net::Model;
 
 mod average;
+mod sparse_policy;
 use average::{WeightAverage, take_trained};
+pub use sparse_policy::SparsePolicy;
+use sparse_policy::cross_entropy;
 
 /// File name of the optimiser state a learner saves beside a candidate's weights.
 pub const OPTIMIZER_FILE: &str = "optimizer.safetensors";
@@ -53,6 +56,10 @@ pub struct OptimizerSettings {
     /// with the head, [`crate::ModelConfig::material_head`]).
     #[serde(default = "default_material_weight")]
     pub material_weight: f64,
+    /// Weight of the opponent-policy head's cross-entropy in the total (used only by a
+    /// network with the head, [`crate::ModelConfig::opponent_policy`]).
+    #[serde(default = "default_opponent_policy_weight")]
+    pub opponent_policy_weight: f64,
     /// Train in mixed precision on CUDA: f16 autocast of the forward pass with dynamic
     /// loss scaling (f32 parameters, losses and optimiser). Ignored on the CPU, where
     /// steps stay f32 (see [`NetOptimizer::mixed_precision`]).
@@ -81,6 +88,7 @@ impl Default for OptimizerSettings {
             grad_clip: Some(10.0),
             value_weight: 1.0,
             material_weight: default_material_weight(),
+            opponent_policy_weight: default_opponent_policy_weight(),
             mixed_precision: true,
             ema_decay: 0.0,
         }
@@ -91,78 +99,11 @@ fn default_material_weight() -> f64 {
     1.0
 }
 
-/// A batch's policy targets, stored sparsely: a shogi target has about as many non-zero
-/// entries as legal moves (tens) out of 11,259 policy indices, so the learner sends these
-/// instead of a dense `[batch, policy_size]` matrix (184 MB at batch 4,096) and the loss
-/// gathers the log-probabilities at them on the device.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SparsePolicy {
-    /// Batch row of each entry.
-    rows: Vec<i64>,
-    /// Policy index of each entry.
-    indices: Vec<i64>,
-    /// Target probability of each entry.
-    probs: Vec<f32>,
-}
+/// KataGo's weight of its opponent-policy target.
+pub const OPPONENT_POLICY_WEIGHT: f64 = 0.15;
 
-impl SparsePolicy {
-    /// An empty set of targets.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Appends row `row`'s target entries `(policy index, probability)`.
-    pub fn push_row(&mut self, row: usize, entries: &[(u32, f32)]) {
-        for &(index, prob) in entries {
-            self.rows.push(row as i64);
-            self.indices.push(i64::from(index));
-            self.probs.push(prob);
-        }
-    }
-
-    /// The non-zero entries of a dense `[batch, policy_size]` matrix.
-    pub fn from_dense(dense: &[f32], policy_size: usize) -> Self {
-        let mut out = Self::new();
-        for (row, chunk) in dense.chunks(policy_size.max(1)).enumerate() {
-            for (index, &p) in chunk.iter().enumerate() {
-                if p != 0.0 {
-                    out.rows.push(row as i64);
-                    out.indices.push(index as i64);
-                    out.probs.push(p);
-                }
-            }
-        }
-        out
-    }
-
-    /// Entries stored.
-    pub fn len(&self) -> usize {
-        self.probs.len()
-    }
-
-    /// Whether no entry is stored.
-    pub fn is_empty(&self) -> bool {
-        self.probs.is_empty()
-    }
-
-    /// Flat indices `row * policy_size + index` into a `[batch * policy_size]` view.
-    ///
-    /// # Panics
-    /// If an entry lies outside `[batch, policy_size]`.
-    fn flat(&self, batch: usize, policy_size: usize) -> Vec<i64> {
-        let (b, p) = (batch as i64, policy_size as i64);
-        self.rows
-            .iter()
-            .zip(&self.indices)
-            .map(|(&r, &i)| {
-                assert!(
-                    (0..b).contains(&r) && (0..p).contains(&i),
-                    "policy target ({r}, {i}) outside the batch [{b}, {p}]"
-                );
-                r * p + i
-            })
-            .collect()
-    }
+fn default_opponent_policy_weight() -> f64 {
+    OPPONENT_POLICY_WEIGHT
 }
 
 /// Losses of one step (means over the batch, before the update).
@@ -174,7 +115,11 @@ pub struct Losses {
     pub value: f64,
     /// Mean squared error of the material head (0 without one).
     pub material: f64,
-    /// `policy + value_weight * value + material_weight * material`.
+    /// Cross-entropy of the opponent-policy head against the reply's targets (0 without
+    /// the head; rows without a reply add nothing).
+    pub opponent_policy: f64,
+    /// `policy + value_weight * value + material_weight * material +
+    /// opponent_policy_weight * opponent_policy`.
     pub total: f64,
     /// Global gradient L2 norm before clipping (unscaled under mixed precision; not finite
     /// when the step was skipped for an f16 overflow, see [`NetOptimizer::skipped_steps`]).
@@ -210,6 +155,8 @@ struct Forward {
     value_loss: Tensor,
     /// `None` without a material head.
     material_loss: Option<Tensor>,
+    /// `None` without an opponent-policy head.
+    opponent_policy_loss: Option<Tensor>,
     total: Tensor,
     /// Scalar: share of correct WDL argmax (no gradient).
     value_accuracy: Tensor,
@@ -224,6 +171,7 @@ impl Forward {
             policy: f(&self.policy_loss),
             value: f(&self.value_loss),
             material: self.material_loss.as_ref().map_or(0.0, f),
+            opponent_policy: self.opponent_policy_loss.as_ref().map_or(0.0, f),
             total: f(&self.total),
             grad_norm,
             value_accuracy: f(&self.value_accuracy),
@@ -465,8 +413,9 @@ impl NetOptimizer {
         value_targets: &[f32],
         batch: usize,
     ) -> Losses {
+        let none = SparsePolicy::new();
         tch::no_grad(|| {
-            self.forward(inputs, policy_targets, value_targets, batch, false)
+            self.forward(inputs, (policy_targets, &none), value_targets, batch, false)
                 .losses(0.0)
         })
     }
@@ -477,10 +426,11 @@ impl NetOptimizer {
         SparsePolicy::from_dense(dense, policy_size)
     }
 
+    /// `policy_targets`: the move's and the opponent's reply's.
     fn forward(
         &self,
         inputs: &[f32],
-        policy_targets: &SparsePolicy,
+        (policy_targets, opponent_targets): (&SparsePolicy, &SparsePolicy),
         value_targets: &[f32],
         batch: usize,
         train: bool,
@@ -499,18 +449,17 @@ impl NetOptimizer {
         let xs = to(inputs, cfg.input_size());
         let targets = to(value_targets, width);
         let vt = targets.narrow(1, 0, 3);
-        let flat =
-            Tensor::from_slice(&policy_targets.flat(batch, cfg.policy_size())).to_device(device);
-        let pt = Tensor::from_slice(&policy_targets.probs).to_device(device);
-        let (pl, vl, material) = self.model.forward_with_material(&xs, train);
+        let heads = self.model.forward_heads(&xs, train);
+        let (pl, vl) = (heads.policy, heads.value);
         let log_p = pl.log_softmax(1, Kind::Float);
-        // -sum_b sum_i t[b,i] log p[b,i] / B, summed over the non-zero targets only.
-        let policy_loss =
-            -(log_p.view([-1]).index_select(0, &flat) * pt).sum(Kind::Float) / b as f64;
+        let policy_loss = cross_entropy(&log_p, policy_targets, batch);
+        let opponent_policy_loss = heads.opponent_policy.map(|logits| {
+            cross_entropy(&logits.log_softmax(1, Kind::Float), opponent_targets, batch)
+        });
         let value_loss = -(&vt * vl.log_softmax(1, Kind::Float))
             .sum_dim_intlist(1, false, Kind::Float)
             .mean(Kind::Float);
-        let material_loss = material.map(|m| {
+        let material_loss = heads.material.map(|m| {
             (m.to_kind(Kind::Float) - targets.select(1, 3))
                 .square()
                 .mean(Kind::Float)
@@ -518,6 +467,10 @@ impl NetOptimizer {
         let total = &policy_loss + &value_loss * self.config.value_weight;
         let total = match &material_loss {
             Some(loss) => total + loss * self.config.material_weight,
+            None => total,
+        };
+        let total = match &opponent_policy_loss {
+            Some(loss) => total + loss * self.config.opponent_policy_weight,
             None => total,
         };
         let (value_accuracy, policy_entropy) = tch::no_grad(|| {
@@ -536,6 +489,7 @@ impl NetOptimizer {
             policy_loss,
             value_loss,
             material_loss,
+            opponent_policy_loss,
             total,
             value_accuracy,
             policy_entropy,
@@ -558,14 +512,21 @@ impl NetOptimizer {
         batch: usize,
     ) -> Losses {
         let sparse = self.sparse_of(policy_targets, batch);
-        self.step_sparse(inputs, &sparse, value_targets, batch)
+        self.step_sparse(
+            inputs,
+            (&sparse, &SparsePolicy::new()),
+            value_targets,
+            batch,
+        )
     }
 
-    /// [`NetOptimizer::step`] with sparse policy targets (each row's entries summing to 1).
+    /// [`NetOptimizer::step`] with sparse policy targets (each row's entries summing to 1):
+    /// the move's, and the opponent's reply's for a network with the opponent-policy head
+    /// (rows without a reply, such as a game's last position, hold none).
     pub fn step_sparse(
         &mut self,
         inputs: &[f32],
-        policy_targets: &SparsePolicy,
+        policy_targets: (&SparsePolicy, &SparsePolicy),
         value_targets: &[f32],
         batch: usize,
     ) -> Losses {
@@ -638,8 +599,9 @@ impl NetOptimizer {
         best: &[i64],
         batch: usize,
     ) -> Evaluation {
+        let none = SparsePolicy::new();
         tch::no_grad(|| {
-            let fwd = self.forward(inputs, policy_targets, value_targets, batch, false);
+            let fwd = self.forward(inputs, (policy_targets, &none), value_targets, batch, false);
             let predicted =
                 Vec::<i64>::try_from(fwd.policy_logits.argmax(1, false).to_device(Device::Cpu))
                     .unwrap_or_default();
@@ -880,6 +842,7 @@ mod tests {
             grad_clip: None,
             value_weight: 1.0,
             material_weight: 1.0,
+            opponent_policy_weight: 0.0,
             mixed_precision: false,
             ema_decay: 0.0,
         };
@@ -953,7 +916,10 @@ mod tests {
                 ours.step(&xs, &pt, &vt, 4);
                 opt.zero_grad();
                 let sparse = theirs.sparse_of(&pt, 4);
-                theirs.forward(&xs, &sparse, &vt, 4, true).total.backward();
+                theirs
+                    .forward(&xs, (&sparse, &super::SparsePolicy::new()), &vt, 4, true)
+                    .total
+                    .backward();
                 opt.step();
             }
             let d = max_diff(&ours.model.vs, &theirs.model.vs);

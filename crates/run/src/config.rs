@@ -515,6 +515,11 @@ pub struct LearnerSection {
     /// [`OptimizerSettings::ema_decay`]). About `1 / (1 - decay)` steps are averaged.
     /// Default 0.
     pub ema_decay: f64,
+    /// Weight of the auxiliary opponent-policy target; above 0 the network gets a second
+    /// policy output predicting the opponent's reply (the next position's search policy,
+    /// or the move played there; KataGo's target, weighted 0.15 there). Part of the
+    /// architecture: fixed for a run. Default 0.0 (no head).
+    pub opponent_policy_weight: f64,
 }
 
 impl Default for LearnerSection {
@@ -556,6 +561,8 @@ impl Default for LearnerSection {
             prune_replay: false,
             mixed_precision: train.mixed_precision,
             ema_decay: train.ema_decay,
+            // As material_weight: the run's 0 means no head.
+            opponent_policy_weight: 0.0,
         }
     }
 }
@@ -1015,6 +1022,10 @@ mod tests {
                 "[learner]\nema_decay = 1.0\n",
                 "learner.ema_decay = 1 is out of range: must be at least 0 and below 1",
             ),
+            (
+                "[learner]\nopponent_policy_weight = -0.15\n",
+                "learner.opponent_policy_weight = -0.15 is out of range: must be >= 0",
+            ),
             ("[play]\nroot = \"puct\"\n", "root"),
         ] {
             let err = refusal(text);
@@ -1242,6 +1253,7 @@ max_batch = 32
             "learner.material_value",
             "learner.material_gain",
             "learner.ema_decay",
+            "learner.opponent_policy_weight",
             "gate.threshold",
             "gate.sprt_elo0",
             "gate.sprt_elo1",

@@ -391,7 +391,7 @@ fn status_line(progress: &Progress, began: Instant) -> String {
 #[cfg(test)]
 mod tests {
     use super::roles::claim_generation;
-    use super::{Roles, generation_seed, model_config};
+    use super::{Roles, generation_seed, model_config, optimizer_settings, sample_config};
     use crate::config::RunConfig;
 
     #[test]
@@ -402,6 +402,24 @@ mod tests {
         let arch = model_config(&config);
         assert!(arch.material_head);
         assert!(arch.parameter_shapes().contains_key("material.fc.weight"));
+    }
+
+    /// An opponent-policy weight gives the network that head and the samples its
+    /// targets; without one neither is built.
+    #[test]
+    fn an_opponent_policy_weight_gives_the_network_its_head_and_the_samples_their_replies() {
+        let mut config = RunConfig::default();
+        assert!(!model_config(&config).opponent_policy);
+        assert!(!sample_config(&config).opponent_policy);
+        config.learner.opponent_policy_weight = 0.15;
+        let arch = model_config(&config);
+        assert!(arch.opponent_policy && !arch.material_head);
+        assert!(
+            arch.parameter_shapes()
+                .contains_key("policy.opponent.weight")
+        );
+        assert!(sample_config(&config).opponent_policy);
+        assert_eq!(optimizer_settings(&config).opponent_policy_weight, 0.15);
     }
 
     #[test]

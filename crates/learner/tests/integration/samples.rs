@@ -332,3 +332,59 @@ fn material_targets_on_a_hand_made_game() {
         );
     }
 }
+
+/// The opponent-policy target of each sample is what the next ply's mover chose: that
+/// position's search targets where it was searched in full, else the move played there;
+/// none after the game's last move, and none unless asked for. Mirroring carries it.
+#[test]
+fn the_opponent_policy_target_is_the_next_plys_choice() {
+    let mut record = game(4);
+    // Some plies searched cheaply: their reply target is the move played.
+    for m in record.moves.iter_mut().skip(3).step_by(4) {
+        m.full_search = false;
+    }
+    let variant = variant_from_name(&record.variant).unwrap();
+    let plain = samples_from_record(&record, &SampleConfig::default()).unwrap();
+    assert!(plain.iter().all(|s| s.opponent_policy.is_empty()));
+    let config = SampleConfig {
+        opponent_policy: true,
+        ..SampleConfig::default()
+    };
+    let samples = samples_from_record(&record, &config).unwrap();
+    assert_eq!(samples.len(), plain.len());
+    // Each ply's expected choice, and the ply of each sample.
+    let mut own = plain.iter();
+    let (mut chosen, mut sampled_plies) = (Vec::new(), Vec::new());
+    ShogiGame::replay_each(&record, |g, m| {
+        if m.full_search && !m.searched.is_empty() {
+            sampled_plies.push(chosen.len());
+            chosen.push(own.next().unwrap().policy.clone());
+        } else {
+            let mv = ShogiGame::move_from_code(m.mv).unwrap();
+            let side = g.position().side_to_move();
+            let index = shogi_features::policy_index(variant, side, mv).unwrap();
+            chosen.push(vec![(index as u32, 1.0)]);
+        }
+    })
+    .unwrap();
+    let mut cheap_replies = 0;
+    for ((s, p), &ply) in samples.iter().zip(&plain).zip(&sampled_plies) {
+        assert_eq!((&s.policy, s.wdl), (&p.policy, p.wdl), "ply {ply}");
+        match chosen.get(ply + 1) {
+            Some(reply) => {
+                assert_eq!(&s.opponent_policy, reply, "ply {ply}");
+                cheap_replies += usize::from(!record.moves[ply + 1].full_search);
+            }
+            None => assert!(s.opponent_policy.is_empty(), "the last ply has no reply"),
+        }
+        let mirrored = s.mirrored();
+        assert_eq!(mirrored.mirrored(), *s);
+        let sum: f32 = mirrored.opponent_policy.iter().map(|&(_, p)| p).sum();
+        assert!(s.opponent_policy.is_empty() || (sum - 1.0).abs() < 1e-4);
+        assert!(mirrored.opponent_policy.windows(2).all(|w| w[0].0 < w[1].0));
+    }
+    assert!(
+        cheap_replies > 0,
+        "the test covers replies that were not searched"
+    );
+}

@@ -50,6 +50,7 @@ fn trainer_on(opt: OptimizerKind, lr: f64, device: Device) -> NetOptimizer {
             grad_clip: Some(5.0),
             value_weight: 1.0,
             material_weight: 1.0,
+            opponent_policy_weight: 0.15,
             mixed_precision: false,
             ema_decay: 0.0,
         },
@@ -257,7 +258,7 @@ fn sparse_policy_targets_match_dense_ones() {
     let mut b = trainer(ADAMW, 3e-3);
     for _ in 0..3 {
         let da = a.step(&xs, &dense, &vt, n);
-        let db = b.step_sparse(&xs, &sparse, &vt, n);
+        let db = b.step_sparse(&xs, (&sparse, &SparsePolicy::new()), &vt, n);
         assert!((da.policy - db.policy).abs() < 1e-6, "{da:?} vs {db:?}");
         assert!((da.total - db.total).abs() < 1e-6, "{da:?} vs {db:?}");
     }
@@ -341,6 +342,7 @@ fn the_material_head_learns_its_target_column() {
             grad_clip: Some(5.0),
             value_weight: 1.0,
             material_weight: 2.0,
+            opponent_policy_weight: 0.15,
             mixed_precision: false,
             ema_decay: 0.0,
         },
@@ -371,11 +373,7 @@ fn the_material_head_learns_its_target_column() {
     );
     let predicted = tch::no_grad(|| {
         let input = Tensor::from_slice(&xs).view([n as i64, -1]);
-        trainer
-            .model
-            .forward_with_material(&input, false)
-            .2
-            .unwrap()
+        trainer.model.forward_heads(&input, false).material.unwrap()
     });
     let predicted = Vec::<f32>::try_from(predicted).unwrap();
     for (p, t) in predicted.iter().zip(&material) {
@@ -394,4 +392,62 @@ fn the_material_head_learns_its_target_column() {
         Device::Cpu,
     );
     assert_eq!(plain.step(&xs, &pt, &vt3, n).material, 0.0);
+}
+
+/// A network with the opponent-policy head learns the replies it is given, counted in
+/// the total at its weight; a row without a reply (a game's last position) adds nothing,
+/// and a step without reply targets, or a network without the head, reports none.
+#[test]
+fn the_opponent_policy_head_learns_the_replies() {
+    let cfg = ModelConfig {
+        opponent_policy: true,
+        ..cfg()
+    };
+    let settings = OptimizerSettings {
+        optimizer: ADAMW,
+        lr: 0.01,
+        weight_decay: 1e-5,
+        opponent_policy_weight: 0.5,
+        mixed_precision: false,
+        ..OptimizerSettings::default()
+    };
+    tch::manual_seed(1);
+    let mut net = NetOptimizer::new(Model::new(&cfg, Device::Cpu), settings).unwrap();
+    let n = 8;
+    let (xs, pt, vt) = batch(&cfg, n);
+    let ps = cfg.policy_size();
+    let own = SparsePolicy::from_dense(&pt, ps);
+    let reply = |row: usize| ((row * 3 + 1) % ps) as u32;
+    let mut replies = SparsePolicy::new();
+    for row in 0..n - 1 {
+        replies.push_row(row, &[(reply(row), 1.0)]);
+    }
+    let first = net.step_sparse(&xs, (&own, &replies), &vt, n);
+    assert!(
+        first.opponent_policy > 1.0,
+        "a fresh head does not know the replies: {first:?}"
+    );
+    let mut last = first;
+    for _ in 0..300 {
+        last = net.step_sparse(&xs, (&own, &replies), &vt, n);
+    }
+    assert!(last.opponent_policy < 0.05, "{last:?}");
+    assert!(
+        (last.total - (last.policy + last.value + 0.5 * last.opponent_policy)).abs() < 1e-5,
+        "{last:?}"
+    );
+    let predicted = tch::no_grad(|| {
+        let input = Tensor::from_slice(&xs).view([n as i64, -1]);
+        let heads = net.model.forward_heads(&input, false);
+        heads.opponent_policy.unwrap().argmax(1, false)
+    });
+    let predicted = Vec::<i64>::try_from(predicted).unwrap();
+    for (row, &p) in predicted.iter().enumerate().take(n - 1) {
+        assert_eq!(p, i64::from(reply(row)), "row {row}: {predicted:?}");
+    }
+    assert_eq!(net.step(&xs, &pt, &vt, n).opponent_policy, 0.0);
+    let mut plain = trainer(ADAMW, 0.01);
+    let losses = plain.step_sparse(&xs, (&own, &replies), &vt, n);
+    assert_eq!(losses.opponent_policy, 0.0);
+    assert!((losses.total - (losses.policy + losses.value)).abs() < 1e-5);
 }

@@ -50,6 +50,7 @@ impl RunConfig {
             ("learner.material_value", l.material_value as f64),
             ("learner.material_gain", l.material_gain as f64),
             ("learner.ema_decay", l.ema_decay),
+            ("learner.opponent_policy_weight", l.opponent_policy_weight),
             ("gate.threshold", gate.threshold),
             ("gate.sprt_elo0", gate.sprt_elo0),
             ("gate.sprt_elo1", gate.sprt_elo1),
@@ -210,6 +211,7 @@ impl RunConfig {
             ("learner.value_weight", l.value_weight),
             ("learner.material_weight", l.material_weight),
             ("learner.material_gain", l.material_gain as f64),
+            ("learner.opponent_policy_weight", l.opponent_policy_weight),
         ] {
             // NaN fails this too.
             if !(0.0..=f64::MAX).contains(&v) {

@@ -144,6 +144,7 @@ pub(super) fn check_config_fits_run(run: &RunDir, config: &RunConfig) -> Result<
                 "channels" => format!("{d} (network.channels)"),
                 "se" => format!("{d} (network.se)"),
                 "material_head" => format!("{d} (learner.material_weight > 0)"),
+                "opponent_policy" => format!("{d} (learner.opponent_policy_weight > 0)"),
                 _ => d.clone(),
             })
             .collect();

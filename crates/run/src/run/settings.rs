@@ -78,6 +78,7 @@ pub fn model_config(config: &RunConfig) -> ModelConfig {
     arch.value_pool = config.network.value_pool;
     arch.stem_kernel = config.network.stem_kernel;
     arch.material_head = config.learner.material_weight > 0.0;
+    arch.opponent_policy = config.learner.opponent_policy_weight > 0.0;
     arch
 }
 
@@ -160,6 +161,7 @@ pub fn sample_config(config: &RunConfig) -> SampleConfig {
         material_gain: l.material_gain,
         material_scale: l.material_scale,
         material_exchange: l.material_exchange,
+        opponent_policy: l.opponent_policy_weight > 0.0,
     }
 }
 
@@ -182,6 +184,7 @@ pub fn optimizer_settings(config: &RunConfig) -> OptimizerSettings {
         grad_clip: (l.grad_clip > 0.0).then_some(l.grad_clip),
         value_weight: l.value_weight,
         material_weight: l.material_weight,
+        opponent_policy_weight: l.opponent_policy_weight,
         mixed_precision: l.mixed_precision,
         ema_decay: l.ema_decay,
     }
@@ -233,8 +236,9 @@ mod tests {
         assert_eq!(
             optimizer_settings(&run),
             OptimizerSettings {
-                // The run's 0 is "no material head"; OptimizerSettings's weight scales a head.
+                // The run's 0 is "no head"; OptimizerSettings's weights scale a head's loss.
                 material_weight: 0.0,
+                opponent_policy_weight: 0.0,
                 ..OptimizerSettings::default()
             }
         );
