@@ -218,6 +218,11 @@ pub struct SearchConfig {
     /// Gumbel: add Gumbel(0,1) noise to the root logits (self-play). Off = deterministic
     /// (evaluation games). Default true.
     pub gumbel_noise: bool,
+    /// Gumbel with `gumbel_noise`: the noise only on plies `< gumbel_noise_plies` (game
+    /// ply from `Game::ply`), after which the root keeps the best-prior moves and plays
+    /// its best searched one, as a match does; 0 = on every ply (Danihelka et al.).
+    /// Default 0.
+    pub gumbel_noise_plies: u32,
     /// Gumbel: min-max rescale completed Q values to [0, 1] before sigma (mctx default).
     /// Values here are expected scores already in [0, 1]. Default false.
     pub gumbel_rescale_q: bool,
@@ -271,6 +276,7 @@ impl Default for SearchConfig {
             gumbel_safety: 0.0,
             gumbel_gain: 0.0,
             gumbel_noise: true,
+            gumbel_noise_plies: 0,
             gumbel_rescale_q: false,
             gumbel_interior: GumbelInterior::Deterministic,
             playout_cap: None,

@@ -361,6 +361,11 @@ pub struct SelfplaySection {
     /// move of the game (Danihelka et al.), and the policy target does not depend on it.
     /// Default 12.
     pub temperature_plies: u32,
+    /// Gumbel root: plies whose root adds Gumbel noise to the move choice and to which
+    /// moves are searched; later plies keep the best-prior moves and play the best
+    /// searched one, as matches do, so a game's later positions and its result are the
+    /// network's best play (0 = noise on every ply). Default 0.
+    pub gumbel_noise_plies: u32,
     /// Uniformly random opening plies before search (not recorded as targets). Default 0.
     pub random_opening_plies: u32,
     /// Resign when the expected score stays below this (0 = never). Default 0.05.
@@ -419,6 +424,7 @@ impl Default for SelfplaySection {
             dirichlet_weight: search.dirichlet_weight,
             fpu_reduction: search.fpu_reduction,
             temperature_plies: search.temperature_plies,
+            gumbel_noise_plies: search.gumbel_noise_plies,
             random_opening_plies: play.random_opening_plies,
             resign_threshold: play.resign_threshold,
             resign_disabled_fraction: play.resign_disabled_fraction,

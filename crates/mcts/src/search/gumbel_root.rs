@@ -59,7 +59,8 @@ impl<G: Game> Search<G> {
                 *logit += self.config.gumbel_gain * (-l).max(0) as f32;
             }
         }
-        let g = if self.config.gumbel_noise {
+        let plies = self.config.gumbel_noise_plies;
+        let g = if self.config.gumbel_noise && (plies == 0 || game.ply() < plies) {
             noise::gumbel_samples(k, &mut self.rng)
         } else {
             vec![0.0; k]

@@ -490,6 +490,52 @@ fn gumbel_visits_follow_sequential_halving() {
 }
 
 #[test]
+fn gumbel_noise_stops_after_its_plies() {
+    // Uniform priors, two of the legal moves considered, one simulation each: which two
+    // the root searches is the Gumbel top-2, so the noise alone decides it.
+    let searched_sets = |noise_plies: u32, game: &TicTacToe| {
+        let c = SearchConfig {
+            root_selection: RootSelection::Gumbel,
+            gumbel_considered: 2,
+            gumbel_noise_plies: noise_plies,
+            simulations: 2,
+            tree_batch: 1,
+            ..SearchConfig::default()
+        };
+        (0..16)
+            .map(|seed| {
+                let r = Search::new(c.clone(), seed)
+                    .search(game, &UniformEvaluator::default(), &SearchLimits::default())
+                    .unwrap();
+                let searched: Vec<Idx> = r
+                    .moves
+                    .iter()
+                    .zip(&r.visits)
+                    .filter(|&(_, &v)| v > 0)
+                    .map(|(&m, _)| m)
+                    .collect();
+                assert_eq!(searched.len(), 2, "{r:?}");
+                searched
+            })
+            .collect::<std::collections::HashSet<_>>()
+    };
+    let start = TicTacToe::new();
+    let mut after_one = start.clone();
+    after_one.play(Idx(4)).unwrap();
+    assert_eq!(after_one.ply(), 1);
+    // Noise on ply 0 only: the opening move varies, the reply is the first two squares
+    // by the prior's order (all tied) whatever the seed.
+    assert!(searched_sets(1, &start).len() > 1);
+    assert_eq!(
+        searched_sets(1, &after_one),
+        [vec![Idx(0), Idx(1)]].into_iter().collect()
+    );
+    // 0 = noise on every ply, as before.
+    assert!(searched_sets(0, &after_one).len() > 1);
+    assert!(searched_sets(2, &after_one).len() > 1);
+}
+
+#[test]
 fn self_play_game_with_reuse_completes() {
     let c = SearchConfig {
         simulations: 100,

@@ -99,6 +99,7 @@ pub fn search_config(config: &RunConfig) -> SearchConfig {
         dirichlet_weight: s.dirichlet_weight,
         fpu_reduction: s.fpu_reduction,
         temperature_plies: s.temperature_plies,
+        gumbel_noise_plies: s.gumbel_noise_plies,
         expand_check_terminal: s.terminal_check,
         root_mate_nodes: s.root_mate_nodes,
         cheap_root_mate_nodes: s.cheap_root_mate_nodes,
@@ -287,6 +288,16 @@ mod tests {
         let c =
             RunConfig::parse("[learner]\nmaterial_scale = \"mobility\"\n", "x.toml", &[]).unwrap();
         assert_eq!(sample_config(&c).material_scale, MaterialScale::Mobility);
+    }
+
+    /// `selfplay.gumbel_noise_plies` reaches self-play's search; the default is noise on
+    /// every ply, as the library's.
+    #[test]
+    fn gumbel_noise_plies_reach_the_self_play_search() {
+        let c = RunConfig::parse("", "x.toml", &["selfplay.gumbel_noise_plies=12".into()]).unwrap();
+        let search = search_config(&c);
+        assert_eq!((search.gumbel_noise, search.gumbel_noise_plies), (true, 12));
+        assert_eq!(search_config(&RunConfig::default()).gumbel_noise_plies, 0);
     }
 
     /// The plain search keeps the run's search (Gumbel root, its considered moves and
