@@ -357,8 +357,9 @@ pub struct SelfplaySection {
     /// Default: [`SearchConfig::fpu_reduction`] (0.25).
     pub fpu_reduction: f32,
     /// PUCT root: plies played by visit-count sampling (temperature 1); later plies play
-    /// the most visited move. A Gumbel root ignores it: its Gumbel noise samples every
-    /// move of the game (Danihelka et al.), and the policy target does not depend on it.
+    /// the most visited move. A Gumbel root ignores it: its Gumbel noise samples the
+    /// moves of the game (Danihelka et al.; `gumbel_noise_plies` says which), and the
+    /// policy target does not depend on it.
     /// Default 12.
     pub temperature_plies: u32,
     /// Gumbel root: plies whose root adds Gumbel noise to the move choice and to which
