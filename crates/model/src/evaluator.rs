@@ -26,7 +26,7 @@ pub fn model_config_for(variant: Variant, blocks: usize, channels: usize) -> Mod
 /// Residual blocks of a fresh network unless a config or flag says otherwise.
 pub const DEFAULT_BLOCKS: usize = 4;
 /// Channels per convolution of a fresh network unless a config or flag says otherwise
-/// (4x32: the default run's network, minishogi on a 2-core CPU).
+/// (4x32: small enough for a 2-core CPU; minishogi's config widens it to 48).
 pub const DEFAULT_CHANNELS: usize = 32;
 
 /// The architecture for a [`NetLayout`] (any variant, tai shogi included).
