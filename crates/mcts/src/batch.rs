@@ -76,6 +76,11 @@ pub struct BatchConfig {
     /// How long the service waits for a batch to fill after the first request arrives
     /// before running a partial batch. Default 1 ms.
     pub max_wait: Duration,
+    /// How many threads submit to this service, each waiting for its answer before it
+    /// submits again (0: not known). A batch holding requests from that many callers
+    /// runs at once: no other request can come, so waiting for one would only idle the
+    /// core (with one caller a service never waits). Default 0.
+    pub callers: usize,
 }
 
 impl Default for BatchConfig {
@@ -83,6 +88,7 @@ impl Default for BatchConfig {
         BatchConfig {
             max_batch: 256,
             max_wait: Duration::from_millis(1),
+            callers: 0,
         }
     }
 }
@@ -117,6 +123,34 @@ pub struct BatchStats {
     pub model_time: Duration,
     /// Models that replaced the first one ([`BatchService::replace_model`]).
     pub replacements: u64,
+}
+
+impl BatchStats {
+    /// The counters of several services as one: sums, the largest batch of any, and
+    /// the means over all of their batches.
+    pub fn combined(all: impl IntoIterator<Item = BatchStats>) -> BatchStats {
+        let mut total = BatchStats::default();
+        // Each service's capacity, summed over its batches: the mean fill over all.
+        let mut capacity = 0.0;
+        for s in all {
+            total.batches += s.batches;
+            total.inputs += s.inputs;
+            total.requests += s.requests;
+            total.max_batch_seen = total.max_batch_seen.max(s.max_batch_seen);
+            total.model_time += s.model_time;
+            total.replacements += s.replacements;
+            if s.avg_fill > 0.0 {
+                capacity += s.avg_batch / s.avg_fill * s.batches as f64;
+            }
+        }
+        if total.batches > 0 {
+            total.avg_batch = total.inputs as f64 / total.batches as f64;
+        }
+        if capacity > 0.0 {
+            total.avg_fill = total.inputs as f64 / capacity;
+        }
+        total
+    }
 }
 
 struct Job<I, O> {
@@ -387,7 +421,7 @@ fn service_loop<I, O: 'static>(
         // The batch fills for up to `max_wait`; with a batch in flight, only from the
         // requests already queued.
         let deadline = Instant::now() + config.max_wait;
-        while count < max_batch {
+        while count < max_batch && (config.callers == 0 || jobs.len() < config.callers) {
             let now = Instant::now();
             let r = if now >= deadline || in_flight.is_some() {
                 rx.try_recv().map_err(|_| ())

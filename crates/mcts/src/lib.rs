@@ -49,6 +49,6 @@ pub use eval::{
     EvalError, EvalRequest, Evaluator, FnEvaluator, RolloutEvaluator, UniformEvaluator, Wdl,
 };
 pub use search::{
-    LEAF_EXCHANGE_GAIN, Progress, Proven, Search, SearchError, SearchLimits, SearchResult,
-    StopReason, raise_by_exchange,
+    LEAF_EXCHANGE_GAIN, LeafBatch, Progress, Proven, Search, SearchError, SearchLimits,
+    SearchResult, SharedProgress, StopReason, raise_by_exchange,
 };

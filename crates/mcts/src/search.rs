@@ -22,11 +22,13 @@ mod exchange;
 mod formula_check;
 mod gumbel_interior;
 mod gumbel_root;
+mod parallel;
 mod proofs;
 mod report;
 mod spare;
 
 pub use exchange::{LEAF_EXCHANGE_GAIN, raise_by_exchange};
+pub use parallel::{LeafBatch, SharedProgress};
 
 use crate::tree::{NONE, Node, State};
 use gumbel_root::GumbelRootBox;
@@ -88,6 +90,9 @@ pub struct Search<G: Game> {
     /// histories' allocations) instead of allocating a new game and move list.
     spare_games: Vec<G>,
     spare_moves: Vec<Vec<G::Move>>,
+    /// Counts the trees this searcher has cleared: a [`LeafBatch`] of an earlier tree is
+    /// dropped, not backed up into a tree that no longer has its nodes.
+    epoch: u64,
 }
 
 /// What a resumable search needs next (see [`Search::begin`]).
@@ -123,6 +128,9 @@ struct Session<G: Game> {
     collisions: u32,
     depth_sum: u64,
     max_depth: u32,
+    /// Leaf batches handed to other threads ([`Search::step_detached`]) and not yet
+    /// provided: the search ends only once they are back.
+    outstanding: u32,
 }
 
 impl<G: Game> Session<G> {
@@ -153,6 +161,7 @@ impl<G: Game> Search<G> {
             sigma_scratch: Vec::new(),
             spare_games: Vec::new(),
             spare_moves: Vec::new(),
+            epoch: 0,
         }
     }
 
@@ -178,6 +187,7 @@ impl<G: Game> Search<G> {
 
     /// Discards the tree (and ends a search begun with [`Search::begin`]).
     pub fn clear(&mut self) {
+        self.epoch += 1;
         self.nodes.clear();
         self.root_game = None;
         self.noise_applied = false;
@@ -356,6 +366,7 @@ impl<G: Game> Search<G> {
             collisions: 0,
             depth_sum: 0,
             max_depth: 0,
+            outstanding: 0,
         });
     }
 
@@ -404,6 +415,18 @@ impl<G: Game> Search<G> {
             self.pending.is_empty(),
             "Search::step called before Search::provide"
         );
+        // Nothing is outstanding on one thread: `Evaluate` always has leaves.
+        let progress = self.step_session(&mut s);
+        if matches!(progress, Progress::Evaluate) {
+            self.session = Some(s);
+        }
+        progress
+    }
+
+    /// One step of `s` for [`Search::step_detached`]: `Evaluate` with leaves in
+    /// `self.pending`, `Evaluate` with none when only other threads' leaves can move the
+    /// search on, or `Done` once nothing is outstanding.
+    fn step_session(&mut self, s: &mut Session<G>) -> Progress<G::Move> {
         if s.phase == Phase::ExpandRoot {
             s.phase = Phase::PrepareRoot;
             if self.nodes[0].state == State::Unexpanded {
@@ -414,7 +437,6 @@ impl<G: Game> Search<G> {
                     Selected::Leaf(p) => {
                         s.batches += 1;
                         self.pending.push(p);
-                        self.session = Some(s);
                         return Progress::Evaluate;
                     }
                     Selected::Exact(exact) => self.backup_exact(&exact),
@@ -429,44 +451,18 @@ impl<G: Game> Search<G> {
             self.probe_root_mate(&s.game, root_mate_nodes);
         }
         loop {
-            let stop_reason = if self.nodes[0].state == State::Terminal {
-                Some(StopReason::Terminal)
-            } else if self.config.stop_when_proven && self.nodes[0].proven.is_known() {
-                Some(StopReason::Proven)
-            } else if s.sims >= s.budget {
-                Some(StopReason::Simulations)
-            } else if self.nodes.len() >= s.max_nodes {
-                Some(StopReason::Nodes)
-            } else if s
-                .limits
-                .stop
-                .as_ref()
-                .is_some_and(|f| f.load(Ordering::Relaxed))
-            {
-                Some(StopReason::Stopped)
-            } else if s.limits.deadline.is_some_and(|d| Instant::now() >= d) {
-                Some(StopReason::Deadline)
-            } else {
-                None
-            };
-            if let Some(stop_reason) = stop_reason {
-                let result = self.make_result(
-                    &s.game,
-                    s.sims,
-                    s.batches,
-                    s.collisions,
-                    s.depth_sum,
-                    s.max_depth,
-                    s.is_full,
-                    stop_reason,
-                    s.start,
-                );
-                return Progress::Done(Box::new(result));
+            if let Some(stop_reason) = self.stop_reason(s) {
+                if s.outstanding > 0 {
+                    return Progress::Evaluate;
+                }
+                return Progress::Done(Box::new(self.finish(s, stop_reason)));
             }
-            self.gather(&mut s);
+            self.gather(s);
             if !self.pending.is_empty() {
                 s.batches += 1;
-                self.session = Some(s);
+                return Progress::Evaluate;
+            }
+            if s.outstanding > 0 {
                 return Progress::Evaluate;
             }
         }

@@ -1,13 +1,14 @@
-//! The answer of a search: the move to play, the root's statistics and policy target,
-//! the principal variation ([`Search::make_result`]); and the tree's invariants, checked
-//! by tests.
+//! The answer of a search: when it stops ([`Search::stop_reason`]), the move to play,
+//! the root's statistics and policy target, the principal variation
+//! ([`Search::make_result`]); and the tree's invariants, checked by tests.
 
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use rand::Rng;
 use shogi_game::Game;
 
-use super::Search;
+use super::{Search, Session};
 use crate::config::RootSelection;
 use crate::eval::Wdl;
 use crate::gumbel;
@@ -143,6 +144,49 @@ impl<G: Game> Search<G> {
     }
 
     #[allow(clippy::too_many_arguments)]
+    /// Why the running search should stop now, if it should.
+    pub(super) fn stop_reason(&self, s: &Session<G>) -> Option<StopReason> {
+        if self.nodes[0].state == State::Terminal {
+            Some(StopReason::Terminal)
+        } else if self.config.stop_when_proven && self.nodes[0].proven.is_known() {
+            Some(StopReason::Proven)
+        } else if s.sims >= s.budget {
+            Some(StopReason::Simulations)
+        } else if self.nodes.len() >= s.max_nodes {
+            Some(StopReason::Nodes)
+        } else if s
+            .limits
+            .stop
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed))
+        {
+            Some(StopReason::Stopped)
+        } else if s.limits.deadline.is_some_and(|d| Instant::now() >= d) {
+            Some(StopReason::Deadline)
+        } else {
+            None
+        }
+    }
+
+    /// The result of the search `s`, ended for `stop_reason`.
+    pub(super) fn finish(
+        &mut self,
+        s: &Session<G>,
+        stop_reason: StopReason,
+    ) -> SearchResult<G::Move> {
+        self.make_result(
+            &s.game,
+            s.sims,
+            s.batches,
+            s.collisions,
+            s.depth_sum,
+            s.max_depth,
+            s.is_full,
+            stop_reason,
+            s.start,
+        )
+    }
+
     pub(super) fn make_result(
         &mut self,
         game: &G,

@@ -12,6 +12,7 @@ fn batching(max_batch: usize, max_wait: Duration) -> BatchConfig {
     BatchConfig {
         max_batch,
         max_wait,
+        callers: 0,
     }
 }
 
@@ -393,4 +394,80 @@ fn a_pipelined_model_has_two_batches_in_flight_and_answers_every_caller() {
         .filter(|&&id| at(Event::Prepare(id + 1)).is_some_and(|p| Some(p) < at(Event::Collect(id))))
         .count();
     assert!(overlapped > 0, "never two batches in flight: {events:?}");
+}
+
+/// A service that knows its callers runs a batch as soon as each of them has asked: with
+/// one caller it never waits for a batch to fill, however long `max_wait` is (an
+/// inference thread per actor thread would otherwise idle its core for `max_wait` on
+/// every batch); with two, the second caller's request joins the first's batch.
+#[test]
+fn a_batch_holding_every_callers_request_runs_at_once() {
+    let wait = Duration::from_secs(30);
+    let alone = BatchService::start(
+        BatchConfig {
+            max_batch: 64,
+            max_wait: wait,
+            callers: 1,
+        },
+        |xs: &[u32]| xs.to_vec(),
+    );
+    let began = std::time::Instant::now();
+    for i in 0..20u32 {
+        assert_eq!(
+            alone.handle().submit(vec![i, i + 1]).unwrap(),
+            vec![i, i + 1]
+        );
+    }
+    assert!(
+        began.elapsed() < wait / 2,
+        "a lone caller waited {:?} for a batch to fill",
+        began.elapsed()
+    );
+    assert_eq!(alone.shutdown().batches, 20);
+
+    let pair = BatchService::start(
+        BatchConfig {
+            max_batch: 64,
+            max_wait: wait,
+            callers: 2,
+        },
+        |xs: &[u32]| xs.to_vec(),
+    );
+    let began = std::time::Instant::now();
+    std::thread::scope(|scope| {
+        for t in 0..2u32 {
+            let handle = pair.handle();
+            scope.spawn(move || {
+                for i in 0..20u32 {
+                    assert_eq!(handle.submit(vec![t, i]).unwrap(), vec![t, i]);
+                }
+            });
+        }
+    });
+    assert!(began.elapsed() < wait / 2, "waited {:?}", began.elapsed());
+    let stats = pair.shutdown();
+    assert_eq!(stats.requests, 40);
+    assert!(
+        stats.batches <= 40 && stats.max_batch_seen <= 4,
+        "{stats:?}"
+    );
+}
+
+/// Several services' counters read as one: sums, the largest batch, the mean fill over
+/// every batch.
+#[test]
+fn the_counters_of_several_services_combine() {
+    let small = BatchService::start(batching(4, Duration::ZERO), |xs: &[u32]| xs.to_vec());
+    let large = BatchService::start(batching(8, Duration::ZERO), |xs: &[u32]| xs.to_vec());
+    small.handle().submit(vec![1, 2]).unwrap();
+    large.handle().submit(vec![1, 2, 3, 4, 5, 6]).unwrap();
+    let combined = shogi_mcts::batch::BatchStats::combined([small.shutdown(), large.shutdown()]);
+    assert_eq!((combined.batches, combined.inputs), (2, 8));
+    assert_eq!(combined.max_batch_seen, 6);
+    assert!((combined.avg_batch - 4.0).abs() < 1e-9, "{combined:?}");
+    // 8 inputs over room for 4 + 8.
+    assert!(
+        (combined.avg_fill - 8.0 / 12.0).abs() < 1e-9,
+        "{combined:?}"
+    );
 }

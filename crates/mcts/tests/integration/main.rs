@@ -2,4 +2,5 @@
 //! one compile and link (and one process) for them all instead of one per file.
 
 mod batch;
+mod parallel;
 mod search;
