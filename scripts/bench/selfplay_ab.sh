@@ -4,7 +4,10 @@
 # `train CONFIG` for MINUTES each, ROUNDS times (default 2), the builds in the order given.
 # Two figures a run, from its status lines (cumulative rates, so a window's rate is
 # the difference of rate x seconds): before the learner's first step, and from its
-# first step to the end (self-play and learner sharing the cores, as in a real run).
+# first step to the end (self-play and learner sharing the cores, as in a real run);
+# and two more: the cores the whole process kept busy (CPU time over wall time, read by
+# the shell, so a build without the status line's figure is measured the same way) and
+# the learner steps it made.
 # Prints each round and every build's ratios to the first; extra arguments go to
 # `train` (e.g. --set). A build given as BIN:OLD_CONFIG runs that config instead (an old
 # build that cannot read today's keys runs the config of its own time).
@@ -46,7 +49,8 @@ if len(after) >= 2:
     post = (r2 * t2 - r1 * t1) / (t2 - t1)
 else:
     post = float("nan")
-print(f"{pre:.1f} {post:.1f}")
+steps = lines[-1][2] if lines else 0
+print(f"{pre:.1f} {post:.1f} {steps}")
 PY
 }
 names=(A B C D E F G H)
@@ -59,16 +63,20 @@ for round in $(seq 1 "$rounds"); do
     [[ "$build" == *:* ]] && side_config="${build#*:}"
     dir="$out/${names[$i],,}-$round"
     rm -rf "$dir"
-    "$bin" train "$side_config" --set "run.dir=\"$dir\"" --set "run.minutes=$minutes" "$@" >/dev/null 2>&1
-    figures+=("$(rates "$dir/train.log")")
+    TIMEFORMAT="%R %U %S"
+    times=$( { time "$bin" train "$side_config" --set "run.dir=\"$dir\"" --set "run.minutes=$minutes" "$@" >/dev/null 2>&1; } 2>&1 )
+    read -r wall user sys <<<"$times"
+    busy=$(python3 -c "print(f'{($user + $sys) / $wall:.2f}')")
+    figures+=("$(rates "$dir/train.log") $busy")
   done
   python3 - "$round" "${figures[@]}" <<'PY'
 import sys
 names = "ABCDEFGH"
 rows = [tuple(map(float, f.split())) for f in sys.argv[2:]]
-parts = [f"{names[i]} {pre} / {post}" for i, (pre, post) in enumerate(rows)]
-(pre_a, post_a) = rows[0]
-ratios = [f"{names[i]}/A {pre / pre_a:.2f} / {post / post_a:.2f}" for i, (pre, post) in enumerate(rows) if i]
-print(f"round {sys.argv[1]}: {', '.join(parts)} simulations/s (before / with the learner); {', '.join(ratios)}")
+parts = [f"{names[i]} {pre} / {post}" for i, (pre, post, _, _) in enumerate(rows)]
+(pre_a, post_a, steps_a, _) = rows[0]
+ratios = [f"{names[i]}/A {pre / pre_a:.2f} / {post / post_a:.2f}" for i, (pre, post, _, _) in enumerate(rows) if i]
+busy = [f"{names[i]} {b:.2f} cores, {s:.0f} steps" for i, (_, _, s, b) in enumerate(rows)]
+print(f"round {sys.argv[1]}: {', '.join(parts)} simulations/s (before / with the learner); {', '.join(ratios)}; {', '.join(busy)}")
 PY
 done

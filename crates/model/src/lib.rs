@@ -48,7 +48,11 @@ pub use optimizer::{
     Evaluation, Losses, NetOptimizer, OPPONENT_POLICY_WEIGHT, OPTIMIZER_FILE, OptimizerKind,
     OptimizerSettings, SGD_MOMENTUM, SparsePolicy,
 };
-pub use service::{NetService, NetServiceError, checkpoint_layout};
+pub use service::{NetService, NetServiceError, Serving, checkpoint_layout};
+pub use threads::{
+    BACKGROUND_NICE, SelfplayThreads, ThreadCount, ThreadCountError, available_cores,
+    lower_thread_priority, match_threads, process_cpu_time, selfplay_threads,
+};
 
 /// Re-export so dependents use exactly the same tch.
 pub use tch;

@@ -1,6 +1,7 @@
 //! The one place a network becomes the batched service that many search threads share:
-//! checkpoint -> [`Inference`] -> [`NetBatchModel`] -> [`BatchService`] (a thread that
-//! merges the threads' requests into batches) -> one [`BatchEvaluator`] per caller.
+//! checkpoint -> [`Inference`] (one copy per inference thread) -> [`NetBatchModel`] ->
+//! [`BatchService`] (a thread that merges its callers' requests into batches) -> one
+//! [`BatchEvaluator`] per caller.
 //! Self-play in a run, `shogi-zero selfplay` and the arena's checkpoint players all
 //! start their network here.
 
@@ -15,6 +16,7 @@ use tch::Device;
 use crate::checkpoint::{CheckpointError, Expected, Manifest};
 use crate::evaluator::{NetBatchModel, NetEvaluatorError, NetInput, encode_input};
 use crate::inference::{Inference, InferenceOptions};
+use crate::net::Model;
 
 impl Expected {
     /// What a network for `layout` must be: its variant and input planes, the feature
@@ -81,12 +83,54 @@ pub enum NetServiceError {
     /// The service thread has stopped.
     #[error("the inference service has stopped")]
     Stopped,
+    /// A copy of the network for another inference thread could not be made.
+    #[error("copying the network for another inference thread: {0}")]
+    Copy(String),
 }
 
-/// A network served on its own thread to any number of searching threads.
+/// On how many inference threads a network is served, to how many searching threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Serving {
+    /// Inference threads, each with its own copy of the network, its own queue and its
+    /// own batches: on a CPU one thread runs one batch at a time on one core, so a
+    /// network that does most of the work needs as many as the cores it should use.
+    pub inference_threads: usize,
+    /// Threads that will search with it, each taking its evaluator with
+    /// [`NetService::evaluator_for`] and waiting for each answer before asking again; 0
+    /// when not known. Caller `i` is served by inference thread `i % inference_threads`,
+    /// and a batch that holds a request from each of its thread's callers runs at once
+    /// ([`BatchConfig::callers`]).
+    pub callers: usize,
+    /// The inference threads run in the background of a learner in the same process
+    /// (at [`crate::BACKGROUND_NICE`] on Linux): when both want the cores, the learner
+    /// gets one first. Self-play beside its learner on a CPU sets it: the learner trains
+    /// at most `learner.replay_ratio` samples a position and sleeps when it is ahead, so
+    /// given the cores it needs it keeps that pace, and self-play takes the rest.
+    pub background: bool,
+}
+
+impl Serving {
+    /// One inference thread for callers not counted: every caller shares its batches.
+    pub const ONE: Serving = Serving {
+        inference_threads: 1,
+        callers: 0,
+        background: false,
+    };
+
+    /// How many of the callers inference thread `thread` serves (0: not known).
+    fn callers_of(&self, thread: usize) -> usize {
+        let threads = self.inference_threads.max(1);
+        if self.callers == 0 {
+            return 0;
+        }
+        self.callers / threads + usize::from(thread < self.callers % threads)
+    }
+}
+
+/// A network served on its own threads to any number of searching threads.
 #[derive(Debug)]
 pub struct NetService {
-    service: BatchService<NetInput, EvalOutput>,
+    services: Vec<BatchService<NetInput, EvalOutput>>,
     layout: NetLayout,
     /// Where and how the network runs: a replacement is loaded the same way.
     device: Device,
@@ -98,67 +142,135 @@ pub struct NetService {
 impl NetService {
     /// Loads checkpoint `dir` as a network for `layout`'s game (with whichever input
     /// planes its manifest names: positions are encoded the way it was trained) on
-    /// `device` and starts serving it in batches of up to `batch.max_batch`; in the
-    /// device's half precision when `half` ([`crate::half_kind`]: f16 on CUDA, bf16 on a
-    /// CPU with AVX-512 BF16).
+    /// `device` and starts serving it on `serving.inference_threads` threads, in batches
+    /// of up to `batch.max_batch`; in the device's half precision when `half`
+    /// ([`crate::half_kind`]: f16 on CUDA, bf16 on a CPU with AVX-512 BF16).
     pub fn from_checkpoint(
         dir: &Path,
         layout: NetLayout,
         device: Device,
         batch: BatchConfig,
         half: bool,
+        serving: Serving,
     ) -> Result<NetService, NetServiceError> {
         let options = InferenceOptions {
             half,
             ..inference_options(&batch)
         };
-        let (inference, layout, manifest) = load_served(dir, &layout, device, &options)?;
-        let mut service = NetService::from_inference(inference, layout, batch)?;
+        let mut copies = Vec::with_capacity(serving.inference_threads.max(1));
+        let mut served = None;
+        for _ in 0..serving.inference_threads.max(1) {
+            let (inference, layout, manifest) = load_served(dir, &layout, device, &options)?;
+            copies.push(inference);
+            served = Some((layout, manifest));
+        }
+        let (layout, manifest) = served.expect("at least one inference thread");
+        let mut service = NetService::from_copies(copies, layout, batch, serving)?;
         service.manifest = Some(Box::new(manifest));
         Ok(service)
     }
 
-    /// Loads checkpoint `dir` the way the served network was loaded (device, precision)
-    /// and serves it from the next batch on ([`BatchService::replace_model`]): requests
-    /// in flight are answered, none is refused, and the callers' evaluators go on
-    /// unchanged. The loading happens on the calling thread, so the service keeps
-    /// answering with the old network meanwhile. Refused, with the old network kept,
-    /// when the checkpoint cannot be loaded or reads other input planes.
+    /// Loads checkpoint `dir` the way the served network was loaded (device, precision,
+    /// one copy per inference thread) and serves it from each thread's next batch on
+    /// ([`BatchService::replace_model`]): requests in flight are answered, none is
+    /// refused, and the callers' evaluators go on unchanged. The loading happens on the
+    /// calling thread, so the service keeps answering with the old network meanwhile.
+    /// Refused, with the old network kept on every thread, when the checkpoint cannot be
+    /// loaded or reads other input planes.
     pub fn replace_checkpoint(&mut self, dir: &Path) -> Result<(), NetServiceError> {
-        let (inference, layout, manifest) =
-            load_served(dir, &self.layout, self.device, &self.options)?;
-        if layout != self.layout {
-            return Err(NetServiceError::OtherPlanes {
-                path: dir.to_path_buf(),
-                served: self.layout.features.to_string(),
-                new: layout.features.to_string(),
-            });
+        let mut models = Vec::with_capacity(self.services.len());
+        let mut loaded = None;
+        for _ in &self.services {
+            let (inference, layout, manifest) =
+                load_served(dir, &self.layout, self.device, &self.options)?;
+            if layout != self.layout {
+                return Err(NetServiceError::OtherPlanes {
+                    path: dir.to_path_buf(),
+                    served: self.layout.features.to_string(),
+                    new: layout.features.to_string(),
+                });
+            }
+            models.push(NetBatchModel::for_layout(inference, layout)?);
+            loaded = Some(manifest);
         }
-        let model = NetBatchModel::for_layout(inference, layout)?;
-        self.service
-            .replace_model(model)
-            .map_err(|_| NetServiceError::Stopped)?;
-        self.manifest = Some(Box::new(manifest));
+        for (service, model) in self.services.iter().zip(models) {
+            service
+                .replace_model(model)
+                .map_err(|_| NetServiceError::Stopped)?;
+        }
+        self.manifest = loaded.map(Box::new);
         Ok(())
     }
 
-    /// Serves a network already in memory (a fresh one, say), after checking its shape
-    /// fits `layout`. Build its [`Inference`] with [`NetService::inference_options`].
+    /// Serves a network already in memory (a fresh one, say) on one inference thread,
+    /// after checking its shape fits `layout`. Build its [`Inference`] with
+    /// [`NetService::inference_options`].
     pub fn from_inference(
         inference: Inference,
         layout: NetLayout,
         batch: BatchConfig,
     ) -> Result<NetService, NetEvaluatorError> {
+        NetService::from_copies(vec![inference], layout, batch, Serving::ONE)
+    }
+
+    /// Serves a network in memory on `serving.inference_threads` threads, each with its
+    /// own copy of `model`'s weights on `device`.
+    pub fn from_model(
+        model: Model,
+        device: Device,
+        options: &InferenceOptions,
+        layout: NetLayout,
+        batch: BatchConfig,
+        serving: Serving,
+    ) -> Result<NetService, NetServiceError> {
+        let threads = serving.inference_threads.max(1);
+        let mut copies = Vec::with_capacity(threads);
+        for _ in 1..threads {
+            let copy = model
+                .copy_to(device)
+                .map_err(|e| NetServiceError::Copy(e.to_string()))?;
+            copies.push(Inference::new(copy, device, options));
+        }
+        copies.insert(0, Inference::new(model, device, options));
+        Ok(NetService::from_copies(copies, layout, batch, serving)?)
+    }
+
+    /// One inference thread per copy of the network.
+    fn from_copies(
+        copies: Vec<Inference>,
+        layout: NetLayout,
+        batch: BatchConfig,
+        serving: Serving,
+    ) -> Result<NetService, NetEvaluatorError> {
+        let first = copies.first().expect("at least one copy of the network");
         let (device, options) = (
-            inference.device(),
+            first.device(),
             InferenceOptions {
-                half: inference.is_half(),
+                half: first.is_half(),
                 ..inference_options(&batch)
             },
         );
-        let model = NetBatchModel::for_layout(inference, layout)?;
+        let serving = Serving {
+            inference_threads: copies.len(),
+            ..serving
+        };
+        let mut services = Vec::with_capacity(copies.len());
+        for (thread, inference) in copies.into_iter().enumerate() {
+            let model = NetBatchModel::for_layout(inference, layout)?;
+            let batch = BatchConfig {
+                callers: serving.callers_of(thread),
+                ..batch.clone()
+            };
+            let background = serving.background;
+            services.push(BatchService::start_with(batch, move || {
+                if background {
+                    crate::threads::lower_thread_priority(crate::threads::BACKGROUND_NICE);
+                }
+                model
+            }));
+        }
         Ok(NetService {
-            service: BatchService::start(batch, model),
+            services,
             layout,
             device,
             options,
@@ -181,24 +293,43 @@ impl NetService {
         self.layout
     }
 
-    /// An evaluator for game `G` (the service's game): positions are encoded on the
-    /// calling thread with the network's input planes, evaluated in the service's
-    /// batches.
+    /// Inference threads serving the network.
+    pub fn inference_threads(&self) -> usize {
+        self.services.len()
+    }
+
+    /// An evaluator for game `G` on the first inference thread, for callers that share
+    /// one evaluator: positions are encoded on the calling thread with the network's
+    /// input planes, evaluated in that thread's batches.
     pub fn evaluator<G: NetGame>(&self) -> BatchEvaluator<G, NetInput> {
+        self.evaluator_for(0)
+    }
+
+    /// The evaluator of caller `caller` (of [`Serving::callers`]): served by inference
+    /// thread `caller % inference_threads`.
+    pub fn evaluator_for<G: NetGame>(&self, caller: usize) -> BatchEvaluator<G, NetInput> {
         let layout = self.layout;
-        BatchEvaluator::with_encoder(self.service.handle(), move |game: &G, moves: &[G::Move]| {
+        let service = &self.services[caller % self.services.len()];
+        BatchEvaluator::with_encoder(service.handle(), move |game: &G, moves: &[G::Move]| {
             encode_input(game, &layout, moves)
         })
     }
 
-    /// The service's counters so far.
-    pub fn stats(&self) -> BatchStats {
-        self.service.stats()
+    /// One evaluator per caller, `0..callers` ([`NetService::evaluator_for`]).
+    pub fn evaluators<G: NetGame>(&self, callers: usize) -> Vec<BatchEvaluator<G, NetInput>> {
+        (0..callers.max(1)).map(|i| self.evaluator_for(i)).collect()
     }
 
-    /// Stops the service thread (after the requests in flight) and returns its counters.
+    /// The counters so far, over every inference thread (`model_time` adds up each
+    /// thread's, so it may exceed the wall time).
+    pub fn stats(&self) -> BatchStats {
+        BatchStats::combined(self.services.iter().map(BatchService::stats))
+    }
+
+    /// Stops the inference threads (after the requests in flight) and returns their
+    /// counters.
     pub fn shutdown(self) -> BatchStats {
-        self.service.shutdown()
+        BatchStats::combined(self.services.into_iter().map(BatchService::shutdown))
     }
 }
 

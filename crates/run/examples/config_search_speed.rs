@@ -14,7 +14,7 @@ use anyhow::{Context, Result};
 use shogi_mcts::{EvalRequest, Evaluator, SearchConfig, UniformEvaluator};
 use shogi_registry::{FromSpec, GameSpec, RecordGame, with_game_type};
 use shogi_run::RunConfig;
-use shogi_run::run::{game_spec, play_config, search_config};
+use shogi_run::run::{game_spec, play_config, search_config, selfplay_threads};
 use shogi_selfplay::play::{GameProgress, PlayConfig, SelfPlayGame};
 
 fn main() -> Result<()> {
@@ -25,9 +25,11 @@ fn main() -> Result<()> {
     let config = RunConfig::load(Path::new(path), &[])?;
     let seconds: f64 = args.get(2).map_or(Ok(20.0), |s| s.parse())?;
     let s = &config.selfplay;
+    // The actor threads this machine would run (a CPU's).
+    let threads = selfplay_threads(&config, shogi_model::tch::Device::Cpu).actor_threads;
     let games: usize = args
         .get(3)
-        .map_or(Ok(s.actors.div_ceil(s.actor_threads.max(1))), |g| g.parse())?;
+        .map_or(Ok(s.actors.div_ceil(threads)), |g| g.parse())?;
     let spec = game_spec(&config);
     let (search, play) = (search_config(&config), play_config(&config));
     let duration = Duration::from_secs_f64(seconds);

@@ -11,7 +11,7 @@ use shogi_learner::{LearnerConfig, ReplayWindow, SampleConfig};
 use shogi_mcts::{RootSelection, SearchConfig};
 use shogi_model::{
     DEFAULT_BLOCKS, DEFAULT_CHANNELS, DEFAULT_DEVICE, DEFAULT_STEM_KERNEL, OptimizerKind,
-    OptimizerSettings, SELFPLAY_HALF_INFERENCE,
+    OptimizerSettings, SELFPLAY_HALF_INFERENCE, ThreadCount,
 };
 use shogi_registry::TRAINING_MAX_PLIES;
 use shogi_rules::ImpasseRule;
@@ -138,9 +138,11 @@ pub struct RunSection {
     pub max_steps: u64,
     /// Device: `auto`, `cpu`, `cuda`, `cuda:N`. Default `auto`.
     pub device: String,
-    /// libtorch intra-op threads (CPU). Default 1: the actors, learner and gate already
-    /// run side by side.
-    pub torch_threads: usize,
+    /// libtorch intra-op threads in each thread that runs a network: a number, or
+    /// `auto`: 1 on a CPU (self-play already keeps every core busy, and intra-op teams on
+    /// busy cores wait on each other), a quarter of the cores (at most 4) for the host
+    /// side of a GPU. Default `auto`.
+    pub torch_threads: ThreadCount,
     /// Seconds between status lines. Default 10.
     pub status_every_secs: u64,
 }
@@ -154,7 +156,7 @@ impl Default for RunSection {
             minutes: 30.0,
             max_steps: 0,
             device: DEFAULT_DEVICE.into(),
-            torch_threads: 1,
+            torch_threads: ThreadCount::Auto,
             status_every_secs: 10,
         }
     }
@@ -269,12 +271,19 @@ impl Default for NetworkSection {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SelfplaySection {
-    /// Self-play games in flight, spread over `actor_threads`; all of them share one
-    /// batched inference service. Default 16.
+    /// Self-play games in flight, spread over `actor_threads`, whose network calls the
+    /// `inference_threads` batch. Default 16.
     pub actors: usize,
     /// Threads that advance those games; each sends the leaves of its games in one
-    /// request. Default 2 (one searches while the network evaluates the other's request).
-    pub actor_threads: usize,
+    /// request. A number, or `auto`: one per core the process may use (no more than
+    /// `actors`) on a CPU, all cores but two with a GPU. Default `auto`.
+    pub actor_threads: ThreadCount,
+    /// Threads that run the self-play network, each with its own copy and its own
+    /// batches, serving the actor threads in turn. A number, or `auto`: one per actor
+    /// thread on a CPU (each pair alternates between search and network, so every core
+    /// works and no batch waits for another thread), one on a GPU (which keeps two
+    /// batches in flight). Default `auto`.
+    pub inference_threads: ThreadCount,
     /// Simulations per move. Default 64.
     pub simulations: u32,
     /// Root selection: `gumbel` (sequential halving, learns at small budgets) or `puct`.
@@ -403,7 +412,8 @@ impl Default for SelfplaySection {
         let actors = ActorConfig::default();
         SelfplaySection {
             actors: ActorConfig::DEFAULT_GAMES_IN_FLIGHT,
-            actor_threads: ActorConfig::DEFAULT_THREADS,
+            actor_threads: ThreadCount::Auto,
+            inference_threads: ThreadCount::Auto,
             simulations: search.simulations,
             root: search.root_selection,
             gumbel_considered: search.gumbel_considered,
@@ -978,6 +988,43 @@ mod tests {
         let msg = err.to_string();
         assert!(msg.contains("learner.batch"), "{msg}");
         assert!(msg.contains("invalid type"), "{msg}");
+    }
+
+    /// Thread counts read `auto` or a number of at least 1, from the file and from
+    /// `--set` (bare or quoted); anything else is refused with the key named.
+    #[test]
+    fn thread_counts_read_auto_or_a_number_and_name_the_key() {
+        let text = "[run]\ntorch_threads = 2\n[selfplay]\nactor_threads = \"auto\"\n";
+        let config =
+            RunConfig::parse(text, "x.toml", &["selfplay.inference_threads=3".into()]).unwrap();
+        assert_eq!(
+            (
+                config.run.torch_threads,
+                config.selfplay.actor_threads,
+                config.selfplay.inference_threads
+            ),
+            (
+                ThreadCount::Fixed(2),
+                ThreadCount::Auto,
+                ThreadCount::Fixed(3)
+            )
+        );
+        let bare = RunConfig::parse("", "x.toml", &["run.torch_threads=auto".into()]).unwrap();
+        assert_eq!(bare.run.torch_threads, ThreadCount::Auto);
+        for bad in ["0", "-2", "\"many\"", "1.5"] {
+            let err = RunConfig::parse(
+                &format!("[selfplay]\ninference_threads = {bad}\n"),
+                "x.toml",
+                &[],
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(
+                err.contains("selfplay.inference_threads")
+                    && err.contains("a number of at least 1"),
+                "{bad}: {err}"
+            );
+        }
     }
 
     #[test]

@@ -16,7 +16,8 @@ use shogi_mcts::batch::{BatchConfig, BatchStats};
 use shogi_mcts::{PlayoutCap, SearchConfig};
 use shogi_model::{
     CheckpointMeta, Expected, Losses, Model, ModelConfig, NetService, OptimizerKind,
-    OptimizerSettings, load_checkpoint, model_config_for_layout, parse_device, set_num_threads,
+    OptimizerSettings, SelfplayThreads, Serving, ThreadCount, load_checkpoint,
+    model_config_for_layout, parse_device, set_num_threads,
 };
 use shogi_registry::RecordGame;
 use shogi_registry::{FromSpec, GameSpec, NetGame, with_game_type};
@@ -38,7 +39,7 @@ use roles::{gate_loop, learner_loop, selfplay_loop};
 use settings::layout_of;
 pub use settings::{
     batch_config, game_spec, gate_config, model_config, optimizer_settings, plain_root,
-    play_config, play_root, sample_config, search_config,
+    play_config, play_root, sample_config, search_config, selfplay_threads,
 };
 
 /// Why the run loop stopped.
@@ -163,6 +164,9 @@ struct Progress {
     learner_loss: Mutex<Option<Losses>>,
     gate: Mutex<Vec<GateReport>>,
     best_name: Mutex<String>,
+    /// The process's CPU time when the invocation began (`None`: the system does not
+    /// say): the status line's cores busy count from it.
+    cpu_at_start: Option<Duration>,
 }
 
 /// Runs (or resumes) the run described by `config` until its budget is spent or
@@ -176,8 +180,10 @@ pub fn run(
     let began = Instant::now();
     let run = RunDir::new(&config.run.dir);
     let _locks = prepare(&run, config, resume, roles)?;
-    set_num_threads(config.run.torch_threads);
     let device = parse_device(&config.run.device)?;
+    let threads = selfplay_threads(config, device);
+    set_num_threads(threads.torch_threads);
+    log_threads(config, roles, &threads);
     let layout = layout_of(config);
 
     // Budgets: wall time of this invocation, learner steps over the whole run.
@@ -185,7 +191,10 @@ pub fn run(
         .then(|| began + Duration::from_secs_f64(config.run.minutes * 60.0));
     let finish = AtomicBool::new(false);
     let stop_work = || interrupt.load(Ordering::Relaxed) || finish.load(Ordering::Relaxed);
-    let progress = Progress::default();
+    let progress = Progress {
+        cpu_at_start: shogi_model::process_cpu_time(),
+        ..Progress::default()
+    };
     let mut cause = StopCause::TimeBudget;
 
     log_precision(config, roles, device);
@@ -204,6 +213,7 @@ pub fn run(
                     &run,
                     &progress,
                     &stop_work,
+                    roles.learn,
                     move |_| G::from_spec(&spec),
                 ))
             })
@@ -291,6 +301,33 @@ pub fn run(
     Ok(summary)
 }
 
+/// Says how the run spreads over the machine: the cores it may use and each thread
+/// count, with where an `auto` one came from.
+fn log_threads(config: &RunConfig, roles: Roles, threads: &SelfplayThreads) {
+    let how = |count: ThreadCount| match count {
+        ThreadCount::Auto => "auto",
+        ThreadCount::Fixed(_) => "set",
+    };
+    let (s, r) = (&config.selfplay, &config.run);
+    let selfplay = if roles.selfplay {
+        format!(
+            "selfplay.actor_threads {} ({}), selfplay.inference_threads {} ({}), ",
+            threads.actor_threads,
+            how(s.actor_threads),
+            threads.inference_threads,
+            how(s.inference_threads),
+        )
+    } else {
+        String::new()
+    };
+    info!(
+        "threads: {} cores available to this process; {selfplay}run.torch_threads {} ({})",
+        shogi_model::available_cores(),
+        threads.torch_threads,
+        how(r.torch_threads),
+    );
+}
+
 /// Says which precision the learner and self-play networks run in: the learner's f16 is
 /// CUDA-only, and self-play's half precision is f16 on CUDA, bf16 on a CPU that computes
 /// it natively and f32 elsewhere; what an option does not change is stated, not hidden.
@@ -367,10 +404,19 @@ fn status_line(progress: &Progress, began: Instant) -> String {
         + progress.actors.white_wins.load(Ordering::Relaxed);
     let simulations = progress.actors.simulations_run.load(Ordering::Relaxed);
     let samples = progress.learner_samples.load(Ordering::Relaxed);
+    // CPU time over wall time since the invocation began: the cores the run keeps busy.
+    let cores_busy = match (progress.cpu_at_start, shogi_model::process_cpu_time()) {
+        (Some(start), Some(now)) => format!(
+            " cores busy {:.2}/{}",
+            now.saturating_sub(start).as_secs_f64() / secs,
+            shogi_model::available_cores()
+        ),
+        _ => String::new(),
+    };
     // Plies are positions played (and stored); simulations are network evaluations
     // (`shogi-zero selfplay` reports those as positions/s); samples are learner rows.
     format!(
-        "[{:>5.0}s] games {} ({:.1}/min, {:.0}% decisive, {} in flight) plies {} ({:.0}/s, {:.0} simulations/s) batch fill {:.0}% | step {} ({:.0} samples/s) {} | best {} | {}",
+        "[{:>5.0}s] games {} ({:.1}/min, {:.0}% decisive, {} in flight) plies {} ({:.0}/s, {:.0} simulations/s) batch fill {:.0}%{} | step {} ({:.0} samples/s) {} | best {} | {}",
         secs,
         games,
         games as f64 / secs * 60.0,
@@ -380,6 +426,7 @@ fn status_line(progress: &Progress, began: Instant) -> String {
         plies as f64 / secs,
         simulations as f64 / secs,
         batches.avg_fill * 100.0,
+        cores_busy,
         progress.learner_step.load(Ordering::Relaxed),
         samples as f64 / secs,
         loss,
@@ -560,14 +607,13 @@ mod tests {
             batch_config, game_spec, gate_config, optimizer_settings, sample_config, search_config,
         };
         // Keys the run loop reads directly (budgets, actors, the learner's pace).
-        const RUN_LOOP: [&str; 17] = [
+        const RUN_LOOP: [&str; 16] = [
             "run.dir",
             "run.init",
             "run.minutes",
             "run.max_steps",
             "run.status_every_secs",
             "selfplay.actors",
-            "selfplay.actor_threads",
             "selfplay.games_per_chunk",
             "selfplay.games_per_generation",
             "selfplay.half_inference",
@@ -593,6 +639,7 @@ mod tests {
                     model_config(c),
                     game_spec(c),
                     play_root(c),
+                    super::selfplay_threads(c, shogi_model::tch::Device::Cpu),
                 )
             )
         };
@@ -625,6 +672,17 @@ mod tests {
                 ("game.tai.lion_dog", _) => "\"q3\"".into(),
                 ("game.tai.repetition", _) => "\"forbidden\"".into(),
                 ("run.device", _) => "\"cpu\"".into(),
+                // Not what `auto` gives on this machine's cores (on a CPU: one actor and
+                // one inference thread a core, one intra-op thread).
+                ("run.torch_threads", _) => "2".into(),
+                ("selfplay.actor_threads" | "selfplay.inference_threads", _) => {
+                    if shogi_model::available_cores() >= 2 {
+                        "1"
+                    } else {
+                        "2"
+                    }
+                    .into()
+                }
                 ("gate.fixed_opponent", _) => "\"random\"".into(),
                 (_, toml::Value::String(_)) => "\"elsewhere\"".into(),
                 (_, toml::Value::Boolean(b)) => (!b).to_string(),

@@ -1,7 +1,7 @@
 //! Actor threads: each advances many games side by side (one search tree per game) and
-//! sends the leaves of all of them to the shared evaluator in one request, so a few
-//! threads fill a network batch (the inference service merges the threads' requests into
-//! batches). Finished games are written as replay chunks. A slot whose game ends starts
+//! sends the leaves of all of them to its evaluator in one request, so a few threads fill
+//! a network batch (an inference thread merges its actor threads' requests into
+//! batches; on a CPU each actor thread has one of its own). Finished games are written as replay chunks. A slot whose game ends starts
 //! the next game at once (its seed from [`GameSeeds`]), so every slot stays busy until
 //! the seeds run out or the actors are stopped: nothing waits for a generation of games
 //! to drain.
@@ -25,13 +25,14 @@ use shogi_registry::RecordGame;
 pub const SELFPLAY_BATCH: BatchConfig = BatchConfig {
     max_batch: 16,
     max_wait: Duration::from_millis(2),
+    callers: 0,
 };
 
 /// How many games, on how many threads, and where they go.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ActorConfig {
-    /// Actor threads. Each blocks while the network evaluates its request, so two threads
-    /// keep search and network busy at once (one searches while the other waits).
+    /// Actor threads. Each blocks while the network evaluates its request: with an
+    /// inference thread of its own per actor thread, each pair keeps one core busy.
     pub threads: usize,
     /// Games each thread advances side by side; their pending leaves go to the evaluator
     /// in one request. `threads * games_per_thread` games are in flight.
@@ -63,8 +64,8 @@ impl Default for ActorConfig {
 impl ActorConfig {
     /// Games in flight unless a config says otherwise.
     pub const DEFAULT_GAMES_IN_FLIGHT: usize = 16;
-    /// Actor threads by default: one searches while the network evaluates the other's
-    /// request.
+    /// Actor threads of [`ActorConfig::default`], for a caller that does not size them to
+    /// the machine (the run and `shogi-zero selfplay` do: `shogi_model::selfplay_threads`).
     pub const DEFAULT_THREADS: usize = 2;
 
     /// `games_in_flight` concurrent games spread over `threads` threads (at least one
@@ -207,7 +208,8 @@ pub struct ActorSummary {
 }
 
 /// Runs self-play on `config.threads` threads of `config.games_per_thread` slots each
-/// until `seeds` gives no more (and the games in progress have finished) or `stop` is
+/// (thread `t` evaluating with `evaluators[t % evaluators.len()]`, so each thread may
+/// have an inference thread of its own) until `seeds` gives no more (and the games in progress have finished) or `stop` is
 /// raised, writing chunks `PREFIX-aTT-NNNNNNNN.szgr` into `replay_dir` (TT = actor
 /// thread). A slot whose game ends starts the next one at once, so the slots stay full
 /// while there are seeds. Blocks the calling thread; returns after all actors have
@@ -221,7 +223,7 @@ pub fn run_actors<G, E, S>(
     search: &SearchConfig,
     play: &PlayConfig,
     start: S,
-    evaluator: &E,
+    evaluators: &[E],
     replay_dir: &Path,
     prefix: &str,
     stop: &AtomicBool,
@@ -229,15 +231,17 @@ pub fn run_actors<G, E, S>(
 ) -> Result<ActorSummary, RecordError>
 where
     G: RecordGame,
-    E: Evaluator<G> + ?Sized,
+    E: Evaluator<G>,
     S: Fn(u64) -> G + Sync,
 {
+    assert!(!evaluators.is_empty(), "run_actors needs an evaluator");
     let began = Instant::now();
     let failed: Arc<std::sync::Mutex<Option<RecordError>>> = Arc::default();
     std::thread::scope(|scope| {
         for actor in 0..config.threads.max(1) {
             let start = &start;
             let failed = failed.clone();
+            let evaluator = &evaluators[actor % evaluators.len()];
             scope.spawn(move || {
                 let mut writer = match ChunkWriter::new(
                     replay_dir,

@@ -1,6 +1,6 @@
 //! `shogi-zero selfplay`: actor threads play games with a network (a checkpoint, or a
-//! freshly initialised one) or the uniform test evaluator, batched through one inference
-//! service, into a replay directory.
+//! freshly initialised one) or the uniform test evaluator, batched by inference threads,
+//! into a replay directory.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,8 +12,9 @@ use shogi_game::GameKind;
 use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, uniform_batch};
 use shogi_mcts::{RootSelection, SearchConfig};
 use shogi_model::{
-    DEFAULT_BLOCKS, DEFAULT_CHANNELS, Inference, InferenceOptions, Model, NetService,
-    SELFPLAY_HALF_INFERENCE, model_config_for_layout, parse_device,
+    DEFAULT_BLOCKS, DEFAULT_CHANNELS, InferenceOptions, Model, NetService, SELFPLAY_HALF_INFERENCE,
+    SelfplayThreads, Serving, ThreadCount, available_cores, model_config_for_layout, parse_device,
+    selfplay_threads,
 };
 use shogi_registry::RecordGame;
 use shogi_registry::{FromSpec, GameSpec, NetGame, TRAINING_MAX_PLIES, with_game_type};
@@ -54,9 +55,15 @@ pub struct SelfplayArgs {
     /// Games in flight (all sharing the network batch).
     #[arg(long, default_value_t = ActorConfig::DEFAULT_GAMES_IN_FLIGHT)]
     actors: usize,
-    /// Threads advancing those games; each sends its games' leaves in one request.
-    #[arg(long, default_value_t = ActorConfig::DEFAULT_THREADS)]
-    threads: usize,
+    /// Threads advancing those games; each sends its games' leaves in one request. A
+    /// number, or auto: one per core on a CPU, all cores but two with a GPU
+    /// (`selfplay.actor_threads` in a run config).
+    #[arg(long, default_value_t = ThreadCount::Auto, value_name = "N|auto")]
+    threads: ThreadCount,
+    /// Threads running the network, each with its own copy and batches. A number, or
+    /// auto: one per actor thread on a CPU, one on a GPU (`selfplay.inference_threads`).
+    #[arg(long, default_value_t = ThreadCount::Auto, value_name = "N|auto")]
+    inference_threads: ThreadCount,
     /// Simulations per move.
     #[arg(long, default_value_t = SearchConfig::default().simulations)]
     simulations: u32,
@@ -129,9 +136,22 @@ impl SelfplayArgs {
         }
     }
 
-    /// The actors these flags ask for.
-    pub(crate) fn actor_config(&self) -> ActorConfig {
-        let (threads, games_per_thread) = ActorConfig::spread(self.actors, self.threads);
+    /// The thread counts these flags ask for on this machine, the network on a GPU when
+    /// `cuda`.
+    pub(crate) fn threads(&self, cuda: bool) -> SelfplayThreads {
+        selfplay_threads(
+            available_cores(),
+            cuda,
+            self.actors,
+            self.threads,
+            self.inference_threads,
+            ThreadCount::Fixed(self.net.torch_threads.max(1)),
+        )
+    }
+
+    /// The actors these flags ask for on `threads` threads.
+    pub(crate) fn actor_config(&self, threads: &SelfplayThreads) -> ActorConfig {
+        let (threads, games_per_thread) = ActorConfig::spread(self.actors, threads.actor_threads);
         ActorConfig {
             threads,
             games_per_thread,
@@ -157,8 +177,8 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
     let Some(out) = &args.out else {
         bail!("--out DIR (or --follow RUN_DIR) is required");
     };
-    if args.actors == 0 || args.threads == 0 || args.max_batch == 0 || args.simulations == 0 {
-        bail!("--actors, --threads, --max-batch and --simulations must be at least 1");
+    if args.actors == 0 || args.max_batch == 0 || args.simulations == 0 {
+        bail!("--actors, --max-batch and --simulations must be at least 1");
     }
     // The engines' default rules (no impasse rule; tai shogi's seed defaults) and the
     // requested ply cap.
@@ -178,26 +198,55 @@ where
 {
     let search = args.search_config();
     let play = args.play_config();
-    let actors = args.actor_config();
     let batch = args.batch_config();
-    let seeds = SeedRange::new(actors.seed, actors.games);
     let stop = AtomicBool::new(false);
     let stats = ActorStats::default();
 
     let (summary, service_stats) = if args.uniform {
+        let actors = args.actor_config(&args.threads(false));
+        let seeds = SeedRange::new(actors.seed, actors.games);
         let service = BatchService::start(batch, uniform_batch::<G>);
         let evaluator = BatchEvaluator::new(service.handle());
         let summary = run_actors(
-            &actors, &seeds, &search, &play, start, &evaluator, out, "selfplay", &stop, &stats,
+            &actors,
+            &seeds,
+            &search,
+            &play,
+            start,
+            std::slice::from_ref(&evaluator),
+            out,
+            "selfplay",
+            &stop,
+            &stats,
         )?;
         (summary, service.shutdown())
     } else {
         let device = parse_device(&args.net.device)?;
         args.net.apply_threads();
+        let threads = args.threads(device.is_cuda());
+        let actors = args.actor_config(&threads);
+        let seeds = SeedRange::new(actors.seed, actors.games);
+        let serving = Serving {
+            inference_threads: threads.inference_threads,
+            callers: actors.threads,
+            background: false,
+        };
+        eprintln!(
+            "selfplay: {} cores available; {} actor threads, {} inference threads",
+            available_cores(),
+            actors.threads,
+            threads.inference_threads
+        );
         let service = match &args.checkpoint {
             Some(dir) => {
-                let service =
-                    NetService::from_checkpoint(dir, layout, device, batch, args.half_inference)?;
+                let service = NetService::from_checkpoint(
+                    dir,
+                    layout,
+                    device,
+                    batch,
+                    args.half_inference,
+                    serving,
+                )?;
                 if let Some(manifest) = service.manifest() {
                     eprintln!(
                         "selfplay: checkpoint {} (step {})",
@@ -216,13 +265,22 @@ where
                     half: args.half_inference,
                     ..NetService::inference_options(&batch)
                 };
-                let inference = Inference::new(Model::new(&cfg, device), device, &options);
-                NetService::from_inference(inference, layout, batch)?
+                let model = Model::new(&cfg, device);
+                NetService::from_model(model, device, &options, layout, batch, serving)?
             }
         };
-        let evaluator = service.evaluator::<G>();
+        let evaluators = service.evaluators::<G>(actors.threads);
         let summary = run_actors(
-            &actors, &seeds, &search, &play, start, &evaluator, out, "selfplay", &stop, &stats,
+            &actors,
+            &seeds,
+            &search,
+            &play,
+            start,
+            &evaluators,
+            out,
+            "selfplay",
+            &stop,
+            &stats,
         )?;
         (summary, service.shutdown())
     };
@@ -247,7 +305,7 @@ where
         stats.adjudications.load(Ordering::Relaxed),
     );
     println!(
-        "network: {} batches, {:.1} evaluations per batch ({:.0}% fill), {:.0} evaluations/s, {:.0}% of wall time inside the model",
+        "network: {} batches, {:.1} evaluations per batch ({:.0}% fill), {:.0} evaluations/s, {:.0}% of wall time inside the model (its inference threads' time added up)",
         service_stats.batches,
         service_stats.avg_batch,
         service_stats.avg_fill * 100.0,

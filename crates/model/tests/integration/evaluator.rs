@@ -85,6 +85,7 @@ fn batched_service_agrees_with_the_direct_evaluator() {
         BatchConfig {
             max_batch: 64,
             max_wait: Duration::from_millis(1),
+            callers: 0,
         },
         move || NetBatchModel::new(Inference::new(model, Device::Cpu, &options), variant).unwrap(),
     );
@@ -125,15 +126,18 @@ fn search_runs_on_the_network() {
     assert_eq!(result.visits.iter().sum::<u32>(), 64);
 }
 
-/// A served network replaced by another checkpoint: the same evaluator (as the actors
-/// hold it) answers with the new network from then on, exactly as that network alone
-/// would; a checkpoint that reads other input planes, or none at all, is refused with
-/// the reason and the served network stays.
+/// A served network replaced by another checkpoint: the same evaluators (as the actors
+/// hold them), on each of its inference threads, answer with the new network from then
+/// on, exactly as that network alone would; a checkpoint that reads other input planes,
+/// or none at all, is refused with the reason and the served network stays on every
+/// thread.
 #[test]
 fn a_served_network_is_replaced_by_a_newer_checkpoint() {
     use shogi_features::{FEATURE_VERSION, FeatureSet, POLICY_VERSION};
     use shogi_game::GameKind;
-    use shogi_model::{CheckpointMeta, NetService, model_config_for_layout, save_checkpoint};
+    use shogi_model::{
+        CheckpointMeta, NetService, Serving, model_config_for_layout, save_checkpoint,
+    };
 
     let tmp = tempfile::tempdir().unwrap();
     let save = |name: &str, features: FeatureSet| {
@@ -162,7 +166,13 @@ fn a_served_network_is_replaced_by_a_newer_checkpoint() {
     let attacks = save("step-3", FeatureSet::Attacks);
     let layout = shogi_registry::layout_with(GameKind::Minishogi, FeatureSet::Pieces).unwrap();
     let batch = BatchConfig::default();
-    let serve = |dir| NetService::from_checkpoint(dir, layout, Device::Cpu, batch.clone(), false);
+    let serving = Serving {
+        inference_threads: 2,
+        callers: 3,
+        background: true,
+    };
+    let serve =
+        |dir| NetService::from_checkpoint(dir, layout, Device::Cpu, batch.clone(), false, serving);
     let answers = |evaluator: &dyn Evaluator<ShogiGame>| -> Vec<(Vec<f32>, [f32; 3])> {
         positions(Variant::Minishogi)
             .iter()
@@ -181,12 +191,23 @@ fn a_served_network_is_replaced_by_a_newer_checkpoint() {
     alone.shutdown();
 
     let mut service = serve(&first).unwrap();
-    let evaluator = service.evaluator::<ShogiGame>();
-    let before = answers(&evaluator);
+    assert_eq!(service.inference_threads(), 2);
+    let evaluators = service.evaluators::<ShogiGame>(3);
+    let evaluator = &evaluators[1];
+    let before = answers(evaluator);
     assert_ne!(before, expected, "two random networks answer alike");
+    for other in [&evaluators[0], &evaluators[2]] {
+        assert_eq!(
+            answers(other),
+            before,
+            "the inference threads serve one network"
+        );
+    }
     service.replace_checkpoint(&second).unwrap();
     assert_eq!(service.manifest().unwrap().name, "step-2");
-    assert_eq!(answers(&evaluator), expected);
+    for evaluator in &evaluators {
+        assert_eq!(answers(evaluator), expected);
+    }
     for (dir, why) in [
         (attacks, "reads attacks input planes"),
         (tmp.path().join("step-9"), "loading checkpoint"),
@@ -194,7 +215,10 @@ fn a_served_network_is_replaced_by_a_newer_checkpoint() {
         let err = service.replace_checkpoint(&dir).unwrap_err().to_string();
         assert!(err.contains(why), "{err}");
         assert_eq!(service.manifest().unwrap().name, "step-2");
-        assert_eq!(answers(&evaluator), expected);
+        for evaluator in &evaluators {
+            assert_eq!(answers(evaluator), expected);
+        }
     }
-    assert_eq!(service.shutdown().replacements, 1);
+    // Once on each of the two inference threads.
+    assert_eq!(service.shutdown().replacements, 2);
 }

@@ -67,13 +67,11 @@ impl RunConfig {
     fn validate_counts(&self, c: &RangeCheck<'_>) -> Result<(), ConfigError> {
         let (r, s, l, gate) = (&self.run, &self.selfplay, &self.learner, &self.gate);
         for (key, count) in [
-            ("run.torch_threads", r.torch_threads as u64),
             ("run.status_every_secs", r.status_every_secs),
             ("game.max_plies", self.game.max_plies as u64),
             ("network.blocks", self.network.blocks as u64),
             ("network.channels", self.network.channels as u64),
             ("selfplay.actors", s.actors as u64),
-            ("selfplay.actor_threads", s.actor_threads as u64),
             ("selfplay.simulations", s.simulations as u64),
             ("selfplay.gumbel_considered", s.gumbel_considered as u64),
             ("selfplay.tree_batch", s.tree_batch as u64),
@@ -130,7 +128,9 @@ impl RunConfig {
         // fills (each game has at most tree_batch leaves waiting).
         let games = format!("selfplay.actors ({})", s.actors);
         let idles = format!("{games}: a thread without a game idles");
-        c.at_most("selfplay.actor_threads", s.actor_threads, s.actors, &idles)?;
+        if let Some(threads) = s.actor_threads.fixed() {
+            c.at_most("selfplay.actor_threads", threads, s.actors, &idles)?;
+        }
         let leaves = s.actors.saturating_mul(s.tree_batch);
         let (actors, batch) = (s.actors, s.tree_batch);
         let never_fills = format!(

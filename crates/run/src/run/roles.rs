@@ -5,16 +5,20 @@ use super::settings::schedule;
 use super::*;
 
 /// Self-play for the whole invocation: every slot of `selfplay.actors` busy from the
-/// start to the stop, on one inference service. A newer best network is looked for
-/// whenever a generation of `selfplay.games_per_generation` games has been claimed and
-/// replaces the served one between two batches ([`NetService::replace_checkpoint`]):
-/// the games in progress go on with it (KataGo and lc0 swap networks the same way), so
-/// no slot idles while a generation drains.
+/// start to the stop, on `selfplay.actor_threads` threads whose network calls
+/// `selfplay.inference_threads` inference threads batch ([`selfplay_threads`]). A newer
+/// best network is looked for whenever a generation of `selfplay.games_per_generation`
+/// games has been claimed and replaces the served one between two batches
+/// ([`NetService::replace_checkpoint`]): the games in progress go on with it (KataGo and
+/// lc0 swap networks the same way), so no slot idles while a generation drains. With
+/// the learner in this process (`beside_learner`) and the network on the CPU, the
+/// inference threads yield the cores to it first ([`Serving::background`]).
 pub(super) fn selfplay_loop<G, S>(
     config: &RunConfig,
     run: &RunDir,
     progress: &Progress,
     stop_work: &(dyn Fn() -> bool + Sync),
+    beside_learner: bool,
     start: S,
 ) -> Result<()>
 where
@@ -34,15 +38,21 @@ where
     // appear (the Ray launcher's actors upload and delete them).
     let chunk_prefix = format!("selfplay-{}-g{}", process_tag(), seeds.first_generation());
     let (mut served_step, best) = run.best()?.context("no accepted network")?;
+    let threads = selfplay_threads(config, device);
+    let (actor_threads, games_per_thread) = ActorConfig::spread(s.actors, threads.actor_threads);
+    let serving = Serving {
+        inference_threads: threads.inference_threads,
+        callers: actor_threads,
+        background: beside_learner && !device.is_cuda(),
+    };
     let mut service =
-        NetService::from_checkpoint(&best, layout, device, batch.clone(), s.half_inference)?;
+        NetService::from_checkpoint(&best, layout, device, batch, s.half_inference, serving)?;
     if let Some(manifest) = service.manifest() {
         *progress.best_name.lock().unwrap() = manifest.name.clone();
     }
-    let evaluator = service.evaluator::<G>();
-    let (threads, games_per_thread) = ActorConfig::spread(s.actors, s.actor_threads);
+    let evaluators = service.evaluators::<G>(actor_threads);
     let actors = ActorConfig {
-        threads,
+        threads: actor_threads,
         games_per_thread,
         games: None,
         games_per_chunk: s.games_per_chunk,
@@ -74,7 +84,7 @@ where
             &search,
             &play,
             &start,
-            &evaluator,
+            &evaluators,
             &run.replay(),
             &chunk_prefix,
             &stop_flag,

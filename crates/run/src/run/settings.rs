@@ -12,6 +12,21 @@ pub(super) fn layout_of(config: &RunConfig) -> NetLayout {
         .expect("a validated config's feature set fits its game")
 }
 
+/// Self-play's thread counts on this machine: the config's, with each `auto` sized from
+/// the cores the process may use and whether the network runs on `device`'s GPU
+/// ([`shogi_model::selfplay_threads`]).
+pub fn selfplay_threads(config: &RunConfig, device: shogi_model::tch::Device) -> SelfplayThreads {
+    let s = &config.selfplay;
+    shogi_model::selfplay_threads(
+        shogi_model::available_cores(),
+        device.is_cuda(),
+        s.actors,
+        s.actor_threads,
+        s.inference_threads,
+        config.run.torch_threads,
+    )
+}
+
 /// The game and rules the config asks for.
 pub fn game_spec(config: &RunConfig) -> GameSpec {
     let g = &config.game;
@@ -148,6 +163,7 @@ pub fn batch_config(config: &RunConfig) -> BatchConfig {
     BatchConfig {
         max_batch: config.selfplay.max_batch,
         max_wait: Duration::from_millis(config.selfplay.max_wait_ms),
+        ..BatchConfig::default()
     }
 }
 
@@ -203,7 +219,8 @@ pub fn gate_config(config: &RunConfig) -> GateConfig {
         adjudicate_margin: g.adjudicate_margin,
         parallel_games: g.parallel_games,
         device: config.run.device.clone(),
-        torch_threads: config.run.torch_threads,
+        // The run applies its own count (`selfplay_threads`) before the gate starts.
+        torch_threads: config.run.torch_threads.fixed().unwrap_or(0),
         opening_plies: g.opening_plies,
         seed: config.run.seed,
         fixed_opponent: Some(g.fixed_opponent.trim().to_string()).filter(|s| !s.is_empty()),
@@ -250,19 +267,27 @@ mod tests {
                 root: crate::play_root(&run),
                 max_plies: run.game.max_plies,
                 seed: run.run.seed,
-                torch_threads: run.run.torch_threads,
+                torch_threads: 0,
                 rules: Some(crate::game_spec(&run)),
                 ..GateConfig::default()
             }
         );
-        let (threads, games_per_thread) =
-            ActorConfig::spread(run.selfplay.actors, run.selfplay.actor_threads);
+        // Thread counts follow the machine (`shogi_model::selfplay_threads`), not
+        // ActorConfig's fixed default.
         assert_eq!(
-            (threads, games_per_thread, run.selfplay.games_per_chunk),
             (
-                ActorConfig::default().threads,
-                ActorConfig::default().games_per_thread,
-                ActorConfig::default().games_per_chunk
+                run.selfplay.actors,
+                run.selfplay.games_per_chunk,
+                run.selfplay.actor_threads,
+                run.selfplay.inference_threads,
+                run.run.torch_threads
+            ),
+            (
+                ActorConfig::DEFAULT_GAMES_IN_FLIGHT,
+                ActorConfig::default().games_per_chunk,
+                ThreadCount::Auto,
+                ThreadCount::Auto,
+                ThreadCount::Auto
             )
         );
         assert_eq!(

@@ -39,7 +39,7 @@ fn minishogi(max_plies: u32) -> ShogiGame {
 
 /// `run_actors` with the small search on minishogi games of at most `max_plies`: as many
 /// actors as `config` asks, their chunks in `dir`, until `stop` or the games are done.
-fn minishogi_actors<E: shogi_mcts::Evaluator<ShogiGame> + ?Sized>(
+fn minishogi_actors<E: shogi_mcts::Evaluator<ShogiGame>>(
     config: &ActorConfig,
     play: &PlayConfig,
     max_plies: u32,
@@ -55,7 +55,7 @@ fn minishogi_actors<E: shogi_mcts::Evaluator<ShogiGame> + ?Sized>(
         &small_search(),
         play,
         start,
-        evaluator,
+        std::slice::from_ref(evaluator),
         dir,
         "actor",
         stop,
@@ -170,6 +170,7 @@ fn actors_fill_a_replay_directory_through_a_batched_service() {
         BatchConfig {
             max_batch: 32,
             max_wait: std::time::Duration::from_millis(1),
+            callers: 0,
         },
         uniform_batch::<ShogiGame>,
     );
@@ -443,7 +444,7 @@ fn a_finished_games_slot_starts_the_next_game_at_once() {
         &small_search(),
         &play,
         start,
-        &evaluator,
+        std::slice::from_ref(&evaluator),
         dir.path(),
         "actor",
         &stop,
@@ -471,4 +472,51 @@ fn a_finished_games_slot_starts_the_next_game_at_once() {
     got.sort();
     expected.sort();
     assert_eq!(got, expected);
+}
+
+/// Each actor thread evaluates with its own evaluator (thread `t` with evaluator
+/// `t % n`), so each may have an inference thread of its own: with three threads and two
+/// evaluators, the first evaluator serves two threads' games and the second one's.
+#[test]
+fn each_actor_thread_evaluates_with_its_own_evaluator() {
+    use shogi_game::Game;
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    use std::thread::ThreadId;
+
+    let seen: [Mutex<HashSet<ThreadId>>; 2] = Default::default();
+    let evaluator = |seen: &'static Mutex<HashSet<ThreadId>>| {
+        FnEvaluator::new(move |_: &ShogiGame, moves: &[<ShogiGame as Game>::Move]| {
+            seen.lock().unwrap().insert(std::thread::current().id());
+            (vec![1.0 / moves.len() as f32; moves.len()], Wdl::DRAW)
+        })
+    };
+    // 'static for the closures: the sets live for the test's process.
+    let seen: &'static [Mutex<HashSet<ThreadId>>; 2] = Box::leak(Box::new(seen));
+    let evaluators = [evaluator(&seen[0]), evaluator(&seen[1])];
+    let config = ActorConfig {
+        threads: 3,
+        games_per_thread: 1,
+        games: Some(6),
+        games_per_chunk: 2,
+        seed: 3,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (stop, stats) = (AtomicBool::new(false), ActorStats::default());
+    let summary = run_actors(
+        &config,
+        &SeedRange::new(config.seed, config.games),
+        &small_search(),
+        &PlayConfig::default(),
+        |_| minishogi(30),
+        &evaluators,
+        dir.path(),
+        "actor",
+        &stop,
+        &stats,
+    )
+    .unwrap();
+    assert_eq!(summary.games, 6);
+    let threads: Vec<usize> = seen.iter().map(|s| s.lock().unwrap().len()).collect();
+    assert_eq!(threads, [2, 1], "actor threads per evaluator");
 }
