@@ -8,6 +8,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
@@ -20,7 +21,7 @@ use shogi_mcts::{
     Evaluator, RolloutEvaluator, RootSelection, Search, SearchConfig, SearchLimits, StopReason,
     UniformEvaluator, gumbel_budget_for,
 };
-use shogi_model::{DEFAULT_DEVICE, NetService, parse_device, read_manifest};
+use shogi_model::{DEFAULT_DEVICE, NetService, Serving, parse_device, read_manifest};
 use shogi_registry::with_game_type;
 use shogi_rules::{Move, ShogiGame, Variant};
 
@@ -129,6 +130,10 @@ pub struct PlayerSettings {
     pub device: String,
     /// Largest network batch of the shared inference service.
     pub max_batch: usize,
+    /// Inference threads of a checkpoint player, each with its own copy of the network
+    /// and its own batches; the match's game threads take them in turn. Default 1
+    /// (`match` and `curve` size theirs from the cores: `shogi_model::match_threads`).
+    pub inference_threads: usize,
     /// External engines' clock, fixed work and options (the options of player A's
     /// engine; see `usi_options_b`).
     pub usi: UsiTimeControl,
@@ -149,6 +154,7 @@ impl Default for PlayerSettings {
             root_mate_nodes: play.root_mate_nodes,
             device: DEFAULT_DEVICE.into(),
             max_batch: BatchConfig::default().max_batch,
+            inference_threads: 1,
             usi: UsiTimeControl::default(),
             usi_options_b: Vec::new(),
         }
@@ -238,8 +244,10 @@ pub fn check_player(game: GameKind, spec: &PlayerSpec) -> Result<(), ArenaError>
 
 enum Shared<G: ArenaGame> {
     Net {
-        evaluator: Arc<dyn Evaluator<G>>,
-        // Kept alive for the evaluator; shut down on drop.
+        /// One per inference thread; each mover takes the next.
+        evaluators: Vec<Arc<dyn Evaluator<G>>>,
+        next: AtomicUsize,
+        // Kept alive for the evaluators; shut down on drop.
         _service: NetService,
     },
     /// A network-free search (uniform priors; neutral or rollout values).
@@ -284,16 +292,24 @@ impl<G: ArenaGame> PreparedPlayer<G> {
                     ..BatchConfig::default()
                 };
                 // Matches and the gate measure the network in f32, as it was trained.
-                let service = NetService::from_checkpoint(dir, layout, device, batch, false)?;
+                let serving = Serving {
+                    inference_threads: settings.inference_threads.max(1),
+                    ..Serving::ONE
+                };
+                let service =
+                    NetService::from_checkpoint(dir, layout, device, batch, false, serving)?;
                 let name = service
                     .manifest()
                     .map(|m| m.name.clone())
                     .unwrap_or_default();
-                let evaluator: Arc<dyn Evaluator<G>> = Arc::new(service.evaluator::<G>());
+                let evaluators = (0..service.inference_threads())
+                    .map(|i| Arc::new(service.evaluator_for::<G>(i)) as Arc<dyn Evaluator<G>>)
+                    .collect();
                 (
                     name,
                     Shared::Net {
-                        evaluator,
+                        evaluators,
+                        next: AtomicUsize::new(0),
                         _service: service,
                     },
                 )
@@ -329,35 +345,42 @@ impl<G: ArenaGame> PreparedPlayer<G> {
         })
     }
 
-    /// A mover for one worker thread (reused for all its games).
+    /// A mover for one worker thread (reused for all its games); a network player's
+    /// movers take its inference threads in turn.
     pub fn mover(&self) -> Box<dyn Mover<G> + '_> {
-        match &self.shared {
-            Shared::Net { evaluator, .. } | Shared::Plain(evaluator) => {
-                let mut config = SearchConfig::for_play();
-                config.simulations = self.settings.simulations.max(1);
-                config.tree_batch = self.settings.tree_batch.max(1);
-                config.root_mate_nodes = self.settings.root_mate_nodes;
-                self.settings.root.apply(&mut config);
-                config.temperature = 1.0;
-                config.temperature_plies = self.settings.temperature_plies;
-                config.temperature_after = 0.0;
-                Box::new(SearchMover {
-                    evaluator: evaluator.clone(),
-                    search: Search::new(config.clone(), 0),
-                    movetime: self.settings.movetime_ms.map(Duration::from_millis),
-                    rate: None,
-                    config,
-                })
+        let evaluator = match &self.shared {
+            Shared::Net {
+                evaluators, next, ..
+            } => evaluators[next.fetch_add(1, Ordering::Relaxed) % evaluators.len()].clone(),
+            Shared::Plain(evaluator) => evaluator.clone(),
+            Shared::Random => {
+                return Box::new(RandomMover {
+                    rng: ChaCha8Rng::seed_from_u64(0),
+                });
             }
-            Shared::Random => Box::new(RandomMover {
-                rng: ChaCha8Rng::seed_from_u64(0),
-            }),
-            Shared::Usi(command) => usi_mover::<G>(command, &self.settings.usi)
-                .expect("checked when the player was prepared"),
+            Shared::Usi(command) => {
+                return usi_mover::<G>(command, &self.settings.usi)
+                    .expect("checked when the player was prepared");
+            }
             Shared::AlphaBeta(limits) => {
-                alphabeta_mover::<G>(limits).expect("checked when the player was prepared")
+                return alphabeta_mover::<G>(limits).expect("checked when the player was prepared");
             }
-        }
+        };
+        let mut config = SearchConfig::for_play();
+        config.simulations = self.settings.simulations.max(1);
+        config.tree_batch = self.settings.tree_batch.max(1);
+        config.root_mate_nodes = self.settings.root_mate_nodes;
+        self.settings.root.apply(&mut config);
+        config.temperature = 1.0;
+        config.temperature_plies = self.settings.temperature_plies;
+        config.temperature_after = 0.0;
+        Box::new(SearchMover {
+            evaluator,
+            search: Search::new(config.clone(), 0),
+            movetime: self.settings.movetime_ms.map(Duration::from_millis),
+            rate: None,
+            config,
+        })
     }
 }
 

@@ -253,12 +253,22 @@ mod defaults {
         };
         assert_eq!(args.search_config(), SearchConfig::default());
         assert_eq!(args.play_config(), PlayConfig::default());
+        // Threads follow the machine, as a run's do (`shogi_model::selfplay_threads`).
+        let threads = args.threads(false);
+        let (actor_threads, games_per_thread) =
+            ActorConfig::spread(ActorConfig::DEFAULT_GAMES_IN_FLIGHT, threads.actor_threads);
         assert_eq!(
-            args.actor_config(),
+            args.actor_config(&threads),
             ActorConfig {
                 games: Some(8),
+                threads: actor_threads,
+                games_per_thread,
                 ..ActorConfig::default()
             }
+        );
+        assert_eq!(
+            shogi_run::run::selfplay_threads(&RunConfig::default(), shogi_model::tch::Device::Cpu),
+            threads
         );
         assert_eq!(args.batch_config(), SELFPLAY_BATCH);
         assert_eq!(
@@ -301,16 +311,27 @@ mod defaults {
     #[test]
     fn match_and_curve_play_the_arenas_defaults() {
         let args = parse_match(&[]);
-        assert_eq!(args.player_settings().unwrap(), PlayerSettings::default());
+        // Games at once and inference threads follow the machine (two games and one
+        // inference thread a core), not MatchConfig's and PlayerSettings' fixed defaults.
+        let auto = shogi_model::ThreadCount::Auto;
+        let (parallel, inference_threads) =
+            shogi_model::match_threads(shogi_model::available_cores(), auto, auto);
+        assert_eq!(
+            args.player_settings().unwrap(),
+            PlayerSettings {
+                inference_threads,
+                ..PlayerSettings::default()
+            }
+        );
         let config = MatchConfig::default();
         assert_eq!(
-            (args.games, args.parallel, args.seed, args.limit.max_plies),
             (
-                config.games,
-                config.parallel,
-                config.seed,
-                TOURNAMENT_MAX_PLIES
-            )
+                args.games,
+                args.parallel.resolve().0,
+                args.seed,
+                args.limit.max_plies
+            ),
+            (config.games, parallel, config.seed, TOURNAMENT_MAX_PLIES)
         );
         assert_eq!(
             shogi_arena::Openings::Random {
@@ -344,12 +365,13 @@ mod defaults {
             curve.player_settings().unwrap(),
             PlayerSettings {
                 simulations: CURVE_SIMULATIONS,
+                inference_threads,
                 ..PlayerSettings::default()
             }
         );
         assert_eq!(
-            (curve.games, curve.parallel, curve.seed),
-            (config.games, config.parallel, config.seed)
+            (curve.games, curve.parallel.resolve().0, curve.seed),
+            (config.games, parallel, config.seed)
         );
     }
 
@@ -416,6 +438,7 @@ mod defaults {
             args.player_settings().unwrap(),
             PlayerSettings {
                 tree_batch: 1,
+                inference_threads: args.parallel.resolve().1,
                 ..PlayerSettings::default()
             }
         );

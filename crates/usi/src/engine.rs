@@ -66,6 +66,8 @@ impl SearchSource {
 }
 
 type Eval<G> = Arc<dyn Evaluator<G>>;
+/// One evaluator per search thread (`Threads`), each its own copy of the network.
+type Evals<G> = Arc<[Eval<G>]>;
 
 /// What a finished search job hands back to the engine: the tree, the resign counter and
 /// the simulations a second it measured.
@@ -108,8 +110,9 @@ impl<G: UsiGame> std::fmt::Debug for Engine<G> {
 pub struct Engine<G: UsiGame = ShogiGame> {
     out: Out,
     options: Options,
-    evaluator: Option<Eval<G>>,
-    loaded_key: Option<(String, String, &'static str)>,
+    evaluators: Option<Evals<G>>,
+    /// Model path, device, variant and search threads the evaluators were made for.
+    loaded_key: Option<(String, String, &'static str, u64)>,
     /// The position, its start key and the moves played since.
     game: Option<(G, u64, Vec<G::Move>)>,
     /// The last `position` was refused because the side to move has no king (a tsume
@@ -140,7 +143,7 @@ impl<G: UsiGame> Engine<G> {
         Engine {
             out: Arc::new(Mutex::new(Box::new(out))),
             options,
-            evaluator: None,
+            evaluators: None,
             loaded_key: None,
             game: None,
             kingless: false,
@@ -295,24 +298,33 @@ impl<G: UsiGame> Engine<G> {
             self.options.model_path.clone(),
             self.options.device.clone(),
             shogi_registry::layout(self.options.game).variant,
+            self.options.threads,
         );
-        if self.evaluator.is_some() && self.loaded_key.as_ref() == Some(&key) {
+        if self.evaluators.is_some() && self.loaded_key.as_ref() == Some(&key) {
             return;
         }
         self.loaded_key = Some(key);
         self.rate = None;
         self.adopt_run_search();
+        let threads = self.options.threads.max(1) as usize;
+        let uniform = || -> Evals<G> {
+            (0..threads)
+                .map(|_| Arc::new(UniformEvaluator::default()) as Eval<G>)
+                .collect()
+        };
         if self.options.model_path.is_empty() {
-            self.evaluator = Some(Arc::new(UniformEvaluator::default()));
+            self.evaluators = Some(uniform());
             return;
         }
         self.say(&format!(
-            "info string loading {} on {}",
-            self.options.model_path, self.options.device
+            "info string loading {} on {} for {threads} search thread{}",
+            self.options.model_path,
+            self.options.device,
+            if threads == 1 { "" } else { "s" }
         ));
-        match self.load_net() {
+        match self.load_nets(threads) {
             Ok(e) => {
-                self.evaluator = Some(e);
+                self.evaluators = Some(e);
                 self.say("info string model loaded");
             }
             Err(e) => {
@@ -320,7 +332,7 @@ impl<G: UsiGame> Engine<G> {
                     "info string error: cannot load model: {}; playing with the uniform evaluator",
                     sanitize(&e).replace('\n', " ")
                 ));
-                self.evaluator = Some(Arc::new(UniformEvaluator::default()));
+                self.evaluators = Some(uniform());
             }
         }
     }
@@ -359,12 +371,13 @@ impl<G: UsiGame> Engine<G> {
         self.refresh_search_config();
     }
 
-    fn load_net(&self) -> Result<Eval<G>, String> {
+    /// The network of `ModelPath`, one copy per search thread.
+    fn load_nets(&self, threads: usize) -> Result<Evals<G>, String> {
         let device = parse_device(&self.options.device).map_err(|e| e.to_string())?;
         // A run directory stands for its best network (its BEST pointer).
         let dir = shogi_rundir::network_dir(Path::new(&self.options.model_path))
             .map_err(|e| e.to_string())?;
-        set_num_threads(self.options.threads as usize);
+        set_num_threads(self.options.torch_threads as usize);
         // The network reads the input planes it was trained on (its manifest says which).
         let game = shogi_registry::layout(self.options.game);
         let expected = Expected::for_layout(&game).any_features();
@@ -372,11 +385,16 @@ impl<G: UsiGame> Engine<G> {
             max_batch: self.options.tree_batch as usize,
             ..InferenceOptions::default()
         };
-        let (inference, manifest) = Inference::from_checkpoint(&dir, &expected, device, &options)
-            .map_err(|e| e.to_string())?;
-        let layout = checkpoint_layout(&game, &manifest).map_err(|e| e.to_string())?;
-        let net = NetEvaluator::for_layout(inference, layout).map_err(|e| e.to_string())?;
-        Ok(Arc::new(net))
+        let mut nets: Vec<Eval<G>> = Vec::with_capacity(threads);
+        for _ in 0..threads {
+            let (inference, manifest) =
+                Inference::from_checkpoint(&dir, &expected, device, &options)
+                    .map_err(|e| e.to_string())?;
+            let layout = checkpoint_layout(&game, &manifest).map_err(|e| e.to_string())?;
+            let net = NetEvaluator::for_layout(inference, layout).map_err(|e| e.to_string())?;
+            nets.push(Arc::new(net));
+        }
+        Ok(nets.into())
     }
 
     fn cmd_position(&mut self, head: &[&str], moves: &[&str]) {
@@ -432,7 +450,7 @@ impl<G: UsiGame> Engine<G> {
             return;
         };
         self.ensure_evaluator();
-        let evaluator = self.evaluator.clone().expect("evaluator loaded");
+        let evaluators = self.evaluators.clone().expect("evaluators loaded");
         let mut search = self
             .search
             .take()
@@ -490,7 +508,7 @@ impl<G: UsiGame> Engine<G> {
         let sh = shared.clone();
         let handle = std::thread::Builder::new()
             .name("usi-search".into())
-            .spawn(move || run_job(job, search, evaluator, sh, out, start))
+            .spawn(move || run_job(job, search, evaluators, sh, out, start))
             .expect("spawn search thread");
         self.worker = Some(Worker { handle, shared });
     }
@@ -552,7 +570,7 @@ impl<G: UsiGame> Engine<G> {
 fn run_job<G: UsiGame>(
     job: Job<G>,
     mut search: Search<G>,
-    evaluator: Eval<G>,
+    evaluators: Evals<G>,
     shared: Arc<Shared>,
     out: Out,
     start: Instant,
@@ -583,7 +601,7 @@ fn run_job<G: UsiGame>(
             let end = MoveSearch {
                 game: &job.game,
                 search: &mut search,
-                evaluator: &*evaluator,
+                evaluators: &evaluators,
                 shared: &shared,
                 out: &out,
                 start,

@@ -17,9 +17,15 @@ pub struct Options {
     pub hash_mb: u64,
     /// `USI_Ponder`.
     pub ponder: bool,
-    /// `Threads`: libtorch intra-op threads for the network (the tree search itself is
-    /// one thread).
+    /// `Threads`: search threads on the one tree, each with its own copy of the network
+    /// (leaves selected in turn under virtual loss, evaluated side by side:
+    /// [`shogi_mcts::Search::search_parallel`]). 1 is the deterministic search. Default:
+    /// the cores the engine may use.
     pub threads: u64,
+    /// `TorchThreads`: libtorch's intra-op threads in each search thread's network calls.
+    /// Default 1: the search threads already keep the cores busy, and intra-op teams on
+    /// busy cores wait on each other.
+    pub torch_threads: u64,
     /// `MultiPV`.
     pub multipv: u64,
     /// `ModelPath`: a checkpoint directory (or a file inside it); empty = uniform
@@ -78,6 +84,9 @@ pub struct Options {
     pub gumbel_gain_centi: u64,
 }
 
+/// The largest `Threads` and `TorchThreads`.
+pub const MAX_THREADS: u64 = 256;
+
 /// The largest `GumbelRoot`: more considered moves than this is a PUCT search's job.
 pub const MAX_GUMBEL_ROOT: u64 = 64;
 /// The largest `GumbelSafety` and `GumbelGain`, hundredths of a logit per point.
@@ -95,7 +104,8 @@ impl Default for Options {
         Options {
             hash_mb: 256,
             ponder: false,
-            threads: 1,
+            threads: (shogi_model::available_cores() as u64).clamp(1, MAX_THREADS),
+            torch_threads: 1,
             multipv: 1,
             model_path: String::new(),
             device: shogi_model::DEFAULT_DEVICE.into(),
@@ -199,8 +209,12 @@ impl Options {
             ),
             format!("option name USI_Ponder type check default {}", self.ponder),
             format!(
-                "option name Threads type spin default {} min 1 max 256",
+                "option name Threads type spin default {} min 1 max {MAX_THREADS}",
                 self.threads
+            ),
+            format!(
+                "option name TorchThreads type spin default {} min 1 max {MAX_THREADS}",
+                self.torch_threads
             ),
             format!(
                 "option name MultiPV type spin default {} min 1 max 32",
@@ -295,7 +309,8 @@ impl Options {
                     .map(|v| v.clamp(-50, 50))
                     .map_err(|_| SetOptionError::BadValue)?
             }
-            "threads" => self.threads = spin(1, 256)?,
+            "threads" => self.threads = spin(1, MAX_THREADS)?,
+            "torchthreads" => self.torch_threads = spin(1, MAX_THREADS)?,
             "multipv" => self.multipv = spin(1, 32)?,
             "modelpath" => self.model_path = value.to_string(),
             "device" => {

@@ -67,7 +67,8 @@ fn play_probed_mate<G: UsiGame>(
 pub(crate) struct MoveSearch<'a, G: UsiGame> {
     pub(crate) game: &'a G,
     pub(crate) search: &'a mut Search<G>,
-    pub(crate) evaluator: &'a dyn Evaluator<G>,
+    /// One per search thread (`Threads`).
+    pub(crate) evaluators: &'a [std::sync::Arc<dyn Evaluator<G>>],
     pub(crate) shared: &'a Shared,
     pub(crate) out: &'a Out,
     pub(crate) start: Instant,
@@ -159,7 +160,10 @@ impl<G: UsiGame> MoveSearch<'_, G> {
     /// One search call under `limits`; `None` after an error, which it reports. Says
     /// why when the tree is full (the move then comes before the clock asks for it).
     fn run(&mut self, limits: &SearchLimits) -> Option<SearchResult<G::Move>> {
-        let r = match self.search.search(self.game, self.evaluator, limits) {
+        let r = match self
+            .search
+            .search_parallel(self.game, self.evaluators, limits)
+        {
             Ok(r) => r,
             Err(e) => {
                 send(self.out, &format!("info string error: search failed: {e}"));

@@ -46,7 +46,11 @@ fn best(lines: &[(std::time::Instant, String)]) -> String {
 
 #[test]
 fn a_node_limit_is_one_search_of_that_many_simulations() {
-    let mut h = gumbel_engine(&["setoption name MultiPV value 100"]);
+    // One search thread: the deterministic search (checked below).
+    let mut h = gumbel_engine(&[
+        "setoption name MultiPV value 100",
+        "setoption name Threads value 1",
+    ]);
     h.send("position startpos");
     h.send("go nodes 200");
     let lines = h.bestmove(T);

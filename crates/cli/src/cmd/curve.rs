@@ -50,9 +50,8 @@ pub struct CurveArgs {
     pub opening_plies: u32,
     #[command(flatten)]
     pub limit: PlyLimitArgs,
-    /// Games played at once.
-    #[arg(long, default_value_t = MatchConfig::default().parallel)]
-    pub parallel: usize,
+    #[command(flatten)]
+    pub parallel: super::ParallelArgs,
     #[command(flatten)]
     pub net: super::DeviceArgs,
     /// Seed of the openings and searches (the same for every network).
@@ -97,6 +96,7 @@ impl CurveArgs {
         self.root.apply(PlayerSettings {
             simulations: self.simulations.max(1),
             device: self.net.device.clone(),
+            inference_threads: self.parallel.resolve().1,
             ..PlayerSettings::default()
         })
     }
@@ -195,7 +195,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
             openings: Openings::Random {
                 plies: args.opening_plies,
             },
-            parallel: args.parallel.max(1),
+            parallel: args.parallel.resolve().0,
             sprt: None,
             players: args.player_settings()?,
             seed: args.seed,

@@ -70,9 +70,8 @@ pub struct MatchArgs {
     /// Random plies of the generated openings.
     #[arg(long, default_value_t = MATCH_OPENING_PLIES)]
     pub opening_plies: u32,
-    /// Games played at once (one shared inference batch per network).
-    #[arg(long, default_value_t = MatchConfig::default().parallel)]
-    pub parallel: usize,
+    #[command(flatten)]
+    pub parallel: super::ParallelArgs,
     #[command(flatten)]
     pub sprt: SprtArgs,
     #[command(flatten)]
@@ -221,6 +220,7 @@ impl MatchArgs {
                 ..UsiTimeControl::default()
             },
             usi_options_b: usi_options(&self.b_options, &self.b, "--b-option")?,
+            inference_threads: self.parallel.resolve().1,
             ..PlayerSettings::default()
         })
     }
@@ -241,7 +241,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         game: GameSpec::standard(game, args.limit.max_plies),
         adjudicate_margin: args.limit.adjudicate,
         openings,
-        parallel: args.parallel.max(1),
+        parallel: args.parallel.resolve().0,
         sprt: args.sprt.config()?,
         players: args.player_settings()?,
         seed: args.seed,

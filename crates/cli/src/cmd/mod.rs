@@ -36,6 +36,31 @@ impl DeviceArgs {
     }
 }
 
+/// How many games `match` and `curve` play at once, and on how many inference threads
+/// a network player runs: both sized from the cores when `auto`
+/// ([`shogi_model::match_threads`]).
+#[derive(Debug, Clone, clap::Args)]
+pub struct ParallelArgs {
+    /// Games played at once: a number, or auto (two a core the process may use).
+    #[arg(long, default_value_t = shogi_model::ThreadCount::Auto, value_name = "N|auto")]
+    pub parallel: shogi_model::ThreadCount,
+    /// Inference threads of each network player, each with its own copy of the network:
+    /// a number, or auto (one a core, no more than the games at once).
+    #[arg(long, default_value_t = shogi_model::ThreadCount::Auto, value_name = "N|auto")]
+    pub inference_threads: shogi_model::ThreadCount,
+}
+
+impl ParallelArgs {
+    /// (games at once, inference threads) on this machine.
+    pub fn resolve(&self) -> (usize, usize) {
+        shogi_model::match_threads(
+            shogi_model::available_cores(),
+            self.parallel,
+            self.inference_threads,
+        )
+    }
+}
+
 /// How the networks of `match` and `curve` search: `--root-of RUN`, the search a run's
 /// networks are measured with (its self-play root and `[play]` options,
 /// [`shogi_run::play_root`]; `learns.sh` passes it), or the flags one by one.

@@ -15,7 +15,8 @@ fn golden_handshake() -> Vec<String> {
 id author the shogi-zero authors
 option name USI_Hash type spin default 256 min 1 max 65536
 option name USI_Ponder type check default false
-option name Threads type spin default 1 min 1 max 256
+option name Threads type spin default {threads} min 1 max 256
+option name TorchThreads type spin default 1 min 1 max 256
 option name MultiPV type spin default 1 min 1 max 32
 option name ModelPath type filename default <empty>
 option name Device type string default auto
@@ -35,7 +36,9 @@ option name GumbelCaptures type check default false
 option name GumbelSafety type spin default 0 min 0 max 10000
 option name GumbelGain type spin default 0 min 0 max 10000
 usiok",
-        env!("CARGO_PKG_VERSION")
+        env!("CARGO_PKG_VERSION"),
+        // The cores the engine may use.
+        threads = Options::default().threads
     );
     text.lines().map(String::from).collect()
 }
@@ -350,4 +353,49 @@ fn tai_shogi_through_the_same_protocol_loop() {
     h.send("go mate 100");
     h.until(T, |l| l == "checkmate timeout");
     h.quit();
+}
+
+/// Several search threads share one tree: a node limit is searched exactly (the last
+/// `info` counts every simulation once), the tree is reused on the next move, and a
+/// `go infinite` stops when told, on each of 1 to 3 threads.
+#[test]
+fn search_threads_share_one_tree() {
+    for threads in [1, 2, 3] {
+        let mut h = Harness::start(Options::default());
+        h.send(&format!("setoption name Threads value {threads}"));
+        h.ready();
+        h.send("position startpos");
+        h.send("go nodes 300");
+        let lines = h.bestmove(T);
+        let game = game_after(Variant::Shogi, None, &[]);
+        let mv = check_search_lines(&lines, &game);
+        let nodes = |lines: &[(std::time::Instant, String)]| -> u64 {
+            let info = lines
+                .iter()
+                .rev()
+                .find(|(_, l)| l.starts_with("info depth"))
+                .expect("an info line");
+            let t: Vec<&str> = info.1.split_whitespace().collect();
+            t[t.iter().position(|&x| x == "nodes").unwrap() + 1]
+                .parse()
+                .unwrap()
+        };
+        // 300 simulations and the root's own evaluation.
+        assert_eq!(nodes(&lines), 301, "{threads} threads: {lines:?}");
+        h.send(&format!("position startpos moves {mv} 3c3d"));
+        h.send("go nodes 200");
+        let game = game_after(Variant::Shogi, None, &[&mv, "3c3d"]);
+        check_search_lines(&h.bestmove(T), &game);
+        h.send("go infinite");
+        std::thread::sleep(Duration::from_millis(200));
+        let stopped = h.send("stop");
+        let lines = h.bestmove(T);
+        let answered = lines.last().unwrap().0.duration_since(stopped);
+        assert!(
+            answered < Duration::from_secs(5),
+            "{threads} threads: {answered:?}"
+        );
+        check_search_lines(&lines, &game);
+        h.quit();
+    }
 }
