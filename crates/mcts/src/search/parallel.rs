@@ -151,7 +151,7 @@ impl<G: Game> Search<G> {
         self.begin(game, limits.clone());
         let tree = Mutex::new(&mut *self);
         let turn = Condvar::new();
-        let ended: Mutex<Option<Result<SearchResult<G::Move>, SearchError>>> = Mutex::new(None);
+        let ended: Ended<G> = Mutex::new(None);
         std::thread::scope(|scope| {
             for evaluator in evaluators {
                 let (tree, turn, ended) = (&tree, &turn, &ended);
@@ -173,13 +173,17 @@ impl<G: Game> Search<G> {
     }
 }
 
+/// How a shared search ended: its result, or the first thread's error (`None` while it
+/// runs).
+type Ended<G> = Mutex<Option<Result<SearchResult<<G as Game>::Move>, SearchError>>>;
+
 /// One thread of [`Search::search_parallel`]: steps the shared search with the tree
 /// locked, evaluates its leaves unlocked, until the search ends (`ended` is set, by this
 /// thread or another) or its evaluator fails (it then sets `ended` to the error).
 fn search_thread<G: Game, E: Evaluator<G>>(
     tree: &Mutex<&mut Search<G>>,
     turn: &Condvar,
-    ended: &Mutex<Option<Result<SearchResult<G::Move>, SearchError>>>,
+    ended: &Ended<G>,
     evaluator: &E,
 ) {
     let mut search = tree.lock().unwrap_or_else(|p| p.into_inner());

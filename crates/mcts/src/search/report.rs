@@ -1,6 +1,6 @@
 //! The answer of a search: when it stops ([`Search::stop_reason`]), the move to play,
 //! the root's statistics and policy target, the principal variation
-//! ([`Search::make_result`]); and the tree's invariants, checked by tests.
+//! ([`Search::finish`]); and the tree's invariants, checked by tests.
 
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -143,7 +143,6 @@ impl<G: Game> Search<G> {
         pv
     }
 
-    #[allow(clippy::too_many_arguments)]
     /// Why the running search should stop now, if it should.
     pub(super) fn stop_reason(&self, s: &Session<G>) -> Option<StopReason> {
         if self.nodes[0].state == State::Terminal {
@@ -174,31 +173,26 @@ impl<G: Game> Search<G> {
         s: &Session<G>,
         stop_reason: StopReason,
     ) -> SearchResult<G::Move> {
-        self.make_result(
-            &s.game,
-            s.sims,
-            s.batches,
-            s.collisions,
-            s.depth_sum,
-            s.max_depth,
-            s.is_full,
-            stop_reason,
-            s.start,
-        )
-    }
-
-    pub(super) fn make_result(
-        &mut self,
-        game: &G,
-        sims: u32,
-        batches: u32,
-        collisions: u32,
-        depth_sum: u64,
-        max_depth: u32,
-        is_full: bool,
-        stop_reason: StopReason,
-        start: Instant,
-    ) -> SearchResult<G::Move> {
+        let Session {
+            game,
+            sims,
+            batches,
+            collisions,
+            depth_sum,
+            max_depth,
+            is_full,
+            start,
+            ..
+        } = s;
+        let (sims, batches, collisions, depth_sum, max_depth, is_full, start) = (
+            *sims,
+            *batches,
+            *collisions,
+            *depth_sum,
+            *max_depth,
+            *is_full,
+            *start,
+        );
         let root = &self.nodes[0];
         let c = root.to_move;
         let range = root.children();
