@@ -388,13 +388,7 @@ impl<G: Game> Search<G> {
     /// outputs differs from the number of pending positions: that is a driver bug.
     pub fn provide<I: IntoIterator<Item = (Vec<f32>, Wdl)>>(&mut self, outputs: I) {
         let mut pending = std::mem::take(&mut self.pending);
-        let mut n = 0;
-        for (p, (priors, wdl)) in pending.iter_mut().zip(outputs) {
-            p.priors = priors;
-            p.wdl = wdl;
-            n += 1;
-        }
-        assert_eq!(n, pending.len(), "one output per pending evaluation");
+        fill_outputs(&mut pending, outputs);
         self.backup_evaluated(pending);
     }
 
@@ -842,6 +836,21 @@ impl<G: Game> Search<G> {
             gs.0.started[idx] = gs.0.started[idx].saturating_sub(1);
         }
     }
+}
+
+/// Hands each pending leaf its evaluator output, in order. Panics if the counts differ:
+/// that is a driver bug.
+fn fill_outputs<G: Game, I: IntoIterator<Item = (Vec<f32>, Wdl)>>(
+    pending: &mut [Pending<G>],
+    outputs: I,
+) {
+    let mut n = 0;
+    for (p, (priors, wdl)) in pending.iter_mut().zip(outputs) {
+        p.priors = priors;
+        p.wdl = wdl;
+        n += 1;
+    }
+    assert_eq!(n, pending.len(), "one output per pending evaluation");
 }
 
 fn normalise(mut p: Vec<f32>, n: usize) -> Vec<f32> {

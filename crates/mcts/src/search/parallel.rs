@@ -106,13 +106,7 @@ impl<G: Game> Search<G> {
         if epoch != self.epoch {
             return;
         }
-        let mut n = 0;
-        for (p, (priors, wdl)) in pending.iter_mut().zip(outputs) {
-            p.priors = priors;
-            p.wdl = wdl;
-            n += 1;
-        }
-        assert_eq!(n, pending.len(), "one output per pending evaluation");
+        super::fill_outputs(&mut pending, outputs);
         let kept = std::mem::replace(&mut self.path, path);
         self.backup_evaluated(pending);
         self.path = kept;

@@ -403,14 +403,17 @@ fn a_pipelined_model_has_two_batches_in_flight_and_answers_every_caller() {
 #[test]
 fn a_batch_holding_every_callers_request_runs_at_once() {
     let wait = Duration::from_secs(30);
-    let alone = BatchService::start(
-        BatchConfig {
-            max_batch: 64,
-            max_wait: wait,
-            callers: 1,
-        },
-        |xs: &[u32]| xs.to_vec(),
-    );
+    let serve = |callers| {
+        BatchService::start(
+            BatchConfig {
+                max_batch: 64,
+                max_wait: wait,
+                callers,
+            },
+            |xs: &[u32]| xs.to_vec(),
+        )
+    };
+    let alone = serve(1);
     let began = std::time::Instant::now();
     for i in 0..20u32 {
         assert_eq!(
@@ -425,14 +428,7 @@ fn a_batch_holding_every_callers_request_runs_at_once() {
     );
     assert_eq!(alone.shutdown().batches, 20);
 
-    let pair = BatchService::start(
-        BatchConfig {
-            max_batch: 64,
-            max_wait: wait,
-            callers: 2,
-        },
-        |xs: &[u32]| xs.to_vec(),
-    );
+    let pair = serve(2);
     let began = std::time::Instant::now();
     std::thread::scope(|scope| {
         for t in 0..2u32 {
