@@ -291,16 +291,7 @@ impl<G: Game> Search<G> {
         &mut self,
         evaluator: &E,
     ) -> Result<(), EvalError> {
-        let outputs = {
-            let mut reqs: Vec<EvalRequest<'_, G>> = self
-                .pending_evaluations()
-                .map(|(g, m)| EvalRequest::new(g, m))
-                .collect();
-            evaluator.evaluate(&mut reqs)?;
-            reqs.into_iter()
-                .map(|r| (r.priors, r.wdl))
-                .collect::<Vec<_>>()
-        };
+        let outputs = evaluate_leaves(evaluator, &self.pending)?;
         self.provide(outputs);
         Ok(())
     }
@@ -836,6 +827,19 @@ impl<G: Game> Search<G> {
             gs.0.started[idx] = gs.0.started[idx].saturating_sub(1);
         }
     }
+}
+
+/// `evaluator`'s outputs for the leaves `pending`, in order.
+fn evaluate_leaves<G: Game, E: Evaluator<G> + ?Sized>(
+    evaluator: &E,
+    pending: &[Pending<G>],
+) -> Result<Vec<(Vec<f32>, Wdl)>, EvalError> {
+    let mut reqs: Vec<EvalRequest<'_, G>> = pending
+        .iter()
+        .map(|p| EvalRequest::new(&p.game, &p.moves))
+        .collect();
+    evaluator.evaluate(&mut reqs)?;
+    Ok(reqs.into_iter().map(|r| (r.priors, r.wdl)).collect())
 }
 
 /// Hands each pending leaf its evaluator output, in order. Panics if the counts differ:

@@ -8,7 +8,7 @@ use std::sync::{Condvar, Mutex};
 use shogi_game::Game;
 
 use super::{Pending, Phase, Progress, Search, SearchError, SearchLimits, SearchResult};
-use crate::eval::{EvalError, EvalRequest, Evaluator, Wdl};
+use crate::eval::{EvalError, Evaluator, Wdl};
 
 /// Leaves one thread evaluates while others go on searching the same tree
 /// ([`Search::step_detached`]); their paths carry virtual loss until
@@ -33,12 +33,7 @@ impl<G: Game> LeafBatch<G> {
         &self,
         evaluator: &E,
     ) -> Result<Vec<(Vec<f32>, Wdl)>, EvalError> {
-        let mut reqs: Vec<EvalRequest<'_, G>> = self
-            .positions()
-            .map(|(g, m)| EvalRequest::new(g, m))
-            .collect();
-        evaluator.evaluate(&mut reqs)?;
-        Ok(reqs.into_iter().map(|r| (r.priors, r.wdl)).collect())
+        super::evaluate_leaves(evaluator, &self.pending)
     }
 }
 
