@@ -13,7 +13,7 @@ use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, BatchStats, E
 use shogi_registry::NetGame;
 use tch::Device;
 
-use crate::checkpoint::{CheckpointError, Expected, Manifest};
+use crate::checkpoint::{CheckpointError, Expected, Manifest, load_checkpoint};
 use crate::evaluator::{NetBatchModel, NetEvaluatorError, NetInput, encode_input};
 use crate::inference::{Inference, InferenceOptions};
 use crate::net::Model;
@@ -157,14 +157,8 @@ impl NetService {
             half,
             ..inference_options(&batch)
         };
-        let mut copies = Vec::with_capacity(serving.inference_threads.max(1));
-        let mut served = None;
-        for _ in 0..serving.inference_threads.max(1) {
-            let (inference, layout, manifest) = load_served(dir, &layout, device, &options)?;
-            copies.push(inference);
-            served = Some((layout, manifest));
-        }
-        let (layout, manifest) = served.expect("at least one inference thread");
+        let (copies, layout, manifest) =
+            load_served(dir, &layout, device, &options, serving.inference_threads)?;
         let mut service = NetService::from_copies(copies, layout, batch, serving)?;
         service.manifest = Some(Box::new(manifest));
         Ok(service)
@@ -178,27 +172,30 @@ impl NetService {
     /// Refused, with the old network kept on every thread, when the checkpoint cannot be
     /// loaded or reads other input planes.
     pub fn replace_checkpoint(&mut self, dir: &Path) -> Result<(), NetServiceError> {
-        let mut models = Vec::with_capacity(self.services.len());
-        let mut loaded = None;
-        for _ in &self.services {
-            let (inference, layout, manifest) =
-                load_served(dir, &self.layout, self.device, &self.options)?;
-            if layout != self.layout {
-                return Err(NetServiceError::OtherPlanes {
-                    path: dir.to_path_buf(),
-                    served: self.layout.features.to_string(),
-                    new: layout.features.to_string(),
-                });
-            }
-            models.push(NetBatchModel::for_layout(inference, layout)?);
-            loaded = Some(manifest);
+        let (copies, layout, manifest) = load_served(
+            dir,
+            &self.layout,
+            self.device,
+            &self.options,
+            self.services.len(),
+        )?;
+        if layout != self.layout {
+            return Err(NetServiceError::OtherPlanes {
+                path: dir.to_path_buf(),
+                served: self.layout.features.to_string(),
+                new: layout.features.to_string(),
+            });
         }
+        let models = copies
+            .into_iter()
+            .map(|inference| NetBatchModel::for_layout(inference, layout))
+            .collect::<Result<Vec<_>, _>>()?;
         for (service, model) in self.services.iter().zip(models) {
             service
                 .replace_model(model)
                 .map_err(|_| NetServiceError::Stopped)?;
         }
-        self.manifest = loaded.map(Box::new);
+        self.manifest = Some(Box::new(manifest));
         Ok(())
     }
 
@@ -223,15 +220,7 @@ impl NetService {
         batch: BatchConfig,
         serving: Serving,
     ) -> Result<NetService, NetServiceError> {
-        let threads = serving.inference_threads.max(1);
-        let mut copies = Vec::with_capacity(threads);
-        for _ in 1..threads {
-            let copy = model
-                .copy_to(device)
-                .map_err(|e| NetServiceError::Copy(e.to_string()))?;
-            copies.push(Inference::new(copy, device, options));
-        }
-        copies.insert(0, Inference::new(model, device, options));
+        let copies = inference_copies(model, device, options, serving.inference_threads)?;
         Ok(NetService::from_copies(copies, layout, batch, serving)?)
     }
 
@@ -334,21 +323,43 @@ impl NetService {
 }
 
 /// Checkpoint `dir` loaded as a network for `layout`'s game with `options` on `device`:
-/// the inference, the layout it reads (the manifest's input planes) and its manifest.
+/// `copies` inferences of it (one per inference thread), the layout it reads (the
+/// manifest's input planes) and its manifest.
 fn load_served(
     dir: &Path,
     layout: &NetLayout,
     device: Device,
     options: &InferenceOptions,
-) -> Result<(Inference, NetLayout, Manifest), NetServiceError> {
+    copies: usize,
+) -> Result<(Vec<Inference>, NetLayout, Manifest), NetServiceError> {
     let expected = Expected::for_layout(layout).any_features();
-    let (inference, manifest) = Inference::from_checkpoint(dir, &expected, device, options)
-        .map_err(|source| NetServiceError::Checkpoint {
+    let (model, manifest) =
+        load_checkpoint(dir, &expected, device).map_err(|source| NetServiceError::Checkpoint {
             path: dir.to_path_buf(),
             source,
         })?;
     let layout = checkpoint_layout(layout, &manifest)?;
-    Ok((inference, layout, manifest))
+    let inferences = inference_copies(model, device, options, copies)?;
+    Ok((inferences, layout, manifest))
+}
+
+/// `copies` inferences of `model` on `device` (at least one): a checkpoint is read and
+/// checked once, and every other inference thread gets a copy of its weights.
+fn inference_copies(
+    model: Model,
+    device: Device,
+    options: &InferenceOptions,
+    copies: usize,
+) -> Result<Vec<Inference>, NetServiceError> {
+    let mut inferences = Vec::with_capacity(copies.max(1));
+    for _ in 1..copies.max(1) {
+        let copy = model
+            .copy_to(device)
+            .map_err(|e| NetServiceError::Copy(e.to_string()))?;
+        inferences.push(Inference::new(copy, device, options));
+    }
+    inferences.insert(0, Inference::new(model, device, options));
+    Ok(inferences)
 }
 
 fn inference_options(batch: &BatchConfig) -> InferenceOptions {
