@@ -102,7 +102,7 @@ pub struct Serving {
     /// ([`BatchConfig::callers`]).
     pub callers: usize,
     /// The inference threads run in the background of a learner in the same process
-    /// (at [`crate::BACKGROUND_NICE`] on Linux): when both want the cores, the learner
+    /// ([`crate::BACKGROUND_NICE`] nice levels below it on Linux): when both want the cores, the learner
     /// gets one first. Self-play beside its learner on a CPU sets it: the learner trains
     /// at most `learner.replay_ratio` samples a position and sleeps when it is ahead, so
     /// given the cores it needs it keeps that pace, and self-play takes the rest.

@@ -67,28 +67,36 @@ pub fn process_cpu_time() -> Option<std::time::Duration> {
     Some(time(usage.ru_utime) + time(usage.ru_stime))
 }
 
-/// The nice value of threads that work in the background of a learner in the same
-/// process ([`crate::Serving::background`]): low enough that a runnable learner gets a
-/// core of its own beside them (CFS weighs a thread of nice 5 at a third of one of nice
-/// 0), not so low that they starve when something else on the machine runs.
+/// How much lower than the learner's the priority of threads that work in its background
+/// in the same process is ([`crate::Serving::background`]): enough that a runnable
+/// learner gets a core of its own beside them (CFS weighs a thread 5 nice levels down at
+/// a third), not so much that they starve when something else on the machine runs.
 pub const BACKGROUND_NICE: i32 = 5;
 
-/// Lowers the calling thread's scheduling priority to `nice` (Linux, where each thread
-/// has its own nice value; elsewhere nothing changes). Raising a priority needs
-/// privileges, lowering one does not. Whether it was applied.
-pub fn lower_thread_priority(nice: i32) -> bool {
+/// Lowers the calling thread's scheduling priority by `levels` nice levels from where
+/// it stands (Linux, where each thread has its own nice value; elsewhere nothing
+/// changes), so a process started under `nice -n 10` keeps the same order among its
+/// threads. Whether it was applied.
+pub fn lower_thread_priority(levels: i32) -> bool {
     #[cfg(target_os = "linux")]
     {
-        // SAFETY: gettid has no preconditions; setpriority on a thread id of this
-        // process changes only that thread's nice value.
+        // SAFETY: gettid has no preconditions; getpriority/setpriority on a thread id
+        // of this process read and change only that thread's nice value. getpriority
+        // may return -1 as a value, so errno is cleared first and read after.
         unsafe {
-            let tid = libc::gettid();
-            libc::setpriority(libc::PRIO_PROCESS as _, tid as libc::id_t, nice) == 0
+            let tid = libc::gettid() as libc::id_t;
+            *libc::__errno_location() = 0;
+            let current = libc::getpriority(libc::PRIO_PROCESS as _, tid);
+            if current == -1 && *libc::__errno_location() != 0 {
+                return false;
+            }
+            let target = (current + levels.max(0)).min(19);
+            libc::setpriority(libc::PRIO_PROCESS as _, tid, target) == 0
         }
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = nice;
+        let _ = levels;
         false
     }
 }
@@ -336,7 +344,7 @@ mod tests {
 
     #[test]
     #[cfg(target_os = "linux")]
-    fn a_thread_lowers_its_own_priority_only() {
+    fn a_thread_lowers_its_own_priority_from_where_it_stands() {
         let nice_of = |tid: libc::pid_t| {
             let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).unwrap();
             // Fields after the command's closing parenthesis; nice is the 19th field.
@@ -347,13 +355,18 @@ mod tests {
         let me = unsafe { libc::gettid() };
         let before = nice_of(me);
         let background = std::thread::spawn(move || {
-            assert!(lower_thread_priority(before + BACKGROUND_NICE));
             // SAFETY: as above.
-            nice_of(unsafe { libc::gettid() })
+            let tid = unsafe { libc::gettid() };
+            // As under `nice -n 2`: the background goes lower still, relative to it.
+            assert!(lower_thread_priority(2));
+            let niced = nice_of(tid);
+            assert!(lower_thread_priority(BACKGROUND_NICE));
+            (niced, nice_of(tid))
         })
         .join()
         .unwrap();
-        assert_eq!(background, (before + BACKGROUND_NICE).min(19));
+        assert_eq!(background.0, (before + 2).min(19));
+        assert_eq!(background.1, (before + 2 + BACKGROUND_NICE).min(19));
         assert_eq!(nice_of(me), before, "the other threads keep theirs");
     }
 
