@@ -357,6 +357,66 @@ fn assert_resumes(dir: &Path, run: &RunDir) {
     );
 }
 
+/// The replay-ratio budget is the run's, not the invocation's: three invocations train
+/// no more samples a position than `learner.replay_ratio`, counted over the positions the
+/// run played once each (a resumed learner does not count its window again).
+#[test]
+fn a_resumed_run_keeps_its_replay_ratio_budget() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let (ratio, batch) = (2.0, 64u64);
+    for steps in [12, 24, 36] {
+        let out = train(
+            &dir,
+            &[
+                "--resume",
+                "--set",
+                &format!("run.max_steps={steps}"),
+                "--set",
+                &format!("learner.replay_ratio={ratio}"),
+                "--set",
+                "learner.steps_per_candidate=4",
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let run = RunDir::new(&dir);
+    let log = std::fs::read_to_string(run.log_file()).unwrap();
+    assert_eq!(log.matches("replay account restored").count(), 2, "{log}");
+    let mut unique = shogi_learner::ReplayWindow::new(
+        run.replay(),
+        usize::MAX,
+        shogi_learner::SampleConfig::default(),
+    );
+    let played = unique.refresh().unwrap() as u64;
+    let (_, last) = RunDir::checkpoints_in(&run.candidates())
+        .unwrap()
+        .into_iter()
+        .chain(run.accepted_checkpoints().unwrap())
+        .max_by_key(|(step, _)| *step)
+        .unwrap();
+    let manifest = shogi_model::read_manifest(&last).unwrap();
+    assert_eq!(manifest.meta.training_step, 36);
+    let account = shogi_learner::read_replay_account(&last).unwrap().unwrap();
+    assert!(
+        account.positions <= played,
+        "counted {} of {played} positions played",
+        account.positions
+    );
+    // The learner checks its budget before each call of up to 5 steps.
+    let most = ratio * account.positions as f64 + (4 * batch) as f64;
+    assert!(
+        manifest.meta.samples_seen as f64 <= most,
+        "{} samples on {} positions ({played} played)",
+        manifest.meta.samples_seen,
+        account.positions
+    );
+}
+
 #[test]
 fn sigterm_stops_gracefully_and_the_run_resumes() {
     let tmp = tempfile::tempdir().unwrap();

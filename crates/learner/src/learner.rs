@@ -15,7 +15,26 @@ use tensorboard_rs::summary_writer::SummaryWriter;
 
 use crate::sample::Sample;
 use crate::schedule::LrSchedule;
-use crate::window::ReplayWindow;
+use crate::window::{ReplayAccount, ReplayWindow};
+
+/// The file in a candidate that holds the learner's [`ReplayAccount`] when it was
+/// exported.
+pub const REPLAY_ACCOUNT_FILE: &str = "replay-account.json";
+
+/// The [`ReplayAccount`] saved in checkpoint `dir`: `None` where there is none (the
+/// initial network, a candidate exported before accounts were saved), an error naming
+/// the file where it cannot be read.
+pub fn read_replay_account(dir: &Path) -> anyhow::Result<Option<ReplayAccount>> {
+    let path = dir.join(REPLAY_ACCOUNT_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(anyhow::anyhow!("reading {}: {e}", path.display())),
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| anyhow::anyhow!("{} is not a replay account: {e}", path.display()))
+}
 
 /// Learner settings.
 #[derive(Debug, Clone)]
@@ -80,6 +99,8 @@ pub struct Learner {
     rng: ChaCha8Rng,
     step: u64,
     samples_seen: u64,
+    /// The window's account as of the last [`Learner::run`], exported with each candidate.
+    replay_account: Option<ReplayAccount>,
 }
 
 impl std::fmt::Debug for Learner {
@@ -154,6 +175,7 @@ impl Learner {
             rng,
             step: config.start_step,
             samples_seen: config.start_samples,
+            replay_account: None,
             config,
         })
     }
@@ -166,6 +188,7 @@ impl Learner {
     /// Runs `steps` steps on minibatches of `window`, exporting candidates as configured.
     pub fn run(&mut self, window: &ReplayWindow, steps: u64) -> anyhow::Result<Summary> {
         anyhow::ensure!(!window.is_empty(), "the replay window holds no positions");
+        self.replay_account = Some(window.account());
         let start = Instant::now();
         let mut inside = Duration::ZERO;
         let mut summary = Summary::default();
@@ -300,16 +323,28 @@ impl Learner {
             play: self.config.play.clone(),
         };
         let optimizer = &self.optimizer;
+        let account = &self.replay_account;
         shogi_model::publish_checkpoint(&dir, optimizer.published(), &meta, |tmp| {
-            // The optimiser's state (momentum, moments) travels with the weights, inside
-            // the same rename, so a resume continues it (see `restore_optimizer`).
+            // The optimiser's state (momentum, moments) and the replay account travel
+            // with the weights, inside the same rename, so a resume continues both (see
+            // `restore_optimizer`, `read_replay_account`).
             let path = tmp.join(shogi_model::OPTIMIZER_FILE);
-            optimizer
-                .save_optimizer(&path)
-                .map_err(|e| shogi_model::CheckpointError::Safetensors {
+            optimizer.save_optimizer(&path).map_err(|e| {
+                shogi_model::CheckpointError::Safetensors {
                     path,
                     message: e.to_string(),
-                })
+                }
+            })?;
+            if let Some(account) = account {
+                let path = tmp.join(REPLAY_ACCOUNT_FILE);
+                let json = serde_json::to_vec_pretty(account).expect("an account serialises");
+                std::fs::write(&path, json).map_err(|source| shogi_model::CheckpointError::Io {
+                    op: "writing",
+                    path,
+                    source,
+                })?;
+            }
+            Ok(())
         })?;
         Ok(dir)
     }
@@ -329,6 +364,11 @@ impl Learner {
     /// The run directory.
     pub fn run_dir(&self) -> &Path {
         &self.config.run_dir
+    }
+
+    /// Training samples consumed so far, over the run's life.
+    pub fn samples_seen(&self) -> u64 {
+        self.samples_seen
     }
 
     /// Steps taken so far (the step the next export is named after).

@@ -1,13 +1,41 @@
 //! The replay window: the most recent positions of a replay directory, refreshed on
 //! demand so a running learner sees fresh self-play data.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
 
 use rand::Rng;
 use shogi_records::record::{CHUNK_EXTENSION, RecordError, read_chunk};
 
 use crate::sample::{Sample, SampleConfig, samples_from_record};
+
+/// What a learner has counted of its replay directory, saved with every candidate it
+/// exports ([`crate::REPLAY_ACCOUNT_FILE`]), so a run resumed from that candidate goes on
+/// with the same replay-ratio budget instead of counting its whole window as new.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ReplayAccount {
+    /// Positions read from chunks new to the window, over the run's whole life (what
+    /// `learner.replay_ratio` multiplies).
+    pub positions: u64,
+    /// File names of the chunks with games in the window: a resumed window reads them
+    /// again, without counting them.
+    pub chunks: Vec<String>,
+}
+
+/// How long a chunk that cannot be read is retried while it stays unchanged (a chunk
+/// copied in by hand or by a shared filesystem may be read half-written): after that
+/// it is skipped, named in the log and counted in [`ReplayWindow::chunks_skipped`].
+pub const UNREADABLE_GRACE: Duration = Duration::from_secs(10);
+
+/// A chunk whose last read failed: retried while it changes or until the grace ends.
+#[derive(Debug)]
+struct FailedRead {
+    first: Instant,
+    len: u64,
+    modified: Option<SystemTime>,
+}
 
 /// The most recent `capacity` positions of a replay directory, grouped by game: whole
 /// games, so at least `capacity` positions once that many exist and at most `capacity`
@@ -33,8 +61,16 @@ pub struct ReplayWindow {
     pub games_loaded: u64,
     /// Chunk files read.
     pub chunks_read: u64,
-    /// Chunks skipped as unreadable or unreplayable.
+    /// Chunks skipped as unreadable after the grace ([`UNREADABLE_GRACE`]).
     pub chunks_skipped: u64,
+    /// Positions read from chunks new to the window, over the run's life.
+    counted: u64,
+    /// File names of chunks a resumed window reads without counting.
+    counted_before: HashSet<OsString>,
+    /// Chunks whose last read failed, retried on later refreshes.
+    failed: HashMap<PathBuf, FailedRead>,
+    /// How long an unreadable, unchanged chunk is retried.
+    grace: Duration,
     /// One game in this many is held out of training (0 = none): [`ReplayWindow::held_out`].
     holdout_every: u64,
     /// The held-out games' positions, up to `HELD_OUT_CAP`.
@@ -80,6 +116,10 @@ impl ReplayWindow {
             games_loaded: 0,
             chunks_read: 0,
             chunks_skipped: 0,
+            counted: 0,
+            counted_before: HashSet::new(),
+            failed: HashMap::new(),
+            grace: UNREADABLE_GRACE,
             holdout_every: 0,
             held_out: Vec::new(),
         }
@@ -93,25 +133,107 @@ impl ReplayWindow {
         self
     }
 
+    /// Retries an unreadable chunk for `grace` instead of [`UNREADABLE_GRACE`] (zero:
+    /// skips it at the first failed read).
+    pub fn with_unreadable_grace(mut self, grace: Duration) -> Self {
+        self.grace = grace;
+        self
+    }
+
     /// The held-out games' positions (empty without [`ReplayWindow::with_holdout`]).
     pub fn held_out(&self) -> &[Sample] {
         &self.held_out
     }
 
-    /// Loads chunks not seen before, then drops the oldest games the capacity does not need.
-    /// New chunks are read newest first (by modification time, then name) until they fill
-    /// the window; older ones are retired unread. Damaged chunks are skipped with a
-    /// warning. Returns the number of positions read from new chunks.
-    pub fn refresh(&mut self) -> Result<usize, RecordError> {
+    /// Goes on from what a learner counted before ([`ReplayWindow::account`], saved with
+    /// the candidate it resumes from): the positions counted so far, and the chunks then
+    /// in the window, which the next refresh reads again without counting.
+    pub fn resume_account(&mut self, account: &ReplayAccount) {
+        self.counted = account.positions;
+        self.counted_before = account.chunks.iter().map(OsString::from).collect();
+    }
+
+    /// Treats every chunk now in the directory as counted: the safe guess for a run
+    /// resumed from a candidate saved without a [`ReplayAccount`] (it trains on the
+    /// positions that arrive from now on, not again on the whole window).
+    pub fn count_present_chunks(&mut self) -> Result<(), RecordError> {
+        for path in self.chunk_paths()? {
+            if let Some(name) = path.file_name() {
+                self.counted_before.insert(name.to_os_string());
+            }
+        }
+        Ok(())
+    }
+
+    /// What this window has counted, for [`ReplayWindow::resume_account`].
+    pub fn account(&self) -> ReplayAccount {
+        ReplayAccount {
+            positions: self.counted,
+            chunks: self
+                .chunks
+                .iter()
+                .filter_map(|(path, _)| path.file_name())
+                .map(|name| name.to_string_lossy().into_owned())
+                .collect(),
+        }
+    }
+
+    /// Positions read from chunks new to the window over the run's life (with
+    /// [`ReplayWindow::resume_account`], across invocations).
+    pub fn positions_counted(&self) -> u64 {
+        self.counted
+    }
+
+    fn chunk_paths(&self) -> Result<Vec<PathBuf>, RecordError> {
         let entries = std::fs::read_dir(&self.dir).map_err(|source| RecordError::Io {
             path: self.dir.clone(),
             source,
         })?;
-        let mut paths: Vec<PathBuf> = entries
+        Ok(entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|e| e == CHUNK_EXTENSION))
-            .filter(|p| !self.seen.contains(p))
-            .collect();
+            .collect())
+    }
+
+    /// Whether a chunk that failed to read is given up on now: unchanged since its last
+    /// failure and failing for [`UNREADABLE_GRACE`]. Records the failure otherwise.
+    fn give_up_on(&mut self, path: &Path) -> bool {
+        let meta = std::fs::metadata(path).ok();
+        let len = meta.as_ref().map_or(0, |m| m.len());
+        let modified = meta.and_then(|m| m.modified().ok());
+        match self.failed.get_mut(path) {
+            Some(f) if f.len == len && f.modified == modified => f.first.elapsed() >= self.grace,
+            Some(f) => {
+                // It changed (still being written): its grace starts again.
+                *f = FailedRead {
+                    first: Instant::now(),
+                    len,
+                    modified,
+                };
+                false
+            }
+            None => {
+                let failed = FailedRead {
+                    first: Instant::now(),
+                    len,
+                    modified,
+                };
+                self.failed.insert(path.to_path_buf(), failed);
+                self.grace.is_zero()
+            }
+        }
+    }
+
+    /// Loads chunks not seen before, then drops the oldest games the capacity does not need.
+    /// New chunks are read newest first (by modification time, then name) until they fill
+    /// the window; older ones are retired unread. A chunk that cannot be read is tried
+    /// again on later refreshes while it changes, and skipped (named in the log, counted
+    /// in [`ReplayWindow::chunks_skipped`]) once it has stayed unreadable and unchanged
+    /// for [`UNREADABLE_GRACE`]. Returns the number of positions counted: read from new
+    /// chunks, those of a resumed account's chunks excepted.
+    pub fn refresh(&mut self) -> Result<usize, RecordError> {
+        let mut paths = self.chunk_paths()?;
+        paths.retain(|p| !self.seen.contains(p));
         paths.sort_by_key(|p| {
             let mtime = std::fs::metadata(p).and_then(|m| m.modified()).ok();
             (mtime, p.clone())
@@ -119,9 +241,10 @@ impl ReplayWindow {
         // Newest first, until the new games alone fill the window.
         let mut fresh: Vec<(PathBuf, Vec<Vec<Sample>>)> = Vec::new();
         let mut fresh_positions = 0;
+        let mut counted = 0;
         while let Some(path) = paths.pop() {
-            self.seen.insert(path.clone());
             if fresh_positions >= self.capacity {
+                self.seen.insert(path.clone());
                 self.retired.push(path);
                 continue;
             }
@@ -129,11 +252,24 @@ impl ReplayWindow {
             let records = match read_chunk(&path) {
                 Ok(g) => g,
                 Err(err) => {
-                    eprintln!("warning: skipping unreadable record chunk: {err}");
-                    self.chunks_skipped += 1;
+                    if self.give_up_on(&path) {
+                        tracing::warn!(
+                            "replay: skipping {} (unreadable and unchanged for {:.0?}): {err}",
+                            path.display(),
+                            self.grace
+                        );
+                        self.failed.remove(&path);
+                        self.seen.insert(path);
+                        self.chunks_skipped += 1;
+                    }
                     continue;
                 }
             };
+            self.failed.remove(&path);
+            self.seen.insert(path.clone());
+            let counts = !path
+                .file_name()
+                .is_some_and(|name| self.counted_before.contains(name));
             let mut games = Vec::with_capacity(records.len());
             for record in &records {
                 let hold =
@@ -145,11 +281,14 @@ impl ReplayWindow {
                     }
                     Ok(s) if !s.is_empty() => {
                         fresh_positions += s.len();
+                        if counts {
+                            counted += s.len();
+                        }
                         games.push(s);
                     }
                     Ok(_) => {}
                     Err(err) => {
-                        eprintln!("warning: skipping game in {}: {err}", path.display());
+                        tracing::warn!("replay: skipping a game in {}: {err}", path.display());
                     }
                 }
             }
@@ -192,7 +331,8 @@ impl ReplayWindow {
                 *chunk -= gone;
             }
         }
-        Ok(fresh_positions)
+        self.counted += counted as u64;
+        Ok(counted)
     }
 
     /// Chunk files retired since the last call: every game in them has left the window

@@ -15,7 +15,8 @@ fn loads_refreshes_and_trims() {
     let dir = tempfile::tempdir().unwrap();
     write_chunk(&dir.path().join("a-000.szgr"), &[game(1), game(2)]).unwrap();
     std::fs::write(dir.path().join("bad.szgr"), b"SZGR garbage").unwrap();
-    let mut w = ReplayWindow::new(dir.path(), 1_000_000, SampleConfig::default());
+    let mut w = ReplayWindow::new(dir.path(), 1_000_000, SampleConfig::default())
+        .with_unreadable_grace(std::time::Duration::ZERO);
     let first = w.refresh().unwrap();
     assert!(first > 0);
     assert_eq!(w.games(), 2);
@@ -92,4 +93,73 @@ fn a_long_history_is_read_newest_first_and_old_chunks_retire() {
     assert_eq!(w.take_retired(), expected);
     assert_eq!(w.games(), kept.len());
     assert_eq!(w.chunks_read, 3);
+}
+
+#[test]
+fn a_chunk_read_while_it_is_written_is_read_again_once_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole_path = dir.path().join("whole.szgr");
+    write_chunk(&whole_path, &[game(1), game(2)]).unwrap();
+    let whole = std::fs::read(&whole_path).unwrap();
+    let path = dir.path().join("copied.szgr");
+    // Half of it: a copy in progress.
+    std::fs::write(&path, &whole[..whole.len() / 2]).unwrap();
+    std::fs::remove_file(&whole_path).unwrap();
+    let mut w = ReplayWindow::new(dir.path(), 1_000_000, SampleConfig::default());
+    assert_eq!(w.refresh().unwrap(), 0);
+    assert_eq!(w.chunks_skipped, 0, "not given up while within its grace");
+    std::fs::write(&path, &whole).unwrap();
+    let counted = w.refresh().unwrap();
+    assert!(counted > 0);
+    assert_eq!(w.games(), 2);
+    assert_eq!(w.positions_counted(), counted as u64);
+    assert_eq!(w.chunks_skipped, 0);
+}
+
+#[test]
+fn an_unreadable_chunk_is_skipped_once_unchanged_for_its_grace() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bad.szgr"), b"SZGR truncated").unwrap();
+    let grace = std::time::Duration::from_millis(100);
+    let mut w =
+        ReplayWindow::new(dir.path(), 1_000, SampleConfig::default()).with_unreadable_grace(grace);
+    w.refresh().unwrap();
+    w.refresh().unwrap();
+    assert_eq!(w.chunks_skipped, 0);
+    std::thread::sleep(grace);
+    w.refresh().unwrap();
+    assert_eq!(w.chunks_skipped, 1);
+    let reads = w.chunks_read;
+    w.refresh().unwrap();
+    assert_eq!(w.chunks_read, reads, "a skipped chunk is not read again");
+}
+
+#[test]
+fn a_resumed_account_counts_only_the_chunks_new_since_it_was_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    write_chunk(&dir.path().join("a-000.szgr"), &[game(1), game(2)]).unwrap();
+    write_chunk(&dir.path().join("a-001.szgr"), &[game(3)]).unwrap();
+    let mut first = ReplayWindow::new(dir.path(), 1_000_000, SampleConfig::default());
+    let counted = first.refresh().unwrap() as u64;
+    let account = first.account();
+    assert_eq!(account.positions, counted);
+    assert_eq!(account.chunks.len(), 2);
+    let json = serde_json::to_string(&account).unwrap();
+
+    // A new invocation reads the same chunks into its window without counting them.
+    let mut resumed = ReplayWindow::new(dir.path(), 1_000_000, SampleConfig::default());
+    resumed.resume_account(&serde_json::from_str(&json).unwrap());
+    assert_eq!(resumed.refresh().unwrap(), 0);
+    assert_eq!(resumed.games(), 3);
+    assert_eq!(resumed.positions_counted(), counted);
+    write_chunk(&dir.path().join("a-002.szgr"), &[game(4)]).unwrap();
+    let new = resumed.refresh().unwrap() as u64;
+    assert_eq!(new, game(4).moves.len() as u64);
+    assert_eq!(resumed.positions_counted(), counted + new);
+
+    // Without an account, the chunks present are taken as counted.
+    let mut guessed = ReplayWindow::new(dir.path(), 1_000_000, SampleConfig::default());
+    guessed.count_present_chunks().unwrap();
+    assert_eq!(guessed.refresh().unwrap(), 0);
+    assert_eq!(guessed.games(), 4);
 }

@@ -311,12 +311,13 @@ pub(super) fn learner_loop(
             ),
         }
     }
-    let mut positions_seen: usize = 0;
-    let mut samples_this_run: u64 = 0;
+    // The replay-ratio budget goes on where the candidate left it: its positions counted
+    // and samples trained over the run's life, whatever number of invocations.
+    let samples_before_account = resume_replay_account(&mut window, manifest, start_dir)?;
     let mut last_export = learner.step_count();
     const STEPS_PER_CALL: u64 = 5;
     while !stop_work() {
-        positions_seen += window.refresh().context("reading replay/")?;
+        window.refresh().context("reading replay/")?;
         let retired = window.take_retired();
         if l.prune_replay {
             for chunk in retired {
@@ -328,8 +329,9 @@ pub(super) fn learner_loop(
                 }
             }
         }
-        let allowed = l.replay_ratio * positions_seen as f64;
-        if window.len() < l.min_positions || (samples_this_run + l.batch as u64) as f64 > allowed {
+        let allowed = l.replay_ratio * window.positions_counted() as f64;
+        let trained = learner.samples_seen() - samples_before_account;
+        if window.len() < l.min_positions || (trained + l.batch as u64) as f64 > allowed {
             std::thread::sleep(Duration::from_millis(200));
             continue;
         }
@@ -341,7 +343,6 @@ pub(super) fn learner_loop(
             }
         }
         let summary = learner.run(&window, steps)?;
-        samples_this_run += steps * l.batch as u64;
         progress
             .learner_samples
             .fetch_add(steps * l.batch as u64, Ordering::Relaxed);
@@ -370,6 +371,43 @@ pub(super) fn learner_loop(
         );
     }
     Ok(())
+}
+
+/// Sets `window` to go on with the replay account saved in the learner's start
+/// checkpoint and returns the samples trained before that account began (those the
+/// budget does not weigh against its positions). A candidate exported before accounts
+/// were saved counts the chunks already in `replay/` as trained on: the learner waits
+/// for new positions rather than train the whole window again.
+fn resume_replay_account(
+    window: &mut ReplayWindow,
+    manifest: &shogi_model::Manifest,
+    start_dir: &Path,
+) -> Result<u64> {
+    let trained = manifest.meta.samples_seen;
+    if manifest.meta.training_step == 0 {
+        return Ok(trained);
+    }
+    match shogi_learner::read_replay_account(start_dir)? {
+        Some(account) => {
+            info!(
+                "learner: replay account restored from {}: {} positions counted, {} samples trained ({:.2} a position)",
+                manifest.name,
+                account.positions,
+                trained,
+                trained as f64 / account.positions.max(1) as f64
+            );
+            window.resume_account(&account);
+            Ok(0)
+        }
+        None => {
+            warn!(
+                "learner: {} has no replay account; the chunks now in replay/ count as trained on",
+                manifest.name
+            );
+            window.count_present_chunks().context("reading replay/")?;
+            Ok(trained)
+        }
+    }
 }
 
 pub(super) fn gate_loop(
