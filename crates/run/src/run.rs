@@ -24,7 +24,7 @@ use shogi_registry::{FromSpec, GameSpec, NetGame, with_game_type};
 use shogi_rundir::{RoleLock, RunDir, checkpoint_name};
 use shogi_selfplay::actors::{ActorConfig, ActorStats, GameSeeds, run_actors};
 use shogi_selfplay::play::PlayConfig;
-use tracing::{info, warn};
+use tracing::{error, info, warn};
 
 use crate::config::{OptimizerName, RunConfig, ScheduleName};
 
@@ -167,6 +167,46 @@ struct Progress {
     /// The process's CPU time when the invocation began (`None`: the system does not
     /// say): the status line's cores busy count from it.
     cpu_at_start: Option<Duration>,
+    /// Replay chunks the learner skipped as unreadable (each named in the log).
+    chunks_skipped: AtomicU64,
+    /// Learner steps skipped for a non-finite loss or gradient.
+    steps_skipped: AtomicU64,
+    /// Candidates the gate moved to `rejected/` because they would not load.
+    candidates_set_aside: AtomicU64,
+}
+
+impl Progress {
+    /// The faults survived so far, for the status line: empty when there were none.
+    fn faults(&self) -> String {
+        let counts = [
+            (
+                self.actors.failed_evaluations.load(Ordering::Relaxed),
+                "network calls retried",
+            ),
+            (
+                self.chunks_skipped.load(Ordering::Relaxed),
+                "chunks skipped",
+            ),
+            (
+                self.steps_skipped.load(Ordering::Relaxed),
+                "non-finite steps skipped",
+            ),
+            (
+                self.candidates_set_aside.load(Ordering::Relaxed),
+                "candidates set aside",
+            ),
+        ];
+        let said: Vec<String> = counts
+            .iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, what)| format!("{n} {what}"))
+            .collect();
+        if said.is_empty() {
+            String::new()
+        } else {
+            format!(" | faults: {}", said.join(", "))
+        }
+    }
 }
 
 /// Runs (or resumes) the run described by `config` until its budget is spent or
@@ -196,6 +236,7 @@ pub fn run(
         ..Progress::default()
     };
     let mut cause = StopCause::TimeBudget;
+    let mut ended_early: Option<&str> = None;
 
     log_precision(config, roles, device);
 
@@ -251,7 +292,22 @@ pub fn run(
                 cause = StopCause::StepBudget;
                 break;
             }
-            if finished(&selfplay) || finished(&learner) || finished(&gate) {
+            if let Some(role) = [
+                (finished(&selfplay), "self-play"),
+                (finished(&learner), "learner"),
+                (finished(&gate), "gate"),
+            ]
+            .into_iter()
+            .find_map(|(done, role)| done.then_some(role))
+            {
+                // The learner ends itself at `run.max_steps`; any other role that ends
+                // first has failed (its error follows) or stopped for no reason.
+                let steps = progress.learner_step.load(Ordering::Relaxed);
+                if role == "learner" && config.run.max_steps > 0 && steps >= config.run.max_steps {
+                    cause = StopCause::StepBudget;
+                } else {
+                    ended_early = Some(role);
+                }
                 break;
             }
             if last_status.elapsed() >= status_every {
@@ -266,23 +322,43 @@ pub fn run(
             }
         }
         finish.store(true, Ordering::Relaxed);
-        let join = |h: Option<std::thread::ScopedJoinHandle<'_, Result<()>>>, what: &str| {
-            h.map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| panic!("{what} thread panicked"))
-            })
-            .unwrap_or(Ok(()))
+        let join = |h: Option<std::thread::ScopedJoinHandle<'_, Result<()>>>, role: &str| {
+            let result = h.map_or(Ok(()), |h| {
+                h.join().unwrap_or_else(|panic| {
+                    Err(anyhow::anyhow!("panicked: {}", panic_message(&panic)))
+                })
+            });
+            match result {
+                Err(e) => Err(e.context(format!("the {role} stopped"))),
+                Ok(()) if ended_early == Some(role) => Err(anyhow::anyhow!(
+                    "the {role} stopped on its own before the run's budget was spent"
+                )),
+                Ok(()) => Ok(()),
+            }
         };
         let selfplay_result = join(selfplay, "self-play");
         let learner_result = join(learner, "learner");
         // The gate finishes the candidates the learner left, unless interrupted.
         gate_stop.store(true, Ordering::Relaxed);
         let gate_result = join(gate, "gate");
-        selfplay_result.context("self-play")?;
-        learner_result.context("learner")?;
-        gate_result.context("gate")?;
+        // The role that ended the run first names the cause.
+        let mut results = [
+            ("self-play", selfplay_result),
+            ("learner", learner_result),
+            ("gate", gate_result),
+        ];
+        results.sort_by_key(|(role, _)| ended_early != Some(*role));
+        for (_, result) in results {
+            result?;
+        }
         Ok(())
     });
+    if let Err(e) = &result {
+        // The log's last line says which role stopped the run and why; the process
+        // exits non-zero with the same words.
+        info!("{}", status_line(&progress, began));
+        error!("run stopped: {e:#}");
+    }
     result?;
     info!("{}", status_line(&progress, began));
     let best = run
@@ -299,6 +375,15 @@ pub fn run(
         elapsed: began.elapsed(),
     };
     Ok(summary)
+}
+
+/// A thread's panic payload as text.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into())
 }
 
 /// Says how the run spreads over the machine: the cores it may use and each thread
@@ -416,7 +501,7 @@ fn status_line(progress: &Progress, began: Instant) -> String {
     // Plies are positions played (and stored); simulations are network evaluations
     // (`shogi-zero selfplay` reports those as positions/s); samples are learner rows.
     format!(
-        "[{:>5.0}s] games {} ({:.1}/min, {:.0}% decisive, {} in flight) plies {} ({:.0}/s, {:.0} simulations/s) batch fill {:.0}%{} | step {} ({:.0} samples/s) {} | best {} | {}",
+        "[{:>5.0}s] games {} ({:.1}/min, {:.0}% decisive, {} in flight) plies {} ({:.0}/s, {:.0} simulations/s) batch fill {:.0}%{} | step {} ({:.0} samples/s) {} | best {} | {}{}",
         secs,
         games,
         games as f64 / secs * 60.0,
@@ -431,7 +516,8 @@ fn status_line(progress: &Progress, began: Instant) -> String {
         samples as f64 / secs,
         loss,
         progress.best_name.lock().unwrap(),
-        last_gate
+        last_gate,
+        progress.faults(),
     )
 }
 

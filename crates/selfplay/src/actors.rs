@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use shogi_game::EndReason;
 use shogi_mcts::batch::BatchConfig;
-use shogi_mcts::{EvalRequest, Evaluator, SearchConfig};
+use shogi_mcts::{EvalError, EvalRequest, Evaluator, SearchConfig};
 
 use crate::play::{GameProgress, PlayConfig, SelfPlayGame};
 use shogi_records::record::{ChunkWriter, RecordError};
@@ -27,6 +27,35 @@ pub const SELFPLAY_BATCH: BatchConfig = BatchConfig {
     max_wait: Duration::from_millis(2),
     callers: 0,
 };
+
+/// Failed network calls in a row an actor thread survives: each is tried again (the
+/// service survives a failed batch), and this many in a row stop the actors with
+/// [`ActorError::Evaluation`] rather than spin on a network that cannot answer.
+pub const MAX_FAILED_EVALUATIONS_IN_A_ROW: u32 = 8;
+
+/// Why self-play stopped before it was asked to.
+#[derive(Debug, thiserror::Error)]
+pub enum ActorError {
+    /// A replay chunk could not be written.
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    /// The network failed every call of [`MAX_FAILED_EVALUATIONS_IN_A_ROW`].
+    #[error("actor thread {actor}: {failures} network calls in a row failed, the last: {last}")]
+    Evaluation {
+        /// The actor thread.
+        actor: usize,
+        /// Failed calls in a row.
+        failures: u32,
+        /// The last call's error.
+        last: EvalError,
+    },
+    /// The inference service shut down while the actors were still playing.
+    #[error("actor thread {actor}: the inference service shut down while games were in progress")]
+    ServiceGone {
+        /// The actor thread.
+        actor: usize,
+    },
+}
 
 /// How many games, on how many threads, and where they go.
 #[derive(Clone, Debug, PartialEq)]
@@ -145,6 +174,8 @@ pub struct ActorStats {
     pub false_resignations: AtomicU64,
     /// Resignation-disabled games in which someone would have resigned.
     pub would_resign: AtomicU64,
+    /// Network calls that failed and were tried again.
+    pub failed_evaluations: AtomicU64,
     /// `u64::MAX - shortest game length` (0 until a game finishes), so a zeroed counter
     /// means "none" and `fetch_max` keeps the minimum; read it with
     /// [`ActorStats::shortest_game`].
@@ -228,7 +259,7 @@ pub fn run_actors<G, E, S>(
     prefix: &str,
     stop: &AtomicBool,
     stats: &ActorStats,
-) -> Result<ActorSummary, RecordError>
+) -> Result<ActorSummary, ActorError>
 where
     G: RecordGame,
     E: Evaluator<G>,
@@ -236,7 +267,7 @@ where
 {
     assert!(!evaluators.is_empty(), "run_actors needs an evaluator");
     let began = Instant::now();
-    let failed: Arc<std::sync::Mutex<Option<RecordError>>> = Arc::default();
+    let failed: Arc<std::sync::Mutex<Option<ActorError>>> = Arc::default();
     std::thread::scope(|scope| {
         for actor in 0..config.threads.max(1) {
             let start = &start;
@@ -250,7 +281,7 @@ where
                 ) {
                     Ok(w) => w,
                     Err(e) => {
-                        *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                        *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.into());
                         return;
                     }
                 };
@@ -301,7 +332,8 @@ where
                                         stats.in_flight.fetch_sub(1, Ordering::Relaxed);
                                     }
                                     if let Err(e) = pushed {
-                                        *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                                        *failed.lock().unwrap_or_else(|p| p.into_inner()) =
+                                            Some(e.into());
                                         break 'play;
                                     }
                                 }
@@ -313,26 +345,16 @@ where
                     if waiting.is_empty() || stop.load(Ordering::Relaxed) {
                         break;
                     }
-                    let outputs = {
-                        let mut requests: Vec<EvalRequest<'_, G>> = waiting
-                            .iter()
-                            .flat_map(|&i| {
-                                slots[i].as_ref().expect("waiting").pending_evaluations()
-                            })
-                            .map(|(g, m)| EvalRequest::new(g, m))
-                            .collect();
-                        match evaluator.evaluate(&mut requests) {
-                            Ok(()) => requests
-                                .into_iter()
-                                .map(|r| (r.priors, r.wdl))
-                                .collect::<Vec<_>>(),
-                            // The evaluator is gone (service shut down): stop this actor.
-                            Err(err) => {
-                                tracing::warn!("actor {actor}: games abandoned: {err}");
+                    let outputs =
+                        match evaluate_waiting(evaluator, &slots, &waiting, actor, stop, stats) {
+                            Ok(Some(outputs)) => outputs,
+                            // Stopped while the network failed: the games are dropped.
+                            Ok(None) => break,
+                            Err(e) => {
+                                *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
                                 break;
                             }
-                        }
-                    };
+                        };
                     let mut outputs = outputs.into_iter();
                     for &i in &waiting {
                         let game = slots[i].as_mut().expect("waiting");
@@ -344,7 +366,7 @@ where
                 let dropped = slots.iter().filter(|s| s.is_some()).count() as u64;
                 stats.in_flight.fetch_sub(dropped, Ordering::Relaxed);
                 if let Err(e) = writer.flush() {
-                    *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                    *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.into());
                 }
             });
         }
@@ -358,6 +380,57 @@ where
         simulations: stats.simulations.load(Ordering::Relaxed),
         elapsed: began.elapsed(),
     })
+}
+
+/// The network's answers for the pending leaves of the `waiting` games, in order. A
+/// failed call is tried again, up to [`MAX_FAILED_EVALUATIONS_IN_A_ROW`] in a row;
+/// `Ok(None)` when `stop` is raised meanwhile. A service that shut down before the stop
+/// is an error: nobody asked the actors to stop.
+#[allow(clippy::type_complexity)]
+fn evaluate_waiting<G: RecordGame, E: Evaluator<G>>(
+    evaluator: &E,
+    slots: &[Option<SelfPlayGame<G>>],
+    waiting: &[usize],
+    actor: usize,
+    stop: &AtomicBool,
+    stats: &ActorStats,
+) -> Result<Option<Vec<(Vec<f32>, shogi_mcts::Wdl)>>, ActorError> {
+    let mut failures = 0;
+    loop {
+        let mut requests: Vec<EvalRequest<'_, G>> = waiting
+            .iter()
+            .flat_map(|&i| slots[i].as_ref().expect("waiting").pending_evaluations())
+            .map(|(g, m)| EvalRequest::new(g, m))
+            .collect();
+        let err = match evaluator.evaluate(&mut requests) {
+            Ok(()) => {
+                return Ok(Some(
+                    requests.into_iter().map(|r| (r.priors, r.wdl)).collect(),
+                ));
+            }
+            Err(err) => err,
+        };
+        if stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        if matches!(err, EvalError::ServiceShutDown) {
+            return Err(ActorError::ServiceGone { actor });
+        }
+        failures += 1;
+        stats.failed_evaluations.fetch_add(1, Ordering::Relaxed);
+        tracing::warn!(
+            "actor thread {actor}: a network call failed ({failures} in a row), trying again: {err}"
+        );
+        if failures >= MAX_FAILED_EVALUATIONS_IN_A_ROW {
+            return Err(ActorError::Evaluation {
+                actor,
+                failures,
+                last: err,
+            });
+        }
+        // A moment for whatever failed (memory, a device) to recover.
+        std::thread::sleep(Duration::from_millis(10 << failures.min(6)));
+    }
 }
 
 fn record_stats(stats: &ActorStats, played: &crate::play::PlayedGame) {

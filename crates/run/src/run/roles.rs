@@ -95,7 +95,7 @@ where
         result
     });
     *progress.batches.lock().unwrap() = service.shutdown();
-    result.context("writing replay chunks")?;
+    result?;
     seeds.into_result()
 }
 
@@ -318,6 +318,9 @@ pub(super) fn learner_loop(
     const STEPS_PER_CALL: u64 = 5;
     while !stop_work() {
         window.refresh().context("reading replay/")?;
+        progress
+            .chunks_skipped
+            .store(window.chunks_skipped, Ordering::Relaxed);
         let retired = window.take_retired();
         if l.prune_replay {
             for chunk in retired {
