@@ -17,6 +17,55 @@ use crate::sample::Sample;
 use crate::schedule::LrSchedule;
 use crate::window::{ReplayAccount, ReplayWindow};
 
+/// Steps in a row whose gradient is not finite that stop the learner (KataGo's rule).
+pub const NON_FINITE_IN_A_ROW: usize = 8;
+/// Of the last [`NON_FINITE_WINDOW`] steps, this many non-finite stop the learner.
+pub const NON_FINITE_OF_WINDOW: usize = 25;
+/// The steps [`NON_FINITE_OF_WINDOW`] counts over.
+pub const NON_FINITE_WINDOW: usize = 100;
+
+/// The learner's record of steps skipped for a non-finite gradient: a few are survived
+/// (the step is not applied), many stop the learner before it trains on nonsense.
+#[derive(Debug, Default)]
+struct NonFiniteGuard {
+    recent: std::collections::VecDeque<bool>,
+    in_a_row: usize,
+    skipped: u64,
+}
+
+impl NonFiniteGuard {
+    /// Records a step; an error once too many were not finite.
+    fn record(&mut self, non_finite: bool, step: u64) -> anyhow::Result<()> {
+        if self.recent.len() == NON_FINITE_WINDOW {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(non_finite);
+        if !non_finite {
+            self.in_a_row = 0;
+            return Ok(());
+        }
+        self.skipped += 1;
+        self.in_a_row += 1;
+        let of_window = self.recent.iter().filter(|&&bad| bad).count();
+        tracing::warn!(
+            "learner: step {} skipped: its gradient is not finite ({} in a row, {of_window} of the last {})",
+            step + 1,
+            self.in_a_row,
+            self.recent.len()
+        );
+        anyhow::ensure!(
+            self.in_a_row < NON_FINITE_IN_A_ROW && of_window < NON_FINITE_OF_WINDOW,
+            "the gradient was not finite in {} steps in a row and {of_window} of the last {} \
+             (the replay data or the network holds a NaN or an infinity): the learner stops \
+             at step {} rather than train on it",
+            self.in_a_row,
+            self.recent.len(),
+            step
+        );
+        Ok(())
+    }
+}
+
 /// The file in a candidate that holds the learner's [`ReplayAccount`] when it was
 /// exported.
 pub const REPLAY_ACCOUNT_FILE: &str = "replay-account.json";
@@ -101,6 +150,7 @@ pub struct Learner {
     samples_seen: u64,
     /// The window's account as of the last [`Learner::run`], exported with each candidate.
     replay_account: Option<ReplayAccount>,
+    non_finite: NonFiniteGuard,
 }
 
 impl std::fmt::Debug for Learner {
@@ -176,6 +226,7 @@ impl Learner {
             step: config.start_step,
             samples_seen: config.start_samples,
             replay_account: None,
+            non_finite: NonFiniteGuard::default(),
             config,
         })
     }
@@ -212,6 +263,11 @@ impl Learner {
                 b,
             );
             inside += t0.elapsed();
+            // Not applied: no step taken, nothing exported.
+            self.non_finite.record(losses.non_finite, self.step)?;
+            if losses.non_finite {
+                continue;
+            }
             self.step += 1;
             self.samples_seen += b as u64;
             let st = self.step as usize;
@@ -366,6 +422,11 @@ impl Learner {
         &self.config.run_dir
     }
 
+    /// Steps skipped for a non-finite gradient in this learner's life.
+    pub fn non_finite_steps(&self) -> u64 {
+        self.non_finite.skipped
+    }
+
     /// Training samples consumed so far, over the run's life.
     pub fn samples_seen(&self) -> u64 {
         self.samples_seen
@@ -374,5 +435,39 @@ impl Learner {
     /// Steps taken so far (the step the next export is named after).
     pub fn step(&self) -> u64 {
         self.step
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_few_non_finite_steps_are_survived_many_stop_the_learner() {
+        // 7 in a row pass, the 8th stops it.
+        let mut guard = NonFiniteGuard::default();
+        for step in 0..NON_FINITE_IN_A_ROW as u64 - 1 {
+            guard.record(true, step).unwrap();
+        }
+        guard.record(false, 7).unwrap();
+        assert_eq!(guard.in_a_row, 0);
+        // Scattered: one in four passes until 25 of the last 100.
+        let mut guard = NonFiniteGuard::default();
+        let mut stopped_at = None;
+        for step in 0..200u64 {
+            if guard.record(step % 4 == 0, step).is_err() {
+                stopped_at = Some(step);
+                break;
+            }
+        }
+        assert_eq!(stopped_at, Some(96), "the 25th non-finite step of 100");
+        let mut guard = NonFiniteGuard::default();
+        let err = (0..NON_FINITE_IN_A_ROW as u64)
+            .map(|step| guard.record(true, step))
+            .last()
+            .unwrap()
+            .unwrap_err();
+        assert!(err.to_string().contains("8 steps in a row"), "{err}");
+        assert_eq!(guard.skipped, NON_FINITE_IN_A_ROW as u64);
     }
 }

@@ -696,6 +696,6 @@ impl<G: Game, I: Send + 'static> Evaluator<G> for BatchEvaluator<G, I> {
             r.priors = o.priors;
             r.wdl = o.wdl;
         }
-        Ok(())
+        crate::eval::check_finite(requests)
     }
 }

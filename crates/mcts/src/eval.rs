@@ -110,6 +110,39 @@ pub enum EvalError {
     /// The model failed (panicked or returned the wrong number of outputs).
     #[error("model failed: {0}")]
     ModelFailed(String),
+    /// The model answered with values that are not finite numbers (a NaN or an
+    /// infinity: an overflow in half precision, a damaged network). Nothing of such a
+    /// batch reaches a search.
+    #[error(
+        "the network returned non-finite values (NaN or infinity) for {bad} of {total} positions"
+    )]
+    NonFinite {
+        /// Positions with a non-finite prior or value.
+        bad: usize,
+        /// Positions in the call.
+        total: usize,
+    },
+}
+
+/// Whether every request's priors and value are finite numbers: an evaluator calls it
+/// on what its network answered, so a NaN never enters a tree's sums.
+pub fn check_finite<G: Game>(requests: &[EvalRequest<'_, G>]) -> Result<(), EvalError> {
+    let bad = requests
+        .iter()
+        .filter(|r| {
+            let w = r.wdl;
+            !(w.win.is_finite() && w.draw.is_finite() && w.loss.is_finite())
+                || r.priors.iter().any(|p| !p.is_finite())
+        })
+        .count();
+    if bad == 0 {
+        Ok(())
+    } else {
+        Err(EvalError::NonFinite {
+            bad,
+            total: requests.len(),
+        })
+    }
 }
 
 /// Evaluates positions in batches.

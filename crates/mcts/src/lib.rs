@@ -47,6 +47,7 @@ pub use config::{
 };
 pub use eval::{
     EvalError, EvalRequest, Evaluator, FnEvaluator, RolloutEvaluator, UniformEvaluator, Wdl,
+    check_finite,
 };
 pub use search::{
     LEAF_EXCHANGE_GAIN, LeafBatch, Progress, Proven, Search, SearchError, SearchLimits,

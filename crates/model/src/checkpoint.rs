@@ -199,9 +199,37 @@ pub enum CheckpointError {
         /// The error text.
         message: String,
     },
+    /// A weight is not a finite number: such a network is never written and never
+    /// loaded (everything it would play or train on would be nonsense).
+    #[error(
+        "tensor {name} holds a NaN or an infinity: a network with non-finite weights is refused"
+    )]
+    NonFinite {
+        /// The first such tensor, by name.
+        name: String,
+    },
     /// libtorch error.
     #[error("torch: {0}")]
     Torch(#[from] tch::TchError),
+}
+
+/// Refuses a set of weights with a tensor that is not all finite, naming the first.
+fn check_finite<'a>(
+    tensors: impl IntoIterator<Item = (&'a String, &'a Tensor)>,
+) -> Result<(), CheckpointError> {
+    for (name, t) in tensors {
+        if !matches!(
+            t.kind(),
+            tch::Kind::Float | tch::Kind::Double | tch::Kind::Half | tch::Kind::BFloat16
+        ) {
+            continue;
+        }
+        let finite = tch::no_grad(|| t.isfinite().all());
+        if !bool::try_from(&finite)? {
+            return Err(CheckpointError::NonFinite { name: name.clone() });
+        }
+    }
+    Ok(())
 }
 
 fn io(op: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> CheckpointError + use<> {
@@ -249,6 +277,7 @@ fn kind_of(dtype: Dtype) -> Option<Kind> {
 /// tensors sorted by name.
 pub(crate) fn weights_to_bytes(vs: &nn::VarStore) -> Result<Vec<u8>, CheckpointError> {
     let vars: BTreeMap<String, Tensor> = vs.variables().into_iter().collect();
+    check_finite(&vars)?;
     let mut host: Vec<(String, Dtype, Vec<usize>, Vec<u8>)> = Vec::with_capacity(vars.len());
     for (name, t) in vars {
         let t = tch::no_grad(|| t.detach().to_device(Device::Cpu).contiguous());
@@ -302,7 +331,8 @@ pub fn load_weights(
         .map(|(n, t)| (n, t.size()))
         .collect();
     check_tensors(path, &st, &shapes)?;
-    copy_into(&st, vs)
+    copy_into(&st, vs)?;
+    check_finite(&vs.variables())
 }
 
 /// Reads `path` and, if `sha256` is given, checks that the bytes hash to it.
@@ -544,5 +574,6 @@ pub fn load_checkpoint(
     check_tensors(&path, &st, &manifest.meta.architecture.parameter_shapes())?;
     let model = Model::new(&manifest.meta.architecture, device);
     copy_into(&st, &model.vs)?;
+    check_finite(&model.vs.variables())?;
     Ok((model, manifest))
 }

@@ -182,7 +182,7 @@ impl<G: NetGame> Evaluator<G> for NetEvaluator {
             .fetch_add((encoded - start).as_nanos() as u64, Ordering::Relaxed);
         self.forward_nanos
             .fetch_add(encoded.elapsed().as_nanos() as u64, Ordering::Relaxed);
-        Ok(())
+        shogi_mcts::check_finite(requests)
     }
 }
 

@@ -132,6 +132,10 @@ pub struct Losses {
     /// all `policy_size` logits (the net is not told which moves are legal, so this counts
     /// the mass it puts on illegal indices too).
     pub policy_entropy: f64,
+    /// The step was not applied because its gradient was not finite, for a reason
+    /// loss scaling does not explain (in f32; under mixed precision, with the scale
+    /// already at its floor). A learner stops when this keeps happening.
+    pub non_finite: bool,
 }
 
 /// The network's figures on positions it was not trained on (one batch).
@@ -176,6 +180,7 @@ impl Forward {
             grad_norm,
             value_accuracy: f(&self.value_accuracy),
             policy_entropy: f(&self.policy_entropy),
+            non_finite: false,
         }
     }
 }
@@ -578,13 +583,24 @@ impl NetOptimizer {
             }
             norm
         });
-        if !amp || self.scaler.update(grad_norm) {
+        // A non-finite gradient is never applied: in f32 it is a fault (counted, for the
+        // learner to stop on), under mixed precision an overflow the scaler answers,
+        // and a fault once the scale is already at its floor.
+        let floor = amp && self.scaler.scale <= 1.0;
+        let apply = if amp {
+            self.scaler.update(grad_norm)
+        } else {
+            grad_norm.is_finite()
+        };
+        if apply {
             self.opt.step(self.config.lr, self.config.weight_decay);
             if let Some(average) = &mut self.average {
                 average.update(&self.model.vs);
             }
         }
-        fwd.losses(grad_norm)
+        let mut losses = fwd.losses(grad_norm);
+        losses.non_finite = !apply && (!amp || floor);
+        losses
     }
 
     /// The network on held-out positions, without a step (eval-mode batch norms, no

@@ -467,3 +467,36 @@ fn the_counters_of_several_services_combine() {
         "{combined:?}"
     );
 }
+
+/// A network that answers a NaN (a value or a prior) fails the call by name: nothing of
+/// it reaches a tree, and the search says why.
+#[test]
+fn non_finite_outputs_fail_the_call_and_never_reach_a_tree() {
+    for poison in ["value", "prior"] {
+        let svc = BatchService::start(
+            BatchConfig::default(),
+            move |xs: &[EvalInput<TicTacToe>]| {
+                xs.iter()
+                    .enumerate()
+                    .map(|(i, x)| {
+                        let mut priors = vec![1.0 / x.moves.len() as f32; x.moves.len()];
+                        let mut wdl = Wdl::DRAW;
+                        if i == 0 && poison == "value" {
+                            wdl.win = f32::NAN;
+                        } else if i == 0 {
+                            priors[0] = f32::INFINITY;
+                        }
+                        EvalOutput { priors, wdl }
+                    })
+                    .collect::<Vec<_>>()
+            },
+        );
+        let ev = BatchEvaluator::new(svc.handle());
+        let mut s = Search::new(SearchConfig::default(), 0);
+        let err = s
+            .search(&TicTacToe::new(), &ev, &SearchLimits::default())
+            .unwrap_err();
+        assert!(err.to_string().contains("non-finite"), "{poison}: {err}");
+        assert_eq!(s.tree_size(), 0, "{poison}");
+    }
+}

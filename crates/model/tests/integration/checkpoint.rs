@@ -342,3 +342,48 @@ fn every_manifest_and_weights_error_path_is_refused() {
     let d = fresh();
     load_checkpoint(d.path(), &any, Device::Cpu).unwrap();
 }
+
+/// A network with a NaN or an infinity in any weight is never written, and a file that
+/// holds one (whatever wrote it) is refused by the tensor's name.
+#[test]
+fn non_finite_weights_are_never_written_nor_loaded() {
+    let cfg = tiny();
+    let model = Model::new(&cfg, Device::Cpu);
+    // A convolution's weights (shallow copies share the model's storage).
+    let (name, mut victim) = model
+        .vs
+        .variables()
+        .into_iter()
+        .filter(|(n, _)| n.ends_with("weight"))
+        .min_by(|a, b| a.0.cmp(&b.0))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    save_checkpoint(dir.path(), &model.vs, &meta(&cfg)).unwrap();
+    shogi_model::tch::no_grad(|| {
+        let _ = victim.fill_(f64::INFINITY);
+    });
+    let refused = tempfile::tempdir().unwrap();
+    let err = save_checkpoint(refused.path().join("net"), &model.vs, &meta(&cfg)).unwrap_err();
+    assert!(
+        matches!(&err, CheckpointError::NonFinite { name: n } if *n == name),
+        "{err}"
+    );
+    assert!(!refused.path().join("net").join(WEIGHTS_FILE).exists());
+
+    // The same weights written behind the checks' back: the loader refuses them.
+    let mut tensors: Vec<(String, Tensor)> = model.vs.variables().into_iter().collect();
+    tensors.sort_by(|a, b| a.0.cmp(&b.0));
+    for (n, t) in &mut tensors {
+        if *n == name {
+            *t = t.fill(f64::NAN);
+        }
+    }
+    rewrite_weights(dir.path(), &tensors);
+    let any = Expected {
+        architecture: None,
+        ..expected(&cfg)
+    };
+    let err = load_checkpoint(dir.path(), &any, Device::Cpu).unwrap_err();
+    assert!(err.to_string().contains(&name), "{err}");
+    assert!(matches!(err, CheckpointError::NonFinite { .. }), "{err}");
+}

@@ -451,3 +451,47 @@ fn the_opponent_policy_head_learns_the_replies() {
     assert_eq!(losses.opponent_policy, 0.0);
     assert!((losses.total - (losses.policy + losses.value)).abs() < 1e-5);
 }
+
+/// A step whose gradient is not finite (here a NaN value target) is not applied and
+/// says so; the next finite step trains as before.
+#[test]
+fn a_non_finite_gradient_is_never_applied() {
+    let cfg = cfg();
+    let mut trainer = trainer(
+        OptimizerKind::Sgd {
+            momentum: 0.9,
+            nesterov: false,
+        },
+        0.05,
+    );
+    let n = 4;
+    let (xs, pt, vt) = batch(&cfg, n);
+    let weights = |t: &NetOptimizer| -> Vec<(String, Vec<f32>)> {
+        let mut v: Vec<(String, Vec<f32>)> = t
+            .model
+            .vs
+            .trainable_variables()
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                (
+                    i.to_string(),
+                    Vec::<f32>::try_from(w.flatten(0, -1)).unwrap(),
+                )
+            })
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    };
+    let good = trainer.step(&xs, &pt, &vt, n);
+    assert!(!good.non_finite);
+    let before = weights(&trainer);
+    let mut poisoned = vt.clone();
+    poisoned[1] = f32::NAN;
+    let bad = trainer.step(&xs, &pt, &poisoned, n);
+    assert!(bad.non_finite && !bad.grad_norm.is_finite(), "{bad:?}");
+    assert_eq!(weights(&trainer), before, "the weights did not move");
+    let after = trainer.step(&xs, &pt, &vt, n);
+    assert!(!after.non_finite && after.total.is_finite());
+    assert_ne!(weights(&trainer), before);
+}

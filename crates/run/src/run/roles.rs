@@ -358,6 +358,9 @@ pub(super) fn learner_loop(
         progress
             .learner_step
             .store(learner.step_count(), Ordering::Relaxed);
+        progress
+            .steps_skipped
+            .store(learner.non_finite_steps(), Ordering::Relaxed);
         *progress.learner_loss.lock().unwrap() = summary.last;
     }
     // A graceful stop keeps every step: export what was trained since the last candidate.
