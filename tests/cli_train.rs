@@ -36,10 +36,15 @@ fn minishogi() -> Expected {
     }
 }
 
-/// Every published checkpoint loads (manifest + sha256) and every replay chunk reads.
+/// Every published checkpoint loads (manifest + sha256) and every replay chunk reads;
+/// a candidate the gate set aside because it would not load is the one exception.
 fn assert_consistent(run: &RunDir) {
     for dir in [run.candidates(), run.accepted(), run.rejected()] {
         for (_, path) in RunDir::checkpoints_in(&dir).unwrap() {
+            let report = std::fs::read_to_string(path.join("gate.json")).unwrap_or_default();
+            if report.contains("\"refused\"") {
+                continue;
+            }
             shogi_model::load_checkpoint(&path, &minishogi(), shogi_model::tch::Device::Cpu)
                 .unwrap_or_else(|e| panic!("{} does not load: {e}", path.display()));
         }
@@ -190,6 +195,14 @@ fn smoke_run_completes_the_loop_and_resumes() {
             .collect()
     };
     let before = chunks();
+    // A candidate damaged on disk (its weights cut short), newer than any network: the
+    // learner passes it over and the gate sets it aside, naming why; the run goes on.
+    let damaged = run.candidates().join("step-00000079");
+    copy_dir(&accepted.last().unwrap().1, &damaged);
+    std::fs::remove_file(damaged.join("gate.json")).unwrap();
+    let weights = damaged.join(shogi_model::WEIGHTS_FILE);
+    let bytes = std::fs::read(&weights).unwrap();
+    std::fs::write(&weights, &bytes[..bytes.len() / 2]).unwrap();
     let resumed = train(
         &dir,
         &[
@@ -217,6 +230,21 @@ fn smoke_run_completes_the_loop_and_resumes() {
         "{log}"
     );
     assert!(!log.contains("optimiser state NOT restored"), "{log}");
+    assert!(
+        log.contains("step-00000079 does not load, an older network is tried"),
+        "{log}"
+    );
+    assert!(
+        log.contains("gate: step-00000079 does not load; set aside in rejected/"),
+        "{log}"
+    );
+    let set_aside = run.rejected().join("step-00000079").join("gate.json");
+    let report = std::fs::read_to_string(&set_aside).unwrap();
+    assert!(
+        report.contains("\"refused\"") && report.contains("sha256"),
+        "{report}"
+    );
+    assert!(log.contains("faults: candidates set aside 1"), "{log}");
     let pruned = before.iter().filter(|p| !p.exists()).count();
     assert!(pruned > 0, "no chunk of {} pruned", before.len());
     assert!(!chunks().is_empty());
@@ -262,6 +290,14 @@ fn smoke_run_completes_the_loop_and_resumes() {
         !RunDir::new(&third).config_file().exists(),
         "a refused start leaves no run"
     );
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+    }
 }
 
 /// Continuous self-play: every slot stays busy for the whole run (each status line

@@ -148,6 +148,50 @@ pub struct GateReport {
     pub moved_to: PathBuf,
     /// An accepted candidate's match against `fixed_opponent`, if configured.
     pub fixed: Option<FixedRating>,
+    /// Why the candidate was set aside in `rejected/` without a game: it does not load
+    /// ([`set_aside`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
+}
+
+/// Why `candidate` cannot be gated, promoted or served, if so: it does not load (its
+/// manifest, its weights or their hash, a non-finite weight) or is not a network of the
+/// best network's game. `None` also when the best's own manifest cannot be read: that is
+/// not the candidate's fault, and gating it says so.
+pub fn unloadable(candidate: &Path, best: &Path) -> Option<String> {
+    let best = shogi_model::read_manifest(best).ok()?.meta;
+    let expected = shogi_model::Expected {
+        architecture: None,
+        variant: best.variant,
+        feature_version: best.feature_version,
+        features: None,
+        policy_version: best.policy_version,
+    };
+    shogi_model::load_checkpoint(candidate, &expected, shogi_model::tch::Device::Cpu)
+        .err()
+        .map(|e| e.to_string())
+}
+
+/// Moves a candidate that does not load into `rejected/` with a `gate.json` that says
+/// why ([`GateReport::refused`]): the gate goes on with the next one, and neither a
+/// resumed run nor self-play tries it again.
+pub fn set_aside(run: &RunDir, candidate: &Path, why: &str) -> Result<GateReport, ArenaError> {
+    let name = name_of(candidate);
+    let mut report = GateReport {
+        step: step_of(&name).unwrap_or(0),
+        candidate: name.clone(),
+        moved_to: run.rejected().join(&name),
+        refused: Some(why.to_string()),
+        ..GateReport::default()
+    };
+    if let Ok(Some((best_step, best))) = run.best() {
+        report.best = name_of(&best);
+        report.best_step = best_step;
+    }
+    let json = serde_json::to_vec_pretty(&report).expect("a report serialises");
+    run.reject(candidate, &json)
+        .map_err(io_err("set aside", candidate))?;
+    Ok(report)
 }
 
 fn name_of(path: &Path) -> String {
@@ -283,6 +327,7 @@ pub fn gate_candidate(
         games_dir: games_dir.clone(),
         moved_to: dest_dir.join(&cand_name),
         fixed: fixed.clone(),
+        refused: None,
     };
     summary.save_json(&games_dir.join("summary.json"))?;
     let json = serde_json::to_vec_pretty(&report).map_err(|source| ArenaError::Json {
@@ -398,8 +443,9 @@ fn play_fixed_opponent(
 }
 
 /// Gates every pending candidate, oldest first, each against the best at that moment
-/// (so a promotion raises the bar for the next). Stops at the first error (an
-/// interruption included), leaving the remaining candidates pending.
+/// (so a promotion raises the bar for the next). A candidate that does not load is set
+/// aside ([`set_aside`]) without a game. Stops at the first error (an interruption
+/// included), leaving the remaining candidates pending.
 pub fn gate_pending(
     run: &RunDir,
     config: &GateConfig,
@@ -412,6 +458,11 @@ pub fn gate_pending(
     for (_, candidate) in pending {
         if stop.load(std::sync::atomic::Ordering::Relaxed) {
             break;
+        }
+        let best = run.best().map_err(io_err("list", &run.accepted()))?;
+        if let Some(why) = best.and_then(|(_, best)| unloadable(&candidate, &best)) {
+            reports.push(set_aside(run, &candidate, &why)?);
+            continue;
         }
         reports.push(gate_candidate(run, &candidate, config, stop)?);
     }

@@ -199,7 +199,7 @@ impl Progress {
         let said: Vec<String> = counts
             .iter()
             .filter(|(n, _)| *n > 0)
-            .map(|(n, what)| format!("{n} {what}"))
+            .map(|(n, what)| format!("{what} {n}"))
             .collect();
         if said.is_empty() {
             String::new()
@@ -240,9 +240,8 @@ pub fn run(
 
     log_precision(config, roles, device);
 
-    let (start_step, start_dir) = learner_start(&run)?;
+    let (start_step, start_dir, learner_model) = learner_network(&run, &layout, roles, device)?;
     progress.learner_step.store(start_step, Ordering::Relaxed);
-    let learner_model = learner_network(&run, &layout, roles, (start_step, &start_dir), device)?;
 
     let gate_stop = AtomicBool::new(false);
     let result: Result<()> = std::thread::scope(|scope| {

@@ -182,48 +182,73 @@ pub(super) fn remove_stale_temporaries(run: &RunDir) -> Result<()> {
 /// The newest network the learner produced (candidates, accepted or rejected): a
 /// resumed learner continues from it, losing only the steps since that export.
 pub(super) fn learner_start(run: &RunDir) -> Result<(u64, PathBuf)> {
+    networks_newest_first(run)?
+        .into_iter()
+        .next()
+        .context("the run directory has no network at all (accepted/ is empty)")
+}
+
+/// Every network of the run (candidates, accepted and rejected), the newest step first.
+fn networks_newest_first(run: &RunDir) -> Result<Vec<(u64, PathBuf)>> {
     let mut all = Vec::new();
     for dir in [run.candidates(), run.accepted(), run.rejected()] {
         all.extend(RunDir::checkpoints_in(&dir)?);
     }
     all.sort();
-    all.pop()
-        .context("the run directory has no network at all (accepted/ is empty)")
+    all.reverse();
+    Ok(all)
 }
 
-/// The network the learner continues (`start`: the newest network's step and
-/// directory), loaded when this process plays the learner; `None` otherwise. Logs which.
+/// The network the learner continues, loaded when this process plays the learner
+/// (`None` otherwise), with its step and directory: the newest network of the run that
+/// loads. A newer one that does not (truncated, non-finite, another layout) is passed
+/// over with a warning naming it and why; the gate sets such a candidate aside. Logs
+/// which network the learner continues.
+#[allow(clippy::type_complexity)]
 pub(super) fn learner_network(
     run: &RunDir,
     layout: &NetLayout,
     roles: Roles,
-    (start_step, start_dir): (u64, &Path),
     device: shogi_model::tch::Device,
-) -> Result<Option<(Model, shogi_model::Manifest)>> {
+) -> Result<(u64, PathBuf, Option<(Model, shogi_model::Manifest)>)> {
+    let (newest_step, newest) = learner_start(run)?;
     if !roles.learn {
         info!(
             "run {} ({}): playing {} beside the run's learner (newest network: step {})",
             run.root().display(),
             layout.variant,
             roles.describe(),
-            start_step
+            newest_step
         );
-        return Ok(None);
+        return Ok((newest_step, newest, None));
     }
     let expected = Expected::for_layout(layout).any_features();
-    let (model, manifest) = load_checkpoint(start_dir, &expected, device)
-        .with_context(|| format!("loading {}", start_dir.display()))?;
-    info!(
-        "run {} ({}): learner {} {} at step {}",
-        run.root().display(),
-        layout.variant,
-        if start_step == 0 {
-            "starts from"
-        } else {
-            "resumes from"
-        },
-        manifest.name,
-        start_step
-    );
-    Ok(Some((model, manifest)))
+    let mut passed_over = Vec::new();
+    for (start_step, start_dir) in networks_newest_first(run)? {
+        let (model, manifest) = match load_checkpoint(&start_dir, &expected, device) {
+            Ok(loaded) => loaded,
+            Err(e) => {
+                warn!(
+                    "learner: {} does not load, an older network is tried: {e}",
+                    start_dir.display()
+                );
+                passed_over.push(format!("{}: {e}", start_dir.display()));
+                continue;
+            }
+        };
+        info!(
+            "run {} ({}): learner {} {} at step {}",
+            run.root().display(),
+            layout.variant,
+            if start_step == 0 {
+                "starts from"
+            } else {
+                "resumes from"
+            },
+            manifest.name,
+            start_step
+        );
+        return Ok((start_step, start_dir, Some((model, manifest))));
+    }
+    bail!("no network of the run loads: {}", passed_over.join("; "))
 }

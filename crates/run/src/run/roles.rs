@@ -441,6 +441,16 @@ pub(super) fn gate_loop(
             accept_all(run)?
         };
         for report in reports {
+            if let Some(why) = &report.refused {
+                warn!(
+                    "gate: {} does not load; set aside in rejected/ without a game: {why}",
+                    report.candidate
+                );
+                progress
+                    .candidates_set_aside
+                    .fetch_add(1, Ordering::Relaxed);
+                continue;
+            }
             if report.games == 0 {
                 info!("gate off: {} promoted", report.candidate);
                 progress.gate.lock().unwrap().push(report);
@@ -482,7 +492,15 @@ pub(super) fn accept_all(run: &RunDir) -> Result<Vec<GateReport>> {
         .best()?
         .map(|(_, p)| p.file_name().unwrap().to_string_lossy().into_owned())
         .unwrap_or_default();
+    let best_dir = run.best()?.map(|(_, p)| p);
     for (step, path) in run.pending_candidates()? {
+        if let Some(why) = best_dir
+            .as_deref()
+            .and_then(|best| shogi_arena::unloadable(&path, best))
+        {
+            reports.push(shogi_arena::set_aside(run, &path, &why)?);
+            continue;
+        }
         let report = GateReport {
             candidate: path.file_name().unwrap().to_string_lossy().into_owned(),
             best: best.clone(),
