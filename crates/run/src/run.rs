@@ -585,6 +585,31 @@ mod tests {
         assert!(err.contains("not a generation number"), "{err}");
     }
 
+    /// Claimers at the same instant (each with its own open file, as separate processes
+    /// have) never get the same number.
+    #[test]
+    fn concurrent_claims_get_each_generation_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let (claimers, each) = (8, 40);
+        let mut all: Vec<u64> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..claimers)
+                .map(|_| {
+                    scope.spawn(|| {
+                        (0..each)
+                            .map(|_| claim_generation(dir.path()).unwrap())
+                            .collect::<Vec<u64>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap())
+                .collect()
+        });
+        all.sort_unstable();
+        assert_eq!(all, (0..claimers * each).collect::<Vec<u64>>());
+    }
+
     /// Self-play's seeds run from one generation into the next without a pause: the
     /// first game past each `per_generation` claims the next number (the file is written
     /// before that game starts), seeds follow `generation_seed(run, g) + i`, and a second

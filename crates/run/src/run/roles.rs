@@ -244,10 +244,19 @@ pub const GENERATION_FILE: &str = "selfplay-generation";
 /// Claims the next self-play generation number: reads `RUN/selfplay-generation` (0 when
 /// absent), writes it back plus one (atomically) and returns the number read. A resumed
 /// run so continues the generation numbers (and seeds) where the last invocation
-/// stopped; a generation killed half-way is not replayed with the same seeds. Processes
-/// started at the same instant on one run could claim the same number (their games
-/// would repeat); give such self-play processes different `run.seed`s.
+/// stopped; a generation killed half-way is not replayed with the same seeds. The read
+/// and the write hold an exclusive lock on `selfplay-generation.lock`, so any number of
+/// self-play processes on one run directory claim each number once.
 pub(super) fn claim_generation(run_root: &Path) -> Result<u64> {
+    let lock_path = run_root.join(format!("{GENERATION_FILE}.lock"));
+    let lock = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .with_context(|| format!("opening {}", lock_path.display()))?;
+    lock.lock()
+        .with_context(|| format!("locking {}", lock_path.display()))?;
     let path = run_root.join(GENERATION_FILE);
     let current = match std::fs::read_to_string(&path) {
         Ok(text) => text
