@@ -671,8 +671,9 @@ fn train_error(config: &str, extra: &[&str]) -> String {
         .current_dir(tmp.path())
         .output()
         .unwrap();
-    assert!(!out.status.success());
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "an error, not a crash: {stderr}");
+    stderr
 }
 
 #[test]
@@ -701,6 +702,22 @@ fn config_errors_name_the_key() {
     );
     let err = train_error("[run\n", &[]);
     assert!(err.contains("not valid TOML"), "{err}");
+    // Values far out of any run's range are refused by name, never a panic, an abort or
+    // a process that spawns threads until the system has none left.
+    for (set, key) in [
+        ("run.minutes=1e300", "run.minutes"),
+        ("run.minutes=1.7e17", "run.minutes"),
+        ("selfplay.actors=4000000000", "selfplay.actors"),
+        ("learner.batch=100000000", "learner.batch"),
+        ("network.blocks=100000", "blocks = 100000"),
+        ("network.channels=1000000", "channels = 1000000"),
+        ("gate.parallel_games=100000000", "gate.parallel_games"),
+        ("selfplay.actor_threads=100000", "selfplay.actor_threads"),
+        ("run.torch_threads=5000", "run.torch_threads"),
+    ] {
+        let err = train_error("", &["--set", set]);
+        assert!(err.contains(key), "{set}: {err}");
+    }
 }
 
 #[test]

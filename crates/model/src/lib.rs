@@ -50,7 +50,7 @@ pub use optimizer::{
 };
 pub use service::{NetService, NetServiceError, Serving, checkpoint_layout};
 pub use threads::{
-    BACKGROUND_NICE, SelfplayThreads, ThreadCount, ThreadCountError, available_cores,
+    BACKGROUND_NICE, MAX_THREADS, SelfplayThreads, ThreadCount, ThreadCountError, available_cores,
     lower_thread_priority, match_threads, process_cpu_time, selfplay_threads,
 };
 

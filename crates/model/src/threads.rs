@@ -131,9 +131,13 @@ impl ThreadCount {
     }
 }
 
+/// The most threads a count may ask for: more than any machine's cores, few enough that
+/// a typo (100000) is refused by name instead of exhausting the system's threads.
+pub const MAX_THREADS: usize = 1024;
+
 /// Why a thread count was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0:?} is not a thread count: a number of at least 1, or auto")]
+#[error("{0:?} is not a thread count: a number from 1 to 1024, or auto")]
 pub struct ThreadCountError(pub String);
 
 impl std::str::FromStr for ThreadCount {
@@ -145,7 +149,7 @@ impl std::str::FromStr for ThreadCount {
             return Ok(ThreadCount::Auto);
         }
         match t.parse::<usize>() {
-            Ok(n) if n >= 1 => Ok(ThreadCount::Fixed(n)),
+            Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(ThreadCount::Fixed(n)),
             _ => Err(ThreadCountError(s.to_string())),
         }
     }
@@ -258,7 +262,7 @@ mod tests {
     fn a_thread_count_is_auto_or_a_positive_number() {
         assert_eq!("auto".parse(), Ok(ThreadCount::Auto));
         assert_eq!(" 3 ".parse(), Ok(ThreadCount::Fixed(3)));
-        for bad in ["0", "-1", "two", "", "1.5"] {
+        for bad in ["0", "-1", "two", "", "1.5", "1025", "100000"] {
             assert!(bad.parse::<ThreadCount>().is_err(), "{bad}");
         }
         assert_eq!(ThreadCount::Auto.resolve(|| 0), 1);

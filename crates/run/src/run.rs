@@ -227,8 +227,12 @@ pub fn run(
     let layout = layout_of(config);
 
     // Budgets: wall time of this invocation, learner steps over the whole run.
+    // Checked arithmetic: a budget too long for the clock is no deadline (the config
+    // refuses such values; a library caller may not have validated).
     let deadline = (config.run.minutes > 0.0)
-        .then(|| began + Duration::from_secs_f64(config.run.minutes * 60.0));
+        .then(|| Duration::try_from_secs_f64(config.run.minutes * 60.0).ok())
+        .flatten()
+        .and_then(|budget| began.checked_add(budget));
     let finish = AtomicBool::new(false);
     let stop_work = || interrupt.load(Ordering::Relaxed) || finish.load(Ordering::Relaxed);
     let progress = Progress {

@@ -3,6 +3,14 @@
 
 use super::{ConfigError, RunConfig, ScheduleName};
 
+/// The longest wall-clock budget a run may ask for: far beyond any run, and far below
+/// what a clock's arithmetic overflows at.
+pub const MAX_RUN_MINUTES: f64 = 1e8;
+/// The most self-play games in flight in one process.
+pub const MAX_GAMES_IN_FLIGHT: usize = 65_536;
+/// The largest learner minibatch.
+pub const MAX_BATCH: usize = 65_536;
+
 impl RunConfig {
     /// Checks every value's range; the error names the key's full path.
     pub fn validate(&self, origin: &str) -> Result<(), ConfigError> {
@@ -88,6 +96,24 @@ impl RunConfig {
         ] {
             c.at_least(key, count, 1)?;
         }
+        // Sizes that allocate at once (a slot a game, a row a sample, a thread a game):
+        // a typo is refused by name instead of aborting the process out of memory.
+        for (key, count, max) in [
+            ("selfplay.actors", s.actors, MAX_GAMES_IN_FLIGHT),
+            ("learner.batch", l.batch, MAX_BATCH),
+            ("gate.parallel_games", gate.parallel_games, shogi_model::MAX_THREADS),
+        ] {
+            c.at_most(key, count, max, &max.to_string())?;
+        }
+        // The network's own bounds (dimensions, parameter count), named by its key.
+        if let Err(why) = crate::run::model_config(self).validate() {
+            let n = &self.network;
+            return Err(c.range(
+                "network",
+                format!("{} blocks x {} channels", n.blocks, n.channels),
+                why.trim_start_matches("model config: "),
+            ));
+        }
         Ok(())
     }
 
@@ -95,6 +121,13 @@ impl RunConfig {
         let r = &self.run;
         if !(r.minutes >= 0.0 && r.minutes.is_finite()) {
             return Err(c.range("run.minutes", r.minutes.to_string(), "must be >= 0"));
+        }
+        if r.minutes > MAX_RUN_MINUTES {
+            return Err(c.range(
+                "run.minutes",
+                r.minutes.to_string(),
+                "must be at most 100000000 (190 years; for a run without a time budget set 0 and run.max_steps)",
+            ));
         }
         if r.minutes == 0.0 && r.max_steps == 0 {
             return Err(c.range(
