@@ -32,7 +32,7 @@ fn selfplay_then_learn_writes_a_candidate() {
         "--run",
         g,
         "--steps",
-        "5",
+        "7",
         "--export-every",
         "5",
         "--blocks",
@@ -42,13 +42,16 @@ fn selfplay_then_learn_writes_a_candidate() {
         "--device",
         "cpu",
     ]);
-    assert!(text.contains("steps: 5"), "{text}");
-    let candidates: Vec<_> = std::fs::read_dir(run.join("candidates"))
+    assert!(text.contains("steps: 7"), "{text}");
+    // Every 5 steps, and the steps after the last of those: nothing trained is lost.
+    let mut candidates: Vec<String> = std::fs::read_dir(run.join("candidates"))
         .unwrap()
         .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(candidates.len(), 1, "{text}");
-    assert!(candidates[0].path().join("manifest.json").exists());
+    candidates.sort();
+    assert_eq!(candidates, ["step-00000005", "step-00000007"], "{text}");
+    assert!(run.join("candidates/step-00000007/manifest.json").exists());
 }
 
 /// The record files the rules' reader tests use (hand-written CSA and KIF), a USI file

@@ -672,7 +672,11 @@ fn train_error(config: &str, extra: &[&str]) -> String {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(1), "an error, not a crash: {stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "an error, not a crash: {stderr}"
+    );
     stderr
 }
 

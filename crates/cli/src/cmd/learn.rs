@@ -176,6 +176,12 @@ pub fn run(args: &LearnArgs) -> Result<()> {
         }
         summary
     };
+    let mut summary = summary;
+    // The steps after the last export are kept: the last step is always a candidate.
+    let exported_last = args.export_every > 0 && learner.step().is_multiple_of(args.export_every);
+    if learner.step() > 0 && !exported_last {
+        summary.candidates.push(learner.export()?);
+    }
     println!(
         "window: {} positions from {} games",
         window.len(),

@@ -101,7 +101,11 @@ impl RunConfig {
         for (key, count, max) in [
             ("selfplay.actors", s.actors, MAX_GAMES_IN_FLIGHT),
             ("learner.batch", l.batch, MAX_BATCH),
-            ("gate.parallel_games", gate.parallel_games, shogi_model::MAX_THREADS),
+            (
+                "gate.parallel_games",
+                gate.parallel_games,
+                shogi_model::MAX_THREADS,
+            ),
         ] {
             c.at_most(key, count, max, &max.to_string())?;
         }
