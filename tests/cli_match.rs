@@ -506,3 +506,40 @@ fn learns_sh_reports_the_play_and_the_plain_search() {
     }
     assert!(text.contains("strongest rung net-plain scores"), "{text}");
 }
+
+/// A network player whose calls fail now and then (one batch in 3 fails, one in 5
+/// answers a NaN: the soak bench's hook) tries them again: no game is forfeited.
+#[test]
+fn a_network_that_fails_now_and_then_forfeits_no_game() {
+    let tmp = tempfile::tempdir().unwrap();
+    tiny_net(tmp.path(), 0);
+    let net = format!("checkpoint:{}", tmp.path().join("step-00000000").display());
+    let out_dir = tmp.path().join("games");
+    let out = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+        .env(
+            shogi_model::faults::INJECT_FAULTS_VAR,
+            "fail_every=3,nan_every=5",
+        )
+        .args([
+            "match",
+            "--a",
+            &net,
+            "--b",
+            "random",
+            "--variant",
+            "minishogi",
+        ])
+        .args(["--games", "4", "--simulations", "8", "--max-plies", "40"])
+        .args(["--device", "cpu", "--out"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = summary(&out_dir);
+    assert_eq!(s["games"].as_array().map(Vec::len), Some(4), "{s}");
+    assert_eq!(s["forfeits"].as_u64(), Some(0), "{s}");
+}

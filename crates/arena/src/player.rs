@@ -434,7 +434,10 @@ impl<G: Game> Mover<G> for SearchMover<G> {
     }
     fn choose(&mut self, game: &G) -> UsiAnswer<G::Move> {
         let limits = self.limits();
-        match self.search.search(game, &*self.evaluator, &limits) {
+        // A failed network call is tried again inside the search (as in self-play);
+        // only a network that keeps failing, or is gone, forfeits the game.
+        let searched = self.search.search(game, &*self.evaluator, &limits);
+        match searched {
             Ok(r) => {
                 let secs = r.elapsed.as_secs_f64();
                 if self.movetime.is_some()

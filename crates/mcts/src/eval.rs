@@ -124,6 +124,45 @@ pub enum EvalError {
     },
 }
 
+/// Failed network calls in a row that a self-play actor or a match player survives:
+/// each is tried again (a batch service survives a failed batch), and this many in a row
+/// stop it with the last error rather than spin on a network that cannot answer.
+pub const MAX_FAILED_EVALUATIONS_IN_A_ROW: u32 = 8;
+
+impl EvalError {
+    /// Whether trying again may succeed: everything but a service that is gone.
+    pub fn is_transient(&self) -> bool {
+        !matches!(self, EvalError::ServiceShutDown)
+    }
+}
+
+/// Calls `evaluator` on the requests `make` builds and returns their priors and values
+/// in order; a transient failure ([`EvalError::is_transient`]) is tried again, after a
+/// short pause, up to [`MAX_FAILED_EVALUATIONS_IN_A_ROW`] failures in a row.
+/// `on_failure(failures so far, error)` hears of each failure (to count or log it) and
+/// may return `false` to give up at once (a stop); the last error is returned then.
+pub fn evaluate_retrying<'a, G: Game, E: Evaluator<G> + ?Sized>(
+    evaluator: &E,
+    make: impl Fn() -> Vec<EvalRequest<'a, G>>,
+    mut on_failure: impl FnMut(u32, &EvalError) -> bool,
+) -> Result<Vec<(Vec<f32>, Wdl)>, EvalError> {
+    let mut failures = 0;
+    loop {
+        let mut requests = make();
+        let err = match evaluator.evaluate(&mut requests) {
+            Ok(()) => return Ok(requests.into_iter().map(|r| (r.priors, r.wdl)).collect()),
+            Err(err) => err,
+        };
+        failures += 1;
+        let go_on = on_failure(failures, &err);
+        if !go_on || !err.is_transient() || failures >= MAX_FAILED_EVALUATIONS_IN_A_ROW {
+            return Err(err);
+        }
+        // A moment for whatever failed (memory, a device) to recover.
+        std::thread::sleep(std::time::Duration::from_millis(10 << failures.min(6)));
+    }
+}
+
 /// Whether every request's priors and value are finite numbers: an evaluator calls it
 /// on what its network answered, so a NaN never enters a tree's sums.
 pub fn check_finite<G: Game>(requests: &[EvalRequest<'_, G>]) -> Result<(), EvalError> {

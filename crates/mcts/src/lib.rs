@@ -46,8 +46,8 @@ pub use config::{
     SearchConfig, UnknownRootSelection, gumbel_budget_for,
 };
 pub use eval::{
-    EvalError, EvalRequest, Evaluator, FnEvaluator, RolloutEvaluator, UniformEvaluator, Wdl,
-    check_finite,
+    EvalError, EvalRequest, Evaluator, FnEvaluator, MAX_FAILED_EVALUATIONS_IN_A_ROW,
+    RolloutEvaluator, UniformEvaluator, Wdl, check_finite, evaluate_retrying,
 };
 pub use search::{
     LEAF_EXCHANGE_GAIN, LeafBatch, Progress, Proven, Search, SearchError, SearchLimits,

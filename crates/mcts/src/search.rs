@@ -834,12 +834,16 @@ fn evaluate_leaves<G: Game, E: Evaluator<G> + ?Sized>(
     evaluator: &E,
     pending: &[Pending<G>],
 ) -> Result<Vec<(Vec<f32>, Wdl)>, EvalError> {
-    let mut reqs: Vec<EvalRequest<'_, G>> = pending
-        .iter()
-        .map(|p| EvalRequest::new(&p.game, &p.moves))
-        .collect();
-    evaluator.evaluate(&mut reqs)?;
-    Ok(reqs.into_iter().map(|r| (r.priors, r.wdl)).collect())
+    let make = || {
+        pending
+            .iter()
+            .map(|p| EvalRequest::new(&p.game, &p.moves))
+            .collect()
+    };
+    crate::eval::evaluate_retrying(evaluator, make, |failures, err| {
+        tracing::warn!("search: a network call failed ({failures} in a row), trying again: {err}");
+        true
+    })
 }
 
 /// Hands each pending leaf its evaluator output, in order. Panics if the counts differ:

@@ -244,6 +244,9 @@ pub fn encode_input<G: NetGame>(game: &G, layout: &NetLayout, moves: &[G::Move])
 pub struct NetBatchModel {
     inference: Inference,
     input_size: usize,
+    /// Faults asked for by the soak bench ([`crate::faults`]); none otherwise.
+    faults: crate::faults::InjectedFaults,
+    batches: u64,
 }
 
 impl NetBatchModel {
@@ -258,6 +261,8 @@ impl NetBatchModel {
         Ok(NetBatchModel {
             input_size: inference.config().input_size(),
             inference,
+            faults: crate::faults::InjectedFaults::from_env(),
+            batches: 0,
         })
     }
 }
@@ -291,10 +296,17 @@ impl BatchModel<NetInput, EvalOutput> for NetBatchModel {
         let prepared = self.inference.prepare_legal_planes(&inputs, &legal);
         let moves: Vec<usize> = legal.iter().map(|l| l.len()).collect();
         let inference = &self.inference;
+        self.batches += 1;
+        let fault = self.faults.for_batch(self.batches);
         Box::new(move || {
             let pending = prepared.launch(inference);
             Box::new(move || {
-                let (logits, wdl) = pending.collect();
+                let (logits, mut wdl) = pending.collect();
+                match fault {
+                    Some(crate::faults::Fault::Fail) => panic!("injected fault: a failed batch"),
+                    Some(crate::faults::Fault::Nan) => wdl[0] = f32::NAN,
+                    None => {}
+                }
                 let mut rest = logits.as_slice();
                 moves
                     .iter()

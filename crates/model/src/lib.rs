@@ -19,6 +19,7 @@
 mod checkpoint;
 mod device;
 pub mod evaluator;
+pub mod faults;
 mod frozen;
 mod inference;
 mod net;

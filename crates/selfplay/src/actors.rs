@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use shogi_game::EndReason;
 use shogi_mcts::batch::BatchConfig;
-use shogi_mcts::{EvalError, EvalRequest, Evaluator, SearchConfig};
+use shogi_mcts::{EvalError, EvalRequest, Evaluator, SearchConfig, evaluate_retrying};
 
 use crate::play::{GameProgress, PlayConfig, SelfPlayGame};
 use shogi_records::record::{ChunkWriter, RecordError};
@@ -28,10 +28,7 @@ pub const SELFPLAY_BATCH: BatchConfig = BatchConfig {
     callers: 0,
 };
 
-/// Failed network calls in a row an actor thread survives: each is tried again (the
-/// service survives a failed batch), and this many in a row stop the actors with
-/// [`ActorError::Evaluation`] rather than spin on a network that cannot answer.
-pub const MAX_FAILED_EVALUATIONS_IN_A_ROW: u32 = 8;
+pub use shogi_mcts::MAX_FAILED_EVALUATIONS_IN_A_ROW;
 
 /// Why self-play stopped before it was asked to.
 #[derive(Debug, thiserror::Error)]
@@ -382,10 +379,10 @@ where
     })
 }
 
-/// The network's answers for the pending leaves of the `waiting` games, in order. A
-/// failed call is tried again, up to [`MAX_FAILED_EVALUATIONS_IN_A_ROW`] in a row;
-/// `Ok(None)` when `stop` is raised meanwhile. A service that shut down before the stop
-/// is an error: nobody asked the actors to stop.
+/// The network's answers for the pending leaves of the `waiting` games, in order, a
+/// failed call tried again ([`evaluate_retrying`]); `Ok(None)` when `stop` is raised
+/// meanwhile. A service that shut down before the stop is an error: nobody asked the
+/// actors to stop.
 #[allow(clippy::type_complexity)]
 fn evaluate_waiting<G: RecordGame, E: Evaluator<G>>(
     evaluator: &E,
@@ -395,41 +392,36 @@ fn evaluate_waiting<G: RecordGame, E: Evaluator<G>>(
     stop: &AtomicBool,
     stats: &ActorStats,
 ) -> Result<Option<Vec<(Vec<f32>, shogi_mcts::Wdl)>>, ActorError> {
-    let mut failures = 0;
-    loop {
-        let mut requests: Vec<EvalRequest<'_, G>> = waiting
+    let make = || {
+        waiting
             .iter()
             .flat_map(|&i| slots[i].as_ref().expect("waiting").pending_evaluations())
             .map(|(g, m)| EvalRequest::new(g, m))
-            .collect();
-        let err = match evaluator.evaluate(&mut requests) {
-            Ok(()) => {
-                return Ok(Some(
-                    requests.into_iter().map(|r| (r.priors, r.wdl)).collect(),
-                ));
-            }
-            Err(err) => err,
-        };
+            .collect()
+    };
+    let mut failures = 0;
+    let answered = evaluate_retrying(evaluator, make, |n, err| {
+        failures = n;
         if stop.load(Ordering::Relaxed) {
-            return Ok(None);
+            return false;
         }
-        if matches!(err, EvalError::ServiceShutDown) {
-            return Err(ActorError::ServiceGone { actor });
+        if err.is_transient() {
+            stats.failed_evaluations.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(
+                "actor thread {actor}: a network call failed ({n} in a row), trying again: {err}"
+            );
         }
-        failures += 1;
-        stats.failed_evaluations.fetch_add(1, Ordering::Relaxed);
-        tracing::warn!(
-            "actor thread {actor}: a network call failed ({failures} in a row), trying again: {err}"
-        );
-        if failures >= MAX_FAILED_EVALUATIONS_IN_A_ROW {
-            return Err(ActorError::Evaluation {
-                actor,
-                failures,
-                last: err,
-            });
-        }
-        // A moment for whatever failed (memory, a device) to recover.
-        std::thread::sleep(Duration::from_millis(10 << failures.min(6)));
+        true
+    });
+    match answered {
+        Ok(outputs) => Ok(Some(outputs)),
+        Err(_) if stop.load(Ordering::Relaxed) => Ok(None),
+        Err(err) if !err.is_transient() => Err(ActorError::ServiceGone { actor }),
+        Err(last) => Err(ActorError::Evaluation {
+            actor,
+            failures,
+            last,
+        }),
     }
 }
 
