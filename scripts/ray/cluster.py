@@ -47,6 +47,11 @@ def create_token() -> tuple[Path, bool]:
     returns it and whether it was created."""
     path = token_path()
     if path.is_file() and path.read_text().strip():
+        # A token others may read is no secret: only its owner may (Ray writes its own
+        # 644).
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+            print(f"cluster.py: {path} was readable by others; now by its owner only", file=sys.stderr)
         return path, False
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -5,7 +5,9 @@
   once read attributes it set later, and an actor whose constructor fails is never
   restarted);
 - a crashing self-play process is restarted with a growing delay, never abandoned, and
-  reported DOWN; an actor on a node with another build refuses to start, by name;
+  reported DOWN, and so is one whose binary cannot start; an actor on a node with
+  another build refuses to start, by name; the actors' default directory is the user's
+  own, one per run;
 - a learner finds the run it expects or stops: never a new run where one existed;
 - a terminal's Ctrl-C (SIGINT to the driver's whole process group) does not reach the
   actors' children, which die with their actor all the same;
@@ -138,6 +140,43 @@ class CrashLoopTest(unittest.TestCase):
             finally:
                 actor.stopping.set()
                 actor.done.wait(10)
+
+
+class CannotStartTest(unittest.TestCase):
+    def test_a_selfplay_binary_that_cannot_start_is_tried_again_and_reported_down(self):
+        network = {name: b"x" for name in launcher.NETWORK_FILES}
+        learner = SlowLearner(network)
+        learner.heartbeat = type("Beat", (), {"remote": staticmethod(lambda *a: None)})()
+        with tempfile.TemporaryDirectory() as root, mock.patch.object(launcher, "ray", SlowRay()):
+            missing = Path(root) / "not-installed" / "shogi-zero"
+            actor = launcher.SelfplayActor(0, learner, str(missing), root, "cpu", 4)
+            try:
+                deadline = time.monotonic() + 10
+                while time.monotonic() < deadline and "2 in a row" not in (actor.down or ""):
+                    time.sleep(0.1)
+                self.assertRegex(actor.down or "", r"self-play cannot start: .*\(2 in a row\), restart in 2 s")
+                # Installed meanwhile: the next try starts it.
+                missing.parent.mkdir()
+                missing.write_text("#!/bin/sh\nsleep 30\n")
+                missing.chmod(0o755)
+                deadline = time.monotonic() + 10
+                while time.monotonic() < deadline and actor.down is not None:
+                    time.sleep(0.1)
+                self.assertIsNone(actor.down)
+                self.assertIsNone(actor.error)
+                self.assertTrue(actor.thread.is_alive())
+            finally:
+                actor.stopping.set()
+                actor.done.wait(20)
+
+
+class LocalRootTest(unittest.TestCase):
+    def test_the_default_local_root_is_the_users_own_and_one_per_run(self):
+        a = launcher.default_local_root("/data/runs/shogi")
+        b = launcher.default_local_root("/data/other/shogi")
+        self.assertNotEqual(a, b)
+        self.assertIn(f"shogi-zero-ray-{os.getuid()}", a)
+        self.assertTrue(Path(a).name.startswith("shogi-"))
 
 
 class RestartPolicyTest(unittest.TestCase):

@@ -547,7 +547,11 @@ class SelfplayActor:
             mismatch = identity_mismatch(found, reference)
             if mismatch:
                 raise RuntimeError(f"node {node_address()} {mismatch}: install the same shogi-zero on every node")
-        self.local = Path(local_root) / f"actor-{actor_id:03d}"
+        root = Path(local_root)
+        root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if root.stat().st_uid != os.getuid():
+            raise RuntimeError(f"{root} belongs to another user: pass --local-root a directory of your own")
+        self.local = root / f"actor-{actor_id:03d}"
         self.replay = self.local / "replay"
         self.accepted = self.local / "accepted"
         self.replay.mkdir(parents=True, exist_ok=True)
@@ -604,15 +608,24 @@ class SelfplayActor:
                 return local
             time.sleep(0.5)
 
-    def _start_child(self) -> None:
+    def _start_child(self) -> str | None:
+        """Starts self-play; why it could not (the binary missing or not executable, say:
+        retried like a crash), or None."""
         log = open(self.local / "selfplay.out", "ab")
         # Runs until stopped: the learner's budget ends the run, not the actor's.
         command = [self.binary, "selfplay", "--follow", str(self.local)]
         command += ["--set", "run.minutes=525600", "--set", "run.max_steps=0"]
         command += ["--set", f"run.device={toml_string(self.device)}"]
-        self.process = spawn(command, log)
+        try:
+            self.process = spawn(command, log)
+        except OSError as e:
+            self.process = None
+            log.write(f"shogi-zero-ray: cannot start {self.binary}: {e}\n".encode())
+            return f"self-play cannot start: {e}"
+        finally:
+            log.close()
         self.paused = False
-        log.close()
+        return None
 
     def _upload_all(self) -> None:
         for path in finished_chunks(self.replay):
@@ -642,27 +655,30 @@ class SelfplayActor:
 
     def _run(self) -> None:
         try:
-            self._start_child()
+            why_not = self._start_child()
             last_check = 0.0
             restarts = RestartPolicy()
             restart_at: float | None = None
             while not self.stopping.is_set():
                 self._upload_all()
                 backlog = self._backpressure()
-                if restart_at is None and self.process.poll() is not None:
-                    # It crashed: start it again (its generation counter continues), after
-                    # a delay that grows while it keeps crashing; the status line shows it.
+                if restart_at is None and (self.process is None or self.process.poll() is not None):
+                    # It crashed, or could not start: start it again (its generation
+                    # counter continues), after a delay that grows while it keeps failing;
+                    # the status line shows it.
                     delay = restarts.crashed(time.monotonic())
                     restart_at = time.monotonic() + delay
+                    what = why_not or f"self-play exited {self.process.returncode}"
                     self.down = (
-                        f"self-play exited {self.process.returncode} ({restarts.crashes} in a row), "
+                        f"{what} ({restarts.crashes} in a row), "
                         f"restart in {delay:.0f} s; see {self.local / 'selfplay.out'}"
                     )
                 if restart_at is not None and time.monotonic() >= restart_at:
                     restart_at = None
-                    self._start_child()
-                    restarts.started(time.monotonic())
-                    self.down = None
+                    why_not = self._start_child()
+                    if why_not is None:
+                        restarts.started(time.monotonic())
+                        self.down = None
                 elif restart_at is None:
                     restarts.running(time.monotonic())
                 if time.monotonic() - last_check > 2:
@@ -670,7 +686,7 @@ class SelfplayActor:
                     self.learner.heartbeat.remote(self.actor_id, self.network, self.paused, backlog, self.down)
                     last_check = time.monotonic()
                 self.stopping.wait(0.5)
-            if self.process.poll() is None:
+            if self.process is not None and self.process.poll() is None:
                 if self.paused:
                     self.process.send_signal(signal.SIGCONT)
                 self.process.send_signal(signal.SIGINT)  # flush finished games
@@ -716,6 +732,22 @@ class SelfplayActor:
 
 
 # ------------------------------------------------------------------------ driver
+
+
+# How long the driver waits for an actor to stop (a self-play actor flushes and uploads,
+# the learner exports and gates what is pending) before it names it and goes on.
+STOP_TIMEOUT = 1200.0
+
+
+def default_local_root(run_dir: str) -> str:
+    """The self-play actors' directory on each node: this user's own (not a predictable
+    shared path another user could prepare), one per run (two runs never share actor
+    directories)."""
+    import hashlib
+
+    base = Path(os.environ.get("TMPDIR", "/tmp")) / f"shogi-zero-ray-{os.getuid()}"
+    key = hashlib.sha256(run_dir.encode()).hexdigest()[:12]
+    return str(base / f"{Path(run_dir).name}-{key}")
 
 
 def learner_name(run_dir: str) -> str:
@@ -838,6 +870,15 @@ def use_token_auth() -> None:
     Config.initialize("")
 
 
+def keep_token_private() -> None:
+    """Ray writes the token of a cluster it starts readable by everyone (mode 644): only
+    its owner may read it."""
+    named = os.environ.get("RAY_AUTH_TOKEN_PATH")
+    path = Path(named) if named else Path.home() / ".ray" / "auth_token"
+    if path.is_file() and path.stat().st_mode & 0o077:
+        path.chmod(0o600)
+
+
 def connect(address: str | None, trusted_network: bool) -> None:
     """ray.init for the launcher. A local cluster (no address) is started with token
     authentication on (Ray 2.60's default for one that ray.init starts). A remote one is
@@ -845,7 +886,11 @@ def connect(address: str | None, trusted_network: bool) -> None:
     unless --trusted-network says the network is the user's alone."""
     common = dict(namespace=NAMESPACE, include_dashboard=False, log_to_driver=False)
     if address is None:
-        ray.init(**common)
+        # "local" starts a cluster of this process's own: never one that RAY_ADDRESS or
+        # /tmp/ray/ray_current_cluster names (another user's, say), which would be sent
+        # this machine's token.
+        ray.init(address="local", **common)
+        keep_token_private()
         return
     have_token = token_source()
     if have_token:
@@ -951,8 +996,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--learner-node", help="the node that holds the run directory (address or node id; default: this one)")
     p.add_argument("--new-run", action="store_true",
                    help="start a new run where this launcher once started one that is gone (default: refuse)")
-    p.add_argument("--local-root", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "shogi-zero-ray"),
-                   help="node-local directory of the self-play actors")
+    p.add_argument("--local-root",
+                   help="node-local directory of the self-play actors (default: one of this user's own "
+                        "per run, $TMPDIR/shogi-zero-ray-UID/RUN-HASH, mode 700)")
     p.add_argument("--selfplay-cpus", type=float, default=2, help="CPUs Ray reserves per self-play actor")
     p.add_argument("--selfplay-gpus", type=float, default=0, help="GPUs per self-play actor (> 0: it plays on cuda)")
     p.add_argument("--max-backlog", type=int, default=16, help="chunks waiting in an actor's directory before its self-play pauses")
@@ -967,6 +1013,8 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"shogi-zero-ray: cannot read the config {args.config}: {e}")
     config = read_config(config_text, args.overrides)
     run_dir = os.path.abspath(args.run_dir or config["run"]["dir"])
+    if args.local_root is None:
+        args.local_root = default_local_root(run_dir)
     connect(args.address, args.trusted_network)
     device = config["run"]["device"]
     gpus = ray.cluster_resources().get("GPU", 0)
@@ -1032,9 +1080,23 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGINT, lambda *_: os._exit(130))
         print("shogi-zero-ray: stopping: self-play flushes and uploads, the learner exports (Ctrl-C again to quit at once)", flush=True)
     dead = dead_actors(actors)
-    finals = ray.get([a.stop.remote() for i, a in enumerate(actors) if i not in dead])
-    code = ray.get(learner.stop.remote())
-    s = ray.get(learner.status.remote())
+    # Every wait has an end: an actor that never answers (its constructor hangs, its
+    # node is gone) is named and left behind rather than hang the driver.
+    finals = []
+    for i, a in enumerate(actors):
+        if i in dead:
+            continue
+        try:
+            finals.append(ray.get(a.stop.remote(), timeout=STOP_TIMEOUT))
+        except ray.exceptions.RayError as e:
+            finals.append({"error": f"actor {i} did not stop within {STOP_TIMEOUT:.0f} s: {type(e).__name__}"})
+    try:
+        code = ray.get(learner.stop.remote(), timeout=STOP_TIMEOUT)
+        s = ray.get(learner.status.remote(), timeout=60)
+    except ray.exceptions.RayError as e:
+        print(f"shogi-zero-ray: the learner did not stop within {STOP_TIMEOUT:.0f} s ({type(e).__name__}); "
+              f"its run directory {run_dir} resumes with the same command", file=sys.stderr, flush=True)
+        return 1
     print(status_line(began, s, dead), flush=True)
     for f in finals:
         if f.get("error"):
