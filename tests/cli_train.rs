@@ -393,6 +393,37 @@ fn assert_resumes(dir: &Path, run: &RunDir) {
     );
 }
 
+/// A role that cannot go on stops the run loudly: a network whose every batch fails
+/// (the soak bench's hook) stops self-play after 8 tries in a row, and the process
+/// exits non-zero with the role and the cause on the log's last line and on stderr
+/// (it once exited 0 saying the time budget was spent).
+#[test]
+fn a_role_that_cannot_go_on_stops_the_run_with_its_cause() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let out = Command::new(BIN)
+        .env(shogi_model::faults::INJECT_FAULTS_VAR, "fail_every=1")
+        .arg("train")
+        .arg(smoke_config())
+        .args(["--set", &format!("run.dir={:?}", dir.display().to_string())])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("the self-play stopped: actor thread")
+            && stderr.contains("8 network calls in a row failed"),
+        "{stderr}"
+    );
+    let log = std::fs::read_to_string(RunDir::new(&dir).log_file()).unwrap();
+    let last = log.lines().last().unwrap_or_default();
+    assert!(
+        last.contains("ERROR run stopped: the self-play stopped: actor thread"),
+        "{last}"
+    );
+    assert!(!log.contains("time budget"), "{log}");
+}
+
 /// The replay-ratio budget is the run's, not the invocation's: three invocations train
 /// no more samples a position than `learner.replay_ratio`, counted over the positions the
 /// run played once each (a resumed learner does not count its window again).
