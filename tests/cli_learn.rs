@@ -234,3 +234,82 @@ fn import_reads_every_format_filters_resumes_and_learn_trains_on_it() {
         "{text}"
     );
 }
+
+/// Records as people have them: a Kifu for Windows file in Shift_JIS (with a CP932-only
+/// character), a CSA file in EUC-JP, and a file in no encoding sorted first: the import
+/// reads the first two as their UTF-8 originals read, says which encoding it used,
+/// skips the third by name and goes on, and exits 0.
+#[test]
+fn import_reads_shift_jis_and_euc_jp_and_never_stops_at_a_bad_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = shogi_testkit::repo_root().join("crates/rules/tests/data/records");
+    let kif = std::fs::read_to_string(data.join("kifu-for-windows.kif"))
+        .unwrap()
+        .replace("棋戦：テスト対局", "棋戦：第Ⅷ期テスト対局");
+    let csa = std::fs::read_to_string(data.join("floodgate-multi.csa"))
+        .unwrap()
+        .replacen("N+alice", "N+先手太郎", 1);
+    let (originals, encoded) = (tmp.path().join("utf8"), tmp.path().join("encoded"));
+    for dir in [&originals, &encoded] {
+        std::fs::create_dir(dir).unwrap();
+    }
+    std::fs::write(originals.join("game.kif"), &kif).unwrap();
+    std::fs::write(originals.join("games.csa"), &csa).unwrap();
+    let (sjis, _, unmappable) = encoding_rs::SHIFT_JIS.encode(&kif);
+    assert!(!unmappable);
+    std::fs::write(encoded.join("game.kif"), &sjis).unwrap();
+    let (euc, _, unmappable) = encoding_rs::EUC_JP.encode(&csa);
+    assert!(!unmappable);
+    std::fs::write(encoded.join("games.csa"), &euc).unwrap();
+    std::fs::write(encoded.join("a-garbage.kif"), b"\x81\x00\xff\xfe\x80").unwrap();
+
+    let import = |records: &std::path::Path, out: &std::path::Path| {
+        let done = std::process::Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+            .args([
+                "import",
+                records.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&done.stdout),
+            String::from_utf8_lossy(&done.stderr)
+        );
+        assert!(done.status.success(), "{text}");
+        text
+    };
+    let (from_utf8, from_encoded) = (tmp.path().join("a"), tmp.path().join("b"));
+    import(&originals, &from_utf8);
+    let text = import(&encoded, &from_encoded);
+    assert!(text.contains("game.kif: read as Shift_JIS"), "{text}");
+    assert!(text.contains("games.csa: read as EUC-JP"), "{text}");
+    assert!(
+        text.contains("a-garbage.kif: the file:") && text.contains("not text in UTF-8"),
+        "{text}"
+    );
+    assert!(text.contains("files skipped 1 (unreadable)"), "{text}");
+    let skipped = std::fs::read_to_string(from_encoded.join("skipped.txt")).unwrap();
+    assert!(skipped.contains("a-garbage.kif"), "{skipped}");
+    let games = chunk_games(&from_encoded);
+    assert!(!games.is_empty());
+    assert_eq!(games, chunk_games(&from_utf8));
+
+    // Nothing readable at all is an error.
+    let none = tmp.path().join("none");
+    std::fs::create_dir(&none).unwrap();
+    std::fs::write(none.join("x.kif"), b"\x81\x00\xff").unwrap();
+    let failed = std::process::Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+        .args(["import", none.to_str().unwrap(), "--out"])
+        .arg(tmp.path().join("c"))
+        .output()
+        .unwrap();
+    assert!(!failed.status.success());
+    assert!(
+        String::from_utf8_lossy(&failed.stderr).contains("none of the 1 record files"),
+        "{}",
+        String::from_utf8_lossy(&failed.stderr)
+    );
+}

@@ -164,6 +164,9 @@ pub struct ImportStats {
     /// The first malformed records' messages (file and line or entry), up to
     /// [`ImportStats::MAX_ERRORS`].
     pub errors: Vec<String>,
+    /// Every malformed record's message since the last [`ImportStats::take_new_errors`],
+    /// so a caller reports each as it happens.
+    new_errors: Vec<String>,
 }
 
 impl ImportStats {
@@ -177,8 +180,14 @@ impl ImportStats {
     fn malformed(&mut self, message: String) {
         self.drop("malformed");
         if self.errors.len() < Self::MAX_ERRORS {
-            self.errors.push(message);
+            self.errors.push(message.clone());
         }
+        self.new_errors.push(message);
+    }
+
+    /// The malformed records' messages since the last call, every one of them.
+    pub fn take_new_errors(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.new_errors)
     }
 
     /// One line per reason: `kept 9,812 of 10,000 (1,234,567 positions); left out:
@@ -267,6 +276,9 @@ pub struct Importer {
     pub stats: ImportStats,
     /// Bytes of the current file read so far (a progress bar polls it).
     pub bytes_read: Arc<AtomicU64>,
+    /// The encoding the last file was read in (`UTF-8`, `Shift_JIS`, `EUC-JP`, or
+    /// `binary` for hcpe and hcpe3).
+    pub last_encoding: &'static str,
 }
 
 /// A reader that counts the bytes it hands out into a shared counter.
@@ -304,6 +316,7 @@ impl Importer {
             seen: HashSet::new(),
             stats: ImportStats::default(),
             bytes_read: Arc::new(AtomicU64::new(0)),
+            last_encoding: "UTF-8",
         }
     }
 
@@ -377,12 +390,13 @@ impl Importer {
     ) -> std::io::Result<u64> {
         let name = path.display().to_string();
         self.bytes_read.store(0, Ordering::Relaxed);
-        let records = read_records(
+        let (records, encoding) = read_records_in(
             path,
             format,
             &[Variant::Shogi],
             Arc::clone(&self.bytes_read),
         )?;
+        self.last_encoding = encoding;
         let mut index = 0u64;
         for record in records {
             index += 1;
@@ -435,17 +449,34 @@ pub enum ReadRecord {
 /// few kilobytes a game); `hcpe` and `hcpe3` stream, counting the bytes read into
 /// `bytes_read`. A USI line is read in the first of `usi_variants` whose rules accept it
 /// (its SFEN's board tells shogi from minishogi). A file that cannot be opened, or text
-/// that is not UTF-8, is an error.
+/// in no encoding a record file is written in, is an error.
 pub fn read_records(
     path: &Path,
     format: RecordFormat,
     usi_variants: &[Variant],
     bytes_read: Arc<AtomicU64>,
 ) -> std::io::Result<Box<dyn Iterator<Item = Result<ReadRecord, String>>>> {
+    read_records_in(path, format, usi_variants, bytes_read).map(|(records, _)| records)
+}
+
+/// The records of a file in the iterator [`read_records`] returns, with the encoding
+/// its text was read in ([`crate::text::decode_record_text`]; `binary` for hcpe and
+/// hcpe3).
+#[allow(clippy::type_complexity)]
+pub fn read_records_in(
+    path: &Path,
+    format: RecordFormat,
+    usi_variants: &[Variant],
+    bytes_read: Arc<AtomicU64>,
+) -> std::io::Result<(
+    Box<dyn Iterator<Item = Result<ReadRecord, String>>>,
+    &'static str,
+)> {
     let game = |record| ReadRecord::Game {
         record,
         evals: None,
     };
+    let encoding: &'static str;
     let games: Vec<Result<Record, String>> = match format {
         RecordFormat::Hcpe | RecordFormat::Hcpe3 => {
             let file = BufReader::with_capacity(
@@ -455,39 +486,37 @@ pub fn read_records(
                     count: bytes_read,
                 },
             );
-            return Ok(if format == RecordFormat::Hcpe {
-                Box::new(HcpeReader::new(file).enumerate().map(|(index, entry)| {
-                    let p = entry.map_err(|e| e.to_string())?;
-                    if !p.position.is_legal(p.best_move) {
-                        return Err(format!(
-                            "entry {}: move {} is illegal in {}",
-                            index + 1,
-                            p.best_move,
-                            p.position.to_sfen()
-                        ));
-                    }
-                    Ok(ReadRecord::Position(p))
-                }))
-            } else {
-                Box::new(
-                    Hcpe3Reader::new(file)
-                        .enumerate()
-                        .map(|(index, g)| hcpe3_game(index, g.map_err(|e| e.to_string())?)),
-                )
-            });
+            return Ok((
+                if format == RecordFormat::Hcpe {
+                    Box::new(HcpeReader::new(file).enumerate().map(|(index, entry)| {
+                        let p = entry.map_err(|e| e.to_string())?;
+                        if !p.position.is_legal(p.best_move) {
+                            return Err(format!(
+                                "entry {}: move {} is illegal in {}",
+                                index + 1,
+                                p.best_move,
+                                p.position.to_sfen()
+                            ));
+                        }
+                        Ok(ReadRecord::Position(p))
+                    }))
+                } else {
+                    Box::new(
+                        Hcpe3Reader::new(file)
+                            .enumerate()
+                            .map(|(index, g)| hcpe3_game(index, g.map_err(|e| e.to_string())?)),
+                    )
+                },
+                "binary",
+            ));
         }
         RecordFormat::Csa | RecordFormat::Kif | RecordFormat::Usi => {
             let bytes = fs::read(path)?;
             bytes_read.store(bytes.len() as u64, Ordering::Relaxed);
-            let text = String::from_utf8(bytes).map_err(|_| {
-                std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    format!(
-                        "{}: not UTF-8 text (convert Shift_JIS records with iconv -f SJIS -t UTF-8)",
-                        path.display()
-                    ),
-                )
-            })?;
+            let decoded = crate::text::decode_record_text(&bytes)
+                .map_err(|why| std::io::Error::new(std::io::ErrorKind::InvalidData, why))?;
+            encoding = decoded.encoding;
+            let text = decoded.text;
             match format {
                 RecordFormat::Csa => from_csa_games(&text)
                     .into_iter()
@@ -503,9 +532,15 @@ pub fn read_records(
             }
         }
     };
-    Ok(Box::new(games.into_iter().enumerate().map(
-        move |(i, r)| r.map(game).map_err(|e| format!("game {}: {e}", i + 1)),
-    )))
+    Ok((
+        Box::new(
+            games
+                .into_iter()
+                .enumerate()
+                .map(move |(i, r)| r.map(game).map_err(|e| format!("game {}: {e}", i + 1))),
+        ),
+        encoding,
+    ))
 }
 
 /// A USI line read in the first of `variants` that accepts it; the first one's error

@@ -13,6 +13,7 @@ pub mod hcpe;
 pub mod hcpe3;
 pub mod import;
 pub mod record;
+pub mod text;
 
 pub use record::{
     ChunkWriter, FORMAT_VERSION, GameRecord, MoveRecord, RecordError, ReplayError, SearchedMove,

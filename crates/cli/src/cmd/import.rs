@@ -123,6 +123,7 @@ pub fn run(args: &ImportArgs) -> Result<()> {
         );
     }
     let mut writer = ChunkWriter::new(&args.out, CHUNK_PREFIX, args.games_per_chunk)?;
+    let mut skips = SkipReport::new(&args.out);
     let start = Instant::now();
     let interactive = std::io::stderr().is_terminal();
     let total_files = files.len();
@@ -138,34 +139,8 @@ pub fn run(args: &ImportArgs) -> Result<()> {
         // in a log.
         let label = format!("[{}/{}] {}", file_no + 1, total_files, path.display());
         let done_flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let progress = (size > 64 << 20).then(|| {
-            let done_flag = std::sync::Arc::clone(&done_flag);
-            let label = label.clone();
-            std::thread::spawn(move || {
-                let begun = Instant::now();
-                let every = Duration::from_secs(if interactive { 1 } else { 10 });
-                let mut last = begun;
-                while !done_flag.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(100));
-                    if last.elapsed() < every {
-                        continue;
-                    }
-                    last = Instant::now();
-                    let b = bytes.load(Ordering::Relaxed);
-                    let rate = b as f64 / begun.elapsed().as_secs_f64().max(1e-3) / 1e6;
-                    let line = format!(
-                        "{label}: {:.1}% ({:.0} MB/s)",
-                        100.0 * b as f64 / size.max(1) as f64,
-                        rate
-                    );
-                    if interactive {
-                        eprint!("\r{line}   ");
-                    } else {
-                        eprintln!("{line}");
-                    }
-                }
-            })
-        });
+        let progress = (size > 64 << 20)
+            .then(|| progress_thread(label.clone(), size, bytes, interactive, &done_flag));
         let (read_before, kept_before) = (importer.stats.read, importer.stats.kept);
         let mut last_index = skip;
         let mut write_error = None;
@@ -195,7 +170,19 @@ pub fn run(args: &ImportArgs) -> Result<()> {
         if let Some(e) = write_error {
             return Err(e.context(format!("writing chunks into {}", args.out.display())));
         }
-        let records = result.with_context(|| format!("reading {}", path.display()))?;
+        skips.records(importer.stats.take_new_errors())?;
+        // A file that cannot be read is named and skipped; the import goes on (and a
+        // rerun tries it again).
+        let records = match result {
+            Ok(records) => records,
+            Err(e) => {
+                skips.file(path, &e)?;
+                continue;
+            }
+        };
+        if importer.last_encoding != "UTF-8" && importer.last_encoding != "binary" {
+            eprintln!("{label}: read as {}", importer.last_encoding);
+        }
         // The file's games are all written once the pending chunk is.
         writer.flush()?;
         state.done.insert(key.clone(), records.max(last_index));
@@ -210,17 +197,126 @@ pub fn run(args: &ImportArgs) -> Result<()> {
         }
     }
     let stats = &importer.stats;
-    for e in &stats.errors {
-        eprintln!("import: skipped: {e}");
-    }
     let secs = start.elapsed().as_secs_f64();
     println!(
-        "import: {} in {:.1} s ({:.0} records/s, {:.0} positions/s) into {}",
+        "import: {}{} in {:.1} s ({:.0} records/s, {:.0} positions/s) into {}",
         stats.summary(),
+        skips.summary(),
         secs,
         stats.read as f64 / secs.max(1e-9),
         stats.positions as f64 / secs.max(1e-9),
         args.out.display()
     );
+    if skips.files == total_files as u64 {
+        bail!("none of the {total_files} record files could be read");
+    }
     Ok(())
+}
+
+/// A large file's progress line, redrawn in place on a terminal, every 10 s in a log,
+/// until `done` is raised.
+fn progress_thread(
+    label: String,
+    size: u64,
+    bytes: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    interactive: bool,
+    done: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> std::thread::JoinHandle<()> {
+    let done = std::sync::Arc::clone(done);
+    std::thread::spawn(move || {
+        let begun = Instant::now();
+        let every = Duration::from_secs(if interactive { 1 } else { 10 });
+        let mut last = begun;
+        while !done.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(100));
+            if last.elapsed() < every {
+                continue;
+            }
+            last = Instant::now();
+            let b = bytes.load(Ordering::Relaxed);
+            let rate = b as f64 / begun.elapsed().as_secs_f64().max(1e-3) / 1e6;
+            let line = format!(
+                "{label}: {:.1}% ({:.0} MB/s)",
+                100.0 * b as f64 / size.max(1) as f64,
+                rate
+            );
+            if interactive {
+                eprint!("\r{line}   ");
+            } else {
+                eprintln!("{line}");
+            }
+        }
+    })
+}
+
+/// What an import leaves out, said as it happens: the first [`SkipReport::ON_SCREEN`]
+/// on stderr, every one in `OUT/skipped.txt`, so a long import that is stopped still
+/// says what it skipped.
+struct SkipReport {
+    path: PathBuf,
+    file: Option<std::fs::File>,
+    said: usize,
+    /// Files that could not be read.
+    files: u64,
+    /// Records that could not be read.
+    records: u64,
+}
+
+impl SkipReport {
+    const ON_SCREEN: usize = 20;
+
+    fn new(out: &Path) -> SkipReport {
+        SkipReport {
+            path: out.join("skipped.txt"),
+            file: None,
+            said: 0,
+            files: 0,
+            records: 0,
+        }
+    }
+
+    fn say(&mut self, line: String) -> Result<()> {
+        use std::io::Write;
+        if self.said < Self::ON_SCREEN {
+            eprintln!("import: skipped: {line}");
+        } else if self.said == Self::ON_SCREEN {
+            eprintln!(
+                "import: more skipped: every one is in {}",
+                self.path.display()
+            );
+        }
+        self.said += 1;
+        if self.file.is_none() {
+            let file = std::fs::File::options()
+                .create(true)
+                .append(true)
+                .open(&self.path)
+                .with_context(|| format!("opening {}", self.path.display()))?;
+            self.file = Some(file);
+        }
+        let file = self.file.as_mut().expect("opened above");
+        writeln!(file, "{line}").with_context(|| format!("writing {}", self.path.display()))
+    }
+
+    fn file(&mut self, path: &Path, why: &std::io::Error) -> Result<()> {
+        self.files += 1;
+        let line = format!("{}: the file: {why}", path.display());
+        self.say(line)
+    }
+
+    fn records(&mut self, errors: Vec<String>) -> Result<()> {
+        for e in errors {
+            self.records += 1;
+            self.say(e)?;
+        }
+        Ok(())
+    }
+
+    fn summary(&self) -> String {
+        if self.files == 0 {
+            String::new()
+        } else {
+            format!("; files skipped {} (unreadable)", self.files)
+        }
+    }
 }

@@ -1,0 +1,153 @@
+//! The text of a record file in whatever encoding it was written: KIF and KI2 are
+//! Shift_JIS (CP932) by their definition (`.kifu` and `.ki2u` UTF-8), CSA files from
+//! Windows tools often are, and older ones EUC-JP. The decoding is `encoding_rs`'s (the
+//! WHATWG encodings); this module only decides which one a file is in.
+
+use encoding_rs::{EUC_JP, Encoding, SHIFT_JIS, UTF_8};
+
+/// A record file's text and the encoding it was read in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodedText {
+    /// The text, without a byte order mark.
+    pub text: String,
+    /// The encoding's name: `UTF-8`, `Shift_JIS` (read as Windows' CP932, the superset
+    /// every Japanese Windows tool writes), `EUC-JP`, or one an encoding line named.
+    pub encoding: &'static str,
+}
+
+/// Decodes a record file's bytes. In order: a UTF-8 byte order mark; an encoding line
+/// in the first lines (KIF `#KIF version=2.0 encoding=UTF-8`, CSA `'encoding=Shift_JIS`),
+/// which must then hold; valid UTF-8; then Shift_JIS or EUC-JP, whichever decodes
+/// without an error and reads as Japanese text rather than half-width katakana (a
+/// Shift_JIS decoder accepts most EUC-JP bytes as such), Shift_JIS when both do.
+pub fn decode_record_text(bytes: &[u8]) -> Result<DecodedText, String> {
+    if let Some(rest) = bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        return decode_as(UTF_8, rest, "its byte order mark");
+    }
+    if let Some(encoding) = declared_encoding(bytes) {
+        return decode_as(encoding, bytes, "its encoding line");
+    }
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return Ok(DecodedText {
+            text: text.to_string(),
+            encoding: "UTF-8",
+        });
+    }
+    let mut best: Option<(usize, DecodedText)> = None;
+    for encoding in [SHIFT_JIS, EUC_JP] {
+        let (text, had_errors) = encoding.decode_without_bom_handling(bytes);
+        if had_errors {
+            continue;
+        }
+        let halfwidth = text
+            .chars()
+            .filter(|c| ('\u{FF61}'..='\u{FF9F}').contains(c))
+            .count();
+        if best.as_ref().is_none_or(|(fewest, _)| halfwidth < *fewest) {
+            best = Some((
+                halfwidth,
+                DecodedText {
+                    text: text.into_owned(),
+                    encoding: encoding.name(),
+                },
+            ));
+        }
+    }
+    best.map(|(_, decoded)| decoded)
+        .ok_or_else(|| "not text in UTF-8, Shift_JIS (CP932) or EUC-JP".to_string())
+}
+
+fn decode_as(encoding: &'static Encoding, bytes: &[u8], why: &str) -> Result<DecodedText, String> {
+    let (text, had_errors) = encoding.decode_without_bom_handling(bytes);
+    if had_errors {
+        return Err(format!(
+            "not valid {} text, the encoding {why} names",
+            encoding.name()
+        ));
+    }
+    Ok(DecodedText {
+        text: text.into_owned(),
+        encoding: encoding.name(),
+    })
+}
+
+/// The encoding an encoding line in the first 30 lines names (ASCII in every encoding
+/// these files use), if any and if `encoding_rs` knows its label.
+fn declared_encoding(bytes: &[u8]) -> Option<&'static Encoding> {
+    for line in bytes.split(|&b| b == b'\n').take(30) {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let Some(at) = find(line, b"encoding=") else {
+            continue;
+        };
+        let label: Vec<u8> = line[at + b"encoding=".len()..]
+            .iter()
+            .copied()
+            .take_while(|b| !b.is_ascii_whitespace() && *b != b',')
+            .collect();
+        // CP932 and Windows-31J are what Windows tools call Shift_JIS.
+        let label = match label.to_ascii_lowercase().as_slice() {
+            b"cp932" | b"windows-31j" | b"ms932" | b"sjis" => b"shift_jis".to_vec(),
+            _ => label,
+        };
+        return Encoding::for_label(&label);
+    }
+    None
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(bytes: &[u8]) -> DecodedText {
+        decode_record_text(bytes).unwrap()
+    }
+
+    const KIF: &str = "手合割：平手\n先手：羽生善治\n後手：Ⅷ世名人\n手数----指手---------消費時間--\n   1 ７六歩(77)\n";
+
+    #[test]
+    fn each_encoding_is_read_and_named() {
+        let (sjis, _, unmappable) = SHIFT_JIS.encode(KIF);
+        assert!(!unmappable, "Ⅷ is a CP932 character");
+        let (euc, _, unmappable) = EUC_JP.encode("手合割：平手\n先手：羽生善治\n   1 ７六歩(77)\n");
+        assert!(!unmappable);
+        let got = decode(&sjis);
+        assert_eq!((got.text.as_str(), got.encoding), (KIF, "Shift_JIS"));
+        let got = decode(&euc);
+        assert_eq!(got.encoding, "EUC-JP");
+        assert!(got.text.starts_with("手合割：平手"), "{}", got.text);
+        let got = decode(KIF.as_bytes());
+        assert_eq!((got.text.as_str(), got.encoding), (KIF, "UTF-8"));
+        let mut bom = b"\xEF\xBB\xBF".to_vec();
+        bom.extend_from_slice(KIF.as_bytes());
+        assert_eq!(decode(&bom).text, KIF);
+        // CRLF is kept for the readers, which take either.
+        let crlf = KIF.replace('\n', "\r\n");
+        let (sjis_crlf, _, _) = SHIFT_JIS.encode(&crlf);
+        assert_eq!(decode(&sjis_crlf).text, crlf);
+    }
+
+    #[test]
+    fn an_encoding_line_is_honoured_and_must_hold() {
+        let text = "'encoding=Shift_JIS\nN+先手\n";
+        let (sjis, _, _) = SHIFT_JIS.encode(text);
+        assert_eq!(decode(&sjis).text, text);
+        let text = "#KIF version=2.0 encoding=CP932\n先手：甲\n";
+        let (sjis, _, _) = SHIFT_JIS.encode(text);
+        assert_eq!(decode(&sjis).encoding, "Shift_JIS");
+        // UTF-8 bytes under a Shift_JIS line decode, as garbage or not: a line that
+        // lies about invalid bytes is refused.
+        let lying = b"#KIF version=2.0 encoding=UTF-8\n\x93\xe0\n";
+        let err = decode_record_text(lying).unwrap_err();
+        assert!(err.contains("not valid UTF-8"), "{err}");
+    }
+
+    #[test]
+    fn bytes_of_no_encoding_are_refused_by_name() {
+        let err = decode_record_text(b"\x81\x00\xff\xfe\x80").unwrap_err();
+        assert!(err.contains("EUC-JP"), "{err}");
+    }
+}
