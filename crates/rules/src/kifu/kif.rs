@@ -9,14 +9,20 @@ use crate::position::Position;
 use crate::types::{Color, Move, PieceKind, Square, Variant};
 
 /// The handicaps' KIF names (手合割), beside the rules' names for them.
-pub(super) const KIF_HANDICAPS: [(&str, &str); 9] = [
+pub(super) const KIF_HANDICAPS: [(&str, &str); 15] = [
     ("lance", "香落ち"),
+    ("right-lance", "右香落ち"),
     ("bishop", "角落ち"),
     ("rook", "飛車落ち"),
     ("rook-lance", "飛香落ち"),
     ("2-piece", "二枚落ち"),
+    ("3-piece", "三枚落ち"),
     ("4-piece", "四枚落ち"),
+    ("5-piece", "五枚落ち"),
+    ("left-5-piece", "左五枚落ち"),
     ("6-piece", "六枚落ち"),
+    ("left-7-piece", "左七枚落ち"),
+    ("right-7-piece", "右七枚落ち"),
     ("8-piece", "八枚落ち"),
     ("10-piece", "十枚落ち"),
 ];
@@ -308,6 +314,9 @@ fn header(
     if let Some(v) = header_value(line, "手合割") {
         if v == "平手" {
             *start = Some(Position::startpos(Variant::Shogi));
+        } else if v == "その他" {
+            // A custom start (what Kifu for Windows writes before a board diagram): the
+            // diagram that follows is the position.
         } else {
             let (name, _) = KIF_HANDICAPS
                 .iter()
@@ -377,6 +386,8 @@ fn kif_move_of(pos: &Position, text: &str, prev_to: Option<Square>) -> Result<Mo
     let mut promote = false;
     let mut drop = false;
     loop {
+        // Full-width spaces stand where half-width ones may (`同銀　(79)`).
+        s = s.trim_start_matches([' ', '　']);
         if let Some(rest) = s.strip_prefix("不成").or(s.strip_prefix("生")) {
             s = rest;
         } else if let Some(rest) = s.strip_prefix('成') {
@@ -394,11 +405,11 @@ fn kif_move_of(pos: &Position, text: &str, prev_to: Option<Square>) -> Result<Mo
             break;
         }
     }
-    let from = s.strip_prefix('(').and_then(|r| r.get(..2)).and_then(|sq| {
-        let b = sq.as_bytes();
-        let f = b[0].checked_sub(b'1')?;
-        let r = b[1].checked_sub(b'1')?;
-        (f < 9 && r < 9).then(|| Square::new(f, r))
+    // The source square, in half- or full-width parentheses and digits.
+    let from = s.strip_prefix(['(', '（']).and_then(|r| {
+        let mut digits = r.chars().map(digit);
+        let (f, r) = (digits.next()??, digits.next()??);
+        ((1..=9).contains(&f) && (1..=9).contains(&r)).then(|| Square::new(f - 1, r - 1))
     });
     match from {
         Some(from) if !drop => {

@@ -37,7 +37,7 @@ pub enum SfenError {
     Invalid(String),
     /// Unknown handicap name.
     #[error(
-        "unknown handicap `{0}` (lance, bishop, rook, rook-lance, 2-piece, 4-piece, 6-piece, 8-piece, 10-piece)"
+        "unknown handicap `{0}` (lance, right-lance, bishop, rook, rook-lance, 2-piece, 3-piece, 4-piece, 5-piece, left-5-piece, 6-piece, left-7-piece, right-7-piece, 8-piece, 10-piece)"
     )]
     UnknownHandicap(String),
 }
@@ -47,14 +47,20 @@ pub(super) const START_SHOGI: &str =
 pub(super) const START_MINI: &str = "rbsgk/4p/5/P4/KGSBR b - 1";
 
 /// Handicap (駒落ち) names accepted by [`Position::handicap`], with their boards.
-pub const HANDICAPS: [(&str, &str); 9] = [
+pub const HANDICAPS: [(&str, &str); 15] = [
     ("lance", "lnsgkgsn1/1r5b1"),
+    ("right-lance", "1nsgkgsnl/1r5b1"),
     ("bishop", "lnsgkgsnl/1r7"),
     ("rook", "lnsgkgsnl/7b1"),
     ("rook-lance", "lnsgkgsn1/7b1"),
     ("2-piece", "lnsgkgsnl/9"),
+    ("3-piece", "lnsgkgsn1/9"),
     ("4-piece", "1nsgkgsn1/9"),
+    ("5-piece", "2sgkgsn1/9"),
+    ("left-5-piece", "1nsgkgs2/9"),
     ("6-piece", "2sgkgs2/9"),
+    ("left-7-piece", "2sgkg3/9"),
+    ("right-7-piece", "3gkgs2/9"),
     ("8-piece", "3gkg3/9"),
     ("10-piece", "4k4/9"),
 ];
