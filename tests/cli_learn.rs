@@ -205,8 +205,6 @@ fn import_reads_every_format_filters_resumes_and_learn_trains_on_it() {
         o,
         "--run",
         net.to_str().unwrap(),
-        "--variant",
-        "shogi",
         "--steps",
         "2",
         "--export-every",
@@ -232,6 +230,20 @@ fn import_reads_every_format_filters_resumes_and_learn_trains_on_it() {
     assert!(
         text.contains("epoch 1 (step 2): held-out policy top-1"),
         "{text}"
+    );
+    // The game is read from the chunks (above, no --variant); a --variant that is not
+    // theirs is refused naming both (it once panicked on the planes' size).
+    let wrong = std::process::Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+        .args(["learn", "--replay", o, "--run"])
+        .arg(tmp.path().join("wrong"))
+        .args(["--variant", "minishogi", "--steps", "1", "--device", "cpu"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&wrong.stderr);
+    assert_eq!(wrong.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("--variant minishogi but the replay") && stderr.contains("is shogi"),
+        "{stderr}"
     );
 }
 

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::Args;
 use shogi_features::FeatureSet;
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
@@ -32,9 +32,9 @@ pub struct LearnArgs {
     /// Checkpoint directory to continue from (default: a fresh network).
     #[arg(long)]
     pub checkpoint: Option<PathBuf>,
-    /// Variant.
-    #[arg(long, value_enum, default_value = "minishogi")]
-    pub variant: GameKind,
+    /// Variant (default: the replay's, read from its chunks; given, it must be theirs).
+    #[arg(long, value_enum)]
+    pub variant: Option<GameKind>,
     /// Optimiser steps.
     #[arg(long, default_value_t = LEARN_STEPS)]
     pub steps: u64,
@@ -81,16 +81,51 @@ impl LearnArgs {
     }
 }
 
+/// The game of the replay in `dir` (the first chunk that reads says; every game of a
+/// replay is of one game), checked against `asked` where the user named one.
+fn replay_variant(dir: &std::path::Path, asked: Option<GameKind>) -> Result<GameKind> {
+    let mut chunks: Vec<_> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|e| e == shogi_records::record::CHUNK_EXTENSION)
+        })
+        .collect();
+    chunks.sort();
+    let found = chunks.iter().find_map(|path| {
+        let games = shogi_records::record::read_chunk(path).ok()?;
+        let name = games.first()?.variant.clone();
+        Some(name)
+    });
+    let Some(name) = found else {
+        return asked.ok_or_else(|| {
+            anyhow::anyhow!("{} holds no readable replay chunk (*.szgr)", dir.display())
+        });
+    };
+    let variant: GameKind = name
+        .parse()
+        .map_err(|_| anyhow::anyhow!("{}: chunks of an unknown game {name:?}", dir.display()))?;
+    match asked {
+        Some(asked) if asked != variant => bail!(
+            "--variant {asked} but the replay in {} is {variant}: leave --variant out, or give the replay of a {asked} run",
+            dir.display()
+        ),
+        _ => Ok(variant),
+    }
+}
+
 /// Runs `learn`.
 pub fn run(args: &LearnArgs) -> Result<()> {
     if let Some(run_dir) = &args.follow.follow {
         return super::train::follow(run_dir, &args.follow.overrides, shogi_run::Roles::LEARN);
     }
     let (Some(replay), Some(run_dir)) = (&args.replay, &args.run) else {
-        anyhow::bail!("--replay DIR and --run DIR (or --follow RUN_DIR) are required");
+        bail!("--replay DIR and --run DIR (or --follow RUN_DIR) are required");
     };
-    let game = shogi_registry::layout(args.variant);
-    let layout = shogi_registry::layout_with(args.variant, args.features.unwrap_or_default())
+    let variant = replay_variant(replay, args.variant)?;
+    let game = shogi_registry::layout(variant);
+    let layout = shogi_registry::layout_with(variant, args.features.unwrap_or_default())
         .map_err(anyhow::Error::msg)?;
     let device = parse_device(&args.device)?;
     let (model, parent, layout) = match &args.checkpoint {
