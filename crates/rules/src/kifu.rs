@@ -299,8 +299,12 @@ fn csa_record<'a>(lines: impl Iterator<Item = (usize, &'a str)>) -> Result<Recor
                 continue;
             }
             if end.is_some() {
-                // Floodgate writes nothing after the marker but comments; anything else
-                // is a second game without its `/` separator.
+                // shogi-server logs repeat the marker after a time line (`%KACHI`, `T10`,
+                // `%KACHI`): the first ending stands. Anything else after it is a second
+                // game without its `/` separator.
+                if s.starts_with('%') {
+                    continue;
+                }
                 return Err(err("a statement after the end marker"));
             }
             if let Some(n) = s.strip_prefix("N+") {

@@ -354,3 +354,15 @@ fn full_width_spaces_and_parentheses_are_read() {
     assert_eq!(rec.moves.len(), 4);
     assert!(!rec.moves[3].is_drop());
 }
+
+/// A shogi-server log repeats the end marker after a time line (`%KACHI`, `T10`,
+/// `%KACHI`, as cshogi reads it): the first ending stands; a move after the end is still
+/// refused (a second game without its `/`).
+#[test]
+fn a_repeated_csa_end_marker_is_read() {
+    let head = "V2.2\nN+a\nN-b\nPI\n+\n+7776FU\nT1\n-3334FU\nT2\n";
+    let rec = from_csa(&format!("{head}%KACHI\nT10\n%KACHI\n")).unwrap();
+    assert_eq!(rec.end.as_deref(), Some("KACHI"));
+    assert_eq!(rec.moves.len(), 2);
+    assert!(from_csa(&format!("{head}%TORYO\n+2726FU\n")).is_err());
+}
