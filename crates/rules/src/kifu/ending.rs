@@ -140,8 +140,12 @@ impl Ending {
     }
 
     /// The ending that records `outcome` (the export direction). A game the rules
-    /// stopped at the ply limit is `MaxMoves`; a forfeit or an adjudication, which CSA
-    /// has no marker for when the loser is not known to have moved illegally, `Aborted`.
+    /// stopped at the ply limit is `MaxMoves`; a forfeit with a winner is the loser's
+    /// `IllegalAction` (`%+ILLEGAL_ACTION` / `%-ILLEGAL_ACTION`, KIF 反則負け/反則勝ち),
+    /// so an exported forfeit reads back with its result (which kind of forfeit it was,
+    /// a time-up or an illegal move, the outcome does not keep); a draw by adjudication
+    /// is `Draw`; an adjudicated win and a game without a result, which CSA has no
+    /// marker for, are `Aborted`.
     pub fn of_outcome(outcome: &Outcome) -> Ending {
         match outcome.reason {
             EndReason::Checkmate | EndReason::NoLegalMoves => Ending::Checkmate,
@@ -154,9 +158,12 @@ impl Ending {
             EndReason::Impasse24 => Ending::Impasse,
             EndReason::Resignation => Ending::Resignation,
             EndReason::MaxPlies => Ending::MaxMoves,
-            EndReason::RoyalsCaptured | EndReason::Forfeit | EndReason::Adjudication => {
-                Ending::Aborted
-            }
+            EndReason::Forfeit => match outcome.winner {
+                Some(w) => Ending::IllegalAction(w.flip()),
+                None => Ending::Aborted,
+            },
+            EndReason::Adjudication if outcome.winner.is_none() => Ending::Draw,
+            EndReason::RoyalsCaptured | EndReason::Adjudication => Ending::Aborted,
         }
     }
 
@@ -187,6 +194,58 @@ impl Ending {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every outcome a game can have is exported as an ending that reads back to the
+    /// same result (winner and draw), or as `Aborted` where no format has a marker.
+    #[test]
+    fn an_exported_outcome_reads_back_with_its_result() {
+        let (wins, draws, either) = (
+            [Some(Color::Black), Some(Color::White)].as_slice(),
+            [None].as_slice(),
+            [Some(Color::Black), Some(Color::White), None].as_slice(),
+        );
+        let outcomes = [
+            (EndReason::Checkmate, wins),
+            (EndReason::Resignation, wins),
+            (EndReason::ImpasseDeclaration, wins),
+            (EndReason::Forfeit, either),
+            (EndReason::PerpetualCheck, wins),
+            (EndReason::Repetition, draws),
+            (EndReason::Impasse24, draws),
+            (EndReason::MaxPlies, draws),
+            (EndReason::Adjudication, either),
+        ];
+        for (reason, winners) in outcomes {
+            for &winner in winners {
+                let outcome = match winner {
+                    Some(w) => Outcome::win(w, reason),
+                    None => Outcome::draw(reason),
+                };
+                let ending = Ending::of_outcome(&outcome);
+                if ending == Ending::Aborted {
+                    assert!(
+                        reason == EndReason::Adjudication && winner.is_some()
+                            || reason == EndReason::Forfeit && winner.is_none(),
+                        "{outcome:?}"
+                    );
+                    continue;
+                }
+                // Read back with either side to move (the record's last mover decides).
+                for to_move in Color::ALL {
+                    let Some(back) = ending.outcome(to_move, false) else {
+                        panic!("{outcome:?} -> {ending:?} has no result");
+                    };
+                    let fixed_by_side = matches!(
+                        ending,
+                        Ending::Resignation | Ending::Checkmate | Ending::Declaration
+                    );
+                    if !fixed_by_side {
+                        assert_eq!(back.winner, winner, "{outcome:?} -> {ending:?}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn every_marker_reads_back_and_every_name_is_listed() {
