@@ -282,6 +282,36 @@ fn a_record_file_of_any_format_opens() {
         !out.status.success() && err.contains("holds 7 games"),
         "{err}"
     );
+    // An hcpe entry (cshogi writes the file): the title counts the file's entries and
+    // the result is the game's, as the entry records it.
+    let hcpe = dir.path().join("t.hcpe");
+    let expected = dir.path().join("t.json");
+    let written = std::process::Command::new(shogi_testkit::python())
+        .arg(shogi_testkit::repo_root().join("scripts/oracle/hcpe_write.py"))
+        .args([&hcpe, &expected])
+        .args(["2", "5"])
+        .output()
+        .unwrap();
+    assert!(written.status.success(), "{written:?}");
+    let entries: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(&expected).unwrap()).unwrap();
+    let page = page_of(&hcpe, "3");
+    let title = page["title"].as_str().unwrap();
+    assert!(
+        title.contains(&format!("3 of {}", entries.len())),
+        "{title}"
+    );
+    let result = page["result"].as_str().unwrap();
+    let wanted = match entries[2]["result"].as_u64() {
+        Some(1) => "Black wins",
+        Some(2) => "White wins",
+        _ => "Draw",
+    };
+    assert!(
+        result.starts_with(wanted),
+        "{result} (entry {})",
+        entries[2]
+    );
 }
 
 #[test]

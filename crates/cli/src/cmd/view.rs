@@ -220,16 +220,33 @@ fn from_record_file(path: &Path, index: usize) -> Result<Source> {
             None => bail!("{name} has no {unit} {}", index + 1),
         }
     };
-    let of = count.unwrap_or(index + 1);
-    let record = match read.map_err(|e| anyhow::anyhow!("{name}: {e}"))? {
-        ReadRecord::Game { record, .. } => record,
+    let read = read.map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    // A binary file's count: hcpe entries are 38 bytes each; hcpe3 games are counted by
+    // reading the rest of the file (streamed).
+    let of = match (count, format) {
+        (Some(n), _) => n,
+        (None, RecordFormat::Hcpe) => {
+            let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+            (size / shogi_records::hcpe::HCPE_SIZE as u64) as usize
+        }
+        (None, _) => index + 1 + records.count(),
+    };
+    let (record, outcome) = match read {
+        ReadRecord::Game { record, .. } => {
+            let outcome = record.outcome();
+            (record, outcome)
+        }
         ReadRecord::Position(entry) => {
+            // One position of a game: the entry keeps the game's result.
+            let outcome = match entry.winner {
+                Some(w) => Outcome::win(w, shogi_game::EndReason::Adjudication),
+                None => Outcome::draw(shogi_game::EndReason::Adjudication),
+            };
             let mut record = Record::new(entry.position, vec![entry.best_move]);
             record.end = None;
-            record
+            (record, Some(outcome))
         }
     };
-    let outcome = record.outcome();
     let result = match outcome {
         Some(o) => outcome_text(&o, record.moves.len()),
         None => format!(
