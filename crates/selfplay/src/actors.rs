@@ -241,7 +241,8 @@ pub struct ActorSummary {
 /// raised, writing chunks `PREFIX-aTT-NNNNNNNN.szgr` into `replay_dir` (TT = actor
 /// thread). A slot whose game ends starts the next one at once, so the slots stay full
 /// while there are seeds. Blocks the calling thread; returns after all actors have
-/// flushed their chunks (a stop loses only the games in progress). `config.games` and
+/// flushed their chunks (a stop loses only the games in progress). An actor thread that
+/// fails raises `stop`, so the others stop too and its error is returned. `config.games` and
 /// `config.seed` are not read: `seeds` decides (`SeedRange::new(config.seed,
 /// config.games)` plays game `i` with seed `config.seed + i`).
 #[allow(clippy::too_many_arguments)]
@@ -269,6 +270,12 @@ where
         for actor in 0..config.threads.max(1) {
             let start = &start;
             let failed = failed.clone();
+            // A failing actor thread stops the others too: its error is the run's, and
+            // the rest must not play on as if nothing happened.
+            let fail = move |e: ActorError| {
+                *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                stop.store(true, Ordering::Relaxed);
+            };
             let evaluator = &evaluators[actor % evaluators.len()];
             scope.spawn(move || {
                 let mut writer = match ChunkWriter::new(
@@ -278,7 +285,7 @@ where
                 ) {
                     Ok(w) => w,
                     Err(e) => {
-                        *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.into());
+                        fail(e.into());
                         return;
                     }
                 };
@@ -329,8 +336,7 @@ where
                                         stats.in_flight.fetch_sub(1, Ordering::Relaxed);
                                     }
                                     if let Err(e) = pushed {
-                                        *failed.lock().unwrap_or_else(|p| p.into_inner()) =
-                                            Some(e.into());
+                                        fail(e.into());
                                         break 'play;
                                     }
                                 }
@@ -348,7 +354,7 @@ where
                             // Stopped while the network failed: the games are dropped.
                             Ok(None) => break,
                             Err(e) => {
-                                *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                                fail(e);
                                 break;
                             }
                         };
@@ -363,7 +369,7 @@ where
                 let dropped = slots.iter().filter(|s| s.is_some()).count() as u64;
                 stats.in_flight.fetch_sub(dropped, Ordering::Relaxed);
                 if let Err(e) = writer.flush() {
-                    *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.into());
+                    fail(e.into());
                 }
             });
         }

@@ -123,3 +123,61 @@ fn a_service_gone_before_a_stop_is_an_error() {
     );
     assert!(err.to_string().contains("shut down"), "{err}");
 }
+
+/// One actor thread whose network keeps failing stops the others too: self-play does
+/// not play on without it as if nothing happened (it did, until the run's end).
+#[test]
+fn one_failing_actor_thread_stops_them_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let path = dir.path().to_path_buf();
+    std::thread::spawn(move || {
+        let model_failed = || EvalError::ModelFailed("this thread's device is gone".into());
+        let evaluators = [
+            Flaky::new(0, || EvalError::Timeout),
+            Flaky::new(1, model_failed),
+        ];
+        let config = ActorConfig {
+            threads: 2,
+            games_per_thread: 2,
+            games: None,
+            games_per_chunk: 2,
+            seed: 3,
+        };
+        let search = SearchConfig {
+            simulations: 8,
+            tree_batch: 4,
+            ..SearchConfig::alphazero()
+        };
+        let start = |_| {
+            ShogiGame::new(
+                Position::startpos(Variant::Minishogi),
+                GameRules {
+                    max_plies: 30,
+                    ..GameRules::default()
+                },
+            )
+        };
+        let result = run_actors(
+            &config,
+            &SeedRange::new(config.seed, None),
+            &search,
+            &PlayConfig::default(),
+            start,
+            &evaluators,
+            &path,
+            "actor",
+            &AtomicBool::new(false),
+            &ActorStats::new(),
+        );
+        let _ = tx.send(result.map(|_| ()).map_err(|e| e.to_string()));
+    });
+    let result = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("self-play played on after one of its threads failed");
+    let err = result.unwrap_err();
+    assert!(
+        err.contains("actor thread 1") && err.contains("device is gone"),
+        "{err}"
+    );
+}
