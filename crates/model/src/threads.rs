@@ -179,7 +179,7 @@ impl<'de> serde::Deserialize<'de> for ThreadCount {
         impl serde::de::Visitor<'_> for Visit {
             type Value = ThreadCount;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a thread count: a number of at least 1, or \"auto\"")
+                f.write_str("a thread count: a number from 1 to 1024, or \"auto\"")
             }
             fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<ThreadCount, E> {
                 n.to_string().parse().map_err(E::custom)

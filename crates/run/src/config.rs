@@ -1021,7 +1021,7 @@ mod tests {
             .to_string();
             assert!(
                 err.contains("selfplay.inference_threads")
-                    && err.contains("a number of at least 1"),
+                    && err.contains("a number from 1 to 1024"),
                 "{bad}: {err}"
             );
         }

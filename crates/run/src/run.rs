@@ -295,21 +295,19 @@ pub fn run(
                 cause = StopCause::StepBudget;
                 break;
             }
-            if let Some(role) = [
+            let done = [
                 (finished(&selfplay), "self-play"),
                 (finished(&learner), "learner"),
                 (finished(&gate), "gate"),
-            ]
-            .into_iter()
-            .find_map(|(done, role)| done.then_some(role))
-            {
+            ];
+            if let Some((_, role)) = done.into_iter().find(|(done, _)| *done) {
                 // The learner ends itself at `run.max_steps`; any other role that ends
                 // first has failed (its error follows) or stopped for no reason.
                 let steps = progress.learner_step.load(Ordering::Relaxed);
-                if role == "learner" && config.run.max_steps > 0 && steps >= config.run.max_steps {
-                    cause = StopCause::StepBudget;
-                } else {
-                    ended_early = Some(role);
+                match role == "learner" && config.run.max_steps > 0 && steps >= config.run.max_steps
+                {
+                    true => cause = StopCause::StepBudget,
+                    false => ended_early = Some(role),
                 }
                 break;
             }
@@ -325,25 +323,11 @@ pub fn run(
             }
         }
         finish.store(true, Ordering::Relaxed);
-        let join = |h: Option<std::thread::ScopedJoinHandle<'_, Result<()>>>, role: &str| {
-            let result = h.map_or(Ok(()), |h| {
-                h.join().unwrap_or_else(|panic| {
-                    Err(anyhow::anyhow!("panicked: {}", panic_message(&panic)))
-                })
-            });
-            match result {
-                Err(e) => Err(e.context(format!("the {role} stopped"))),
-                Ok(()) if ended_early == Some(role) => Err(anyhow::anyhow!(
-                    "the {role} stopped on its own before the run's budget was spent"
-                )),
-                Ok(()) => Ok(()),
-            }
-        };
-        let selfplay_result = join(selfplay, "self-play");
-        let learner_result = join(learner, "learner");
+        let selfplay_result = join_role(selfplay, "self-play", ended_early);
+        let learner_result = join_role(learner, "learner", ended_early);
         // The gate finishes the candidates the learner left, unless interrupted.
         gate_stop.store(true, Ordering::Relaxed);
-        let gate_result = join(gate, "gate");
+        let gate_result = join_role(gate, "gate", ended_early);
         // The role that ended the run first names the cause.
         let mut results = [
             ("self-play", selfplay_result),
@@ -351,10 +335,7 @@ pub fn run(
             ("gate", gate_result),
         ];
         results.sort_by_key(|(role, _)| ended_early != Some(*role));
-        for (_, result) in results {
-            result?;
-        }
-        Ok(())
+        results.into_iter().try_for_each(|(_, result)| result)
     });
     if let Err(e) = &result {
         // The log's last line says which role stopped the run and why; the process
@@ -378,6 +359,27 @@ pub fn run(
         elapsed: began.elapsed(),
     };
     Ok(summary)
+}
+
+/// A role's thread joined: its error, or its panic as one, said as the role's
+/// (`the learner stopped: ...`); a role that returned while the run was not stopping
+/// (`ended_early`) is an error too.
+fn join_role(
+    handle: Option<std::thread::ScopedJoinHandle<'_, Result<()>>>,
+    role: &str,
+    ended_early: Option<&str>,
+) -> Result<()> {
+    let result = handle.map_or(Ok(()), |h| {
+        h.join()
+            .unwrap_or_else(|panic| Err(anyhow::anyhow!("panicked: {}", panic_message(&panic))))
+    });
+    match result {
+        Err(e) => Err(e.context(format!("the {role} stopped"))),
+        Ok(()) if ended_early == Some(role) => Err(anyhow::anyhow!(
+            "the {role} stopped on its own before the run's budget was spent"
+        )),
+        Ok(()) => Ok(()),
+    }
 }
 
 /// A thread's panic payload as text.

@@ -20,7 +20,8 @@ impl RunConfig {
         self.validate_run_and_game(&c)?;
         self.validate_selfplay(&c)?;
         self.validate_learner(&c)?;
-        self.validate_gate(&c)
+        self.validate_gate(&c)?;
+        self.validate_network(&c)
     }
 
     /// Every float key: NaN and the infinities pass most range checks written as
@@ -109,7 +110,13 @@ impl RunConfig {
         ] {
             c.at_most(key, count, max, &max.to_string())?;
         }
-        // The network's own bounds (dimensions, parameter count), named by its key.
+        Ok(())
+    }
+
+    /// The network's own bounds (dimensions, parameter count), named by its key: after
+    /// the checks of its keys one by one (the stem, the input planes for the game), so
+    /// the model config it builds is one of this game's.
+    fn validate_network(&self, c: &RangeCheck<'_>) -> Result<(), ConfigError> {
         if let Err(why) = crate::run::model_config(self).validate() {
             let n = &self.network;
             return Err(c.range(

@@ -226,6 +226,8 @@ fn actors_fill_a_replay_directory_through_a_batched_service() {
     service.shutdown();
 }
 
+/// A service that shuts down under the actors (nobody raised `stop`) stops them, with
+/// an error that says so: self-play never ends quietly as if it had finished.
 #[test]
 fn actors_stop_when_the_service_shuts_down() {
     use shogi_mcts::batch::{
@@ -249,8 +251,25 @@ fn actors_stop_when_the_service_shuts_down() {
         AtomicBool::new(false),
         ActorStats::default(),
     );
-    let summary = minishogi_actors(&config, &play, 80, &evaluator, dir.path(), &stop, &stats);
-    assert_eq!(summary.games, 0);
+    let start = |_| minishogi(80);
+    let err = run_actors(
+        &config,
+        &SeedRange::new(config.seed, config.games),
+        &small_search(),
+        &play,
+        start,
+        std::slice::from_ref(&evaluator),
+        dir.path(),
+        "actor",
+        &stop,
+        &stats,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("inference service shut down"),
+        "{err}"
+    );
+    assert_eq!(stats.games.load(std::sync::atomic::Ordering::Relaxed), 0);
 }
 
 #[test]
