@@ -102,7 +102,7 @@ pub fn lower_thread_priority(levels: i32) -> bool {
 }
 
 /// A thread count a user may leave to the machine: `auto` (the default), sized from
-/// [`available_cores`] by whoever reads it, or a number of at least 1, which wins.
+/// [`available_cores`] by whoever reads it, or a number from 1 to [`MAX_THREADS`], which wins.
 /// Written `"auto"` or a bare number in configs and on the command line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ThreadCount {

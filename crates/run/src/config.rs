@@ -990,7 +990,7 @@ mod tests {
         assert!(msg.contains("invalid type"), "{msg}");
     }
 
-    /// Thread counts read `auto` or a number of at least 1, from the file and from
+    /// Thread counts read `auto` or a number from 1 to 1024, from the file and from
     /// `--set` (bare or quoted); anything else is refused with the key named.
     #[test]
     fn thread_counts_read_auto_or_a_number_and_name_the_key() {
