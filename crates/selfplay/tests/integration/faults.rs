@@ -39,14 +39,13 @@ impl Evaluator<ShogiGame> for Flaky {
     }
 }
 
-fn play(evaluator: &Flaky, dir: &std::path::Path) -> (Result<ActorSummary, ActorError>, u64) {
-    let config = ActorConfig {
-        threads: 1,
-        games_per_thread: 3,
-        games: Some(3),
-        games_per_chunk: 3,
-        seed: 11,
-    };
+/// Self-play of minishogi games (30 plies at most, 16 simulations) with `config` and
+/// one evaluator per actor thread: its result and the network calls retried.
+fn play_with(
+    config: &ActorConfig,
+    evaluators: &[Flaky],
+    dir: &std::path::Path,
+) -> (Result<ActorSummary, ActorError>, u64) {
     let search = SearchConfig {
         simulations: 16,
         tree_batch: 4,
@@ -64,18 +63,30 @@ fn play(evaluator: &Flaky, dir: &std::path::Path) -> (Result<ActorSummary, Actor
     let stats = ActorStats::new();
     let stop = AtomicBool::new(false);
     let result = run_actors(
-        &config,
+        config,
         &SeedRange::new(config.seed, config.games),
         &search,
         &PlayConfig::default(),
         start,
-        std::slice::from_ref(evaluator),
+        evaluators,
         dir,
         "actor",
         &stop,
         &stats,
     );
     (result, stats.failed_evaluations.load(Ordering::Relaxed))
+}
+
+/// Three games on one actor thread.
+fn play(evaluator: &Flaky, dir: &std::path::Path) -> (Result<ActorSummary, ActorError>, u64) {
+    let config = ActorConfig {
+        threads: 1,
+        games_per_thread: 3,
+        games: Some(3),
+        games_per_chunk: 3,
+        seed: 11,
+    };
+    play_with(&config, std::slice::from_ref(evaluator), dir)
 }
 
 fn games_in(dir: &std::path::Path) -> Vec<String> {
@@ -144,32 +155,7 @@ fn one_failing_actor_thread_stops_them_all() {
             games_per_chunk: 2,
             seed: 3,
         };
-        let search = SearchConfig {
-            simulations: 8,
-            tree_batch: 4,
-            ..SearchConfig::alphazero()
-        };
-        let start = |_| {
-            ShogiGame::new(
-                Position::startpos(Variant::Minishogi),
-                GameRules {
-                    max_plies: 30,
-                    ..GameRules::default()
-                },
-            )
-        };
-        let result = run_actors(
-            &config,
-            &SeedRange::new(config.seed, None),
-            &search,
-            &PlayConfig::default(),
-            start,
-            &evaluators,
-            &path,
-            "actor",
-            &AtomicBool::new(false),
-            &ActorStats::new(),
-        );
+        let (result, _) = play_with(&config, &evaluators, &path);
         let _ = tx.send(result.map(|_| ()).map_err(|e| e.to_string()));
     });
     let result = rx
