@@ -28,18 +28,28 @@ if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$venv/bin/python" ]]; t
 fi
 
 # PyTorch's Linux wheels bring its CUDA libraries: the installed venv holds about 5.2 GB,
-# and pip unpacks each wheel beside the download while it installs. Say so before pip
-# fails halfway with "No space left on device" (a CI clone on a nearly full disk did).
-# --no-cache-dir: a second copy of every wheel in ~/.cache/pip would need 3 GB more.
-need_gb=7
+# and pip keeps every downloaded wheel (about 3 GB) in TMPDIR until all are installed.
+# Say so before pip fails halfway with "No space left on device" (a CI clone with 7.8 GB
+# free did). --no-cache-dir: a second copy of every wheel in ~/.cache/pip would need 3 GB more.
+venv_gb=6
+wheels_gb=4
+tmp="${TMPDIR:-/tmp}"
 free_gb() { df -Pk "$1" 2>/dev/null | awk 'NR == 2 { printf "%d", $4 / 1048576 }'; }
-for dir in "$root" "${TMPDIR:-/tmp}"; do
+device_of() { df -Pk "$1" 2>/dev/null | awk 'NR == 2 { print $1 }'; }
+check_free() {
+    local dir="$1" need="$2" have
     have="$(free_gb "$dir")"
-    if [[ -n "$have" && "$have" -lt "$need_gb" ]]; then
-        echo "bootstrap: $dir has ${have} GB free; the venv (PyTorch 2.11.0 with its CUDA libraries) needs about ${need_gb} GB while it installs. Free some space (old run directories, target/, clones under /tmp) and run it again." >&2
+    if [[ -n "$have" && "$have" -lt "$need" ]]; then
+        echo "bootstrap: $dir has ${have} GB free; installing the venv (PyTorch 2.11.0 with its CUDA libraries) needs about ${need} GB there. Free some space (old run directories, target/, clones under /tmp) and run it again." >&2
         exit 1
     fi
-done
+}
+if [[ "$(device_of "$root")" == "$(device_of "$tmp")" ]]; then
+    check_free "$root" $((venv_gb + wheels_gb))
+else
+    check_free "$root" "$venv_gb"
+    check_free "$tmp" "$wheels_gb"
+fi
 
 start=$(date +%s)
 echo "bootstrap: creating $venv (PyTorch 2.11.0 and the test oracles; about 75 s)" >&2
