@@ -231,7 +231,7 @@ fn smoke_run_completes_the_loop_and_resumes() {
     );
     assert!(!log.contains("optimiser state NOT restored"), "{log}");
     assert!(
-        log.contains("step-00000079 does not load, an older network is tried"),
+        log.contains("step-00000079 does not load, an older network is used"),
         "{log}"
     );
     assert!(
@@ -290,6 +290,36 @@ fn smoke_run_completes_the_loop_and_resumes() {
         !RunDir::new(&third).config_file().exists(),
         "a refused start leaves no run"
     );
+
+    // The best network damaged on disk after it was accepted: self-play, the learner and
+    // the gate go on with the newest network that loads, each naming the one passed over;
+    // the learner trains that step again, and its network supersedes the damaged one.
+    let (best_step, best_dir) = run.best().unwrap().unwrap();
+    let best_weights = best_dir.join(shogi_model::WEIGHTS_FILE);
+    let bytes = std::fs::read(&best_weights).unwrap();
+    std::fs::write(&best_weights, &bytes[..bytes.len() / 2]).unwrap();
+    let budget = format!("run.max_steps={}", best_step + 20);
+    let again = train(&dir, &["--resume", "--set", &budget]);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let log = std::fs::read_to_string(run.log_file()).unwrap();
+    let passed_over = format!(
+        "{} does not load, an older network is used",
+        best_dir.display()
+    );
+    assert!(log.contains(&format!("self-play: {passed_over}")), "{log}");
+    assert!(log.contains(&format!("learner: {passed_over}")), "{log}");
+    assert!(
+        log.contains("gate: an accepted network does not load"),
+        "{log}"
+    );
+    let superseded = PathBuf::from(format!("{}.superseded-1", best_dir.display()));
+    assert!(superseded.is_dir(), "the damaged network is kept beside");
+    assert_eq!(run.best().unwrap().unwrap().0, best_step + 20);
+    assert_consistent(&run);
 }
 
 fn copy_dir(from: &Path, to: &Path) {

@@ -86,21 +86,25 @@ def newest_step(run_dir: pathlib.Path) -> int:
 
 
 def check_weights(run_dir: pathlib.Path):
-    """Every checkpoint's weights are finite (set-aside candidates excepted)."""
+    """Every checkpoint's weights that read are finite. Weights that do not read at all
+    (cut short by the bench, set aside or passed over by the run) are listed apart: a
+    damaged file is a fault injected, a non-finite weight is the run's."""
     import torch
     from safetensors.torch import load_file
 
-    bad, checked = [], 0
+    bad, damaged, checked = [], [], 0
     for sub in ("candidates", "accepted", "rejected"):
         for d in sorted((run_dir / sub).glob("step-*")):
-            report = d / "gate.json"
-            if report.exists() and '"refused"' in report.read_text():
+            try:
+                tensors = load_file(str(d / "weights.safetensors"))
+            except Exception as e:  # noqa: BLE001 - safetensors raises several kinds
+                damaged.append(f"{sub}/{d.name}: {e}")
                 continue
-            for name, t in load_file(str(d / "weights.safetensors")).items():
+            for name, t in tensors.items():
                 if t.is_floating_point() and not bool(torch.isfinite(t).all()):
-                    bad.append(f"{d.name}:{name}")
+                    bad.append(f"{sub}/{d.name}:{name}")
             checked += 1
-    return checked, bad
+    return checked, bad, damaged
 
 
 def duplicate_games(binary, run_dir: pathlib.Path, work: pathlib.Path):
@@ -167,7 +171,7 @@ def main():
          "--set", "run.minutes=10", "--set", "gate.enabled=false"],
         capture_output=True, text=True)
     train_log = (run_dir / "train.log").read_text()
-    checked, non_finite = check_weights(run_dir)
+    checked, non_finite, damaged = check_weights(run_dir)
     games, duplicates = duplicate_games(args.binary, run_dir, work)
 
     named = {
@@ -199,7 +203,12 @@ def main():
           f"{counts['candidate']}, of those set aside by the gate {set_aside}; "
           f"network calls retried {train_log.count('network call failed')})")
     print(f"games in replay {games}, played twice {duplicates}; checkpoints checked "
-          f"{checked}, non-finite {len(non_finite)}; final step budget {budget}")
+          f"{checked}, non-finite {len(non_finite)}, unreadable {len(damaged)}; "
+          f"final step budget {budget}")
+    for line in damaged:
+        print(f"  unreadable: {line}")
+    for line in non_finite:
+        print(f"  non-finite: {line}")
     for name, ok in invariants.items():
         print(f"  {'ok  ' if ok else 'FAIL'} {name}")
     if not all(invariants.values()):

@@ -60,6 +60,9 @@ pub enum ArenaError {
     /// The run has no accepted network to gate against.
     #[error("run {0} has no accepted network (accepted/ is empty)")]
     NoBest(PathBuf),
+    /// No accepted network of the run loads (each damaged on disk, say).
+    #[error("run {run}: no accepted network loads: {tried}")]
+    NoLoadableBest { run: PathBuf, tried: String },
     /// The stop flag was raised before the match finished; nothing was promoted or
     /// rejected.
     #[error("interrupted after {games} of {planned} games")]

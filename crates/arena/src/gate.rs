@@ -16,7 +16,7 @@ use crate::openings::Openings;
 use crate::player::{PlayerSettings, PlayerSpec, RootSettings, check_player, checkpoint_game};
 use crate::ratings::{FixedRating, RatingEntry, append_rating, load_ratings, rating_of};
 use crate::stats::{Rating, SprtConfig, SprtDecision, SprtState, Tally};
-use shogi_rundir::{RunDir, step_of};
+use shogi_rundir::{RunDir, newest_that_loads, step_of};
 
 /// The SPRT of a gate unless told otherwise: H1 is +35 Elo, not the +10 of
 /// [`SprtConfig::default`], because a gate wants clear progress, and 40 games cannot
@@ -152,6 +152,10 @@ pub struct GateReport {
     /// ([`set_aside`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
+    /// Accepted networks newer than `best` that do not load (damaged on disk), each with
+    /// why: the candidate played the newest accepted network that loads instead.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub best_passed_over: Vec<String>,
 }
 
 /// Why `candidate` cannot be gated, promoted or served, if so: it does not load (its
@@ -170,6 +174,47 @@ pub fn unloadable(candidate: &Path, best: &Path) -> Option<String> {
     shogi_model::load_checkpoint(candidate, &expected, shogi_model::tch::Device::Cpu)
         .err()
         .map(|e| e.to_string())
+}
+
+/// The run's best network for a gate match: the newest accepted network that loads, and
+/// the newer ones passed over (`dir: why`). One damaged on disk after it was accepted
+/// must not stop the gate for good while an older one can play.
+fn best_that_loads(run: &RunDir) -> Result<(u64, PathBuf, Vec<String>), ArenaError> {
+    let mut accepted = run
+        .accepted_checkpoints()
+        .map_err(io_err("list", &run.accepted()))?;
+    if accepted.is_empty() {
+        return Err(ArenaError::NoBest(run.root().to_path_buf()));
+    }
+    accepted.reverse();
+    let loads = |dir: &Path| -> Result<(), String> {
+        let meta = shogi_model::read_manifest(dir)
+            .map_err(|e| e.to_string())?
+            .meta;
+        let expected = shogi_model::Expected {
+            architecture: None,
+            variant: meta.variant,
+            feature_version: meta.feature_version,
+            features: None,
+            policy_version: meta.policy_version,
+        };
+        shogi_model::load_checkpoint(dir, &expected, shogi_model::tch::Device::Cpu)
+            .map(drop)
+            .map_err(|e| e.to_string())
+    };
+    let describe = |tried: &[(PathBuf, String)]| -> Vec<String> {
+        tried
+            .iter()
+            .map(|(dir, why)| format!("{}: {why}", dir.display()))
+            .collect()
+    };
+    match newest_that_loads(accepted, loads) {
+        Ok(found) => Ok((found.step, found.dir, describe(&found.passed_over))),
+        Err(tried) => Err(ArenaError::NoLoadableBest {
+            run: run.root().to_path_buf(),
+            tried: describe(&tried).join("; "),
+        }),
+    }
 }
 
 /// Moves a candidate that does not load into `rejected/` with a `gate.json` that says
@@ -221,21 +266,28 @@ pub fn gate_decision(summary: &MatchSummary, config: &GateConfig) -> bool {
     }
 }
 
-/// Gates `candidate` (a checkpoint directory in `run.candidates()`) against
-/// `run.best()`. Promotes or rejects it through the run directory, saves the games under
-/// `games/gate-<name>/`, appends to the rating history and redraws `ratings.png`.
-/// If `stop` is raised mid-match, returns [`ArenaError::Interrupted`] and leaves the
-/// candidate where it is, so a resumed run gates it again.
+/// Gates `candidate` (a checkpoint directory in `run.candidates()`) against the run's
+/// best network that loads ([`best_that_loads`]). Promotes or rejects it through the run
+/// directory, saves the games under `games/gate-<name>/`, appends to the rating history
+/// and redraws `ratings.png`. If `stop` is raised mid-match, returns
+/// [`ArenaError::Interrupted`] and leaves the candidate where it is, so a resumed run
+/// gates it again.
 pub fn gate_candidate(
     run: &RunDir,
     candidate: &Path,
     config: &GateConfig,
     stop: &AtomicBool,
 ) -> Result<GateReport, ArenaError> {
-    let (best_step, best) = run
-        .best()
-        .map_err(io_err("list", &run.accepted()))?
-        .ok_or_else(|| ArenaError::NoBest(run.root().to_path_buf()))?;
+    gate_against(run, candidate, best_that_loads(run)?, config, stop)
+}
+
+fn gate_against(
+    run: &RunDir,
+    candidate: &Path,
+    (best_step, best, best_passed_over): (u64, PathBuf, Vec<String>),
+    config: &GateConfig,
+    stop: &AtomicBool,
+) -> Result<GateReport, ArenaError> {
     let spec = gate_game(config, candidate, &best)?;
     let game = spec.kind;
     // Checked before the gate match, so a bad spec costs no games.
@@ -328,6 +380,7 @@ pub fn gate_candidate(
         moved_to: dest_dir.join(&cand_name),
         fixed: fixed.clone(),
         refused: None,
+        best_passed_over,
     };
     summary.save_json(&games_dir.join("summary.json"))?;
     let json = serde_json::to_vec_pretty(&report).map_err(|source| ArenaError::Json {
@@ -459,12 +512,12 @@ pub fn gate_pending(
         if stop.load(std::sync::atomic::Ordering::Relaxed) {
             break;
         }
-        let best = run.best().map_err(io_err("list", &run.accepted()))?;
-        if let Some(why) = best.and_then(|(_, best)| unloadable(&candidate, &best)) {
+        let best = best_that_loads(run)?;
+        if let Some(why) = unloadable(&candidate, &best.1) {
             reports.push(set_aside(run, &candidate, &why)?);
             continue;
         }
-        reports.push(gate_candidate(run, &candidate, config, stop)?);
+        reports.push(gate_against(run, &candidate, best, config, stop)?);
     }
     Ok(reports)
 }

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use shogi_arena::{GateConfig, GateReport, gate_pending};
 use shogi_features::NetLayout;
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
@@ -21,7 +21,7 @@ use shogi_model::{
 };
 use shogi_registry::RecordGame;
 use shogi_registry::{FromSpec, GameSpec, NetGame, with_game_type};
-use shogi_rundir::{RoleLock, RunDir, checkpoint_name};
+use shogi_rundir::{RoleLock, RunDir, checkpoint_name, newest_that_loads};
 use shogi_selfplay::actors::{ActorConfig, ActorStats, GameSeeds, run_actors};
 use shogi_selfplay::play::PlayConfig;
 use tracing::{error, info, warn};
@@ -33,7 +33,7 @@ mod roles;
 mod settings;
 
 pub use prepare::prepare;
-use prepare::{learner_network, learner_start};
+use prepare::{learner_network, learner_start, tried_list, warn_passed_over};
 pub use roles::{GENERATION_FILE, generation_seed};
 use roles::{gate_loop, learner_loop, selfplay_loop};
 use settings::layout_of;

@@ -7,6 +7,8 @@
 //!                      overrides whenever the learner's process starts or resumes)
 //!   candidates/        step-NNNNNNNN/  learner exports (dir renamed into place when complete)
 //!   accepted/          step-NNNNNNNN/  promoted networks; the best is the highest step
+//!                      (step-NNNNNNNN.superseded-N/: one damaged on disk, replaced by
+//!                      the same step trained again from an older network)
 //!   rejected/          step-NNNNNNNN/  with gate.json: the match that rejected it
 //!   BEST               `accepted/step-NNNNNNNN`: the best network's path relative to
 //!                      the run (tmp + rename; written with the initial network)
@@ -334,9 +336,65 @@ impl RunDir {
         fs::create_dir_all(to)?;
         write_atomic(&candidate.join("gate.json"), report)?;
         let dest = to.join(name);
+        if dest.exists() {
+            // A network of the same step is already there: one damaged on disk that the
+            // learner passed over, resuming from an older one, and has now trained
+            // again. It is kept beside, under a name that is no checkpoint's.
+            fs::rename(&dest, superseded_path(&dest))?;
+        }
         fs::rename(candidate, &dest)?;
         Ok(dest)
     }
+}
+
+/// `<dest>.superseded-<n>`, the first such name free.
+fn superseded_path(dest: &Path) -> PathBuf {
+    let mut n = 1;
+    loop {
+        let mut name = dest.as_os_str().to_owned();
+        name.push(format!(".superseded-{n}"));
+        let path = PathBuf::from(name);
+        if !path.exists() {
+            return path;
+        }
+        n += 1;
+    }
+}
+
+/// The first network of `networks` (newest first, as `(step, directory)`) that `load`
+/// accepts, with the ones passed over before it and why: a network damaged on disk
+/// (truncated, non-finite, another layout) must not stop a role that has an older one
+/// to go on with. `Err` holds every network tried and why, when none loads.
+#[allow(clippy::type_complexity)]
+pub fn newest_that_loads<T, E: std::fmt::Display>(
+    networks: impl IntoIterator<Item = (u64, PathBuf)>,
+    mut load: impl FnMut(&Path) -> Result<T, E>,
+) -> Result<NewestLoaded<T>, Vec<(PathBuf, String)>> {
+    let mut passed_over = Vec::new();
+    for (step, dir) in networks {
+        match load(&dir) {
+            Ok(loaded) => {
+                return Ok(NewestLoaded {
+                    step,
+                    dir,
+                    loaded,
+                    passed_over,
+                });
+            }
+            Err(e) => passed_over.push((dir, e.to_string())),
+        }
+    }
+    Err(passed_over)
+}
+
+/// What [`newest_that_loads`] found.
+#[derive(Debug)]
+pub struct NewestLoaded<T> {
+    pub step: u64,
+    pub dir: PathBuf,
+    pub loaded: T,
+    /// Newer networks that did not load, newest first, each with why.
+    pub passed_over: Vec<(PathBuf, String)>,
 }
 
 #[cfg(test)]
@@ -449,5 +507,55 @@ mod tests {
         drop(learner);
         let _again = run.lock_role("learner").unwrap();
         drop(gate);
+    }
+
+    #[test]
+    fn newest_that_loads_passes_over_damaged_networks() {
+        let nets = vec![
+            (300, PathBuf::from("c")),
+            (200, PathBuf::from("b")),
+            (100, PathBuf::from("a")),
+        ];
+        let found = newest_that_loads(nets.clone(), |dir| {
+            if dir == Path::new("a") || dir == Path::new("b") {
+                Ok(dir.to_path_buf())
+            } else {
+                Err("truncated")
+            }
+        })
+        .unwrap();
+        assert_eq!((found.step, found.dir.as_path()), (200, Path::new("b")));
+        assert_eq!(
+            found.passed_over,
+            vec![(PathBuf::from("c"), "truncated".to_string())]
+        );
+        let none = newest_that_loads(nets, |_| Err::<(), _>("bad")).unwrap_err();
+        assert_eq!(none.len(), 3);
+        assert!(newest_that_loads(Vec::new(), |_| Ok::<_, String>(())).is_err());
+    }
+
+    #[test]
+    fn promoting_over_a_network_of_the_same_step_keeps_the_old_one_beside() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::new(tmp.path());
+        run.create().unwrap();
+        for round in 0..3 {
+            let candidate = run.candidates().join(checkpoint_name(80));
+            fs::create_dir_all(&candidate).unwrap();
+            fs::write(candidate.join(MANIFEST_FILE), format!("{round}")).unwrap();
+            let dest = run.promote(&candidate, b"{}").unwrap();
+            assert_eq!(
+                fs::read_to_string(dest.join(MANIFEST_FILE)).unwrap(),
+                format!("{round}")
+            );
+        }
+        let accepted = run.accepted();
+        assert!(accepted.join("step-00000080.superseded-1").is_dir());
+        assert!(accepted.join("step-00000080.superseded-2").is_dir());
+        assert_eq!(
+            run.accepted_checkpoints().unwrap().len(),
+            1,
+            "a superseded network is no checkpoint"
+        );
     }
 }

@@ -14,6 +14,6 @@ pub mod layout;
 
 pub use atomic::{is_temporary_name, publish, remove_temporaries, temporary_path, write_atomic};
 pub use layout::{
-    MANIFEST_FILE, RoleLock, RunDir, RunDirError, STEP_PREFIX, checkpoint_name, network_dir,
-    run_of_network, step_of,
+    MANIFEST_FILE, NewestLoaded, RoleLock, RunDir, RunDirError, STEP_PREFIX, checkpoint_name,
+    network_dir, newest_that_loads, run_of_network, step_of,
 };

@@ -223,32 +223,42 @@ pub(super) fn learner_network(
         return Ok((newest_step, newest, None));
     }
     let expected = Expected::for_layout(layout).any_features();
-    let mut passed_over = Vec::new();
-    for (start_step, start_dir) in networks_newest_first(run)? {
-        let (model, manifest) = match load_checkpoint(&start_dir, &expected, device) {
-            Ok(loaded) => loaded,
-            Err(e) => {
-                warn!(
-                    "learner: {} does not load, an older network is tried: {e}",
-                    start_dir.display()
-                );
-                passed_over.push(format!("{}: {e}", start_dir.display()));
-                continue;
-            }
-        };
-        info!(
-            "run {} ({}): learner {} {} at step {}",
-            run.root().display(),
-            layout.variant,
-            if start_step == 0 {
-                "starts from"
-            } else {
-                "resumes from"
-            },
-            manifest.name,
-            start_step
+    let found = newest_that_loads(networks_newest_first(run)?, |dir| {
+        load_checkpoint(dir, &expected, device)
+    })
+    .map_err(|tried| anyhow!("no network of the run loads: {}", tried_list(&tried)))?;
+    warn_passed_over("learner", &found.passed_over);
+    let (model, manifest) = found.loaded;
+    info!(
+        "run {} ({}): learner {} {} at step {}",
+        run.root().display(),
+        layout.variant,
+        if found.step == 0 {
+            "starts from"
+        } else {
+            "resumes from"
+        },
+        manifest.name,
+        found.step
+    );
+    Ok((found.step, found.dir, Some((model, manifest))))
+}
+
+/// Warns of each newer network `role` passed over because it does not load.
+pub(super) fn warn_passed_over(role: &str, passed_over: &[(PathBuf, String)]) {
+    for (dir, why) in passed_over {
+        warn!(
+            "{role}: {} does not load, an older network is used: {why}",
+            dir.display()
         );
-        return Ok((start_step, start_dir, Some((model, manifest))));
     }
-    bail!("no network of the run loads: {}", passed_over.join("; "))
+}
+
+/// `dir: why; dir: why` of the networks [`newest_that_loads`] tried.
+pub(super) fn tried_list(tried: &[(PathBuf, String)]) -> String {
+    tried
+        .iter()
+        .map(|(dir, why)| format!("{}: {why}", dir.display()))
+        .collect::<Vec<_>>()
+        .join("; ")
 }

@@ -37,7 +37,6 @@ where
     // that a process never repeats a name even when its chunks are taken away as they
     // appear (the Ray launcher's actors upload and delete them).
     let chunk_prefix = format!("selfplay-{}-g{}", process_tag(), seeds.first_generation());
-    let (mut served_step, best) = run.best()?.context("no accepted network")?;
     let threads = selfplay_threads(config, device);
     let (actor_threads, games_per_thread) = ActorConfig::spread(s.actors, threads.actor_threads);
     let serving = Serving {
@@ -45,8 +44,38 @@ where
         callers: actor_threads,
         background: beside_learner && !device.is_cuda(),
     };
-    let mut service =
-        NetService::from_checkpoint(&best, layout, device, batch, s.half_inference, serving)?;
+    // The newest accepted network that loads: one damaged on disk must not stop
+    // self-play on every resume while an older one can play.
+    let mut accepted = run.accepted_checkpoints()?;
+    accepted.reverse();
+    if accepted.is_empty() {
+        bail!("no accepted network in {}", run.accepted().display());
+    }
+    let newest_step = accepted[0].0;
+    let found = newest_that_loads(accepted, |dir| {
+        NetService::from_checkpoint(
+            dir,
+            layout,
+            device,
+            batch.clone(),
+            s.half_inference,
+            serving,
+        )
+    })
+    .map_err(|tried| {
+        anyhow!(
+            "self-play: no accepted network loads: {}",
+            tried_list(&tried)
+        )
+    })?;
+    warn_passed_over("self-play", &found.passed_over);
+    let mut served_step = found.step;
+    // A newer best that did not load is not tried again at every generation.
+    let mut refused = found
+        .passed_over
+        .first()
+        .and_then(|(dir, _)| checkpoint_identity(newest_step, dir));
+    let mut service = found.loaded;
     if let Some(manifest) = service.manifest() {
         *progress.best_name.lock().unwrap() = manifest.name.clone();
     }
@@ -73,7 +102,7 @@ where
                     published = Instant::now();
                 }
                 if seeds.take_claimed() {
-                    serve_newest(run, &mut service, &mut served_step, progress);
+                    serve_newest(run, &mut service, &mut served_step, &mut refused, progress);
                 }
                 std::thread::sleep(Duration::from_millis(50));
             }
@@ -100,11 +129,13 @@ where
 }
 
 /// Serves the run's best network if it is newer than `served_step`; a network that
-/// cannot be loaded (a half-deleted one, say) is reported and the served one kept.
+/// cannot be loaded (damaged on disk, say) is reported once (`refused`) and the served
+/// one kept.
 fn serve_newest(
     run: &RunDir,
     service: &mut NetService,
     served_step: &mut u64,
+    refused: &mut Option<CheckpointIdentity>,
     progress: &Progress,
 ) {
     let best = match run.best() {
@@ -115,6 +146,10 @@ fn serve_newest(
             return;
         }
     };
+    let identity = checkpoint_identity(best.0, &best.1);
+    if identity.is_some() && identity == *refused {
+        return;
+    }
     match service.replace_checkpoint(&best.1) {
         Ok(()) => {
             *served_step = best.0;
@@ -127,8 +162,24 @@ fn serve_newest(
             );
             *progress.best_name.lock().unwrap() = name;
         }
-        Err(e) => warn!("self-play: keeps step {}: {e}", *served_step),
+        Err(e) => {
+            *refused = identity;
+            warn!(
+                "self-play: keeps step {}; {} does not load: {e}",
+                *served_step,
+                best.1.display()
+            );
+        }
     }
+}
+
+/// A checkpoint's step and its manifest's modification time: a network trained again
+/// to the step of a damaged one (which it supersedes) is another checkpoint.
+type CheckpointIdentity = (u64, std::time::SystemTime);
+
+fn checkpoint_identity(step: u64, dir: &Path) -> Option<CheckpointIdentity> {
+    let manifest = dir.join(shogi_rundir::MANIFEST_FILE);
+    Some((step, std::fs::metadata(manifest).ok()?.modified().ok()?))
 }
 
 /// A self-play process's game seeds, one generation after another without a pause: the
@@ -459,6 +510,12 @@ pub(super) fn gate_loop(
                     .candidates_set_aside
                     .fetch_add(1, Ordering::Relaxed);
                 continue;
+            }
+            for why in &report.best_passed_over {
+                warn!(
+                    "gate: an accepted network does not load, {} played {} instead: {why}",
+                    report.candidate, report.best
+                );
             }
             if report.games == 0 {
                 info!("gate off: {} promoted", report.candidate);
