@@ -512,6 +512,53 @@ fn a_resumed_run_keeps_its_replay_ratio_budget() {
         manifest.meta.samples_seen,
         account.positions
     );
+
+    // A candidate without an account (exported before accounts were kept): the resumed
+    // learner counts the chunks present as trained on and its samples so far as outside
+    // the budget, and the account it saves next says so, so the invocation after it
+    // weighs only the samples trained since against the positions counted since (it
+    // once weighed the run's whole life against them and waited for hours of games).
+    std::fs::remove_file(last.join(shogi_learner::REPLAY_ACCOUNT_FILE)).unwrap();
+    for steps in [48, 52] {
+        let out = train(
+            &dir,
+            &[
+                "--resume",
+                "--set",
+                &format!("run.max_steps={steps}"),
+                "--set",
+                &format!("learner.replay_ratio={ratio}"),
+                "--set",
+                "learner.steps_per_candidate=4",
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let log = std::fs::read_to_string(run.log_file()).unwrap();
+    assert!(log.contains("has no replay account"), "{log}");
+    let step_48 = [run.accepted(), run.rejected(), run.candidates()]
+        .iter()
+        .map(|d| d.join("step-00000048"))
+        .find(|d| d.is_dir())
+        .unwrap();
+    let account = shogi_learner::read_replay_account(&step_48)
+        .unwrap()
+        .unwrap();
+    assert_eq!(account.samples_before, manifest.meta.samples_seen);
+    let since = shogi_model::read_manifest(&step_48)
+        .unwrap()
+        .meta
+        .samples_seen
+        - account.samples_before;
+    assert!(
+        since as f64 <= ratio * account.positions as f64 + (4 * batch) as f64,
+        "{since} samples on {} positions counted since",
+        account.positions
+    );
 }
 
 #[test]

@@ -22,6 +22,11 @@ pub struct ReplayAccount {
     /// File names of the chunks with games in the window: a resumed window reads them
     /// again, without counting them.
     pub chunks: Vec<String>,
+    /// Samples trained before the account began (a run resumed from a candidate
+    /// exported before accounts were kept): the budget weighs only the samples trained
+    /// after them against `positions`.
+    #[serde(default)]
+    pub samples_before: u64,
 }
 
 /// How long a chunk that cannot be read is retried while it stays unchanged (a chunk
@@ -67,6 +72,8 @@ pub struct ReplayWindow {
     counted: u64,
     /// File names of chunks a resumed window reads without counting.
     counted_before: HashSet<OsString>,
+    /// [`ReplayAccount::samples_before`].
+    samples_before: u64,
     /// Chunks whose last read failed, retried on later refreshes.
     failed: HashMap<PathBuf, FailedRead>,
     /// How long an unreadable, unchanged chunk is retried.
@@ -118,6 +125,7 @@ impl ReplayWindow {
             chunks_skipped: 0,
             counted: 0,
             counted_before: HashSet::new(),
+            samples_before: 0,
             failed: HashMap::new(),
             grace: UNREADABLE_GRACE,
             holdout_every: 0,
@@ -151,12 +159,15 @@ impl ReplayWindow {
     pub fn resume_account(&mut self, account: &ReplayAccount) {
         self.counted = account.positions;
         self.counted_before = account.chunks.iter().map(OsString::from).collect();
+        self.samples_before = account.samples_before;
     }
 
-    /// Treats every chunk now in the directory as counted: the safe guess for a run
-    /// resumed from a candidate saved without a [`ReplayAccount`] (it trains on the
-    /// positions that arrive from now on, not again on the whole window).
-    pub fn count_present_chunks(&mut self) -> Result<(), RecordError> {
+    /// Treats every chunk now in the directory as counted and the `samples_trained`
+    /// so far as outside the budget: the safe guess for a run resumed from a candidate
+    /// saved without a [`ReplayAccount`] (it trains on the positions that arrive from
+    /// now on, not again on the whole window, and owes nothing for its past).
+    pub fn count_present_chunks(&mut self, samples_trained: u64) -> Result<(), RecordError> {
+        self.samples_before = samples_trained;
         for path in self.chunk_paths()? {
             if let Some(name) = path.file_name() {
                 self.counted_before.insert(name.to_os_string());
@@ -175,7 +186,14 @@ impl ReplayWindow {
                 .filter_map(|(path, _)| path.file_name())
                 .map(|name| name.to_string_lossy().into_owned())
                 .collect(),
+            samples_before: self.samples_before,
         }
+    }
+
+    /// Samples trained before the account began, which the replay-ratio budget does not
+    /// weigh against [`ReplayWindow::positions_counted`] ([`ReplayAccount::samples_before`]).
+    pub fn samples_before_account(&self) -> u64 {
+        self.samples_before
     }
 
     /// Positions read from chunks new to the window over the run's life (with

@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow, bail};
 use shogi_arena::{GateConfig, GateReport, gate_pending};
 use shogi_features::NetLayout;
-use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
+use shogi_learner::{
+    Learner, LearnerConfig, LrSchedule, ReplayAccount, ReplayWindow, SampleConfig,
+};
 use shogi_mcts::batch::{BatchConfig, BatchStats};
 use shogi_mcts::{PlayoutCap, SearchConfig};
 use shogi_model::{

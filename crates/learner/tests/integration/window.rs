@@ -3,7 +3,7 @@
 use crate::common;
 
 use rand::SeedableRng;
-use shogi_learner::{ReplayWindow, SampleConfig};
+use shogi_learner::{ReplayAccount, ReplayWindow, SampleConfig};
 use shogi_records::write_chunk;
 
 fn game(seed: u64) -> shogi_records::GameRecord {
@@ -157,9 +157,25 @@ fn a_resumed_account_counts_only_the_chunks_new_since_it_was_saved() {
     assert_eq!(new, game(4).moves.len() as u64);
     assert_eq!(resumed.positions_counted(), counted + new);
 
-    // Without an account, the chunks present are taken as counted.
+    // Without an account, the chunks present are taken as counted, and the samples
+    // trained so far as outside the budget: the account saved next carries them, so the
+    // invocation after it weighs only what was trained since against what was counted.
     let mut guessed = ReplayWindow::new(dir.path(), 1_000_000, SampleConfig::default());
-    guessed.count_present_chunks().unwrap();
+    guessed.count_present_chunks(1_000_000).unwrap();
     assert_eq!(guessed.refresh().unwrap(), 0);
     assert_eq!(guessed.games(), 4);
+    write_chunk(&dir.path().join("a-003.szgr"), &[game(5)]).unwrap();
+    let new = guessed.refresh().unwrap() as u64;
+    let account = guessed.account();
+    assert_eq!(
+        (account.positions, account.samples_before),
+        (new, 1_000_000)
+    );
+    let mut next = ReplayWindow::new(dir.path(), 1_000_000, SampleConfig::default());
+    next.resume_account(&serde_json::from_str(&serde_json::to_string(&account).unwrap()).unwrap());
+    assert_eq!(next.samples_before_account(), 1_000_000);
+    assert_eq!(next.positions_counted(), new);
+    // An account written before `samples_before` existed reads as 0.
+    let old: ReplayAccount = serde_json::from_str(r#"{"positions": 5, "chunks": []}"#).unwrap();
+    assert_eq!(old.samples_before, 0);
 }

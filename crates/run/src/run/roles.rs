@@ -373,7 +373,7 @@ pub(super) fn learner_loop(
     }
     // The replay-ratio budget goes on where the candidate left it: its positions counted
     // and samples trained over the run's life, whatever number of invocations.
-    let samples_before_account = resume_replay_account(&mut window, manifest, start_dir)?;
+    resume_replay_account(&mut window, manifest, start_dir)?;
     let mut last_export = learner.step_count();
     const STEPS_PER_CALL: u64 = 5;
     while !stop_work() {
@@ -393,7 +393,9 @@ pub(super) fn learner_loop(
             }
         }
         let allowed = l.replay_ratio * window.positions_counted() as f64;
-        let trained = learner.samples_seen() - samples_before_account;
+        let trained = learner
+            .samples_seen()
+            .saturating_sub(window.samples_before_account());
         if window.len() < l.min_positions || (trained + l.batch as u64) as f64 > allowed {
             std::thread::sleep(Duration::from_millis(200));
             continue;
@@ -440,40 +442,48 @@ pub(super) fn learner_loop(
 }
 
 /// Sets `window` to go on with the replay account saved in the learner's start
-/// checkpoint and returns the samples trained before that account began (those the
-/// budget does not weigh against its positions). A candidate exported before accounts
-/// were saved counts the chunks already in `replay/` as trained on: the learner waits
-/// for new positions rather than train the whole window again.
+/// checkpoint. A candidate exported before accounts were saved counts the chunks already
+/// in `replay/` as trained on, and the samples it trained as outside the budget: the
+/// learner waits for new positions rather than train the whole window again, and owes
+/// nothing for the invocations before.
 fn resume_replay_account(
     window: &mut ReplayWindow,
     manifest: &shogi_model::Manifest,
     start_dir: &Path,
-) -> Result<u64> {
+) -> Result<()> {
     let trained = manifest.meta.samples_seen;
     if manifest.meta.training_step == 0 {
-        return Ok(trained);
+        // Nothing trained in this run yet: every chunk is new (a network from
+        // `run.init` may bring samples of another run, outside this one's budget).
+        window.resume_account(&ReplayAccount {
+            samples_before: trained,
+            ..ReplayAccount::default()
+        });
+        return Ok(());
     }
     match shogi_learner::read_replay_account(start_dir)? {
         Some(account) => {
             info!(
-                "learner: replay account restored from {}: {} positions counted, {} samples trained ({:.2} a position)",
+                "learner: replay account restored from {}: {} positions counted, {} samples trained since it began ({:.2} a position)",
                 manifest.name,
                 account.positions,
-                trained,
-                trained as f64 / account.positions.max(1) as f64
+                trained.saturating_sub(account.samples_before),
+                trained.saturating_sub(account.samples_before) as f64
+                    / account.positions.max(1) as f64
             );
             window.resume_account(&account);
-            Ok(0)
         }
         None => {
             warn!(
                 "learner: {} has no replay account; the chunks now in replay/ count as trained on",
                 manifest.name
             );
-            window.count_present_chunks().context("reading replay/")?;
-            Ok(trained)
+            window
+                .count_present_chunks(trained)
+                .context("reading replay/")?;
         }
     }
+    Ok(())
 }
 
 pub(super) fn gate_loop(
