@@ -22,8 +22,27 @@ if ! "$python_bin" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) els
     exit 1
 fi
 
+# tsshogi (npm; ShogiHome's record library): the KIF/KI2/CSA oracle of the record tests
+# (scripts/oracle/tsshogi_records.cjs), installed where Node.js is; scripts/test.sh runs
+# those tests where it is installed and says so where not.
+tsshogi_version="2.2.0"
+install_tsshogi() {
+    local dir="$venv/node"
+    if [[ "$(cat "$dir/.stamp" 2>/dev/null)" == "$tsshogi_version" ]]; then
+        return 0
+    fi
+    if ! command -v npm >/dev/null 2>&1; then
+        echo "bootstrap: no npm (Node.js): the tsshogi record oracle is not installed" >&2
+        return 0
+    fi
+    mkdir -p "$dir"
+    npm install --prefix "$dir" --no-audit --no-fund --silent "tsshogi@$tsshogi_version" >&2
+    echo "$tsshogi_version" > "$dir/.stamp"
+}
+
 want="$(sha256sum "$req" | cut -d' ' -f1)"
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$venv/bin/python" ]]; then
+    install_tsshogi
     exit 0
 fi
 
@@ -58,4 +77,5 @@ pip_install=("$venv/bin/python" -m pip install --quiet --disable-pip-version-che
 "${pip_install[@]}" --upgrade pip
 "${pip_install[@]}" -r "$req"
 echo "$want" > "$stamp"
+install_tsshogi
 echo "bootstrap: done in $(( $(date +%s) - start )) s" >&2

@@ -2,8 +2,8 @@
 # The whole test suite, as CI runs it: bootstrap the venv (no-op when present), then
 # build and run every crate's tests, including the cross-checks against cshogi/pyffish
 # and the libtorch <-> Python safetensors round trip. Longer checks are `--ignored`; so
-# are the CUDA tests and the browser test, which run by name below where the machine
-# has a GPU / Chromium.
+# are the CUDA tests, the browser test and the tsshogi cross-check, which run by name
+# below where the machine has a GPU / Chromium / Node.js.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -31,6 +31,11 @@ if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null
   cargo test --workspace --test cli_view -- --ignored headless_browser
 else
   echo "test.sh: no Chromium: the browser test of view was not run (listed as ignored)"
+fi
+if [[ -d .venv/node/node_modules/tsshogi ]] && command -v node >/dev/null 2>&1; then
+  cargo test -p shogi-rules --test integration -- --ignored tsshogi
+else
+  echo "test.sh: no Node.js/tsshogi: the KI2 cross-check against tsshogi was not run (listed as ignored)"
 fi
 echo "test.sh: all tests finished after $(( $(date +%s) - start )) s"
 # The lint gate, so `make lint` keeps working on a fresh clone.

@@ -247,15 +247,18 @@ fn import_reads_every_format_filters_resumes_and_learn_trains_on_it() {
     );
 }
 
-/// Records as people have them: a Kifu for Windows file in Shift_JIS (with a CP932-only
-/// character), a CSA file in EUC-JP, and a file in no encoding sorted first: the import
-/// reads the first two as their UTF-8 originals read, says which encoding it used,
+/// Records as people have them: a Kifu for Windows file and a KI2 file in Shift_JIS (with a
+/// CP932-only character), a CSA file in EUC-JP, and a file in no encoding sorted first:
+/// the import reads the first three as their UTF-8 originals read, says which encoding it used,
 /// skips the third by name and goes on, and exits 0.
 #[test]
 fn import_reads_shift_jis_and_euc_jp_and_never_stops_at_a_bad_file() {
     let tmp = tempfile::tempdir().unwrap();
     let data = shogi_testkit::repo_root().join("crates/rules/tests/data/records");
     let kif = std::fs::read_to_string(data.join("kifu-for-windows.kif"))
+        .unwrap()
+        .replace("棋戦：テスト対局", "棋戦：第Ⅷ期テスト対局");
+    let ki2 = std::fs::read_to_string(data.join("newspaper.ki2"))
         .unwrap()
         .replace("棋戦：テスト対局", "棋戦：第Ⅷ期テスト対局");
     let csa = std::fs::read_to_string(data.join("floodgate-multi.csa"))
@@ -267,6 +270,10 @@ fn import_reads_shift_jis_and_euc_jp_and_never_stops_at_a_bad_file() {
     }
     std::fs::write(originals.join("game.kif"), &kif).unwrap();
     std::fs::write(originals.join("games.csa"), &csa).unwrap();
+    std::fs::write(originals.join("game.ki2u"), &ki2).unwrap();
+    let (sjis, _, unmappable) = encoding_rs::SHIFT_JIS.encode(&ki2);
+    assert!(!unmappable);
+    std::fs::write(encoded.join("game.ki2"), &sjis).unwrap();
     let (sjis, _, unmappable) = encoding_rs::SHIFT_JIS.encode(&kif);
     assert!(!unmappable);
     std::fs::write(encoded.join("game.kif"), &sjis).unwrap();
@@ -298,6 +305,7 @@ fn import_reads_shift_jis_and_euc_jp_and_never_stops_at_a_bad_file() {
     let text = import(&encoded, &from_encoded);
     assert!(text.contains("game.kif: read as Shift_JIS"), "{text}");
     assert!(text.contains("games.csa: read as EUC-JP"), "{text}");
+    assert!(text.contains("game.ki2: read as Shift_JIS"), "{text}");
     assert!(
         text.contains("a-garbage.kif: the file:") && text.contains("not text in UTF-8"),
         "{text}"

@@ -52,7 +52,7 @@ enum Command {
     /// Write self-play games from replay chunks as USI, CSA and KIF files.
     #[command(after_help = examples::EXPORT)]
     Export(cmd::export::ExportArgs),
-    /// Turn game records (CSA, floodgate archives, KIF, USI, hcpe, hcpe3) into replay chunks to learn from.
+    /// Turn game records (CSA, floodgate archives, KIF, KI2, USI, hcpe, hcpe3) into replay chunks to learn from.
     #[command(after_help = examples::IMPORT)]
     Import(cmd::import::ImportArgs),
     /// Print versions, libtorch's view of the machine, and the device a run would use.

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use shogi_game::{Color, EndReason, Outcome};
-use shogi_rules::kifu::{Ending, Record, from_csa_games, from_kif, from_usi_line};
+use shogi_rules::kifu::{Ending, Record, from_csa_games, from_ki2, from_kif, from_usi_line};
 use shogi_rules::{Move, Position, Variant};
 
 use crate::hcpe::{Hcpe3Game, Hcpe3Reader, HcpePosition, HcpeReader, winner_of_result};
@@ -33,8 +33,10 @@ pub const IMPORT_GAMES_PER_CHUNK: usize = 256;
 pub enum RecordFormat {
     /// CSA, one game or several separated by `/` lines (`.csa`).
     Csa,
-    /// KIF, UTF-8 (`.kif`, `.kifu`).
+    /// KIF (`.kif`, `.kifu`).
     Kif,
+    /// KI2: KIF's moves without their source squares (`.ki2`, `.ki2u`).
+    Ki2,
     /// One USI `position` line per game (`.usi`, `.sfen`).
     Usi,
     /// dlshogi's `hcpe`: one position per 38-byte entry (`.hcpe`).
@@ -50,6 +52,7 @@ impl RecordFormat {
         Some(match ext.as_str() {
             "csa" => RecordFormat::Csa,
             "kif" | "kifu" => RecordFormat::Kif,
+            "ki2" | "ki2u" => RecordFormat::Ki2,
             "usi" | "sfen" => RecordFormat::Usi,
             "hcpe" => RecordFormat::Hcpe,
             "hcpe3" => RecordFormat::Hcpe3,
@@ -58,13 +61,15 @@ impl RecordFormat {
     }
 
     /// The extensions read, for messages.
-    pub const EXTENSIONS: &'static str = ".csa, .kif, .kifu, .usi, .sfen, .hcpe, .hcpe3";
+    pub const EXTENSIONS: &'static str =
+        ".csa, .kif, .kifu, .ki2, .ki2u, .usi, .sfen, .hcpe, .hcpe3";
 
     /// The format's name, for messages (`CSA`, `KIF`, `USI`, `hcpe`, `hcpe3`).
     pub fn name(self) -> &'static str {
         match self {
             RecordFormat::Csa => "CSA",
             RecordFormat::Kif => "KIF",
+            RecordFormat::Ki2 => "KI2",
             RecordFormat::Usi => "USI",
             RecordFormat::Hcpe => "hcpe",
             RecordFormat::Hcpe3 => "hcpe3",
@@ -510,7 +515,7 @@ pub fn read_records_in(
                 "binary",
             ));
         }
-        RecordFormat::Csa | RecordFormat::Kif | RecordFormat::Usi => {
+        RecordFormat::Csa | RecordFormat::Kif | RecordFormat::Ki2 | RecordFormat::Usi => {
             let bytes = fs::read(path)?;
             bytes_read.store(bytes.len() as u64, Ordering::Relaxed);
             let decoded = crate::text::decode_record_text(&bytes)
@@ -523,6 +528,7 @@ pub fn read_records_in(
                     .map(|r| r.map_err(|e| e.to_string()))
                     .collect(),
                 RecordFormat::Kif => vec![from_kif(&text).map_err(|e| e.to_string())],
+                RecordFormat::Ki2 => vec![from_ki2(&text).map_err(|e| e.to_string())],
                 _ => text
                     .lines()
                     .enumerate()

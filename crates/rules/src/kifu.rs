@@ -7,10 +7,12 @@ use shogi_game::Outcome;
 use thiserror::Error;
 
 mod ending;
+mod ki2;
 mod kif;
 mod usi;
 
 pub use ending::Ending;
+pub use ki2::from_ki2;
 pub use kif::from_kif;
 pub use usi::from_usi_line;
 

@@ -1,4 +1,4 @@
-//! `shogi-zero import`: game records people have (CSA and floodgate archives, KIF, USI
+//! `shogi-zero import`: game records people have (CSA and floodgate archives, KIF, KI2, USI
 //! lines, dlshogi's hcpe and hcpe3) as replay chunks that `learn` trains on, filtered
 //! by rating, length, ending and duplicates. Killed at any point, the same command
 //! resumes where its last chunk ended.
@@ -20,7 +20,7 @@ use shogi_records::record::{ChunkWriter, read_chunk_dir};
 /// Arguments of `shogi-zero import`.
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// Record files, or directories searched for them (.csa, .kif, .kifu, .usi, .sfen,
+    /// Record files, or directories searched for them (.csa, .kif, .kifu, .ki2, .ki2u, .usi, .sfen,
     /// .hcpe, .hcpe3).
     #[arg(required = true)]
     pub records: Vec<PathBuf>,

@@ -194,7 +194,7 @@ fn sibling_variant(path: &Path) -> Option<GameKind> {
     summary.variant.parse().ok()
 }
 
-/// One game of a record file the import reads (CSA, KIF, USI, hcpe, hcpe3).
+/// One game of a record file the import reads (CSA, KIF, KI2, USI, hcpe, hcpe3).
 fn from_record_file(path: &Path, index: usize) -> Result<Source> {
     use shogi_records::import::{ReadRecord, read_records};
     use shogi_rules::Variant;

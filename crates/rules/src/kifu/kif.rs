@@ -42,7 +42,7 @@ const KANJI_DIGITS: [char; 10] = ['〇', '一', '二', '三', '四', '五', '六
 const WIDE_DIGITS: [char; 10] = ['０', '１', '２', '３', '４', '５', '６', '７', '８', '９'];
 
 /// A digit 1..=9 written as ASCII, full width or kanji.
-fn digit(c: char) -> Option<u8> {
+pub(super) fn digit(c: char) -> Option<u8> {
     if let Some(d) = c.to_digit(10) {
         return u8::try_from(d).ok();
     }
@@ -84,7 +84,7 @@ fn kanji_count(s: &str) -> Option<u8> {
 
 /// The piece a name at the start of `s` stands for and the name's length in bytes
 /// (two-character names such as 成香 first).
-fn piece_prefix(s: &str) -> Option<(PieceKind, usize)> {
+pub(super) fn piece_prefix(s: &str) -> Option<(PieceKind, usize)> {
     let mut best: Option<(PieceKind, usize)> = None;
     for (i, name) in KIF_NAMES.iter().enumerate() {
         if s.starts_with(name) && best.is_none_or(|(_, len)| name.len() > len) {
@@ -109,7 +109,7 @@ fn header_value<'a>(line: &'a str, key: &str) -> Option<&'a str> {
 
 /// A BOD board diagram being read (`|v香v桂...|一` rows, 持駒 lines, 手番).
 #[derive(Default)]
-struct Diagram {
+pub(super) struct Diagram {
     board: Vec<Option<(Color, PieceKind)>>,
     rows: usize,
     hands: [[u8; 7]; 2],
@@ -118,7 +118,7 @@ struct Diagram {
 }
 
 impl Diagram {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         Diagram {
             board: vec![None; 81],
             ..Diagram::default()
@@ -168,6 +168,36 @@ impl Diagram {
         Ok(())
     }
 
+    /// The record's start: this diagram if one was read, else `start` (手合割 or
+    /// `#SFEN:`), else the even start. `line` is where the moves began, for errors.
+    pub(super) fn start_position(
+        &self,
+        start: Option<&Position>,
+        format: &'static str,
+        line: usize,
+    ) -> Result<Position, RecordError> {
+        if !self.seen {
+            return Ok(start
+                .cloned()
+                .unwrap_or_else(|| Position::startpos(Variant::Shogi)));
+        }
+        let err = |reason: &str| RecordError::Syntax {
+            format,
+            line,
+            text: String::new(),
+            reason: reason.to_string(),
+        };
+        if self.rows != 9 {
+            return Err(err("the board diagram has fewer than nine rows"));
+        }
+        let board: [Option<(Color, PieceKind)>; 81] = self
+            .board
+            .clone()
+            .try_into()
+            .map_err(|_| err("board size"))?;
+        build(&board, &self.hands, self.side.unwrap_or(Color::Black))
+    }
+
     /// `先手の持駒：歩三　香` or `なし`.
     fn hand(&mut self, color: Color, list: &str) -> Result<(), &'static str> {
         self.seen = true;
@@ -186,7 +216,7 @@ impl Diagram {
     }
 }
 
-/// Reads a KIF record (UTF-8; a Shift_JIS file must be converted first). The start is
+/// Reads a KIF record (text already decoded: `shogi_records::text` reads the encodings). The start is
 /// 手合割 (平手 or a handicap), a BOD diagram, or `#SFEN:`; without any, the even start.
 /// Moves are checked for legality; the ending word (投了, 詰み, 千日手, 持将棋, 切れ負け,
 /// 反則勝ち/負け, 入玉勝ち, 中断) becomes the record's CSA end marker.
@@ -236,21 +266,7 @@ pub fn from_kif(text: &str) -> Result<Record, RecordError> {
             return Err(err("expected a numbered move"));
         };
         if pos.is_none() {
-            let p = match (&start, diagram.seen) {
-                (_, true) => {
-                    if diagram.rows != 9 {
-                        return Err(err("the board diagram has fewer than nine rows"));
-                    }
-                    let board: [Option<(Color, PieceKind)>; 81] = diagram
-                        .board
-                        .clone()
-                        .try_into()
-                        .map_err(|_| err("board size"))?;
-                    build(&board, &diagram.hands, diagram.side.unwrap_or(Color::Black))?
-                }
-                (Some(p), false) => p.clone(),
-                (None, false) => Position::startpos(Variant::Shogi),
-            };
+            let p = diagram.start_position(start.as_ref(), "kif", line)?;
             start = Some(p.clone());
             pos = Some(p);
         }
@@ -277,22 +293,9 @@ pub fn from_kif(text: &str) -> Result<Record, RecordError> {
         prev_to = Some(mv.to());
         moves.push(mv);
     }
-    let start = match start {
-        Some(p) => p,
-        None if diagram.seen => {
-            let board: [Option<(Color, PieceKind)>; 81] = diagram
-                .board
-                .clone()
-                .try_into()
-                .map_err(|_| RecordError::Syntax {
-                    format: "kif",
-                    line: 0,
-                    text: String::new(),
-                    reason: "board size".into(),
-                })?;
-            build(&board, &diagram.hands, diagram.side.unwrap_or(Color::Black))?
-        }
-        None => Position::startpos(Variant::Shogi),
+    let start = match pos {
+        Some(_) => start.expect("set with the first move"),
+        None => diagram.start_position(start.as_ref(), "kif", 0)?,
     };
     Ok(Record {
         start,
@@ -305,7 +308,7 @@ pub fn from_kif(text: &str) -> Result<Record, RecordError> {
 
 /// A header line before the moves (手合割, names, a diagram's rows, hands and side to
 /// move): read into the record being built. `Ok(false)` for a line that is none of these.
-fn header(
+pub(super) fn header(
     line: &str,
     start: &mut Option<Position>,
     names: &mut [Option<String>; 2],

@@ -2,7 +2,8 @@
 
 use shogi_game::EndReason;
 use shogi_rules::kifu::{
-    Ending, Record, from_csa, from_csa_games, from_kif, from_usi_line, kif_move, to_csa, to_kif,
+    Ending, Record, from_csa, from_csa_games, from_ki2, from_kif, from_usi_line, kif_move, to_csa,
+    to_kif,
 };
 use shogi_rules::{Color, Position, Variant};
 use shogi_testkit::pick;
@@ -365,4 +366,143 @@ fn a_repeated_csa_end_marker_is_read() {
     assert_eq!(rec.end.as_deref(), Some("KACHI"));
     assert_eq!(rec.moves.len(), 2);
     assert!(from_csa(&format!("{head}%TORYO\n+2726FU\n")).is_err());
+}
+
+/// Runs the tsshogi record oracle (`scripts/oracle/tsshogi_records.cjs`) on `request`.
+fn tsshogi(request: &serde_json::Value) -> serde_json::Value {
+    use std::io::Write;
+    let script = shogi_testkit::repo_root().join("scripts/oracle/tsshogi_records.cjs");
+    let mut child = std::process::Command::new("node")
+        .arg(&script)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("node (Node.js) runs the tsshogi oracle: install it, then scripts/bootstrap.sh");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(request.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "the tsshogi oracle failed (scripts/bootstrap.sh installs tsshogi into .venv/node):\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// tsshogi's special moves that end a game, with the CSA marker each stands for when
+/// `to_move` is the side to move after the last move.
+fn special_marker(special: &str, to_move: Color) -> Option<String> {
+    let loser = |c: Color| {
+        Some(match c {
+            Color::Black => "+ILLEGAL_ACTION".to_string(),
+            Color::White => "-ILLEGAL_ACTION".to_string(),
+        })
+    };
+    match special {
+        "resign" => Some("TORYO".into()),
+        "interrupt" => Some("CHUDAN".into()),
+        "repetitionDraw" => Some("SENNICHITE".into()),
+        "impass" => Some("JISHOGI".into()),
+        "timeout" => Some("TIME_UP".into()),
+        "enteringOfKing" => Some("KACHI".into()),
+        "foulWin" => loser(to_move.flip()),
+        "foulLose" => loser(to_move),
+        _ => None,
+    }
+}
+
+/// KI2 written by an independent writer (tsshogi, ShogiHome's record library): random
+/// games from the even start and every handicap, whose moves need every word KI2 uses
+/// to tell pieces apart, each ending one way; the KI2 reader must read back every move
+/// and the ending. Then tsshogi reads the KI2 written by hand for the unit tests and
+/// must agree with the reader move for move.
+#[test]
+#[ignore = "needs Node.js and tsshogi (scripts/bootstrap.sh installs it where npm is); scripts/test.sh runs it by name"]
+fn ki2_written_by_tsshogi_reads_back_move_for_move() {
+    const SPECIALS: [&str; 9] = [
+        "resign",
+        "interrupt",
+        "repetitionDraw",
+        "impass",
+        "timeout",
+        "enteringOfKing",
+        "foulWin",
+        "foulLose",
+        "",
+    ];
+    let mut games = Vec::new();
+    for seed in 1..=160u64 {
+        let handicaps = shogi_rules::HANDICAPS;
+        let start = if seed % 4 == 0 {
+            let (name, _) = handicaps[(seed / 4) as usize % handicaps.len()];
+            Position::handicap(name).unwrap()
+        } else {
+            Position::startpos(Variant::Shogi)
+        };
+        let game = random_game(seed, start, 40 + (seed as usize * 7) % 140);
+        let special = SPECIALS[seed as usize % SPECIALS.len()];
+        games.push((game, special));
+    }
+    let write: Vec<serde_json::Value> = games
+        .iter()
+        .map(|(game, special)| {
+            let moves: Vec<String> = game.moves.iter().map(|m| m.to_string()).collect();
+            let usi = format!(
+                "position sfen {} moves {}",
+                game.start.to_sfen(),
+                moves.join(" ")
+            );
+            serde_json::json!({"usi": usi, "special": special, "format": "ki2"})
+        })
+        .collect();
+    let reply = tsshogi(&serde_json::json!({ "write": write }));
+    let written = reply["written"].as_array().unwrap();
+    let mut words_seen = std::collections::BTreeSet::new();
+    for ((game, special), text) in games.iter().zip(written) {
+        let text = text.as_str().unwrap();
+        for word in ["右", "左", "直", "上", "引", "寄", "打", "不成", "同"] {
+            if text.contains(word) {
+                words_seen.insert(word);
+            }
+        }
+        let read = from_ki2(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(read.start, game.start, "{text}");
+        assert_eq!(read.moves, game.moves, "{text}");
+        let to_move = game.final_position().side_to_move();
+        assert_eq!(
+            read.end,
+            special_marker(special, to_move),
+            "{special}\n{text}"
+        );
+    }
+    assert_eq!(words_seen.len(), 9, "the games used only {words_seen:?}");
+
+    let fixtures = [
+        "手合割：平手\n▲７六歩    △３四歩    ▲２二角成  △同　銀\n▲４五角\nまで5手で先手の勝ち\n".to_string(),
+        "▲７六歩 △３四歩 ▲５八金左 △５二金右 ▲４八金寄 △６二銀 ▲５八金上 △４二金寄\n▲４九金引\nまで9手で中断\n".to_string(),
+        std::fs::read_to_string(
+            shogi_testkit::repo_root().join("crates/rules/tests/data/records/newspaper.ki2"),
+        )
+        .unwrap(),
+    ];
+    let read: Vec<serde_json::Value> = fixtures
+        .iter()
+        .map(|text| serde_json::json!({"format": "ki2", "text": text}))
+        .collect();
+    let reply = tsshogi(&serde_json::json!({ "read": read }));
+    for (text, theirs) in fixtures.iter().zip(reply["read"].as_array().unwrap()) {
+        let ours = from_ki2(text).unwrap();
+        assert!(!ours.moves.is_empty() && ours.end.is_some(), "{text}");
+        let moves: Vec<String> = ours.moves.iter().map(|m| m.to_string()).collect();
+        assert_eq!(
+            theirs["usi"].as_str().unwrap(),
+            format!("position startpos moves {}", moves.join(" ")),
+            "{text}"
+        );
+    }
 }

@@ -88,6 +88,16 @@ proptest! {
         let _ = Position::from_sfen(Variant::Shogi, &s);
     }
 
+    /// KIF, KI2 and CSA readers on text made of their own pieces: an error at worst.
+    #[test]
+    fn record_readers_never_panic(
+        s in "(▲|△|同|　| |[１-９]|[一-九]|歩|香|桂|銀|金|角|飛|玉|と|成香|龍|馬|右|左|直|上|引|寄|打|成|不成|\\(|\\)|[1-9]|\n|まで|手で|先手の勝ち|手合割：|その他|\\||v|・){0,60}"
+    ) {
+        let _ = shogi_rules::kifu::from_ki2(&s);
+        let _ = shogi_rules::kifu::from_kif(&s);
+        let _ = shogi_rules::kifu::from_csa(&s);
+    }
+
     #[test]
     fn usi_parser_never_panics(s in ".{0,8}", t in "[1-9a-iPLNSGBRK*+]{0,6}") {
         let p = Position::startpos(Variant::Shogi);
