@@ -105,6 +105,9 @@ pub enum RecordError {
     /// The start position is not a legal position.
     #[error("start position: {0}")]
     Position(#[from] crate::SfenError),
+    /// A composed problem with one king (詰将棋): a position to solve, not a game.
+    #[error("a tsume problem (one king): a position to solve, not a game")]
+    Tsume,
     /// The format does not cover this variant.
     #[error("{0} records support standard shogi only")]
     Variant(&'static str),
@@ -455,7 +458,8 @@ impl CsaSetup {
             let name = std::str::from_utf8(&chunk[2..]).unwrap_or("");
             if &chunk[..2] == b"00" {
                 if name == "AL" {
-                    return Err("AL (all remaining pieces) is not supported");
+                    self.all_remaining_to_hand(color);
+                    continue;
                 }
                 let k = csa_kind(name)
                     .filter(|k| k.index() < 7)
@@ -470,6 +474,29 @@ impl CsaSetup {
             }
         }
         Ok(())
+    }
+
+    /// `00AL`: every piece not on the board or in a hand goes to `color`'s hand (the
+    /// kings aside), as tsume records give the defender the rest.
+    fn all_remaining_to_hand(&mut self, color: Color) {
+        // The full set of each kind in hand order: pawn, lance, knight, silver, bishop,
+        // rook, gold.
+        const FULL_SET: [u8; 7] = [18, 4, 4, 4, 2, 2, 4];
+        let mut placed = [0u8; 7];
+        for (_, kind) in self.board.iter().flatten() {
+            let base = kind.unpromote().index();
+            if base < 7 {
+                placed[base] = placed[base].saturating_add(1);
+            }
+        }
+        for hand in &self.hands {
+            for (k, n) in hand.iter().enumerate() {
+                placed[k] = placed[k].saturating_add(*n);
+            }
+        }
+        for k in 0..7 {
+            self.hands[color as usize][k] += FULL_SET[k].saturating_sub(placed[k]);
+        }
     }
 
     /// The position set up, `side` to move, validated as any SFEN.
@@ -512,6 +539,14 @@ fn build(
     hands: &[[u8; 7]; 2],
     side: Color,
 ) -> Result<Position, RecordError> {
+    let kings = board
+        .iter()
+        .flatten()
+        .filter(|(_, k)| *k == PieceKind::King)
+        .count();
+    if kings == 1 {
+        return Err(RecordError::Tsume);
+    }
     let piece_at = |sq: Square| board[sq.index()].map(|(c, k)| crate::Piece::new(c, k));
     Ok(Position::from_placement(piece_at, hands, side)?)
 }

@@ -506,3 +506,26 @@ fn ki2_written_by_tsshogi_reads_back_move_for_move() {
         );
     }
 }
+
+/// CSA's `P+00AL` / `P-00AL`: every piece not placed goes to that side's hand (the
+/// kings aside), as composed positions give the defender the rest. A problem with one
+/// king is a position to solve, not a game: refused with that reason.
+#[test]
+fn csa_all_remaining_pieces_go_to_a_hand_and_one_king_is_a_tsume() {
+    let text = "V2.2\nP-51OU\nP+99OU\nP+53KI\nP+00KI\nP-00AL\n+\n+0052KI\n%TSUMI\n";
+    let record = from_csa(text).unwrap();
+    assert_eq!(
+        record.start.to_sfen(),
+        "4k4/9/4G4/9/9/9/9/9/K8 b G2r2b2g4s4n4l18p 1"
+    );
+    assert_eq!(record.moves.len(), 1);
+    // Placed pieces count: a rook on the board leaves one for the hand.
+    let with_rook = from_csa("P-51OU\nP+59OU\nP+28HI\nP-00AL\n+\n").unwrap();
+    assert!(
+        with_rook.start.to_sfen().contains(" b r2b4g4s4n4l18p "),
+        "{}",
+        with_rook.start.to_sfen()
+    );
+    let one_king = from_csa("P-51OU\nP+53KI\nP+00KI\nP-00AL\n+\n+0052KI\n").unwrap_err();
+    assert!(one_king.to_string().contains("tsume"), "{one_king}");
+}
