@@ -245,6 +245,45 @@ fn import_reads_every_format_filters_resumes_and_learn_trains_on_it() {
         stderr.contains("--variant minishogi but the replay") && stderr.contains("is shogi"),
         "{stderr}"
     );
+
+    // `learn --records`: the import and the training in one command, the chunks in
+    // RUN/replay as `import` writes them; the same command again resumes the import.
+    let both = tmp.path().join("both");
+    let learn_records = [
+        "learn",
+        "--records",
+        r,
+        "--run",
+        both.to_str().unwrap(),
+        "--steps",
+        "2",
+        "--batch",
+        "16",
+        "--blocks",
+        "1",
+        "--channels",
+        "8",
+        "--device",
+        "cpu",
+    ];
+    let text = shogi_zero(&learn_records);
+    assert!(
+        text.contains(&format!("kept {kept} of {read} records")) && text.contains("steps: 2"),
+        "{text}"
+    );
+    assert_eq!(chunk_games(&both.join("replay")), chunk_games(&out));
+    let again = shogi_zero(&learn_records);
+    assert!(
+        again.contains("kept 0 of 0 records") && again.contains("steps: 2"),
+        "{again}"
+    );
+    let both_ways = std::process::Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+        .args(["learn", "--records", r, "--replay", o, "--run"])
+        .arg(tmp.path().join("neither"))
+        .output()
+        .unwrap();
+    assert!(!both_ways.status.success());
+    assert!(String::from_utf8_lossy(&both_ways.stderr).contains("cannot be used with"));
 }
 
 /// Records as people have them: a Kifu for Windows file and a KI2 file in Shift_JIS (with a

@@ -22,8 +22,14 @@ const LEARN_STEPS: u64 = 1000;
 #[derive(Debug, Args)]
 pub struct LearnArgs {
     /// Replay directory of record chunks.
-    #[arg(long, required_unless_present = "follow")]
+    #[arg(long, required_unless_present_any = ["follow", "records"])]
     pub replay: Option<PathBuf>,
+    /// Game records to import and train on in one command (files, or directories
+    /// searched for them, as `import` reads them): imported into RUN/replay with
+    /// `import`'s defaults, then trained on as `--replay RUN/replay`. The same command
+    /// again resumes the import where it ended.
+    #[arg(long, num_args = 1.., conflicts_with_all = ["replay", "follow"], requires = "run")]
+    pub records: Vec<PathBuf>,
     /// Run directory (TensorBoard logs, candidates).
     #[arg(long, required_unless_present = "follow")]
     pub run: Option<PathBuf>,
@@ -115,14 +121,41 @@ fn replay_variant(dir: &std::path::Path, asked: Option<GameKind>) -> Result<Game
     }
 }
 
+/// `learn --records`: imports `records` into `<run_dir>/replay` as `import` would with
+/// its defaults (the same command line, so the defaults are `import`'s own) and returns
+/// that directory.
+fn import_records(records: &[PathBuf], run_dir: &std::path::Path) -> Result<PathBuf> {
+    #[derive(clap::Parser)]
+    struct Import {
+        #[command(flatten)]
+        args: super::import::ImportArgs,
+    }
+    let out = run_dir.join("replay");
+    let mut command_line = vec![std::ffi::OsString::from("import")];
+    command_line.extend(records.iter().map(|p| p.as_os_str().to_owned()));
+    command_line.push("--out".into());
+    command_line.push(out.as_os_str().to_owned());
+    let import = <Import as clap::Parser>::try_parse_from(command_line)?;
+    println!("learn: importing the records into {}", out.display());
+    super::import::run(&import.args)
+        .with_context(|| format!("importing the records into {}", out.display()))?;
+    Ok(out)
+}
+
 /// Runs `learn`.
 pub fn run(args: &LearnArgs) -> Result<()> {
     if let Some(run_dir) = &args.follow.follow {
         return super::train::follow(run_dir, &args.follow.overrides, shogi_run::Roles::LEARN);
     }
-    let (Some(replay), Some(run_dir)) = (&args.replay, &args.run) else {
-        bail!("--replay DIR and --run DIR (or --follow RUN_DIR) are required");
+    let Some(run_dir) = &args.run else {
+        bail!("--run DIR (with --replay DIR or --records FILES), or --follow RUN_DIR, is required");
     };
+    let replay = match &args.replay {
+        Some(replay) => replay.clone(),
+        None if !args.records.is_empty() => import_records(&args.records, run_dir)?,
+        None => bail!("--replay DIR or --records FILES... is required"),
+    };
+    let replay = &replay;
     let variant = replay_variant(replay, args.variant)?;
     let game = shogi_registry::layout(variant);
     let layout = shogi_registry::layout_with(variant, args.features.unwrap_or_default())
