@@ -98,6 +98,36 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
 
+/// A KIF text as its file is written: Shift_JIS (CP932) with the `.kif` extension, as
+/// the format defines and Kifu for Windows, ShogiHome and Shogidokoro read it, where
+/// every character has a Shift_JIS code; else UTF-8 with `.kifu`.
+pub fn kif_file(text: &str) -> KifFile {
+    let (bytes, _, unmappable) = SHIFT_JIS.encode(text);
+    if unmappable {
+        KifFile {
+            extension: "kifu",
+            encoding: UTF_8.name(),
+            bytes: text.as_bytes().to_vec(),
+        }
+    } else {
+        KifFile {
+            extension: "kif",
+            encoding: SHIFT_JIS.name(),
+            bytes: bytes.into_owned(),
+        }
+    }
+}
+
+/// What [`kif_file`] writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KifFile {
+    /// `kif` or `kifu`.
+    pub extension: &'static str,
+    /// `Shift_JIS` or `UTF-8`.
+    pub encoding: &'static str,
+    pub bytes: Vec<u8>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,5 +179,18 @@ mod tests {
     fn bytes_of_no_encoding_are_refused_by_name() {
         let err = decode_record_text(b"\x81\x00\xff\xfe\x80").unwrap_err();
         assert!(err.contains("EUC-JP"), "{err}");
+    }
+
+    #[test]
+    fn kif_is_written_in_shift_jis_where_it_can_be_and_reads_back() {
+        let text = "先手：羽生善治\n   1 ７六歩(77)\n";
+        let file = kif_file(text);
+        assert_eq!((file.extension, file.encoding), ("kif", "Shift_JIS"));
+        let back = decode_record_text(&file.bytes).unwrap();
+        assert_eq!((back.text.as_str(), back.encoding), (text, "Shift_JIS"));
+        // A name with no Shift_JIS code: UTF-8, as .kifu.
+        let file = kif_file("先手：😀\n");
+        assert_eq!((file.extension, file.encoding), ("kifu", "UTF-8"));
+        assert_eq!(file.bytes, "先手：😀\n".as_bytes());
     }
 }

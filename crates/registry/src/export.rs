@@ -100,8 +100,10 @@ pub fn to_kif_text(record: &GameRecord) -> Result<String, ExportError> {
 
 /// Writes a finished game into `dir` (created if missing): `<name>.usi` (the
 /// `position sfen ... moves ...` line) always, and `<name>.csa` and `<name>.kif` for
-/// standard shogi (minishogi has no CSA/KIF). Each file is written to a temporary name
-/// and renamed into place. Returns the paths written.
+/// standard shogi (minishogi has no CSA/KIF); the KIF in Shift_JIS, as the format
+/// defines (`<name>.kifu` in UTF-8 should a character have no Shift_JIS code:
+/// [`shogi_records::text::kif_file`]). Each file is written to a temporary name and
+/// renamed into place. Returns the paths written.
 pub fn write_game_dir(
     record: &GameRecord,
     dir: &Path,
@@ -109,14 +111,18 @@ pub fn write_game_dir(
 ) -> Result<Vec<PathBuf>, ExportError> {
     let usi = to_usi_position(record)?;
     std::fs::create_dir_all(dir).map_err(ExportError::io(dir))?;
-    let mut files = vec![(dir.join(format!("{name}.usi")), usi + "\n")];
+    let mut files = vec![(dir.join(format!("{name}.usi")), (usi + "\n").into_bytes())];
     if variant_from_name(&record.variant) == Some(Variant::Shogi) {
-        files.push((dir.join(format!("{name}.csa")), to_csa_text(record)?));
-        files.push((dir.join(format!("{name}.kif")), to_kif_text(record)?));
+        files.push((
+            dir.join(format!("{name}.csa")),
+            to_csa_text(record)?.into_bytes(),
+        ));
+        let kif = shogi_records::text::kif_file(&to_kif_text(record)?);
+        files.push((dir.join(format!("{name}.{}", kif.extension)), kif.bytes));
     }
     let mut written = Vec::new();
-    for (path, text) in files {
-        shogi_rundir::write_atomic(&path, text.as_bytes()).map_err(ExportError::io(&path))?;
+    for (path, bytes) in files {
+        shogi_rundir::write_atomic(&path, &bytes).map_err(ExportError::io(&path))?;
         written.push(path);
     }
     Ok(written)

@@ -99,9 +99,15 @@ pub fn run(args: &ExportArgs) -> Result<()> {
         }
     }
     println!(
-        "exported {games} games ({files} files) from {} chunks to {}{}",
+        "exported {games} games ({files} files) from {} chunks to {}{}{}",
         chunks.len() - skipped,
         args.out.display(),
+        if files > games {
+            // Shogi games: their KIF as the format defines it (registry::export).
+            "; KIF in Shift_JIS (.kif; UTF-8 .kifu for a game with a character Shift_JIS lacks)"
+        } else {
+            ""
+        },
         if skipped > 0 {
             format!("; {skipped} damaged chunks skipped")
         } else {

@@ -69,7 +69,13 @@ fn game_dir_gets_usi_csa_and_kif() {
     assert_eq!(usi.trim_end(), to_usi_position(&rec).unwrap());
     let csa = std::fs::read_to_string(sub.join("g000001.csa")).unwrap();
     assert_eq!(from_csa(&csa).unwrap().moves.len(), rec.moves.len());
-    assert!(sub.join("g000001.kif").exists());
+    // KIF in Shift_JIS, as the format defines; it reads back move for move.
+    let kif =
+        shogi_records::text::decode_record_text(&std::fs::read(sub.join("g000001.kif")).unwrap())
+            .unwrap();
+    assert_eq!(kif.encoding, "Shift_JIS");
+    let back = shogi_rules::kifu::from_kif(&kif.text).unwrap();
+    assert_eq!(back.moves, replay(&rec).unwrap().moves());
     // No temporary files left behind.
     let names: Vec<_> = std::fs::read_dir(&sub)
         .unwrap()
