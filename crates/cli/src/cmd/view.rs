@@ -3,7 +3,7 @@
 //! self-play records each move's root value and most visited moves). Any game the
 //! project writes: self-play chunks (`*.szgr`) and match or gate games (a games
 //! directory or its `summary.json`), of shogi, minishogi and tai shogi; and any single
-//! record file the import reads (`.csa`, `.kif`, `.usi`, `.hcpe`, `.hcpe3`, and a tai
+//! record file the import reads (`.csa`, `.kif`, `.ki2`, `.usi`, `.hcpe`, `.hcpe3`, and a tai
 //! game's `.txt`). For tai shogi no GUI exists: this page is how a person sees what the
 //! network plays.
 //!
@@ -29,7 +29,7 @@ const TEMPLATE: &str = include_str!("view.html");
 #[derive(Debug, Args)]
 pub struct ViewArgs {
     /// A self-play chunk (`*.szgr`), a match or gate games directory (with
-    /// `summary.json`), a `summary.json`, or one record file (`.csa`, `.kif`, `.usi`,
+    /// `summary.json`), a `summary.json`, or one record file (`.csa`, `.kif`, `.ki2`, `.usi`,
     /// `.hcpe`, `.hcpe3`, a tai game's `.txt`).
     record: PathBuf,
     /// Which game of the file, from 1 (a games directory's `game-0003.*` is game 3).
