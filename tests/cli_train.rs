@@ -351,6 +351,12 @@ fn selfplay_keeps_every_slot_busy_and_takes_each_new_network_in_flight() {
             "selfplay.games_per_generation=4",
             "--set",
             "gate.enabled=false",
+            // A window that grows with the positions played (KataGo's): the status line
+            // shows its size.
+            "--set",
+            "learner.window=400",
+            "--set",
+            "learner.window_growth=0.4",
         ],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -373,6 +379,21 @@ fn selfplay_keeps_every_slot_busy_and_takes_each_new_network_in_flight() {
     assert!(
         swaps >= 1,
         "no network was served to the games in flight:\n{log}"
+    );
+    let grown = status
+        .iter()
+        .filter_map(|l| {
+            l.split(" window ")
+                .nth(1)?
+                .split(' ')
+                .next()?
+                .parse::<u64>()
+                .ok()
+        })
+        .max();
+    assert!(
+        grown.is_some_and(|w| w > 400),
+        "the window never grew:\n{log}"
     );
     let (games, skipped) = shogi_records::read_chunk_dir(&run.replay()).unwrap();
     assert!(

@@ -10,4 +10,4 @@ pub mod window;
 pub use learner::{Learner, LearnerConfig, REPLAY_ACCOUNT_FILE, Summary, read_replay_account};
 pub use sample::{Sample, SampleConfig, samples_from_record};
 pub use schedule::LrSchedule;
-pub use window::{ReplayAccount, ReplayWindow, UNREADABLE_GRACE};
+pub use window::{ReplayAccount, ReplayWindow, UNREADABLE_GRACE, grown_window};

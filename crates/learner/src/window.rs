@@ -190,6 +190,17 @@ impl ReplayWindow {
         }
     }
 
+    /// Sets the window's size from the next refresh on (a window that grows keeps what it
+    /// holds and trims nothing until it is full again).
+    pub fn set_capacity(&mut self, capacity: usize) {
+        self.capacity = capacity.max(1);
+    }
+
+    /// The window's size, positions.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
     /// Samples trained before the account began, which the replay-ratio budget does not
     /// weigh against [`ReplayWindow::positions_counted`] ([`ReplayAccount::samples_before`]).
     pub fn samples_before_account(&self) -> u64 {
@@ -398,10 +409,47 @@ impl ReplayWindow {
     }
 }
 
+/// KataGo's growing window: `base` positions until the run has played that many, then
+/// `base x (1 + growth x ((played / base)^exponent - 1) / exponent)`, so it grows as a
+/// power of the data (KataGo: growth 0.4, exponent 0.75). `growth` 0 is a fixed window.
+pub fn grown_window(base: usize, growth: f64, exponent: f64, played: u64) -> usize {
+    let base_f = base.max(1) as f64;
+    let ratio = played as f64 / base_f;
+    if growth <= 0.0 || ratio <= 1.0 {
+        return base;
+    }
+    let grown = base_f * (1.0 + growth * (ratio.powf(exponent) - 1.0) / exponent);
+    // Never more than the positions played, nor past what a usize holds.
+    grown.min(played as f64).min(usize::MAX as f64 / 2.0) as usize
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use rand::SeedableRng;
+
+    #[test]
+    fn the_window_grows_as_katago_s_from_its_base() {
+        // KataGo's own figures: 250,000 rows, growth 0.4, exponent 0.75.
+        assert_eq!(grown_window(250_000, 0.4, 0.75, 100_000), 250_000);
+        assert_eq!(grown_window(250_000, 0.4, 0.75, 250_000), 250_000);
+        let at_10x = grown_window(250_000, 0.4, 0.75, 2_500_000);
+        let expected = 250_000.0 * (1.0 + 0.4 * (10f64.powf(0.75) - 1.0) / 0.75);
+        assert!(
+            (at_10x as f64 - expected).abs() < 1.0,
+            "{at_10x} vs {expected}"
+        );
+        assert!(at_10x > 250_000 && at_10x < 2_500_000);
+        // Monotone, and fixed without growth.
+        let mut last = 0;
+        for played in (0..50).map(|i| i * 100_000u64) {
+            let w = grown_window(250_000, 0.4, 0.75, played);
+            assert!(w >= last);
+            last = w;
+        }
+        assert_eq!(grown_window(25_000, 0.0, 0.75, u64::MAX), 25_000);
+        assert!(grown_window(25_000, 0.4, 0.75, u64::MAX) > 25_000);
+    }
 
     /// A sample marked with its game and position (tai layout: no mirroring).
     fn marked(game: usize, position: usize) -> Sample {

@@ -457,6 +457,12 @@ pub struct LearnerSection {
     pub batch: usize,
     /// Replay window: the most recent positions sampled from. Default 100000.
     pub window: usize,
+    /// > 0: the window grows with the positions the run has played, N, as KataGo's:
+    /// `window x (1 + growth x ((N / window)^window_exponent - 1) / window_exponent)`
+    /// once N passes `window` (KataGo: 0.4). 0: a fixed window. Default 0.
+    pub window_growth: f64,
+    /// The exponent of that growth, in (0, 1] (KataGo: 0.75). Default 0.75.
+    pub window_exponent: f64,
     /// Positions in the window before the first step. Default 2000.
     pub min_positions: usize,
     /// Most samples trained per position played (throttles the learner so it does not
@@ -551,6 +557,8 @@ impl Default for LearnerSection {
         LearnerSection {
             batch: LearnerConfig::DEFAULT_BATCH,
             window: ReplayWindow::DEFAULT_CAPACITY,
+            window_growth: 0.0,
+            window_exponent: 0.75,
             min_positions: 2000,
             replay_ratio: 4.0,
             steps_per_candidate: LearnerConfig::DEFAULT_EXPORT_EVERY,
@@ -1295,6 +1303,8 @@ max_batch = 32
             "selfplay.resign_threshold",
             "selfplay.resign_disabled_fraction",
             "learner.replay_ratio",
+            "learner.window_growth",
+            "learner.window_exponent",
             "learner.lr",
             "learner.lr_factor",
             "learner.lr_min",

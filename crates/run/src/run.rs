@@ -175,6 +175,8 @@ struct Progress {
     steps_skipped: AtomicU64,
     /// Candidates the gate moved to `rejected/` because they would not load.
     candidates_set_aside: AtomicU64,
+    /// The replay window's size where it grows (`learner.window_growth`); 0 otherwise.
+    window: AtomicU64,
 }
 
 impl Progress {
@@ -505,10 +507,14 @@ fn status_line(progress: &Progress, began: Instant) -> String {
         ),
         _ => String::new(),
     };
+    let window = match progress.window.load(Ordering::Relaxed) {
+        0 => String::new(),
+        size => format!(" window {size}"),
+    };
     // Plies are positions played (and stored); simulations are network evaluations
     // (`shogi-zero selfplay` reports those as positions/s); samples are learner rows.
     format!(
-        "[{:>5.0}s] games {} ({:.1}/min, {:.0}% decisive, {} in flight) plies {} ({:.0}/s, {:.0} simulations/s) batch fill {:.0}%{} | step {} ({:.0} samples/s) {} | best {} | {}{}",
+        "[{:>5.0}s] games {} ({:.1}/min, {:.0}% decisive, {} in flight) plies {} ({:.0}/s, {:.0} simulations/s) batch fill {:.0}%{} | step {} ({:.0} samples/s){} {} | best {} | {}{}",
         secs,
         games,
         games as f64 / secs * 60.0,
@@ -521,6 +527,7 @@ fn status_line(progress: &Progress, began: Instant) -> String {
         cores_busy,
         progress.learner_step.load(Ordering::Relaxed),
         samples as f64 / secs,
+        window,
         loss,
         progress.best_name.lock().unwrap(),
         last_gate,
@@ -725,7 +732,7 @@ mod tests {
             batch_config, game_spec, gate_config, optimizer_settings, sample_config, search_config,
         };
         // Keys the run loop reads directly (budgets, actors, the learner's pace).
-        const RUN_LOOP: [&str; 16] = [
+        const RUN_LOOP: [&str; 18] = [
             "run.dir",
             "run.init",
             "run.minutes",
@@ -737,6 +744,8 @@ mod tests {
             "selfplay.half_inference",
             "learner.batch",
             "learner.window",
+            "learner.window_growth",
+            "learner.window_exponent",
             "learner.min_positions",
             "learner.replay_ratio",
             "learner.steps_per_candidate",

@@ -47,6 +47,8 @@ impl RunConfig {
                 s.resign_disabled_fraction as f64,
             ),
             ("learner.replay_ratio", l.replay_ratio),
+            ("learner.window_growth", l.window_growth),
+            ("learner.window_exponent", l.window_exponent),
             ("learner.lr", l.lr),
             ("learner.lr_factor", l.lr_factor),
             ("learner.lr_min", l.lr_min),
@@ -217,6 +219,20 @@ impl RunConfig {
         let window = format!("learner.window ({})", l.window);
         c.at_most("learner.min_positions", l.min_positions, l.window, &window)?;
         c.above_zero("learner.replay_ratio", l.replay_ratio)?;
+        if !(0.0..=10.0).contains(&l.window_growth) {
+            return Err(c.range(
+                "learner.window_growth",
+                l.window_growth.to_string(),
+                "must be between 0 (a fixed window) and 10",
+            ));
+        }
+        if !(l.window_exponent > 0.0 && l.window_exponent <= 1.0) {
+            return Err(c.range(
+                "learner.window_exponent",
+                l.window_exponent.to_string(),
+                "must be above 0 and at most 1",
+            ));
+        }
         for (key, v) in [("learner.lr", l.lr), ("learner.lr_min", l.lr_min)] {
             if !(0.0..=10.0).contains(&v) {
                 return Err(c.range(key, v.to_string(), "must be between 0 and 10"));

@@ -377,6 +377,18 @@ pub(super) fn learner_loop(
     let mut last_export = learner.step_count();
     const STEPS_PER_CALL: u64 = 5;
     while !stop_work() {
+        if l.window_growth > 0.0 {
+            let size = shogi_learner::grown_window(
+                l.window,
+                l.window_growth,
+                l.window_exponent,
+                window.positions_counted(),
+            );
+            if size != window.capacity() {
+                window.set_capacity(size);
+                progress.window.store(size as u64, Ordering::Relaxed);
+            }
+        }
         window.refresh().context("reading replay/")?;
         progress
             .chunks_skipped
