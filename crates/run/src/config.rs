@@ -457,9 +457,10 @@ pub struct LearnerSection {
     pub batch: usize,
     /// Replay window: the most recent positions sampled from. Default 100000.
     pub window: usize,
-    /// > 0: the window grows with the positions the run has played, N, as KataGo's:
-    /// `window x (1 + growth x ((N / window)^window_exponent - 1) / window_exponent)`
-    /// once N passes `window` (KataGo: 0.4). 0: a fixed window. Default 0.
+    /// Above 0, the window grows with the positions the run has played, N, as KataGo's
+    /// does: `window x (1 + growth x ((N / window)^window_exponent - 1) /
+    /// window_exponent)` once N passes `window` (KataGo: 0.4). 0: a fixed window.
+    /// Default 0.
     pub window_growth: f64,
     /// The exponent of that growth, in (0, 1] (KataGo: 0.75). Default 0.75.
     pub window_exponent: f64,
