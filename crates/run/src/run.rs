@@ -496,6 +496,14 @@ fn status_line(progress: &Progress, began: Instant) -> String {
         .unwrap_or_else(|| "no gate yet".into());
     let decisive = progress.actors.black_wins.load(Ordering::Relaxed)
         + progress.actors.white_wins.load(Ordering::Relaxed);
+    // Games the rules did not decide: given to the side ahead in material at the cap.
+    let adjudicated = match progress.actors.adjudications.load(Ordering::Relaxed) {
+        0 => String::new(),
+        n => format!(
+            ", {:.0}% adjudicated",
+            n as f64 * 100.0 / games.max(1) as f64
+        ),
+    };
     let simulations = progress.actors.simulations_run.load(Ordering::Relaxed);
     let samples = progress.learner_samples.load(Ordering::Relaxed);
     // CPU time over wall time since the invocation began: the cores the run keeps busy.
@@ -514,11 +522,12 @@ fn status_line(progress: &Progress, began: Instant) -> String {
     // Plies are positions played (and stored); simulations are network evaluations
     // (`shogi-zero selfplay` reports those as positions/s); samples are learner rows.
     format!(
-        "[{:>5.0}s] games {} ({:.1}/min, {:.0}% decisive, {} in flight) plies {} ({:.0}/s, {:.0} simulations/s) batch fill {:.0}%{} | step {} ({:.0} samples/s){} {} | best {} | {}{}",
+        "[{:>5.0}s] games {} ({:.1}/min, {:.0}% decisive{}, {} in flight) plies {} ({:.0}/s, {:.0} simulations/s) batch fill {:.0}%{} | step {} ({:.0} samples/s){} {} | best {} | {}{}",
         secs,
         games,
         games as f64 / secs * 60.0,
         decisive as f64 * 100.0 / games.max(1) as f64,
+        adjudicated,
         progress.actors.in_flight.load(Ordering::Relaxed),
         plies,
         plies as f64 / secs,
@@ -540,6 +549,19 @@ mod tests {
     use super::roles::claim_generation;
     use super::{Roles, generation_seed, model_config, optimizer_settings, sample_config};
     use crate::config::RunConfig;
+
+    #[test]
+    fn the_status_line_says_how_many_games_the_cap_decided() {
+        use std::sync::atomic::Ordering;
+        let progress = super::Progress::default();
+        let began = std::time::Instant::now();
+        assert!(!super::status_line(&progress, began).contains("adjudicated"));
+        progress.actors.games.store(4, Ordering::Relaxed);
+        progress.actors.black_wins.store(4, Ordering::Relaxed);
+        progress.actors.adjudications.store(3, Ordering::Relaxed);
+        let line = super::status_line(&progress, began);
+        assert!(line.contains("100% decisive, 75% adjudicated,"), "{line}");
+    }
 
     #[test]
     fn a_material_weight_gives_the_network_its_material_head() {
