@@ -372,3 +372,36 @@ fn import_reads_shift_jis_and_euc_jp_and_never_stops_at_a_bad_file() {
         String::from_utf8_lossy(&failed.stderr)
     );
 }
+
+/// No value of a `learn` flag panics: a network that would not build, a learning rate
+/// that is no number above 0 and an empty batch are refused by name before any step.
+#[test]
+fn learn_refuses_bad_flags_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let replay = tmp.path().join("replay");
+    std::fs::create_dir(&replay).unwrap();
+    for (flags, says) in [
+        (
+            &["--channels", "0"][..],
+            "--channels 0: channels must be > 0",
+        ),
+        (&["--blocks", "100000"][..], "blocks = 100000 exceeds"),
+        (&["--lr=-1"][..], "is not a learning rate"),
+        (&["--lr", "nan"][..], "is not a learning rate"),
+        (&["--batch", "0"][..], "must be at least 1"),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+            .args(["learn", "--variant", "shogi", "--device", "cpu", "--replay"])
+            .arg(&replay)
+            .arg("--run")
+            .arg(tmp.path().join("run"))
+            .args(flags)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            matches!(out.status.code(), Some(1 | 2)) && stderr.contains(says),
+            "{flags:?}: {stderr}"
+        );
+    }
+}

@@ -8,7 +8,7 @@ use shogi_features::FeatureSet;
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
 use shogi_model::{
     DEFAULT_BLOCKS, DEFAULT_CHANNELS, Expected, Model, OptimizerSettings, checkpoint_layout,
-    model_config_for_layout, parse_device,
+    parse_device,
 };
 
 use shogi_game::GameKind;
@@ -45,10 +45,10 @@ pub struct LearnArgs {
     #[arg(long, default_value_t = LEARN_STEPS)]
     pub steps: u64,
     /// Minibatch size.
-    #[arg(long, default_value_t = LearnerConfig::DEFAULT_BATCH)]
+    #[arg(long, default_value_t = LearnerConfig::DEFAULT_BATCH, value_parser = super::at_least_one)]
     pub batch: usize,
     /// Constant learning rate.
-    #[arg(long, default_value_t = OptimizerSettings::default().lr)]
+    #[arg(long, default_value_t = OptimizerSettings::default().lr, value_parser = super::learning_rate)]
     pub lr: f64,
     /// Positions kept in the replay window.
     #[arg(long, default_value_t = ReplayWindow::DEFAULT_CAPACITY)]
@@ -173,7 +173,7 @@ pub fn run(args: &LearnArgs) -> Result<()> {
         }
         None => (
             Model::new(
-                &model_config_for_layout(&layout, args.blocks, args.channels),
+                &super::fresh_model_config(&layout, args.blocks, args.channels)?,
                 device,
             ),
             None,

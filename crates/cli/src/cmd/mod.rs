@@ -179,3 +179,41 @@ pub(crate) fn positive_scale(text: &str) -> Result<f32, String> {
         Err(e) => Err(format!("{text:?} is not a number: {e}")),
     }
 }
+
+/// Parses a learning rate: finite, above 0 and at most 10 (`nan`, `0` or `-1` is refused
+/// with the value named, before any step).
+pub(crate) fn learning_rate(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 && x <= 10.0 => Ok(x),
+        Ok(_) => Err(format!(
+            "{text:?} is not a learning rate (above 0, at most 10)"
+        )),
+        Err(e) => Err(format!("{text:?} is not a number: {e}")),
+    }
+}
+
+/// Parses a count that must be at least 1 (a batch size).
+pub(crate) fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        Ok(_) => Err(format!("{text:?} must be at least 1")),
+        Err(e) => Err(format!("{text:?} is not a count: {e}")),
+    }
+}
+
+/// The model of a fresh network of `blocks` x `channels` for `layout`, refused by name
+/// where it would not build (a zero or an oversized dimension, too many parameters).
+pub(crate) fn fresh_model_config(
+    layout: &shogi_features::NetLayout,
+    blocks: usize,
+    channels: usize,
+) -> anyhow::Result<shogi_model::ModelConfig> {
+    let config = shogi_model::model_config_for_layout(layout, blocks, channels);
+    config.validate().map_err(|why| {
+        anyhow::anyhow!(
+            "--blocks {blocks} --channels {channels}: {}",
+            why.trim_start_matches("model config: ")
+        )
+    })?;
+    Ok(config)
+}

@@ -13,8 +13,7 @@ use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, uniform_batch
 use shogi_mcts::{RootSelection, SearchConfig};
 use shogi_model::{
     DEFAULT_BLOCKS, DEFAULT_CHANNELS, InferenceOptions, Model, NetService, SELFPLAY_HALF_INFERENCE,
-    SelfplayThreads, Serving, ThreadCount, available_cores, model_config_for_layout, parse_device,
-    selfplay_threads,
+    SelfplayThreads, Serving, ThreadCount, available_cores, parse_device, selfplay_threads,
 };
 use shogi_registry::RecordGame;
 use shogi_registry::{FromSpec, GameSpec, NetGame, TRAINING_MAX_PLIES, with_game_type};
@@ -256,7 +255,7 @@ where
                 service
             }
             None => {
-                let cfg = model_config_for_layout(&layout, args.blocks, args.channels);
+                let cfg = super::fresh_model_config(&layout, args.blocks, args.channels)?;
                 eprintln!(
                     "selfplay: fresh network {} blocks x {} channels",
                     cfg.blocks, cfg.channels
