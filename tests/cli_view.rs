@@ -259,6 +259,32 @@ fn a_record_file_of_any_format_opens() {
     let mini = page_of(&usi, "1");
     assert_eq!(moves(&mini), ["5d5c"]);
     assert!(mini["start_sfen"].as_str().unwrap().starts_with("rbsgk/"));
+    // A tsume problem (one king, the rest in the defender's hand): shown as its position
+    // alone, said to be a problem; the import leaves it out with that reason.
+    let tsume = dir.path().join("tsume.csa");
+    std::fs::write(&tsume, "V2.2\nP-51OU\nP+53KI\nP+00KI\nP-00AL\n+\n").unwrap();
+    let problem = page_of(&tsume, "1");
+    assert_eq!(moves(&problem), Vec::<String>::new());
+    assert_eq!(
+        problem["start_sfen"].as_str().unwrap(),
+        "4k4/9/4G4/9/9/9/9/9/9 b G2r2b2g4s4n4l18p 1"
+    );
+    assert!(
+        problem["meta"].as_str().unwrap().contains("tsume problem"),
+        "{}",
+        problem["meta"]
+    );
+    let imported = run(&[
+        "import",
+        tsume.to_str().unwrap(),
+        "--out",
+        dir.path().join("tsume-out").to_str().unwrap(),
+    ]);
+    let said = String::from_utf8_lossy(&imported.stdout);
+    assert!(
+        said.contains("tsume problem (a position, not a game) 1"),
+        "{said}"
+    );
     // A malformed game in a file is refused with its place; a game past the end by count.
     let out = run(&[
         "view",

@@ -17,7 +17,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use shogi_game::{Color, EndReason, Outcome};
-use shogi_rules::kifu::{Ending, Record, from_csa_games, from_ki2, from_kif, from_usi_line};
+use shogi_rules::kifu::{
+    Ending, Record, RecordError, from_csa_games, from_ki2, from_kif, from_usi_line,
+};
 use shogi_rules::{Move, Position, Variant};
 
 use crate::hcpe::{Hcpe3Game, Hcpe3Reader, HcpePosition, HcpeReader, winner_of_result};
@@ -414,6 +416,9 @@ impl Importer {
                 Ok(ReadRecord::Game { record, evals }) => {
                     self.consider(&record, evals.as_deref(), &mut |g| sink(g, index))
                 }
+                Ok(ReadRecord::Problem { .. }) => {
+                    self.stats.drop("tsume problem (a position, not a game)")
+                }
                 Ok(ReadRecord::Position(p)) => {
                     // A position is not a game: no ending, length or duplicate filter;
                     // its result is the game's.
@@ -446,6 +451,9 @@ pub enum ReadRecord {
     },
     /// One hcpe position, with the move played there.
     Position(HcpePosition),
+    /// A composed problem with one king (詰将棋): its position, as SFEN. Not a game: the
+    /// import leaves it out; `view` shows it.
+    Problem { sfen: String },
 }
 
 /// The records of one file in order, each a [`ReadRecord`] or what is wrong with it
@@ -481,8 +489,13 @@ pub fn read_records_in(
         record,
         evals: None,
     };
+    let text_record = |read: Result<Record, RecordError>| match read {
+        Ok(record) => Ok(game(record)),
+        Err(RecordError::Tsume { sfen }) => Ok(ReadRecord::Problem { sfen }),
+        Err(e) => Err(e.to_string()),
+    };
     let encoding: &'static str;
-    let games: Vec<Result<Record, String>> = match format {
+    let games: Vec<Result<ReadRecord, String>> = match format {
         RecordFormat::Hcpe | RecordFormat::Hcpe3 => {
             let file = BufReader::with_capacity(
                 1 << 20,
@@ -523,17 +536,14 @@ pub fn read_records_in(
             encoding = decoded.encoding;
             let text = decoded.text;
             match format {
-                RecordFormat::Csa => from_csa_games(&text)
-                    .into_iter()
-                    .map(|r| r.map_err(|e| e.to_string()))
-                    .collect(),
-                RecordFormat::Kif => vec![from_kif(&text).map_err(|e| e.to_string())],
-                RecordFormat::Ki2 => vec![from_ki2(&text).map_err(|e| e.to_string())],
+                RecordFormat::Csa => from_csa_games(&text).into_iter().map(text_record).collect(),
+                RecordFormat::Kif => vec![text_record(from_kif(&text))],
+                RecordFormat::Ki2 => vec![text_record(from_ki2(&text))],
                 _ => text
                     .lines()
                     .enumerate()
                     .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-                    .map(|(i, line)| usi_game(usi_variants, line, i + 1))
+                    .map(|(i, line)| usi_game(usi_variants, line, i + 1).map(game))
                     .collect(),
             }
         }
@@ -543,7 +553,7 @@ pub fn read_records_in(
             games
                 .into_iter()
                 .enumerate()
-                .map(move |(i, r)| r.map(game).map_err(|e| format!("game {}: {e}", i + 1))),
+                .map(move |(i, r)| r.map_err(|e| format!("game {}: {e}", i + 1))),
         ),
         encoding,
     ))

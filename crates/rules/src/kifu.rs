@@ -106,8 +106,9 @@ pub enum RecordError {
     #[error("start position: {0}")]
     Position(#[from] crate::SfenError),
     /// A composed problem with one king (詰将棋): a position to solve, not a game.
-    #[error("a tsume problem (one king): a position to solve, not a game")]
-    Tsume,
+    /// `sfen` is its position (which the rules, wanting two kings, would not accept).
+    #[error("a tsume problem (one king): a position to solve, not a game ({sfen})")]
+    Tsume { sfen: String },
     /// The format does not cover this variant.
     #[error("{0} records support standard shogi only")]
     Variant(&'static str),
@@ -544,10 +545,11 @@ fn build(
         .flatten()
         .filter(|(_, k)| *k == PieceKind::King)
         .count();
-    if kings == 1 {
-        return Err(RecordError::Tsume);
-    }
     let piece_at = |sq: Square| board[sq.index()].map(|(c, k)| crate::Piece::new(c, k));
+    if kings == 1 {
+        let sfen = crate::position::write_sfen(9, piece_at, side, hands, 1);
+        return Err(RecordError::Tsume { sfen });
+    }
     Ok(Position::from_placement(piece_at, hands, side)?)
 }
 

@@ -19,6 +19,7 @@ pub use exchange::{ExchangeValues, IMPASSE_VALUE};
 pub(crate) use geometry::Geometry;
 use geometry::{MINI_GEO, SHOGI_GEO, ZOBRIST};
 pub use legality::{IllegalMove, MoveParseError};
+pub(crate) use sfen::write_sfen;
 pub use sfen::{HANDICAPS, SfenError};
 use sfen::{START_MINI, START_SHOGI};
 

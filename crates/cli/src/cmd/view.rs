@@ -236,6 +236,24 @@ fn from_record_file(path: &Path, index: usize) -> Result<Source> {
             let outcome = record.outcome();
             (record, outcome)
         }
+        ReadRecord::Problem { sfen } => {
+            let record = GameRecord {
+                variant: GameKind::Shogi.name().to_string(),
+                start_sfen: sfen,
+                max_plies: 0,
+                impasse: 0,
+                outcome: Outcome::draw(shogi_game::EndReason::MaxPlies),
+                resignation_disabled: false,
+                moves: Vec::new(),
+            };
+            return Ok(Source {
+                meta: format!("shogi {} tsume problem (one king)", format.name()),
+                record,
+                searched: false,
+                result: "a position to solve, not a game".into(),
+                of,
+            });
+        }
         ReadRecord::Position(entry) => {
             // One position of a game: the entry keeps the game's result.
             let outcome = match entry.winner {
@@ -370,12 +388,22 @@ fn html_escape(text: &str) -> String {
 
 fn page_data<G: Game + RecordGame>(source: &Source, title: &str) -> Result<PageData> {
     let record = &source.record;
-    let mut game = G::replay_start(record)?;
+    // A position alone is drawn, not replayed: a tsume problem has one king, which the
+    // rules would not set up.
+    let mut game = match record.moves.is_empty() {
+        true => None,
+        false => Some(G::replay_start(record)?),
+    };
     let start = Diagram::parse(&record.start_sfen)?;
-    let first_side = side_letter(game.side_to_move());
+    let first_side = match &game {
+        Some(game) => side_letter(game.side_to_move()),
+        None if record.start_sfen.split_whitespace().nth(1) == Some("w") => "w",
+        None => "b",
+    };
     let mut before = start.clone();
     let mut plies = Vec::with_capacity(record.moves.len());
     for (ply, m) in record.moves.iter().enumerate() {
+        let game = game.as_mut().expect("replayed: the record has moves");
         let side = game.side_to_move();
         let Some(mv) = G::move_from_code(m.mv) else {
             bail!("move {} has an unknown code {}", ply + 1, m.mv);
