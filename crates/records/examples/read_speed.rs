@@ -40,7 +40,7 @@ fn main() -> Result<(), String> {
                 records += 1;
                 match record {
                     Ok(ReadRecord::Game { record, .. }) => positions += record.moves.len() as u64,
-                    Ok(ReadRecord::Position(_)) => positions += 1,
+                    Ok(ReadRecord::Position(_) | ReadRecord::Problem { .. }) => positions += 1,
                     Err(_) => malformed += 1,
                 }
             }
