@@ -94,6 +94,20 @@ fn chunk_games(dir: &std::path::Path) -> Vec<shogi_records::GameRecord> {
     games
 }
 
+/// `learn`'s flags for two steps of a one-block, 8-channel network on the CPU.
+const TWO_TINY_STEPS: &[&str] = &[
+    "--steps",
+    "2",
+    "--batch",
+    "16",
+    "--blocks",
+    "1",
+    "--channels",
+    "8",
+    "--device",
+    "cpu",
+];
+
 /// `import` reads every format, keeps what the filters accept, counts the rest by
 /// reason, names each malformed record by file and game, resumes after a stop without
 /// writing a game twice, and `learn` trains on what it wrote.
@@ -199,27 +213,23 @@ fn import_reads_every_format_filters_resumes_and_learn_trains_on_it() {
 
     // The imported games train a network.
     let net = tmp.path().join("net");
-    let text = shogi_zero(&[
-        "learn",
-        "--replay",
-        o,
-        "--run",
-        net.to_str().unwrap(),
-        "--steps",
-        "2",
-        "--export-every",
-        "2",
-        "--batch",
-        "16",
-        "--blocks",
-        "1",
-        "--channels",
-        "8",
-        "--device",
-        "cpu",
-        "--holdout-every",
-        "4",
-    ]);
+    let text = shogi_zero(
+        &[
+            "learn",
+            "--replay",
+            o,
+            "--run",
+            net.to_str().unwrap(),
+            "--export-every",
+            "2",
+            "--holdout-every",
+            "4",
+        ]
+        .iter()
+        .chain(TWO_TINY_STEPS)
+        .copied()
+        .collect::<Vec<_>>(),
+    );
     assert!(text.contains("steps: 2"), "{text}");
     // A held-out split: figures before training and after each epoch.
     assert!(text.contains("held out: "), "{text}");
@@ -249,23 +259,11 @@ fn import_reads_every_format_filters_resumes_and_learn_trains_on_it() {
     // `learn --records`: the import and the training in one command, the chunks in
     // RUN/replay as `import` writes them; the same command again resumes the import.
     let both = tmp.path().join("both");
-    let learn_records = [
-        "learn",
-        "--records",
-        r,
-        "--run",
-        both.to_str().unwrap(),
-        "--steps",
-        "2",
-        "--batch",
-        "16",
-        "--blocks",
-        "1",
-        "--channels",
-        "8",
-        "--device",
-        "cpu",
-    ];
+    let learn_records: Vec<&str> = ["learn", "--records", r, "--run", both.to_str().unwrap()]
+        .iter()
+        .chain(TWO_TINY_STEPS)
+        .copied()
+        .collect();
     let text = shogi_zero(&learn_records);
     assert!(
         text.contains(&format!("kept {kept} of {read} records")) && text.contains("steps: 2"),

@@ -483,7 +483,7 @@ fn a_resumed_run_keeps_its_replay_ratio_budget() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
     let (ratio, batch) = (2.0, 64u64);
-    for steps in [12, 24, 36] {
+    let train_to = |steps: u64| {
         let out = train(
             &dir,
             &[
@@ -501,6 +501,9 @@ fn a_resumed_run_keeps_its_replay_ratio_budget() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
+    };
+    for steps in [12, 24, 36] {
+        train_to(steps);
     }
     let run = RunDir::new(&dir);
     let log = std::fs::read_to_string(run.log_file()).unwrap();
@@ -541,23 +544,7 @@ fn a_resumed_run_keeps_its_replay_ratio_budget() {
     // once weighed the run's whole life against them and waited for hours of games).
     std::fs::remove_file(last.join(shogi_learner::REPLAY_ACCOUNT_FILE)).unwrap();
     for steps in [48, 52] {
-        let out = train(
-            &dir,
-            &[
-                "--resume",
-                "--set",
-                &format!("run.max_steps={steps}"),
-                "--set",
-                &format!("learner.replay_ratio={ratio}"),
-                "--set",
-                "learner.steps_per_candidate=4",
-            ],
-        );
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        train_to(steps);
     }
     let log = std::fs::read_to_string(run.log_file()).unwrap();
     assert!(log.contains("has no replay account"), "{log}");

@@ -6,10 +6,10 @@
 //! how it moves (上 forward, 引 backward, 寄 sideways). The `まで77手で先手の勝ち`
 //! line says how the game ended. Variations (`変化：`) are not read.
 
-use super::kif::{Diagram, digit, header, piece_prefix};
+use super::kif::{Reading, destination, piece_prefix};
 use super::{Ending, Record, RecordError};
 use crate::position::Position;
-use crate::types::{Color, Move, Square, Variant};
+use crate::types::{Color, Move, Square};
 
 /// The marks that open a move: Black's (▲ ☗) and White's (△ ▽ ☖).
 const MOVE_MARKS: [char; 5] = ['▲', '☗', '△', '▽', '☖'];
@@ -17,89 +17,42 @@ const MOVE_MARKS: [char; 5] = ['▲', '☗', '△', '▽', '☖'];
 /// Reads a KI2 record (text already decoded). The start is read as in KIF; each move
 /// is checked for legality and must name exactly one of the moves the position allows.
 pub fn from_ki2(text: &str) -> Result<Record, RecordError> {
-    let mut names: [Option<String>; 2] = [None, None];
-    let mut start: Option<Position> = None;
-    let mut diagram = Diagram::new();
-    let mut pos: Option<Position> = None;
-    let mut moves = Vec::new();
-    let mut end: Option<String> = None;
-    let mut prev_to: Option<Square> = None;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
-        let l = raw.trim_end_matches(['\r', ' ', '　', '\t']);
-        let trimmed = l.trim_start_matches([' ', '　', '\t']);
-        let err = |reason: &str| RecordError::Syntax {
-            format: "ki2",
-            line,
-            text: l.to_string(),
-            reason: reason.to_string(),
-        };
-        if trimmed.is_empty() || trimmed.starts_with(['*', '&']) {
-            continue;
-        }
-        if let Some(sfen) = trimmed.strip_prefix("#SFEN:") {
-            start = Some(Position::from_sfen(Variant::Shogi, sfen.trim())?);
-            continue;
-        }
-        if trimmed.starts_with('#') {
+    let mut r = Reading::new("ki2");
+    for (line, l, trimmed) in Reading::lines(text) {
+        if r.common_line(trimmed)? {
             continue;
         }
         if trimmed.starts_with("変化") {
-            if pos.is_some() {
+            if r.in_moves() {
                 break; // the main line is over; variations follow
             }
             continue; // some writers leave one in the header
         }
         let at_moves = trimmed.starts_with(MOVE_MARKS) || trimmed.starts_with("まで");
         if !at_moves {
-            if pos.is_none() {
-                // A header line: what is not one of ours (棋戦, 開始日時, ...) is skipped.
-                header(trimmed, &mut start, &mut names, &mut diagram).map_err(err)?;
-                continue;
+            if r.in_moves() {
+                return Err(r.error(line, l, "expected moves (▲ or △) or the まで line"));
             }
-            return Err(err("expected moves (▲ or △) or the まで line"));
+            // A header line: what is not one of ours (棋戦, 開始日時, ...) is skipped.
+            r.header_line(trimmed).map_err(|e| r.error(line, l, e))?;
+            continue;
         }
-        if pos.is_none() {
-            let p = diagram.start_position(start.as_ref(), "ki2", line)?;
-            start = Some(p.clone());
-            pos = Some(p);
-        }
-        let p = pos.as_mut().expect("set above");
         if let Some(summary) = trimmed.strip_prefix("まで") {
-            let ending = ending_of(summary, moves.len(), p.side_to_move()).map_err(err)?;
-            end = ending.csa_marker().map(str::to_string);
+            let played = r.played();
+            let to_move = r.position(line)?.side_to_move();
+            let ending = ending_of(summary, played, to_move).map_err(|e| r.error(line, l, e))?;
+            r.end = ending.csa_marker().map(str::to_string);
             break;
         }
         for written in trimmed.split(MOVE_MARKS).skip(1) {
             let written = written.trim_matches([' ', '　', '\t']);
-            let mv = ki2_move_of(p, written, prev_to).map_err(|reason| RecordError::Syntax {
-                format: "ki2",
-                line,
-                text: written.to_string(),
-                reason: reason.to_string(),
-            })?;
-            p.play(mv).map_err(|reason| RecordError::Illegal {
-                format: "ki2",
-                line,
-                text: written.to_string(),
-                reason,
-            })?;
-            prev_to = Some(mv.to());
-            moves.push(mv);
+            let prev_to = r.prev_to;
+            let mv = ki2_move_of(r.position(line)?, written, prev_to)
+                .map_err(|e| r.error(line, written, e))?;
+            r.play(mv, line, written)?;
         }
     }
-    let start = match start {
-        Some(p) => p,
-        None => diagram.start_position(None, "ki2", 0)?,
-    };
-    Ok(Record {
-        start,
-        moves,
-        end,
-        names,
-        ratings: [None, None],
-    })
+    r.finish()
 }
 
 /// The ending a `まで` line states (`77手で先手の勝ち`, `80手で千日手`, `3手で後手の反則負け`,
@@ -163,26 +116,7 @@ fn ending_of(summary: &str, played: usize, to_move: Color) -> Result<Ending, &'s
 /// The move a KI2 move text (`７六歩`, `同　銀`, `５八金右`, `２二角成`, `５五角打`)
 /// stands for in `pos` (`prev_to`: the previous move's destination, for 同).
 fn ki2_move_of(pos: &Position, text: &str, prev_to: Option<Square>) -> Result<Move, &'static str> {
-    let mut s = text;
-    let to = if let Some(rest) = s.strip_prefix(['同', '仝']) {
-        s = rest.trim_start_matches(['　', ' ']);
-        prev_to.ok_or("同 without a previous move")?
-    } else {
-        let mut chars = s.chars();
-        let file = chars
-            .next()
-            .and_then(digit)
-            .ok_or("a bad destination file")?;
-        let rank = chars
-            .next()
-            .and_then(digit)
-            .ok_or("a bad destination rank")?;
-        if !(1..=9).contains(&file) || !(1..=9).contains(&rank) {
-            return Err("a destination off the board");
-        }
-        s = chars.as_str().trim_start_matches(['同', '　', ' ']);
-        Square::new(file - 1, rank - 1)
-    };
+    let (to, mut s) = destination(text, prev_to)?;
     let (kind, len) = piece_prefix(s).ok_or("an unknown piece")?;
     s = &s[len..];
     let mut words = Words::default();

@@ -216,94 +216,175 @@ impl Diagram {
     }
 }
 
-/// Reads a KIF record (text already decoded: `shogi_records::text` reads the encodings). The start is
-/// 手合割 (平手 or a handicap), a BOD diagram, or `#SFEN:`; without any, the even start.
-/// Moves are checked for legality; the ending word (投了, 詰み, 千日手, 持将棋, 切れ負け,
-/// 反則勝ち/負け, 入玉勝ち, 中断) becomes the record's CSA end marker.
-pub fn from_kif(text: &str) -> Result<Record, RecordError> {
-    let mut names: [Option<String>; 2] = [None, None];
-    let mut start: Option<Position> = None;
-    let mut diagram = Diagram::new();
-    let mut pos: Option<Position> = None;
-    let mut moves = Vec::new();
-    let mut end: Option<String> = None;
-    let mut prev_to: Option<Square> = None;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
-        let l = raw.trim_end_matches(['\r', ' ', '　']);
-        let err = |reason: &str| RecordError::Syntax {
-            format: "kif",
+/// What KIF and KI2 (Kakinoki's two formats) read alike: the header (names, 手合割 or
+/// `#SFEN:`, a board diagram), then the position the moves are played in, the moves and
+/// the ending.
+pub(super) struct Reading {
+    format: &'static str,
+    names: [Option<String>; 2],
+    start: Option<Position>,
+    diagram: Diagram,
+    pos: Option<Position>,
+    moves: Vec<Move>,
+    pub(super) end: Option<String>,
+    /// The previous move's destination, for 同.
+    pub(super) prev_to: Option<Square>,
+}
+
+impl Reading {
+    pub(super) fn new(format: &'static str) -> Self {
+        Reading {
+            format,
+            names: [None, None],
+            start: None,
+            diagram: Diagram::new(),
+            pos: None,
+            moves: Vec::new(),
+            end: None,
+            prev_to: None,
+        }
+    }
+
+    /// The text's lines as `(number, line without trailing blanks, that line trimmed)`,
+    /// a byte order mark left out.
+    pub(super) fn lines(text: &str) -> impl Iterator<Item = (usize, &str, &str)> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        text.lines().enumerate().map(|(i, raw)| {
+            let l = raw.trim_end_matches(['\r', ' ', '　', '\t']);
+            (i + 1, l, l.trim_start_matches([' ', '　', '\t']))
+        })
+    }
+
+    /// A syntax error at `line` (whose text is `text`).
+    pub(super) fn error(&self, line: usize, text: &str, reason: &str) -> RecordError {
+        RecordError::Syntax {
+            format: self.format,
             line,
-            text: l.to_string(),
+            text: text.to_string(),
             reason: reason.to_string(),
-        };
-        let trimmed = l.trim_start();
-        if trimmed.is_empty() || trimmed.starts_with('*') || trimmed.starts_with('&') {
-            continue;
+        }
+    }
+
+    /// Reads a line both formats read alike, anywhere: blank, a comment (`*`), a bookmark
+    /// (`&`), `#SFEN:` (the start this project writes for composed positions) and other
+    /// `#` lines. `Ok(true)` when it was one of these.
+    pub(super) fn common_line(&mut self, trimmed: &str) -> Result<bool, RecordError> {
+        if trimmed.is_empty() || trimmed.starts_with(['*', '&']) {
+            return Ok(true);
         }
         if let Some(sfen) = trimmed.strip_prefix("#SFEN:") {
-            let p = Position::from_sfen(Variant::Shogi, sfen.trim())?;
-            start = Some(p);
-            continue;
+            self.start = Some(Position::from_sfen(Variant::Shogi, sfen.trim())?);
+            return Ok(true);
         }
-        if trimmed.starts_with('#') {
+        Ok(trimmed.starts_with('#'))
+    }
+
+    /// Reads a header line before the moves ([`header`]); `Ok(false)` for a line that is
+    /// none of the header's.
+    pub(super) fn header_line(&mut self, trimmed: &str) -> Result<bool, &'static str> {
+        header(trimmed, &mut self.start, &mut self.names, &mut self.diagram)
+    }
+
+    /// Whether the moves have begun.
+    pub(super) fn in_moves(&self) -> bool {
+        self.pos.is_some()
+    }
+
+    /// The position the next move is played in, set up from the header at the first
+    /// (`line` is that move's, for errors).
+    pub(super) fn position(&mut self, line: usize) -> Result<&mut Position, RecordError> {
+        if self.pos.is_none() {
+            let p = self
+                .diagram
+                .start_position(self.start.as_ref(), self.format, line)?;
+            self.start = Some(p.clone());
+            self.pos = Some(p);
+        }
+        Ok(self.pos.as_mut().expect("set above"))
+    }
+
+    /// The moves read so far.
+    pub(super) fn played(&self) -> usize {
+        self.moves.len()
+    }
+
+    /// Plays `mv` (written `text` at `line`), checked for legality.
+    pub(super) fn play(&mut self, mv: Move, line: usize, text: &str) -> Result<(), RecordError> {
+        let format = self.format;
+        self.position(line)?
+            .play(mv)
+            .map_err(|reason| RecordError::Illegal {
+                format,
+                line,
+                text: text.to_string(),
+                reason,
+            })?;
+        self.prev_to = Some(mv.to());
+        self.moves.push(mv);
+        Ok(())
+    }
+
+    /// The record read.
+    pub(super) fn finish(self) -> Result<Record, RecordError> {
+        let start = match self.pos {
+            Some(_) => self.start.expect("set with the first move"),
+            None => self
+                .diagram
+                .start_position(self.start.as_ref(), self.format, 0)?,
+        };
+        Ok(Record {
+            start,
+            moves: self.moves,
+            end: self.end,
+            names: self.names,
+            ratings: [None, None],
+        })
+    }
+}
+
+/// Reads a KIF record (text already decoded: `shogi_records::text` reads the encodings).
+/// The start is 手合割 (平手 or a handicap), a BOD diagram, or `#SFEN:`; without any, the
+/// even start. Moves are checked for legality; the ending word (投了, 詰み, 千日手, 持将棋,
+/// 切れ負け, 反則勝ち/負け, 入玉勝ち, 中断) becomes the record's CSA end marker.
+pub fn from_kif(text: &str) -> Result<Record, RecordError> {
+    let mut r = Reading::new("kif");
+    for (line, l, trimmed) in Reading::lines(text) {
+        if r.common_line(trimmed)? {
             continue;
         }
         if trimmed.starts_with("変化") {
             // The main line is over; variations follow.
             break;
         }
-        if pos.is_none() && header(trimmed, &mut start, &mut names, &mut diagram).map_err(err)? {
+        if !r.in_moves() && r.header_line(trimmed).map_err(|e| r.error(line, l, e))? {
             continue;
         }
         // A move line starts with its number; anything else before the moves is a
         // header we do not need (棋戦, 開始日時, the board's frame, ...).
         let Some((number, rest)) = split_number(trimmed) else {
-            if pos.is_none() {
+            if !r.in_moves() {
                 continue;
             }
-            return Err(err("expected a numbered move"));
+            return Err(r.error(line, l, "expected a numbered move"));
         };
-        if pos.is_none() {
-            let p = diagram.start_position(start.as_ref(), "kif", line)?;
-            start = Some(p.clone());
-            pos = Some(p);
-        }
-        let Some(p) = pos.as_mut() else { continue };
-        if number != moves.len() + 1 {
-            return Err(err("a move number out of sequence"));
+        if number != r.played() + 1 {
+            return Err(r.error(line, l, "a move number out of sequence"));
         }
         let text = rest
             .split([' ', '\t'])
             .find(|s| !s.is_empty())
-            .unwrap_or("");
-        let text = text.trim_end_matches('+');
+            .unwrap_or("")
+            .trim_end_matches('+');
+        let prev_to = r.prev_to;
+        let p = r.position(line)?;
         if let Some(ending) = Ending::from_kif_word(text, p.side_to_move()) {
-            end = ending.csa_marker().map(str::to_string);
+            r.end = ending.csa_marker().map(str::to_string);
             break;
         }
-        let mv = kif_move_of(p, rest.trim_start(), prev_to).map_err(err)?;
-        p.play(mv).map_err(|reason| RecordError::Illegal {
-            format: "kif",
-            line,
-            text: text.to_string(),
-            reason,
-        })?;
-        prev_to = Some(mv.to());
-        moves.push(mv);
+        let mv = kif_move_of(p, rest.trim_start(), prev_to).map_err(|e| r.error(line, l, e))?;
+        r.play(mv, line, text)?;
     }
-    let start = match pos {
-        Some(_) => start.expect("set with the first move"),
-        None => diagram.start_position(start.as_ref(), "kif", 0)?,
-    };
-    Ok(Record {
-        start,
-        moves,
-        end,
-        names,
-        ratings: [None, None],
-    })
+    r.finish()
 }
 
 /// A header line before the moves (手合割, names, a diagram's rows, hands and side to
@@ -361,29 +442,39 @@ fn split_number(line: &str) -> Option<(usize, &str)> {
     Some((n, &line[digits..]))
 }
 
+/// A KIF or KI2 move's destination and the text after it: `同` (the previous move's
+/// destination, `prev_to`) or two digits, ASCII, full width or kanji (`７六`, `7六`);
+/// `２四同歩`, a destination that repeats the previous one, is read too.
+pub(super) fn destination(
+    text: &str,
+    prev_to: Option<Square>,
+) -> Result<(Square, &str), &'static str> {
+    if let Some(rest) = text.strip_prefix(['同', '仝']) {
+        let to = prev_to.ok_or("同 without a previous move")?;
+        return Ok((to, rest.trim_start_matches(['　', ' '])));
+    }
+    let mut chars = text.chars();
+    let file = chars
+        .next()
+        .and_then(digit)
+        .ok_or("a bad destination file")?;
+    let rank = chars
+        .next()
+        .and_then(digit)
+        .ok_or("a bad destination rank")?;
+    if !(1..=9).contains(&file) || !(1..=9).contains(&rank) {
+        return Err("a destination off the board");
+    }
+    Ok((
+        Square::new(file - 1, rank - 1),
+        chars.as_str().trim_start_matches(['同', '　', ' ']),
+    ))
+}
+
 /// The move a KIF move text stands for in `pos` (`prev_to`: the previous move's
 /// destination, for 同).
 fn kif_move_of(pos: &Position, text: &str, prev_to: Option<Square>) -> Result<Move, &'static str> {
-    let mut s = text;
-    let to = if let Some(rest) = s.strip_prefix(['同', '仝']) {
-        s = rest.trim_start_matches(['　', ' ']);
-        prev_to.ok_or("同 without a previous move")?
-    } else {
-        let mut chars = s.chars();
-        let file = chars
-            .next()
-            .and_then(digit)
-            .ok_or("a bad destination file")?;
-        let rank = chars
-            .next()
-            .and_then(digit)
-            .ok_or("a bad destination rank")?;
-        if !(1..=9).contains(&file) || !(1..=9).contains(&rank) {
-            return Err("a destination off the board");
-        }
-        s = chars.as_str();
-        Square::new(file - 1, rank - 1)
-    };
+    let (to, mut s) = destination(text, prev_to)?;
     let (kind, len) = piece_prefix(s).ok_or("an unknown piece")?;
     s = &s[len..];
     let mut promote = false;
