@@ -25,23 +25,23 @@ fn selfplay_then_learn_writes_a_candidate() {
         "--out",
         r,
     ]);
-    let text = shogi_zero(&[
-        "learn",
-        "--replay",
-        r,
-        "--run",
-        g,
-        "--steps",
-        "7",
-        "--export-every",
-        "5",
-        "--blocks",
-        "1",
-        "--channels",
-        "8",
-        "--device",
-        "cpu",
-    ]);
+    let text = shogi_zero(
+        &[
+            "learn",
+            "--replay",
+            r,
+            "--run",
+            g,
+            "--steps",
+            "7",
+            "--export-every",
+            "5",
+        ]
+        .iter()
+        .chain(TINY_NET_ON_CPU)
+        .copied()
+        .collect::<Vec<_>>(),
+    );
     assert!(text.contains("steps: 7"), "{text}");
     // Every 5 steps, and the steps after the last of those: nothing trained is lost.
     let mut candidates: Vec<String> = std::fs::read_dir(run.join("candidates"))
@@ -94,19 +94,11 @@ fn chunk_games(dir: &std::path::Path) -> Vec<shogi_records::GameRecord> {
     games
 }
 
-/// `learn`'s flags for two steps of a one-block, 8-channel network on the CPU.
-const TWO_TINY_STEPS: &[&str] = &[
-    "--steps",
-    "2",
-    "--batch",
-    "16",
-    "--blocks",
-    "1",
-    "--channels",
-    "8",
-    "--device",
-    "cpu",
-];
+/// `learn`'s flags for a one-block, 8-channel network on the CPU.
+const TINY_NET_ON_CPU: &[&str] = &["--blocks", "1", "--channels", "8", "--device", "cpu"];
+
+/// Two steps of 16 samples.
+const TWO_STEPS: &[&str] = &["--steps", "2", "--batch", "16"];
 
 /// `import` reads every format, keeps what the filters accept, counts the rest by
 /// reason, names each malformed record by file and game, resumes after a stop without
@@ -226,7 +218,8 @@ fn import_reads_every_format_filters_resumes_and_learn_trains_on_it() {
             "4",
         ]
         .iter()
-        .chain(TWO_TINY_STEPS)
+        .chain(TWO_STEPS)
+        .chain(TINY_NET_ON_CPU)
         .copied()
         .collect::<Vec<_>>(),
     );
@@ -261,7 +254,8 @@ fn import_reads_every_format_filters_resumes_and_learn_trains_on_it() {
     let both = tmp.path().join("both");
     let learn_records: Vec<&str> = ["learn", "--records", r, "--run", both.to_str().unwrap()]
         .iter()
-        .chain(TWO_TINY_STEPS)
+        .chain(TWO_STEPS)
+        .chain(TINY_NET_ON_CPU)
         .copied()
         .collect();
     let text = shogi_zero(&learn_records);
