@@ -11,8 +11,10 @@ use tch::{Device, Kind, Tensor};
 use crate::net::Model;
 
 mod average;
+mod running_stats;
 mod sparse_policy;
 use average::{WeightAverage, take_trained};
+use running_stats::RunningStats;
 pub use sparse_policy::SparsePolicy;
 use sparse_policy::cross_entropy;
 
@@ -195,6 +197,8 @@ pub struct NetOptimizer {
     /// The average of the weights candidates carry, where [`OptimizerSettings::ema_decay`]
     /// asks for one.
     average: Option<WeightAverage>,
+    /// Put back when a step is not applied.
+    running_stats: RunningStats,
 }
 
 /// Dynamic loss scaling for f16 autocast, as PyTorch's `GradScaler`: the loss is multiplied
@@ -308,6 +312,7 @@ impl NetOptimizer {
             None
         };
         Ok(Self {
+            running_stats: RunningStats::of(&model.vs),
             model,
             opt,
             config,
@@ -536,6 +541,7 @@ impl NetOptimizer {
         batch: usize,
     ) -> Losses {
         let amp = self.mixed_precision();
+        self.running_stats.save();
         // Autocast only when it is on: tch's wrapper sets libtorch's (deprecated, warning)
         // autocast state on every call, even to switch it off.
         let forward = || self.forward(inputs, policy_targets, value_targets, batch, true);
@@ -597,6 +603,8 @@ impl NetOptimizer {
             if let Some(average) = &mut self.average {
                 average.update(&self.model.vs);
             }
+        } else {
+            self.running_stats.restore();
         }
         let mut losses = fwd.losses(grad_norm);
         losses.non_finite = !apply && (!amp || floor);

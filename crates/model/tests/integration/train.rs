@@ -495,3 +495,43 @@ fn a_non_finite_gradient_is_never_applied() {
     assert!(!after.non_finite && after.total.is_finite());
     assert_ne!(weights(&trainer), before);
 }
+
+/// A skipped step leaves no trace in the batch norms either: its forward pass has
+/// already updated their running statistics (a NaN input made them NaN, and every
+/// later network with them) when the gradient is found not finite.
+#[test]
+fn a_skipped_step_leaves_the_running_statistics_as_they_were() {
+    let cfg = cfg();
+    let mut trainer = trainer(ADAMW, 0.01);
+    let n = 4;
+    let (xs, pt, vt) = batch(&cfg, n);
+    let statistics = |t: &NetOptimizer| -> Vec<(String, Vec<f32>)> {
+        let mut v: Vec<(String, Vec<f32>)> = t
+            .model
+            .vs
+            .variables()
+            .into_iter()
+            .filter(|(_, w)| !w.requires_grad())
+            .map(|(name, w)| (name, Vec::<f32>::try_from(w.flatten(0, -1)).unwrap()))
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    };
+    assert!(
+        !statistics(&trainer).is_empty(),
+        "the network has batch norms"
+    );
+    assert!(!trainer.step(&xs, &pt, &vt, n).non_finite);
+    let before = statistics(&trainer);
+    let mut poisoned = xs.clone();
+    poisoned[0] = f32::NAN;
+    let bad = trainer.step(&poisoned, &pt, &vt, n);
+    assert!(bad.non_finite, "{bad:?}");
+    assert_eq!(statistics(&trainer), before);
+    assert!(!trainer.step(&xs, &pt, &vt, n).non_finite);
+    assert_ne!(
+        statistics(&trainer),
+        before,
+        "a good step still updates them"
+    );
+}
