@@ -156,6 +156,10 @@ pub struct GateReport {
     /// why: the candidate played the newest accepted network that loads instead.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub best_passed_over: Vec<String>,
+    /// The newer candidate gated instead: this one was pending beside it and moved to
+    /// `rejected/` without a game ([`pass_over`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passed_over_for: Option<String>,
 }
 
 /// Why `candidate` cannot be gated, promoted or served, if so: it does not load (its
@@ -381,6 +385,7 @@ fn gate_against(
         fixed: fixed.clone(),
         refused: None,
         best_passed_over,
+        passed_over_for: None,
     };
     summary.save_json(&games_dir.join("summary.json"))?;
     let json = serde_json::to_vec_pretty(&report).map_err(|source| ArenaError::Json {
@@ -495,10 +500,13 @@ fn play_fixed_opponent(
     })
 }
 
-/// Gates every pending candidate, oldest first, each against the best at that moment
-/// (so a promotion raises the bar for the next). A candidate that does not load is set
-/// aside ([`set_aside`]) without a game. Stops at the first error (an interruption
-/// included), leaving the remaining candidates pending.
+/// Gates the newest pending candidate that loads against the best. The older pending
+/// ones are passed over ([`pass_over`]): the newest holds all their training, and a gate
+/// that has fallen behind the learner would otherwise fall further behind, gating
+/// older and older networks while self-play waits for a newer best. Candidates newer
+/// than the one gated that do not load are set aside ([`set_aside`]) without a game.
+/// Stops at the first error (an interruption included), leaving the candidates it had
+/// not reached pending.
 pub fn gate_pending(
     run: &RunDir,
     config: &GateConfig,
@@ -508,7 +516,12 @@ pub fn gate_pending(
         .pending_candidates()
         .map_err(io_err("list", &run.candidates()))?;
     let mut reports = Vec::new();
-    for (_, candidate) in pending {
+    let mut gated: Option<String> = None;
+    for (_, candidate) in pending.into_iter().rev() {
+        if let Some(newer) = &gated {
+            reports.push(pass_over(run, &candidate, newer)?);
+            continue;
+        }
         if stop.load(std::sync::atomic::Ordering::Relaxed) {
             break;
         }
@@ -517,9 +530,34 @@ pub fn gate_pending(
             reports.push(set_aside(run, &candidate, &why)?);
             continue;
         }
-        reports.push(gate_against(run, &candidate, best, config, stop)?);
+        let report = gate_against(run, &candidate, best, config, stop)?;
+        gated = Some(report.candidate.clone());
+        reports.push(report);
     }
+    // Oldest first, as the candidates were written.
+    reports.reverse();
     Ok(reports)
+}
+
+/// Moves a pending candidate older than the one gated (`newer`) into `rejected/` without
+/// a game, with a `gate.json` that names the newer one ([`GateReport::passed_over_for`]).
+pub fn pass_over(run: &RunDir, candidate: &Path, newer: &str) -> Result<GateReport, ArenaError> {
+    let name = name_of(candidate);
+    let mut report = GateReport {
+        step: step_of(&name).unwrap_or(0),
+        candidate: name.clone(),
+        moved_to: run.rejected().join(&name),
+        passed_over_for: Some(newer.to_string()),
+        ..GateReport::default()
+    };
+    if let Ok(Some((best_step, best))) = run.best() {
+        report.best = name_of(&best);
+        report.best_step = best_step;
+    }
+    let json = serde_json::to_vec_pretty(&report).expect("a report serialises");
+    run.reject(candidate, &json)
+        .map_err(io_err("pass over", candidate))?;
+    Ok(report)
 }
 
 #[cfg(test)]

@@ -677,8 +677,10 @@ fn the_gate_promotes_rejects_and_rates() {
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
 }
 
+/// A gate that falls behind gates the newest candidate that loads and passes over the
+/// older ones, so its backlog never grows; a newer one that does not load is set aside.
 #[test]
-fn gate_pending_gates_oldest_first_against_the_moving_best() {
+fn gate_pending_gates_the_newest_and_passes_over_the_older() {
     let tmp = tempfile::tempdir().unwrap();
     let run = RunDir::new(tmp.path().join("run"));
     run.create().unwrap();
@@ -689,23 +691,62 @@ fn gate_pending_gates_oldest_first_against_the_moving_best() {
     assert!(matches!(err, ArenaError::NoBest(_)), "{err}");
     tiny_net(&run.accepted(), 0, 4);
     tiny_net(&run.candidates(), 200, 6);
+    tiny_net(&run.candidates(), 100, 7);
+    // The newest is damaged on disk: every weight file cut to half.
+    let damaged = tiny_net(&run.candidates(), 400, 8);
+    for entry in std::fs::read_dir(&damaged).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "safetensors") {
+            let bytes = std::fs::read(&path).unwrap();
+            std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+        }
+    }
     let reports = gate_pending(&run, &gate_config(0.0), &stop).unwrap();
-    let names: Vec<(&str, &str)> = reports
+    let what: Vec<(&str, u32, Option<&str>, bool)> = reports
         .iter()
-        .map(|r| (r.candidate.as_str(), r.best.as_str()))
+        .map(|r| {
+            (
+                r.candidate.as_str(),
+                r.games,
+                r.passed_over_for.as_deref(),
+                r.refused.is_some(),
+            )
+        })
         .collect();
     assert_eq!(
-        names,
+        what,
         [
-            ("step-00000200", "step-00000000"),
-            ("step-00000300", "step-00000200")
+            ("step-00000100", 0, Some("step-00000300"), false),
+            ("step-00000200", 0, Some("step-00000300"), false),
+            ("step-00000300", 4, None, false),
+            ("step-00000400", 0, None, true),
         ]
     );
+    assert_eq!(reports[2].best, "step-00000000");
     assert_eq!(run.best().unwrap().unwrap().0, 300);
+    for name in ["step-00000100", "step-00000200", "step-00000400"] {
+        let json = std::fs::read_to_string(run.rejected().join(name).join("gate.json")).unwrap();
+        assert!(
+            json.contains(if name == "step-00000400" {
+                "refused"
+            } else {
+                "passed_over_for"
+            }),
+            "{json}"
+        );
+    }
     assert!(
         gate_pending(&run, &gate_config(0.0), &stop)
             .unwrap()
             .is_empty()
+    );
+    // With the gate keeping up, each candidate is gated against the best before it.
+    tiny_net(&run.candidates(), 500, 9);
+    let reports = gate_pending(&run, &gate_config(0.0), &stop).unwrap();
+    assert_eq!(reports.len(), 1);
+    assert_eq!(
+        (reports[0].candidate.as_str(), reports[0].best.as_str()),
+        ("step-00000500", "step-00000300")
     );
 }
 

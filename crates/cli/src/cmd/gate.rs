@@ -118,6 +118,20 @@ pub fn run(args: &GateArgs) -> Result<()> {
         );
     }
     for r in &reports {
+        if let Some(why) = &r.refused {
+            println!(
+                "{}: does not load, set aside in rejected/: {why}",
+                r.candidate
+            );
+            continue;
+        }
+        if let Some(newer) = &r.passed_over_for {
+            println!(
+                "{}: passed over for the newer {newer}, in rejected/ without a game",
+                r.candidate
+            );
+            continue;
+        }
         println!(
             "{} vs {}: +{} ={} -{} score {:.1}% Elo {:+.1} [{:+.1}, {:+.1}] LOS {:.1}% -> {} (Elo vs first {:+.1})",
             r.candidate,

@@ -533,6 +533,13 @@ pub(super) fn gate_loop(
                     .fetch_add(1, Ordering::Relaxed);
                 continue;
             }
+            if let Some(newer) = &report.passed_over_for {
+                info!(
+                    "gate: {} passed over for the newer {} (in rejected/, no game)",
+                    report.candidate, newer
+                );
+                continue;
+            }
             for why in &report.best_passed_over {
                 warn!(
                     "gate: an accepted network does not load, {} played {} instead: {why}",
