@@ -4,7 +4,7 @@
 
 use rand::Rng;
 use shogi_features::{FeatureSet, NetLayout};
-use shogi_game::{Color, Game, MaterialScale};
+use shogi_game::{Color, Game, GameKind, MaterialScale};
 use shogi_records::ReplayError;
 use shogi_records::record::{GameRecord, MoveRecord};
 use shogi_records::variant_from_name;
@@ -68,6 +68,10 @@ pub struct SampleConfig {
     /// Fill [`Sample::opponent_policy`] with the reply's targets (for a network with the
     /// opponent-policy head).
     pub opponent_policy: bool,
+    /// The game of the network being trained: a record of another game (a chunk copied
+    /// into the wrong replay directory) is refused, not turned into rows of another
+    /// size. `None` takes every game.
+    pub game: Option<GameKind>,
 }
 
 /// Default gain of the material balance in the value blend
@@ -89,6 +93,7 @@ impl Default for SampleConfig {
             material_scale: MaterialScale::Impasse,
             material_exchange: false,
             opponent_policy: false,
+            game: None,
         }
     }
 }
@@ -207,6 +212,14 @@ pub fn samples_from_record(
     let q = config.q_blend.clamp(0.0, 1.0);
     let winner = record.outcome.winner;
     let kind = record.game()?;
+    if let Some(expected) = config.game
+        && kind != expected
+    {
+        return Err(ReplayError::OtherGame {
+            found: kind.name(),
+            expected: expected.name(),
+        });
+    }
     let layout =
         shogi_registry::layout_with(kind, config.features).map_err(ReplayError::Features)?;
     let mut out = Vec::new();

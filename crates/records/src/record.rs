@@ -122,6 +122,14 @@ pub enum ReplayError {
     /// The network's input planes are not a set this record's game offers.
     #[error("{0}")]
     Features(String),
+    /// A record of another game than the network's.
+    #[error("a {found} game, where the network plays {expected}")]
+    OtherGame {
+        /// The record's game.
+        found: &'static str,
+        /// The network's.
+        expected: &'static str,
+    },
 }
 
 impl GameRecord {

@@ -179,3 +179,31 @@ fn a_resumed_account_counts_only_the_chunks_new_since_it_was_saved() {
     let old: ReplayAccount = serde_json::from_str(r#"{"positions": 5, "chunks": []}"#).unwrap();
     assert_eq!(old.samples_before, 0);
 }
+
+/// A chunk of another game in the replay directory (copied there by hand) is passed
+/// over game by game, not turned into rows of another size for the network.
+#[test]
+fn games_of_another_game_than_the_network_s_are_passed_over() {
+    let dir = tempfile::tempdir().unwrap();
+    write_chunk(&dir.path().join("a-000.szgr"), &[game(1), game(2)]).unwrap();
+    let config = |game| SampleConfig {
+        game: Some(game),
+        ..SampleConfig::default()
+    };
+    let mut shogi = ReplayWindow::new(dir.path(), 1_000_000, config(shogi_game::GameKind::Shogi));
+    assert_eq!(shogi.refresh().unwrap(), 0);
+    assert_eq!(shogi.games(), 0);
+    let err = shogi_learner::samples_from_record(&game(1), &config(shogi_game::GameKind::Shogi))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "a minishogi game, where the network plays shogi"
+    );
+    let mut minishogi = ReplayWindow::new(
+        dir.path(),
+        1_000_000,
+        config(shogi_game::GameKind::Minishogi),
+    );
+    assert!(minishogi.refresh().unwrap() > 0);
+    assert_eq!(minishogi.games(), 2);
+}

@@ -179,6 +179,7 @@ pub fn sample_config(config: &RunConfig) -> SampleConfig {
         material_scale: l.material_scale,
         material_exchange: l.material_exchange,
         opponent_policy: l.opponent_policy_weight > 0.0,
+        game: Some(config.game.variant),
     }
 }
 
@@ -250,7 +251,14 @@ mod tests {
         assert_eq!(search_config(&run), SearchConfig::default());
         assert_eq!(play_config(&run), PlayConfig::default());
         assert_eq!(batch_config(&run), SELFPLAY_BATCH);
-        assert_eq!(sample_config(&run), SampleConfig::default());
+        assert_eq!(
+            sample_config(&run),
+            SampleConfig {
+                // The learner takes the run's game only.
+                game: Some(run.game.variant),
+                ..SampleConfig::default()
+            }
+        );
         assert_eq!(
             optimizer_settings(&run),
             OptimizerSettings {
