@@ -52,6 +52,63 @@ fn selfplay_then_learn_writes_a_candidate() {
     candidates.sort();
     assert_eq!(candidates, ["step-00000005", "step-00000007"], "{text}");
     assert!(run.join("candidates/step-00000007/manifest.json").exists());
+
+    // Learning again into the same run goes on from its newest network: steps 8-10,
+    // nothing written over. A chunk of another game in the replay is passed over.
+    std::fs::copy(
+        shogi_testkit::repo_root().join("crates/rules/tests/data/records/floodgate-multi.csa"),
+        tmp.path().join("g.csa"),
+    )
+    .unwrap();
+    let shogi = tmp.path().join("S");
+    shogi_zero(&[
+        "import",
+        tmp.path().join("g.csa").to_str().unwrap(),
+        "--out",
+        shogi.to_str().unwrap(),
+    ]);
+    for chunk in std::fs::read_dir(&shogi).unwrap().filter_map(|e| e.ok()) {
+        if chunk.path().extension().is_some_and(|e| e == "szgr") {
+            std::fs::copy(
+                chunk.path(),
+                replay.join(format!("zz-shogi-{}", chunk.file_name().to_string_lossy())),
+            )
+            .unwrap();
+        }
+    }
+    let before = std::fs::read(run.join("candidates/step-00000007/manifest.json")).unwrap();
+    let text = shogi_zero(
+        &[
+            "learn",
+            "--replay",
+            r,
+            "--run",
+            g,
+            "--steps",
+            "3",
+            "--variant",
+            "minishogi",
+        ]
+        .iter()
+        .chain(TINY_NET_ON_CPU)
+        .copied()
+        .collect::<Vec<_>>(),
+    );
+    assert!(
+        text.contains("continuing from") && text.contains("step-00000007"),
+        "{text}"
+    );
+    assert!(
+        run.join("candidates/step-00000010/manifest.json").exists(),
+        "{text}"
+    );
+    let manifest =
+        std::fs::read_to_string(run.join("candidates/step-00000010/manifest.json")).unwrap();
+    assert!(manifest.contains("step-00000007"), "its parent: {manifest}");
+    assert_eq!(
+        std::fs::read(run.join("candidates/step-00000007/manifest.json")).unwrap(),
+        before
+    );
 }
 
 /// The record files the rules' reader tests use (hand-written CSA and KIF), a USI file
@@ -265,10 +322,12 @@ fn import_reads_every_format_filters_resumes_and_learn_trains_on_it() {
     );
     assert_eq!(chunk_games(&both.join("replay")), chunk_games(&out));
     let again = shogi_zero(&learn_records);
+    // ... and the training goes on from the run's newest network.
     assert!(
-        again.contains("kept 0 of 0 records") && again.contains("steps: 2"),
+        again.contains("kept 0 of 0 records") && again.contains("steps: 2 (from step 2 to 4)"),
         "{again}"
     );
+    assert!(both.join("candidates/step-00000004").is_dir(), "{again}");
     let both_ways = std::process::Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
         .args(["learn", "--records", r, "--replay", o, "--run"])
         .arg(tmp.path().join("neither"))

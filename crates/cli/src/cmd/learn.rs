@@ -35,7 +35,9 @@ pub struct LearnArgs {
     pub run: Option<PathBuf>,
     #[command(flatten)]
     pub follow: super::train::FollowArgs,
-    /// Checkpoint directory to continue from (default: a fresh network).
+    /// Checkpoint directory to continue from (default: the newest network in the run's
+    /// candidates/ that loads, so learning again into a run goes on from where it
+    /// stopped; a fresh network in a new run).
     #[arg(long)]
     pub checkpoint: Option<PathBuf>,
     /// Variant (default: the replay's, read from its chunks; given, it must be theirs).
@@ -89,6 +91,49 @@ impl LearnArgs {
 
 /// The game of the replay in `dir` (the first chunk that reads says; every game of a
 /// replay is of one game), checked against `asked` where the user named one.
+/// The newest network of `run_dir/candidates/` that loads (a learn into this run
+/// before), named on the terminal with the newer ones that did not load; `None` for a
+/// run without candidates. None of them loading is an error: a fresh network would
+/// take their names.
+fn newest_candidate<T, E: std::fmt::Display>(
+    run_dir: &std::path::Path,
+    load: impl FnMut(&std::path::Path) -> Result<T, E>,
+) -> Result<Option<T>> {
+    let run = shogi_rundir::RunDir::new(run_dir);
+    let mut candidates = match run.pending_candidates() {
+        Ok(found) => found,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("listing {}", run.candidates().display())),
+    };
+    if candidates.is_empty() {
+        return Ok(None);
+    }
+    candidates.reverse();
+    match shogi_rundir::newest_that_loads(candidates, load) {
+        Ok(found) => {
+            for (dir, why) in &found.passed_over {
+                eprintln!("learn: {} does not load, passed over: {why}", dir.display());
+            }
+            println!(
+                "learn: continuing from {} (the newest network of this run; --checkpoint picks another)",
+                found.dir.display()
+            );
+            Ok(Some(found.loaded))
+        }
+        Err(tried) => {
+            let tried: Vec<String> = tried
+                .iter()
+                .map(|(dir, why)| format!("{}: {why}", dir.display()))
+                .collect();
+            bail!(
+                "{} holds networks of an earlier learn, and none loads ({}): give --checkpoint, or another --run",
+                run.candidates().display(),
+                tried.join("; ")
+            )
+        }
+    }
+}
+
 fn replay_variant(dir: &std::path::Path, asked: Option<GameKind>) -> Result<GameKind> {
     let mut chunks: Vec<_> = std::fs::read_dir(dir)
         .with_context(|| format!("reading {}", dir.display()))?
@@ -161,15 +206,23 @@ pub fn run(args: &LearnArgs) -> Result<()> {
     let layout = shogi_registry::layout_with(variant, args.features.unwrap_or_default())
         .map_err(anyhow::Error::msg)?;
     let device = parse_device(&args.device)?;
-    let (model, parent, layout) = match &args.checkpoint {
-        Some(dir) => {
-            let expected = match args.features {
-                Some(_) => Expected::for_layout(&layout),
-                None => Expected::for_layout(&game).any_features(),
-            };
-            let (model, manifest) = shogi_model::load_checkpoint(dir, &expected, device)?;
+    let expected = match args.features {
+        Some(_) => Expected::for_layout(&layout),
+        None => Expected::for_layout(&game).any_features(),
+    };
+    let load = |dir: &std::path::Path| shogi_model::load_checkpoint(dir, &expected, device);
+    let loaded = match &args.checkpoint {
+        Some(dir) => Some(load(dir)?),
+        None => newest_candidate(run_dir, load)?,
+    };
+    // The steps go on from the checkpoint's, so candidates of a continued chain never
+    // take the names of the ones before them.
+    let (model, parent, layout, start_step, start_samples) = match loaded {
+        Some((model, manifest)) => {
             let layout = checkpoint_layout(&game, &manifest)?;
-            (model, Some(manifest.name), layout)
+            let meta = &manifest.meta;
+            let (step, samples) = (meta.training_step, meta.samples_seen);
+            (model, Some(manifest.name), layout, step, samples)
         }
         None => (
             Model::new(
@@ -178,10 +231,13 @@ pub fn run(args: &LearnArgs) -> Result<()> {
             ),
             None,
             layout,
+            0,
+            0,
         ),
     };
     let samples = SampleConfig {
         features: layout.features,
+        game: Some(variant),
         ..SampleConfig::default()
     };
     let mut window =
@@ -198,8 +254,8 @@ pub fn run(args: &LearnArgs) -> Result<()> {
         run_dir: run_dir.clone(),
         parent,
         seed: 0,
-        start_step: 0,
-        start_samples: 0,
+        start_step,
+        start_samples,
         play: None,
     };
     let mut learner = Learner::new(model, train, config)?;
@@ -255,7 +311,16 @@ pub fn run(args: &LearnArgs) -> Result<()> {
         window.len(),
         window.games()
     );
-    println!("steps: {}", summary.steps);
+    // This invocation's steps; a continued chain says where it stands.
+    let taken = summary.steps.saturating_sub(start_step);
+    if start_step > 0 {
+        println!(
+            "steps: {taken} (from step {start_step} to {})",
+            summary.steps
+        );
+    } else {
+        println!("steps: {taken}");
+    }
     println!("samples/s: {:.1}", summary.samples_per_sec);
     if let Some(l) = summary.last {
         println!(
