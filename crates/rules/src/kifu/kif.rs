@@ -371,7 +371,7 @@ pub fn from_kif(text: &str) -> Result<Record, RecordError> {
             return Err(r.error(line, l, "a move number out of sequence"));
         }
         let text = rest
-            .split([' ', '\t'])
+            .split([' ', '\t', '\u{3000}'])
             .find(|s| !s.is_empty())
             .unwrap_or("")
             .trim_end_matches('+');

@@ -395,6 +395,20 @@ fn full_width_spaces_and_parentheses_are_read() {
     let rec = from_kif(kif).unwrap();
     assert_eq!(rec.moves.len(), 4);
     assert!(!rec.moves[3].is_drop());
+    // A full-width space between the number and an ending word, or after it.
+    let head = "手合割：平手\n手数----指手---------消費時間--\n   1 ７六歩(77)\n   2 ３四歩(33)\n";
+    for ending in [
+        "   3　投了\n",
+        "   3 投了　　( 0:01/00:00:03)\n",
+        "　　3　投了\n",
+    ] {
+        let rec = from_kif(&format!("{head}{ending}")).unwrap_or_else(|e| panic!("{ending}: {e}"));
+        assert_eq!(
+            (rec.moves.len(), rec.end.as_deref()),
+            (2, Some("TORYO")),
+            "{ending}"
+        );
+    }
 }
 
 /// A shogi-server log repeats the end marker after a time line (`%KACHI`, `T10`,
