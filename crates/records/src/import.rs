@@ -284,8 +284,8 @@ pub struct Importer {
     /// Bytes of the current file read so far (a progress bar polls it).
     pub bytes_read: Arc<AtomicU64>,
     /// The encoding the last file was read in (`UTF-8`, `Shift_JIS`, `EUC-JP`, or
-    /// `binary` for hcpe and hcpe3).
-    pub last_encoding: &'static str,
+    /// `binary` for hcpe and hcpe3; [`crate::text::DecodedText::describe`]).
+    pub last_encoding: String,
 }
 
 /// A reader that counts the bytes it hands out into a shared counter.
@@ -323,7 +323,7 @@ impl Importer {
             seen: HashSet::new(),
             stats: ImportStats::default(),
             bytes_read: Arc::new(AtomicU64::new(0)),
-            last_encoding: "UTF-8",
+            last_encoding: "UTF-8".to_string(),
         }
     }
 
@@ -481,10 +481,7 @@ pub fn read_records_in(
     format: RecordFormat,
     usi_variants: &[Variant],
     bytes_read: Arc<AtomicU64>,
-) -> std::io::Result<(
-    Box<dyn Iterator<Item = Result<ReadRecord, String>>>,
-    &'static str,
-)> {
+) -> std::io::Result<(Box<dyn Iterator<Item = Result<ReadRecord, String>>>, String)> {
     let game = |record| ReadRecord::Game {
         record,
         evals: None,
@@ -494,7 +491,7 @@ pub fn read_records_in(
         Err(RecordError::Tsume { sfen }) => Ok(ReadRecord::Problem { sfen }),
         Err(e) => Err(e.to_string()),
     };
-    let encoding: &'static str;
+    let encoding: String;
     let games: Vec<Result<ReadRecord, String>> = match format {
         RecordFormat::Hcpe | RecordFormat::Hcpe3 => {
             let file = BufReader::with_capacity(
@@ -525,7 +522,7 @@ pub fn read_records_in(
                             .map(|(index, g)| hcpe3_game(index, g.map_err(|e| e.to_string())?)),
                     )
                 },
-                "binary",
+                "binary".to_string(),
             ));
         }
         RecordFormat::Csa | RecordFormat::Kif | RecordFormat::Ki2 | RecordFormat::Usi => {
@@ -533,7 +530,7 @@ pub fn read_records_in(
             bytes_read.store(bytes.len() as u64, Ordering::Relaxed);
             let decoded = crate::text::decode_record_text(&bytes)
                 .map_err(|why| std::io::Error::new(std::io::ErrorKind::InvalidData, why))?;
-            encoding = decoded.encoding;
+            encoding = decoded.describe();
             let text = decoded.text;
             match format {
                 RecordFormat::Csa => from_csa_games(&text).into_iter().map(text_record).collect(),

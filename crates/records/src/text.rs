@@ -13,26 +13,64 @@ pub struct DecodedText {
     /// The encoding's name: `UTF-8`, `Shift_JIS` (read as Windows' CP932, the superset
     /// every Japanese Windows tool writes), `EUC-JP`, or one an encoding line named.
     pub encoding: &'static str,
+    /// The encoding an encoding line named where the bytes are not in it (a file
+    /// converted without its line changed, or a tool that writes the wrong one): the
+    /// text was read as if the line were not there.
+    pub line_named: Option<&'static str>,
 }
 
-/// Decodes a record file's bytes. In order: a UTF-8 byte order mark; an encoding line
-/// in the first lines (KIF `#KIF version=2.0 encoding=UTF-8`, CSA `'encoding=Shift_JIS`),
-/// which must then hold; valid UTF-8; then Shift_JIS or EUC-JP, whichever decodes
-/// without an error and reads as Japanese text rather than half-width katakana (a
-/// Shift_JIS decoder accepts most EUC-JP bytes as such), Shift_JIS when both do.
+impl DecodedText {
+    /// What a report says of how the file was read: `Shift_JIS`, or `UTF-8, not the
+    /// Shift_JIS its encoding line names`.
+    pub fn describe(&self) -> String {
+        match self.line_named {
+            Some(named) => format!("{}, not the {named} its encoding line names", self.encoding),
+            None => self.encoding.to_string(),
+        }
+    }
+}
+
+/// Decodes a record file's bytes. In order: a UTF-8 byte order mark; valid UTF-8; an
+/// encoding line in the first lines (KIF `#KIF version=2.0 encoding=Shift_JIS`, CSA
+/// `'encoding=Shift_JIS`) where the bytes are valid in it; then Shift_JIS or EUC-JP,
+/// whichever decodes without an error and reads as Japanese text rather than half-width
+/// katakana (a Shift_JIS decoder accepts most EUC-JP bytes as such), Shift_JIS when both
+/// do. Valid UTF-8 wins over a line because Japanese in Shift_JIS or EUC-JP is never
+/// valid UTF-8 while UTF-8 decodes as Shift_JIS into other characters without an error;
+/// a line the bytes do not hold to is named ([`DecodedText::line_named`]): real files
+/// say `encoding=UTF-8` in Shift_JIS, and a file converted by `iconv` keeps its old line.
 pub fn decode_record_text(bytes: &[u8]) -> Result<DecodedText, String> {
     if let Some(rest) = bytes.strip_prefix(b"\xEF\xBB\xBF") {
         return decode_as(UTF_8, rest, "its byte order mark");
     }
-    if let Some(encoding) = declared_encoding(bytes) {
-        return decode_as(encoding, bytes, "its encoding line");
-    }
+    let declared = declared_encoding(bytes);
     if let Ok(text) = std::str::from_utf8(bytes) {
+        // ASCII reads the same in all of them: only non-ASCII text contradicts a line.
+        let contradicts = |named: &&'static Encoding| *named != UTF_8 && !text.is_ascii();
         return Ok(DecodedText {
             text: text.to_string(),
             encoding: "UTF-8",
+            line_named: declared.filter(contradicts).map(Encoding::name),
         });
     }
+    if let Some(encoding) = declared {
+        let (text, had_errors) = encoding.decode_without_bom_handling(bytes);
+        if !had_errors {
+            return Ok(DecodedText {
+                text: text.into_owned(),
+                encoding: encoding.name(),
+                line_named: None,
+            });
+        }
+    }
+    let mut detected = detect(bytes)?;
+    detected.line_named = declared.map(Encoding::name);
+    Ok(detected)
+}
+
+/// Shift_JIS or EUC-JP, for bytes that are not UTF-8 and do not say their encoding
+/// ([`decode_record_text`]).
+fn detect(bytes: &[u8]) -> Result<DecodedText, String> {
     let mut best: Option<(usize, DecodedText)> = None;
     for encoding in [SHIFT_JIS, EUC_JP] {
         let (text, had_errors) = encoding.decode_without_bom_handling(bytes);
@@ -49,6 +87,7 @@ pub fn decode_record_text(bytes: &[u8]) -> Result<DecodedText, String> {
                 DecodedText {
                     text: text.into_owned(),
                     encoding: encoding.name(),
+                    line_named: None,
                 },
             ));
         }
@@ -68,6 +107,7 @@ fn decode_as(encoding: &'static Encoding, bytes: &[u8], why: &str) -> Result<Dec
     Ok(DecodedText {
         text: text.into_owned(),
         encoding: encoding.name(),
+        line_named: None,
     })
 }
 
@@ -100,10 +140,13 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 
 /// A KIF text as its file is written: Shift_JIS (CP932) with the `.kif` extension, as
 /// the format defines and Kifu for Windows, ShogiHome and Shogidokoro read it, where
-/// every character has a Shift_JIS code; else UTF-8 with `.kifu`.
+/// the text reads back the same from Shift_JIS; else UTF-8 with `.kifu`. Some
+/// characters have a Shift_JIS code that reads back as another (`¥` is written as the
+/// byte of `\`, `−` as the code of `－`), so encoding without an error is not enough.
 pub fn kif_file(text: &str) -> KifFile {
     let (bytes, _, unmappable) = SHIFT_JIS.encode(text);
-    if unmappable {
+    let (back, _) = SHIFT_JIS.decode_without_bom_handling(&bytes);
+    if unmappable || back != text {
         KifFile {
             extension: "kifu",
             encoding: UTF_8.name(),
@@ -161,18 +204,69 @@ mod tests {
     }
 
     #[test]
-    fn an_encoding_line_is_honoured_and_must_hold() {
+    fn an_encoding_line_is_honoured_where_the_bytes_hold_to_it() {
         let text = "'encoding=Shift_JIS\nN+先手\n";
         let (sjis, _, _) = SHIFT_JIS.encode(text);
         assert_eq!(decode(&sjis).text, text);
         let text = "#KIF version=2.0 encoding=CP932\n先手：甲\n";
         let (sjis, _, _) = SHIFT_JIS.encode(text);
         assert_eq!(decode(&sjis).encoding, "Shift_JIS");
-        // UTF-8 bytes under a Shift_JIS line decode, as garbage or not: a line that
-        // lies about invalid bytes is refused.
-        let lying = b"#KIF version=2.0 encoding=UTF-8\n\x93\xe0\n";
-        let err = decode_record_text(lying).unwrap_err();
-        assert!(err.contains("not valid UTF-8"), "{err}");
+        // A line the bytes do not hold to is passed over and named: Shift_JIS under a
+        // UTF-8 line (as real files have it), UTF-8 under a Shift_JIS line (a file
+        // converted by iconv).
+        let (sjis, _, _) = SHIFT_JIS.encode("#KIF version=2.0 encoding=UTF-8\n先手：甲\n");
+        let got = decode(&sjis);
+        assert_eq!(got.text, "#KIF version=2.0 encoding=UTF-8\n先手：甲\n");
+        assert_eq!((got.encoding, got.line_named), ("Shift_JIS", Some("UTF-8")));
+        assert_eq!(
+            got.describe(),
+            "Shift_JIS, not the UTF-8 its encoding line names"
+        );
+        // Valid Shift_JIS too, as other characters: UTF-8 wins.
+        let converted = "'encoding=Shift_JIS\nN+先手ー\n";
+        assert!(!SHIFT_JIS.decode(converted.as_bytes()).2);
+        let got = decode(converted.as_bytes());
+        assert_eq!(
+            (got.text.as_str(), got.line_named),
+            (converted, Some("Shift_JIS"))
+        );
+        // ASCII contradicts no line.
+        assert_eq!(decode(b"'encoding=Shift_JIS\nN+abc\n").line_named, None);
+        assert!(decode_record_text(b"'encoding=UTF-8\n\x81\x00\xff\xfe\x80").is_err());
+    }
+
+    /// Why valid UTF-8 is tried before Shift_JIS, `.kif` included, though the format
+    /// defines `.kif` as Shift_JIS: UTF-8 Japanese often decodes as Shift_JIS without an
+    /// error (into other characters), so a Shift_JIS-first rule would misread UTF-8
+    /// `.kif` files, while Shift_JIS Japanese is never valid UTF-8 (its lead bytes
+    /// 0x81-0x9F are UTF-8 continuation bytes), so this order reads both.
+    #[test]
+    fn utf8_is_tried_first_because_shift_jis_would_misread_it_silently() {
+        let names = "先手 羽生善治\n後手 谷川浩司\n";
+        let (misread, _, had_errors) = SHIFT_JIS.decode(names.as_bytes());
+        assert!(
+            !had_errors && misread != names,
+            "UTF-8 read as Shift_JIS: {misread}"
+        );
+        assert_eq!(decode(names.as_bytes()).encoding, "UTF-8");
+        assert_eq!(decode(KIF.as_bytes()).encoding, "UTF-8");
+        for word in [
+            "先手",
+            "後手",
+            "手合割",
+            "平手",
+            "まで",
+            "投了",
+            "同",
+            "歩",
+            "成",
+        ] {
+            let (sjis, _, _) = SHIFT_JIS.encode(word);
+            assert!(
+                std::str::from_utf8(&sjis).is_err(),
+                "{word} in Shift_JIS is valid UTF-8"
+            );
+        }
     }
 
     #[test]
@@ -192,5 +286,11 @@ mod tests {
         let file = kif_file("先手：😀\n");
         assert_eq!((file.extension, file.encoding), ("kifu", "UTF-8"));
         assert_eq!(file.bytes, "先手：😀\n".as_bytes());
+        // Characters Shift_JIS writes but reads back as others: UTF-8 too.
+        for name in ["先手：¥100\n", "先手：A−B\n"] {
+            let (_, _, unmappable) = SHIFT_JIS.encode(name);
+            assert!(!unmappable, "{name} encodes without an error");
+            assert_eq!(kif_file(name).extension, "kifu", "{name}");
+        }
     }
 }
