@@ -12,11 +12,14 @@
 # GAMES per pairing (default 40; paired openings, colours swapped), SIMULATIONS per
 # move of the network (default 32). Environment:
 #   LADDER            the opponents, space separated (default: random and
-#                     alphabeta:depth=1..4 for minishogi, ..3 for shogi)
+#                     alphabeta:depth=1..4 for minishogi, ..3 for shogi, ..2 for tai)
 #   LADDER_OUT        where the matches go (default RUN_DIR/ladder, or
 #                     CHECKPOINT_DIR/../ladder-NAME)
 #   LADDER_PARALLEL   games at once (default 4)
-#   LADDER_MAX_PLIES  ply limit of every game (default 200 for minishogi, 320 for shogi)
+#   LADDER_MAX_PLIES  ply limit of every game (default 200 for minishogi and tai, 320
+#                     for shogi)
+#   LADDER_ADJUDICATE material lead that wins a game at the ply limit (default 30 for
+#                     tai, as configs/tai.toml; 0, a draw, for the others)
 #   LADDER_DEVICE     the network's device (default auto)
 #   LADDER_ROOT_OF    a run directory: the network searches as that run measures its
 #                     networks (`match --root-of RUN`: its self-play root and [play]
@@ -78,14 +81,19 @@ case "$variant" in
              default_plies=200 ;;
   shogi) default_ladder="random alphabeta:depth=1 alphabeta:depth=2 alphabeta:depth=3"
          default_plies=320 ;;
-  *) echo "ladder.sh: the ladder has rungs for shogi and minishogi, not $variant" >&2; exit 2 ;;
+  # Tai games rarely end by the rules within a CPU budget's cap: the side 30 material
+  # points ahead at the cap wins, as configs/tai.toml's self-play adjudicates them.
+  tai) default_ladder="random alphabeta:depth=1 alphabeta:depth=2"
+       default_plies=200 default_adjudicate=30 ;;
+  *) echo "ladder.sh: the ladder has rungs for shogi, minishogi and tai, not $variant" >&2; exit 2 ;;
 esac
+adjudicate="${LADDER_ADJUDICATE:-${default_adjudicate:-0}}"
 read -r -a rungs <<< "${LADDER:-$default_ladder}"
 parallel="${LADDER_PARALLEL:-4}"
 plies="${LADDER_MAX_PLIES:-$default_plies}"
 device="${LADDER_DEVICE:-auto}"
 mkdir -p "$out"
-echo "ladder: $net ($variant, $sims simulations) against ${rungs[*]}; $games games per pairing, max $plies plies -> $out"
+echo "ladder: $net ($variant, $sims simulations) against ${rungs[*]}; $games games per pairing, max $plies plies (adjudicated at $adjudicate) -> $out"
 
 # The network's search: a run's (LADDER_ROOT_OF) or the one the settings give.
 plain_search=()
@@ -115,7 +123,7 @@ play() {
   rm -rf "${out:?}/$name"
   "$bin" match --a "$a" --b "$b" --variant "$variant" --games "$games" \
     --simulations "$sims" "${how[@]}" --parallel "$parallel" --max-plies "$plies" --device "$device" \
-    --seed 1 --out "$out/$name" > "$out/$name.txt" 2>&1 || { cat "$out/$name.txt" >&2; exit 1; }
+    --adjudicate "$adjudicate" --seed 1 --out "$out/$name" > "$out/$name.txt" 2>&1 || { cat "$out/$name.txt" >&2; exit 1; }
   grep -E '^(total|Elo|forfeits)' "$out/$name.txt" | sed "s|^|  $name: |"
 }
 slug() { echo "$1" | tr ':=,/' '____'; }
@@ -146,6 +154,7 @@ for ((i = 0; i + 1 < ${#rungs[@]}; i++)); do
   a="${rungs[i + 1]}" b="${rungs[i]}"
   # Keyed by variant, rungs, games and ply limit; reused only for the same baseline.
   name="rung-$variant-$(slug "$a")-vs-$(slug "$b")-g$games-p$plies"
+  [ "$adjudicate" = 0 ] || name="$name-a$adjudicate"
   cached="$out/$name/summary.json"
   if [ -f "$cached" ] && [ "${LADDER_REPLAY:-0}" = 0 ] && deterministic "$a" && deterministic "$b"; then
     was="$(baseline_version "$cached")"
