@@ -102,12 +102,13 @@ impl Ending {
     }
 
     /// The ending a KIF word stands for (投了, 詰み, ...; also 切れ勝ち's mirror
-    /// 時間切れ). 反則勝ち and 反則負け depend on the side to move, `to_move`.
+    /// 時間切れ, and 81Dojo's `Time-up`). 反則勝ち and 反則負け depend on the side to move, `to_move`.
     pub fn from_kif_word(word: &str, to_move: Color) -> Option<Ending> {
         match word {
             "反則勝ち" => return Some(Ending::IllegalAction(to_move.flip())),
             "反則負け" => return Some(Ending::IllegalAction(to_move)),
-            "時間切れ" => return Some(Ending::TimeUp),
+            // 81Dojo's KIF writes its time-up in English.
+            "時間切れ" | "Time-up" => return Some(Ending::TimeUp),
             "封じ手" => return Some(Ending::Unfinished),
             _ => {}
         }

@@ -56,7 +56,7 @@ pub fn from_ki2(text: &str) -> Result<Record, RecordError> {
 }
 
 /// The ending a `まで` line states (`77手で先手の勝ち`, `80手で千日手`, `3手で後手の反則負け`,
-/// `時間切れにより先手の勝ち`), checked against the moves read: `played` moves, `to_move`
+/// `時間切れにより先手の勝ち`, `19手詰`), checked against the moves read: `played` moves, `to_move`
 /// the side to move after them.
 fn ending_of(summary: &str, played: usize, to_move: Color) -> Result<Ending, &'static str> {
     let clean: String = summary
@@ -70,9 +70,13 @@ fn ending_of(summary: &str, played: usize, to_move: Color) -> Result<Ending, &'s
         if count != played {
             return Err("the まで line's move count differs from the moves read");
         }
+        // `まで19手詰`: how a mate problem's solution (詰将棋) ends.
+        if matches!(&rest[digits..], "手詰" | "手詰み") {
+            return Ok(Ending::Checkmate);
+        }
         rest = rest[digits..]
             .strip_prefix("手で")
-            .ok_or("expected 手で after the move count")?;
+            .ok_or("expected 手で or 手詰 after the move count")?;
     }
     let side_named = |text: &str| -> Option<Color> {
         if text.starts_with("先手") || text.starts_with("下手") {
@@ -311,6 +315,10 @@ mod tests {
             Ok(Ending::Declaration)
         );
         assert_eq!(e("、3手で詰み", 3, Color::White), Ok(Ending::Checkmate));
+        // A mate problem's solution.
+        assert_eq!(e("19447手詰", 19447, Color::White), Ok(Ending::Checkmate));
+        assert_eq!(e("3手詰み", 3, Color::White), Ok(Ending::Checkmate));
+        assert!(e("5手詰", 3, Color::White).is_err());
         assert!(e("78手で先手の勝ち", 77, Color::White).is_err());
         assert!(e("3手で雨天順延", 3, Color::White).is_err());
     }

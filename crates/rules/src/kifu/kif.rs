@@ -345,10 +345,19 @@ impl Reading {
 /// Reads a KIF record (text already decoded: `shogi_records::text` reads the encodings).
 /// The start is 手合割 (平手 or a handicap), a BOD diagram, or `#SFEN:`; without any, the
 /// even start. Moves are checked for legality; the ending word (投了, 詰み, 千日手, 持将棋,
-/// 切れ負け, 反則勝ち/負け, 入玉勝ち, 中断) becomes the record's CSA end marker.
+/// 切れ負け, 反則勝ち/負け, 入玉勝ち, 中断) becomes the record's CSA end marker. A move the
+/// rules refuse followed at once by 反則勝ち or 反則負け (Kifu for Windows writes the
+/// illegal move, then the ending), or last with a comment that names the foul
+/// (`*反則手にて終局`), ends the game there: its mover loses by an illegal move
+/// (`ILLEGAL_MOVE`), the refused move left out.
 pub fn from_kif(text: &str) -> Result<Record, RecordError> {
     let mut r = Reading::new("kif");
+    let mut refused: Option<RecordError> = None;
+    // A comment after a refused last move that says the game ended by a foul
+    // (`*反則手にて終局`, as 81Dojo's exports have it).
+    let mut foul_noted = false;
     for (line, l, trimmed) in Reading::lines(text) {
+        foul_noted |= refused.is_some() && trimmed.starts_with('*') && trimmed.contains("反則");
         if r.common_line(trimmed)? {
             continue;
         }
@@ -367,24 +376,49 @@ pub fn from_kif(text: &str) -> Result<Record, RecordError> {
             }
             return Err(r.error(line, l, "expected a numbered move"));
         };
-        if number != r.played() + 1 {
-            return Err(r.error(line, l, "a move number out of sequence"));
-        }
         let text = rest
             .split([' ', '\t', '\u{3000}'])
             .find(|s| !s.is_empty())
             .unwrap_or("")
             .trim_end_matches('+');
+        if let Some(err) = refused.take() {
+            if number == r.played() + 2 && matches!(text, "反則勝ち" | "反則負け") {
+                r.end = Ending::IllegalMove.csa_marker().map(str::to_string);
+                break;
+            }
+            return Err(err);
+        }
+        if number != r.played() + 1 {
+            return Err(r.error(line, l, "a move number out of sequence"));
+        }
         let prev_to = r.prev_to;
         let p = r.position(line)?;
         if let Some(ending) = Ending::from_kif_word(text, p.side_to_move()) {
             r.end = ending.csa_marker().map(str::to_string);
             break;
         }
-        let mv = kif_move_of(p, rest.trim_start(), prev_to).map_err(|e| r.error(line, l, e))?;
-        r.play(mv, line, text)?;
+        // 将棋倶楽部24 names the side of a foul: `2 先手 反則負け` (Black, not to move,
+        // lost by a foul).
+        if let Some(ending) = named_foul(rest) {
+            r.end = ending.csa_marker().map(str::to_string);
+            break;
+        }
+        let played = match kif_move_of(p, rest.trim_start(), prev_to) {
+            Ok(mv) => r.play(mv, line, text),
+            Err(e) => Err(r.error(line, l, e)),
+        };
+        if let Err(err) = played {
+            refused = Some(err);
+        }
     }
-    r.finish()
+    match refused {
+        Some(_) if foul_noted => {
+            r.end = Ending::IllegalMove.csa_marker().map(str::to_string);
+            r.finish()
+        }
+        Some(err) => Err(err),
+        None => r.finish(),
+    }
 }
 
 /// A header line before the moves (手合割, names, a diagram's rows, hands and side to
@@ -431,6 +465,23 @@ pub(super) fn header(
 }
 
 /// `   12 ７六歩(77)   ( 0:01/00:00:01)` as its number and the rest.
+/// A foul with its side named (`先手 反則負け`, `後手 反則勝ち`; 下手 and 上手 too).
+fn named_foul(rest: &str) -> Option<Ending> {
+    let mut words = rest
+        .split([' ', '\t', '\u{3000}'])
+        .filter(|w| !w.is_empty());
+    let side = match words.next()? {
+        "先手" | "下手" => Color::Black,
+        "後手" | "上手" => Color::White,
+        _ => return None,
+    };
+    match words.next()? {
+        "反則負け" => Some(Ending::IllegalAction(side)),
+        "反則勝ち" => Some(Ending::IllegalAction(side.flip())),
+        _ => None,
+    }
+}
+
 fn split_number(line: &str) -> Option<(usize, &str)> {
     let digits = line
         .find(|c: char| !c.is_ascii_digit())

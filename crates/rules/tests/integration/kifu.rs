@@ -620,3 +620,57 @@ fn every_ending_round_trips_through_csa_and_kif() {
         }
     }
 }
+
+/// Kifu for Windows writes an illegal move, then 反則勝ち (or 反則負け): the game ended
+/// by that move, which is left out, its mover the loser. An illegal move without that
+/// ending is still an error.
+#[test]
+fn an_illegal_move_before_a_forfeit_word_ends_the_game_there() {
+    let head = "手合割：平手\n手数----指手---------消費時間--\n   1 ７六歩(77)\n   2 ３四歩(33)\n   3 ５五歩(57)   ( 0:01/00:00:01)\n";
+    for word in ["反則勝ち", "反則負け"] {
+        let kif = format!("{head}   4 {word}\n*王手放置の反則\nまで3手で後手の勝ち\n");
+        let rec = from_kif(&kif).unwrap_or_else(|e| panic!("{word}: {e}"));
+        assert_eq!(
+            (rec.moves.len(), rec.end.as_deref()),
+            (2, Some("ILLEGAL_MOVE")),
+            "{word}"
+        );
+    }
+    assert!(
+        from_kif(head).is_err(),
+        "the illegal move is the record's last"
+    );
+    let noted = from_kif(&format!("{head}*反則手にて終局\n")).unwrap();
+    assert_eq!(
+        (noted.moves.len(), noted.end.as_deref()),
+        (2, Some("ILLEGAL_MOVE"))
+    );
+    assert!(
+        from_kif(&format!("{head}*よい手\n")).is_err(),
+        "a comment that names no foul"
+    );
+    // 将棋倶楽部24 names the side of a foul, to move or not.
+    let one = "手合割：平手\n手数----指手---------消費時間--\n1 ７六歩(77)    ( 0:01/00:00:01)\n";
+    for (line, end) in [
+        // CSA's `%+ILLEGAL_ACTION`: Black's foul, Black loses.
+        ("2 先手 反則負け ( 0:22/00:04:53)", "+ILLEGAL_ACTION"),
+        ("2 後手 反則負け", "-ILLEGAL_ACTION"),
+        ("2 後手 反則勝ち", "+ILLEGAL_ACTION"),
+    ] {
+        let rec = from_kif(&format!("{one}{line}\n")).unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert_eq!(
+            (rec.moves.len(), rec.end.as_deref()),
+            (1, Some(end)),
+            "{line}"
+        );
+    }
+    // 81Dojo writes a time-up in English.
+    let two = "手合割：平手\n手数----指手---------消費時間--\n   1 ７六歩(77)\n   2 ３四歩(33)\n";
+    let rec = from_kif(&format!("{two}   3  Time-up   ( 0:0/)\n")).unwrap();
+    assert_eq!(rec.end.as_deref(), Some("TIME_UP"));
+    assert!(from_kif(&format!("{head}   4 投了\n")).is_err());
+    assert!(
+        from_kif(&format!("{head}   5 反則勝ち\n")).is_err(),
+        "numbered after a gap"
+    );
+}
