@@ -12,6 +12,7 @@ came from the record files of ShogiHome's, tsshogi's and python-shogi's reposito
 import argparse
 import codecs
 import json
+import re
 import pathlib
 import shutil
 import subprocess
@@ -27,27 +28,37 @@ EVEN = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 
 
 def ours(binary, path, work):
-    """The first game shogi-zero keeps from `path`, as a USI position line, or None."""
+    """(the first game shogi-zero keeps from `path` as a USI position line, or None; why
+    the import left it out, as its summary line says)."""
     out, games = work / "chunks", work / "games"
     for d in (out, games):
         shutil.rmtree(d, ignore_errors=True)
-    subprocess.run([binary, "import", str(path), "--out", str(out), "--endings", "all",
-                    "--keep-duplicates", "--min-moves", "0"], capture_output=True, check=False)
+    run = subprocess.run([binary, "import", str(path), "--out", str(out), "--endings", "all",
+                          "--keep-duplicates", "--min-moves", "0"], capture_output=True,
+                         text=True, check=False)
+    report = run.stdout + run.stderr
+    why = re.search(r"left out: (.*?) \d+(,| in )", report)
+    if "could be read" in report or "unreadable" in report:
+        why_text = "unreadable"
+    else:
+        why_text = why.group(1) if why else "no game"
     if not any(out.glob("*.szgr")):
-        return None
+        return None, why_text
     subprocess.run([binary, "export", str(out), "--out", str(games)], capture_output=True,
                    check=True)
     lines = sorted(games.glob("*.usi"))
-    return lines[0].read_text().strip() if lines else None
+    return (lines[0].read_text().strip() if lines else None), None
 
 
 def decode(data: bytes) -> str:
     if data.startswith(codecs.BOM_UTF8):
         return data[3:].decode()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("cp932")
+    for encoding in ("utf-8", "cp932", "euc_jp"):
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            pass
+    return data.decode("utf-8", errors="replace")
 
 
 def start_and_moves(usi: str):
@@ -73,7 +84,7 @@ def main():
     parser.add_argument("dir", type=pathlib.Path)
     parser.add_argument("--binary", default=str(ROOT / "target/release/shogi-zero"))
     args = parser.parse_args()
-    files = sorted(p for p in args.dir.iterdir() if p.suffix.lower() in FORMATS)
+    files = sorted(p for p in args.dir.rglob("*") if p.is_file() and p.suffix.lower() in FORMATS)
     work = pathlib.Path(tempfile.mkdtemp(prefix="records-crosscheck-"))
     mine = {f: ours(args.binary, f, work) for f in files}
     request = {"read": [{"format": FORMATS[f.suffix.lower()], "text": decode(f.read_bytes())}
@@ -82,17 +93,23 @@ def main():
         ["node", str(ROOT / "scripts/oracle/tsshogi_records.cjs")],
         input=json.dumps(request), capture_output=True, text=True, check=True).stdout)
     counts = {"files": len(files), "kept": 0, "tsshogi agrees": 0, "cshogi read": 0,
-              "cshogi agrees": 0}
+              "cshogi agrees": 0, "left out": {}}
     differ = []
     for f, theirs in zip(files, reply["read"]):
-        if mine[f] is None:
+        usi, why = mine[f]
+        if usi is None:
+            counts["left out"][why] = counts["left out"].get(why, 0) + 1
+            if why == "malformed":
+                differ.append(f"malformed for us: {f.relative_to(args.dir)} (tsshogi: "
+                              f"{'reads ' + str(len(start_and_moves(theirs['usi'])[1])) + ' moves' if 'usi' in theirs else theirs})")
             continue
+        mine[f] = usi
         counts["kept"] += 1
         game = start_and_moves(mine[f])
         if "usi" in theirs and start_and_moves(theirs["usi"]) == game:
             counts["tsshogi agrees"] += 1
         else:
-            differ.append(f"tsshogi: {f.name}: {theirs}")
+            differ.append(f"tsshogi: {f.relative_to(args.dir)}: {theirs}")
         fmt = FORMATS[f.suffix.lower()]
         if fmt in ("kif", "csa"):
             try:
