@@ -69,6 +69,8 @@ for how in play plain; do
   suffix=""
   if [ "$how" = plain ]; then extra=("${plain[@]}"); suffix="-plain"; fi
   echo "== the $how search"
+  # Measured afresh each time (a match into a directory of its own games would resume).
+  rm -rf "$run/proof/vs-random$suffix" "$run/proof/vs-initial$suffix"
   "$bin" match --a "checkpoint:$best" --b random --games "$games" --simulations "$sims" \
     "${rules[@]}" "${extra[@]}" --parallel 8 --out "$run/proof/vs-random$suffix" | tee "$run/proof/vs-random$suffix.txt"
   "$bin" match --a "checkpoint:$best" --b "checkpoint:$initial" --games "$games" \
@@ -78,6 +80,7 @@ done
 # The untrained network against random, the baseline the trained network's score is read
 # against: BASELINE_GAMES games (default 0: skipped).
 if [ "${BASELINE_GAMES:-0}" != 0 ]; then
+  rm -rf "$run/proof/initial-vs-random"
   "$bin" match --a "checkpoint:$initial" --b random --games "$BASELINE_GAMES" --simulations "$sims" \
     "${rules[@]}" --parallel 8 --out "$run/proof/initial-vs-random" | tee "$run/proof/initial-vs-random.txt"
 fi

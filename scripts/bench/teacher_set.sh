@@ -33,6 +33,7 @@ with open(path, "w") as f:
     f.write("\n".join(sorted(seen)) + "\n")
 PY
 began=$(date +%s)
+rm -rf "$out/match"
 "$bin" match --a "alphabeta:depth=$depth" --b "alphabeta:depth=$depth" --games "$games" \
   --openings "$out/openings.sfen" --max-plies 320 --parallel "$(nproc)" --seed "$seed" \
   --out "$out/match" > "$out/match.txt"

@@ -15,10 +15,14 @@ use shogi_registry::{GameSpec, TOURNAMENT_MAX_PLIES, with_game_type};
 use shogi_rules::Position;
 
 use crate::error::{ArenaError, io_err};
+
+mod results_log;
 use crate::openings::{Openings, opening_positions};
 use crate::player::{Mover, PlayerSettings, PlayerSpec, PreparedPlayer, baseline_version};
 use crate::stats::{EloEstimate, SprtConfig, SprtDecision, SprtState, Tally};
 use crate::usi_client::UsiAnswer;
+pub use results_log::RESULTS_FILE;
+use results_log::ResultsLog;
 use shogi_registry::ArenaGame;
 
 /// Random plies of a match's generated openings unless told otherwise (the gate uses
@@ -49,8 +53,13 @@ pub struct MatchConfig {
     pub players: PlayerSettings,
     /// Seed of openings and per-game search seeds.
     pub seed: u64,
-    /// Directory the games are written into (`game-NNNN.usi|csa|kif`); none = not saved.
+    /// Directory the games are written into (`game-NNNN.usi|csa|kif`, and each result as
+    /// it comes in [`RESULTS_FILE`]); none = not saved.
     pub games_dir: Option<PathBuf>,
+    /// Play only the games `games_dir` lacks when it holds a log of the same match (a
+    /// match stopped and started again); a log of another match is then refused. Off:
+    /// every game is played and the log starts over.
+    pub resume: bool,
 }
 
 impl Default for MatchConfig {
@@ -67,6 +76,7 @@ impl Default for MatchConfig {
             players: PlayerSettings::default(),
             seed: 1,
             games_dir: None,
+            resume: false,
         }
     }
 }
@@ -154,6 +164,9 @@ pub struct MatchSummary {
     /// B's mean wall time per move, milliseconds.
     #[serde(default)]
     pub b_move_ms: f64,
+    /// Games read back from an earlier start of the same match ([`MatchConfig::resume`]).
+    #[serde(default)]
+    pub resumed: u32,
     /// Every game, in order.
     pub games: Vec<GameResult>,
 }
@@ -463,17 +476,34 @@ pub fn play_match<G: ArenaGame>(
     let n_openings = planned.div_ceil(2).max(1) as usize;
     let openings =
         opening_positions::<G>(&config.openings, config.game.kind, n_openings, config.seed)?;
-    if let Some(dir) = &config.games_dir {
-        std::fs::create_dir_all(dir).map_err(io_err("create", dir))?;
-    }
+    let (log, done) = games_played_before(&a.spec, &b.spec, config)?;
+    let resumed = done.len() as u32;
+    let todo: Vec<u32> = (0..planned)
+        .filter(|i| !done.iter().any(|g| g.index == *i))
+        .collect();
     let next = AtomicU32::new(0);
     let halt = AtomicBool::new(false);
-    let results: Mutex<Vec<GameResult>> = Mutex::new(Vec::new());
     let sprt_stop: Mutex<Option<SprtDecision>> = Mutex::new(None);
+    // A resumed match the SPRT had already decided plays nothing more.
+    if let Some(sprt) = &config.sprt {
+        let decision = sprt.state(&tally(&done).0).decision;
+        if decision != SprtDecision::Continue {
+            *sprt_stop.lock().unwrap_or_else(|p| p.into_inner()) = Some(decision);
+            halt.store(true, Ordering::Relaxed);
+        }
+    }
+    let results: Mutex<Vec<GameResult>> = Mutex::new(done);
+    let log = Mutex::new(log);
     let failure: Mutex<Option<ArenaError>> = Mutex::new(None);
     let interrupted = AtomicBool::new(false);
+    // No worker (and no engine started) for games that will not be played.
+    let workers = if halt.load(Ordering::Relaxed) {
+        0
+    } else {
+        config.parallel.max(1).min(todo.len())
+    };
     std::thread::scope(|scope| {
-        for _ in 0..config.parallel.clamp(1, planned.max(1) as usize) {
+        for _ in 0..workers {
             scope.spawn(|| {
                 let mut ma = a.mover();
                 let mut mb = b.mover();
@@ -485,10 +515,10 @@ pub fn play_match<G: ArenaGame>(
                     if halt.load(Ordering::Relaxed) {
                         break;
                     }
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    if index >= planned {
+                    let Some(&index) = todo.get(next.fetch_add(1, Ordering::Relaxed) as usize)
+                    else {
                         break;
-                    }
+                    };
                     let opening = index / 2;
                     let a_black = index.is_multiple_of(2);
                     let start = &openings[opening as usize % openings.len()];
@@ -527,6 +557,13 @@ pub fn play_match<G: ArenaGame>(
                         break;
                     }
                     let mut all = results.lock().unwrap_or_else(|p| p.into_inner());
+                    if let Some(log) = log.lock().unwrap_or_else(|p| p.into_inner()).as_mut()
+                        && let Err(e) = log.append(&result)
+                    {
+                        *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                        halt.store(true, Ordering::Relaxed);
+                        break;
+                    }
                     all.push(result);
                     if let Some(sprt) = &config.sprt {
                         let (total, _, _) = tally(&all);
@@ -546,38 +583,85 @@ pub fn play_match<G: ArenaGame>(
     if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
     }
-    let mut games = results.into_inner().unwrap_or_else(|p| p.into_inner());
-    games.sort_by_key(|g| g.index);
-    let (total, a_black, a_white) = tally(&games);
-    let stopped_early = sprt_stop
+    let games = results.into_inner().unwrap_or_else(|p| p.into_inner());
+    let decided = sprt_stop
         .into_inner()
         .unwrap_or_else(|p| p.into_inner())
-        .is_some()
-        && total.games() < planned;
-    Ok(MatchSummary {
-        a: a.spec.to_string(),
-        b: b.spec.to_string(),
+        .is_some();
+    let mut summary = summary_of::<G>(&a.spec, &b.spec, config, games, decided);
+    summary.interrupted = interrupted.load(Ordering::Relaxed) && summary.total.games() < planned;
+    summary.resumed = resumed;
+    summary.seconds = began.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// A match's summary from its games (in any order): `decided`, the SPRT stopped it.
+fn summary_of<G: ArenaGame>(
+    a: &PlayerSpec,
+    b: &PlayerSpec,
+    config: &MatchConfig,
+    mut games: Vec<GameResult>,
+    decided: bool,
+) -> MatchSummary {
+    games.sort_by_key(|g| g.index);
+    let (total, a_black, a_white) = tally(&games);
+    MatchSummary {
+        a: a.to_string(),
+        b: b.to_string(),
         variant: config.game.kind.name().to_string(),
-        planned,
+        planned: config.games,
         score: total.score(),
         elo: total.elo(),
         sprt: config.sprt.map(|s| s.state(&total)),
-        stopped_early,
-        interrupted: interrupted.load(Ordering::Relaxed) && total.games() < planned,
+        stopped_early: decided && total.games() < config.games,
+        interrupted: false,
         forfeits: games.iter().filter(|g| g.forfeit.is_some()).count() as u32,
-        baseline_version: [&a.spec, &b.spec]
+        baseline_version: [a, b]
             .iter()
             .any(|s| matches!(s, PlayerSpec::AlphaBeta(_)))
             .then(baseline_version::<G>)
             .flatten(),
-        seconds: began.elapsed().as_secs_f64(),
+        seconds: 0.0,
         a_move_ms: mean_move_ms(games.iter().map(|g| (g.a_think_ms, g.a_moves))),
         b_move_ms: mean_move_ms(games.iter().map(|g| (g.b_think_ms, g.b_moves))),
         total,
         a_black,
         a_white,
+        resumed: 0,
         games,
-    })
+    }
+}
+
+/// The match's results log (when its games are saved) and the games of this match it
+/// already holds ([`MatchConfig::resume`]), those of the games planned only.
+fn games_played_before(
+    a: &PlayerSpec,
+    b: &PlayerSpec,
+    config: &MatchConfig,
+) -> Result<(Option<ResultsLog>, Vec<GameResult>), ArenaError> {
+    let Some(dir) = &config.games_dir else {
+        return Ok((None, Vec::new()));
+    };
+    std::fs::create_dir_all(dir).map_err(io_err("create", dir))?;
+    let identity = match_identity(a, b, config);
+    let (log, mut done) = ResultsLog::open(dir, &identity, config.resume)?;
+    done.retain(|g| g.index < config.games);
+    Ok((Some(log), done))
+}
+
+/// What decides a match's games, as [`MatchConfig::resume`] compares it: the players,
+/// the rules, the openings and the seed; not how many games, how many at once, nor the
+/// inference threads and batches that serve a network.
+fn match_identity(a: &PlayerSpec, b: &PlayerSpec, config: &MatchConfig) -> String {
+    let players = PlayerSettings {
+        inference_threads: 0,
+        max_batch: 0,
+        ..config.players.clone()
+    };
+    format!(
+        "a {a}; b {b}; game {:?}; adjudicate {}; openings {:?}; seed {}; players {players:?}",
+        config.game, config.adjudicate_margin, config.openings, config.seed
+    )
 }
 
 /// Prepares both players (one batched inference service per network) and plays a match

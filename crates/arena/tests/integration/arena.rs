@@ -301,6 +301,7 @@ fn usi_match(a: PlayerSpec, games: u32) -> shogi_arena::MatchSummary {
         },
         seed: 3,
         games_dir: Some(tmp.path().join("g")),
+        resume: false,
     };
     let s = run_match(&a, &PlayerSpec::Random, &config, &stop).unwrap();
     assert_eq!(s.total.games(), games, "{}", s.table());
@@ -425,6 +426,7 @@ fn options_reach_the_engine_between_usiok_and_isready_and_fixed_nodes_go_as_writ
         },
         seed: 3,
         games_dir: None,
+        resume: false,
     };
     let s = run_match(
         &logged_double("normal", &log_a),
@@ -691,14 +693,15 @@ fn gate_pending_gates_the_newest_and_passes_over_the_older() {
     assert!(matches!(err, ArenaError::NoBest(_)), "{err}");
     tiny_net(&run.accepted(), 0, 4);
     tiny_net(&run.candidates(), 200, 6);
-    tiny_net(&run.candidates(), 100, 7);
-    // The newest is damaged on disk: every weight file cut to half.
-    let damaged = tiny_net(&run.candidates(), 400, 8);
-    for entry in std::fs::read_dir(&damaged).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "safetensors") {
-            let bytes = std::fs::read(&path).unwrap();
-            std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    // The newest and the oldest are damaged on disk: every weight file cut to half.
+    for (step, seed) in [(100, 7), (400, 8)] {
+        let damaged = tiny_net(&run.candidates(), step, seed);
+        for entry in std::fs::read_dir(&damaged).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "safetensors") {
+                let bytes = std::fs::read(&path).unwrap();
+                std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+            }
         }
     }
     let reports = gate_pending(&run, &gate_config(0.0), &stop).unwrap();
@@ -716,7 +719,7 @@ fn gate_pending_gates_the_newest_and_passes_over_the_older() {
     assert_eq!(
         what,
         [
-            ("step-00000100", 0, Some("step-00000300"), false),
+            ("step-00000100", 0, None, true),
             ("step-00000200", 0, Some("step-00000300"), false),
             ("step-00000300", 4, None, false),
             ("step-00000400", 0, None, true),
@@ -727,10 +730,10 @@ fn gate_pending_gates_the_newest_and_passes_over_the_older() {
     for name in ["step-00000100", "step-00000200", "step-00000400"] {
         let json = std::fs::read_to_string(run.rejected().join(name).join("gate.json")).unwrap();
         assert!(
-            json.contains(if name == "step-00000400" {
-                "refused"
-            } else {
+            json.contains(if name == "step-00000200" {
                 "passed_over_for"
+            } else {
+                "refused"
             }),
             "{json}"
         );
@@ -885,4 +888,57 @@ fn an_accepted_network_is_also_rated_against_the_fixed_opponent() {
     assert!(lines[1].contains(",alphabeta:depth=1,2,"), "{csv}");
     assert!(lines[2].ends_with(",,,,,"), "{csv}");
     assert!(run.ratings_png().is_file());
+}
+
+/// A match stopped at any point and started again with the same settings plays only
+/// the games it lacks, and ends with the games an uninterrupted match has; a log of
+/// another match is refused; without `resume` every game is played again.
+#[test]
+fn a_stopped_match_resumes_where_its_log_ends() {
+    let stop = AtomicBool::new(false);
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (PlayerSpec::Uniform, PlayerSpec::Random);
+    let config = |games, seed| MatchConfig {
+        games_dir: Some(dir.path().join("m")),
+        resume: true,
+        seed,
+        ..minishogi(games, 4)
+    };
+    let whole = run_match(&a, &b, &config(6, 5), &stop).unwrap();
+    assert_eq!((whole.total.games(), whole.resumed), (6, 0));
+    // Killed after its first three games, the fourth's line cut short.
+    let log = dir
+        .path()
+        .join("m")
+        .join(shogi_arena::matchplay::RESULTS_FILE);
+    let text = std::fs::read_to_string(&log).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.sort_by_key(|line| {
+        serde_json::from_str::<serde_json::Value>(line).unwrap()["index"].as_u64()
+    });
+    let cut = &lines[4][..lines[4].len() / 2];
+    std::fs::write(&log, format!("{}\n{cut}", lines[..4].join("\n"))).unwrap();
+    // The games themselves (not the time each move took).
+    let games = |s: &shogi_arena::MatchSummary| -> Vec<(u32, String, Vec<String>)> {
+        s.games
+            .iter()
+            .map(|g| (g.index, g.winner.clone(), g.moves.clone()))
+            .collect()
+    };
+    let resumed = run_match(&a, &b, &config(6, 5), &stop).unwrap();
+    assert_eq!((resumed.total.games(), resumed.resumed), (6, 3));
+    assert_eq!(games(&resumed), games(&whole), "the same games, in order");
+    // More games asked: only the new ones are played.
+    let more = run_match(&a, &b, &config(8, 5), &stop).unwrap();
+    assert_eq!((more.total.games(), more.resumed), (8, 6));
+    assert_eq!(games(&more)[..6], games(&whole)[..]);
+    // Another match into the same directory is refused; without resume it starts over.
+    let err = run_match(&a, &b, &config(8, 6), &stop).unwrap_err();
+    assert!(err.to_string().contains("another match"), "{err}");
+    let again = MatchConfig {
+        resume: false,
+        ..config(2, 6)
+    };
+    let fresh = run_match(&a, &b, &again, &stop).unwrap();
+    assert_eq!((fresh.total.games(), fresh.resumed), (2, 0));
 }

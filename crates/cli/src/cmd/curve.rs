@@ -200,6 +200,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
             players: args.player_settings()?,
             seed: args.seed,
             games_dir: Some(out.join(&name)),
+            resume: false,
         };
         let network = PlayerSpec::Checkpoint(dir.clone());
         let summary = run_match(&network, &args.opponent, &config, &stop)?;

@@ -109,7 +109,9 @@ pub struct MatchArgs {
     /// Seed of the openings and searches.
     #[arg(long, default_value_t = MatchConfig::default().seed)]
     pub seed: u64,
-    /// Output directory: every game (`game-NNNN.usi`, `.csa`, `.kif`) and `summary.json`.
+    /// Output directory: every game (`game-NNNN.usi`, `.csa`, `.kif`), each result as it
+    /// comes (`results.jsonl`) and `summary.json`. The same command again resumes a
+    /// stopped match there, playing only the games it lacks; another match is refused.
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
@@ -246,6 +248,8 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         players: args.player_settings()?,
         seed: args.seed,
         games_dir: args.out.clone(),
+        // The same command again plays only the games --out lacks.
+        resume: true,
     };
     eprintln!(
         "match: {} vs {}, {} {} games, {} at once",
@@ -267,9 +271,16 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     print!("{}", summary.table());
     println!(
         "{} games in {:.1} s",
-        summary.total.games(),
+        summary.total.games() - summary.resumed,
         summary.seconds
     );
+    if summary.resumed > 0 {
+        println!(
+            "{} more read back from an earlier start of this match (--out's {})",
+            summary.resumed,
+            shogi_arena::matchplay::RESULTS_FILE
+        );
+    }
     if let Some(out) = &args.out {
         let path = out.join("summary.json");
         summary.save_json(&path)?;

@@ -21,5 +21,6 @@ pub fn minishogi(games: u32, simulations: u32) -> MatchConfig {
         },
         seed: 11,
         games_dir: None,
+        resume: false,
     }
 }
