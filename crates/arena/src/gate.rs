@@ -225,21 +225,34 @@ fn best_that_loads(run: &RunDir) -> Result<(u64, PathBuf, Vec<String>), ArenaErr
 /// why ([`GateReport::refused`]): the gate goes on with the next one, and neither a
 /// resumed run nor self-play tries it again.
 pub fn set_aside(run: &RunDir, candidate: &Path, why: &str) -> Result<GateReport, ArenaError> {
+    reject_unplayed(run, candidate, "set aside", |report| {
+        report.refused = Some(why.to_string())
+    })
+}
+
+/// Moves `candidate` into `rejected/` without a game, with a `gate.json` that `mark`
+/// says why of; `action` names the move in an I/O error.
+fn reject_unplayed(
+    run: &RunDir,
+    candidate: &Path,
+    action: &'static str,
+    mark: impl FnOnce(&mut GateReport),
+) -> Result<GateReport, ArenaError> {
     let name = name_of(candidate);
     let mut report = GateReport {
         step: step_of(&name).unwrap_or(0),
         candidate: name.clone(),
         moved_to: run.rejected().join(&name),
-        refused: Some(why.to_string()),
         ..GateReport::default()
     };
+    mark(&mut report);
     if let Ok(Some((best_step, best))) = run.best() {
         report.best = name_of(&best);
         report.best_step = best_step;
     }
     let json = serde_json::to_vec_pretty(&report).expect("a report serialises");
     run.reject(candidate, &json)
-        .map_err(io_err("set aside", candidate))?;
+        .map_err(io_err(action, candidate))?;
     Ok(report)
 }
 
@@ -324,6 +337,8 @@ fn gate_against(
         },
         seed: config.seed,
         games_dir: Some(games_dir.clone()),
+        // A gate match stopped with its run is played again whole: its best may differ.
+        resume: false,
     };
     let (a, b) = (
         PlayerSpec::Checkpoint(candidate.to_path_buf()),
@@ -516,10 +531,15 @@ pub fn gate_pending(
         .pending_candidates()
         .map_err(io_err("list", &run.candidates()))?;
     let mut reports = Vec::new();
-    let mut gated: Option<String> = None;
+    // The candidate gated, and the network it played.
+    let mut gated: Option<(String, PathBuf)> = None;
     for (_, candidate) in pending.into_iter().rev() {
-        if let Some(newer) = &gated {
-            reports.push(pass_over(run, &candidate, newer)?);
+        if let Some((newer, best)) = &gated {
+            // One that does not load is set aside as such (and counted), not passed over.
+            reports.push(match unloadable(&candidate, best) {
+                Some(why) => set_aside(run, &candidate, &why)?,
+                None => pass_over(run, &candidate, newer)?,
+            });
             continue;
         }
         if stop.load(std::sync::atomic::Ordering::Relaxed) {
@@ -530,8 +550,9 @@ pub fn gate_pending(
             reports.push(set_aside(run, &candidate, &why)?);
             continue;
         }
+        let played = best.1.clone();
         let report = gate_against(run, &candidate, best, config, stop)?;
-        gated = Some(report.candidate.clone());
+        gated = Some((report.candidate.clone(), played));
         reports.push(report);
     }
     // Oldest first, as the candidates were written.
@@ -542,22 +563,9 @@ pub fn gate_pending(
 /// Moves a pending candidate older than the one gated (`newer`) into `rejected/` without
 /// a game, with a `gate.json` that names the newer one ([`GateReport::passed_over_for`]).
 pub fn pass_over(run: &RunDir, candidate: &Path, newer: &str) -> Result<GateReport, ArenaError> {
-    let name = name_of(candidate);
-    let mut report = GateReport {
-        step: step_of(&name).unwrap_or(0),
-        candidate: name.clone(),
-        moved_to: run.rejected().join(&name),
-        passed_over_for: Some(newer.to_string()),
-        ..GateReport::default()
-    };
-    if let Ok(Some((best_step, best))) = run.best() {
-        report.best = name_of(&best);
-        report.best_step = best_step;
-    }
-    let json = serde_json::to_vec_pretty(&report).expect("a report serialises");
-    run.reject(candidate, &json)
-        .map_err(io_err("pass over", candidate))?;
-    Ok(report)
+    reject_unplayed(run, candidate, "pass over", |report| {
+        report.passed_over_for = Some(newer.to_string())
+    })
 }
 
 #[cfg(test)]

@@ -9,7 +9,9 @@
 //!   accepted/          step-NNNNNNNN/  promoted networks; the best is the highest step
 //!                      (step-NNNNNNNN.superseded-N/: one damaged on disk, replaced by
 //!                      the same step trained again from an older network)
-//!   rejected/          step-NNNNNNNN/  with gate.json: the match that rejected it
+//!   rejected/          step-NNNNNNNN/  with gate.json: the match that rejected it, why
+//!                      it was set aside unplayed (`refused`: it does not load), or
+//!                      the newer candidate gated instead (`passed_over_for`)
 //!   BEST               `accepted/step-NNNNNNNN`: the best network's path relative to
 //!                      the run (tmp + rename; written with the initial network)
 //!   replay/            self-play record chunks (*.szgr, tmp + rename)
@@ -269,6 +271,18 @@ impl RunDir {
         }
         found.sort();
         Ok(found)
+    }
+
+    /// Every network of the run (candidates, accepted and rejected), the newest step
+    /// first: where a learner's chain goes on from, gated or not.
+    pub fn networks_newest_first(&self) -> io::Result<Vec<(u64, PathBuf)>> {
+        let mut all = Vec::new();
+        for dir in [self.candidates(), self.accepted(), self.rejected()] {
+            all.extend(Self::checkpoints_in(&dir)?);
+        }
+        all.sort();
+        all.reverse();
+        Ok(all)
     }
 
     /// Candidates waiting for the gate, oldest first.

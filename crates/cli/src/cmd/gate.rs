@@ -1,5 +1,6 @@
-//! `shogi-zero gate`: gate the pending candidates of a run directory once, each against
-//! the best network at that moment (promote at the threshold score or on SPRT H1).
+//! `shogi-zero gate`: gate a run directory's newest pending candidate once against its
+//! best network (promote at the threshold score or on SPRT H1); the older pending ones
+//! are passed over into rejected/ unplayed (`shogi_arena::gate_pending`).
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -16,7 +17,8 @@ use super::match_cmd::{PlyLimitArgs, SprtArgs};
 #[derive(Debug, Args)]
 pub struct GateArgs {
     /// The run directory (candidates/, accepted/, rejected/, games/, ratings.*): gate its
-    /// pending candidates once with the settings below and exit.
+    /// newest pending candidate once with the settings below (passing over the older
+    /// ones) and exit.
     #[arg(long, required_unless_present = "follow", conflicts_with = "follow")]
     pub run: Option<PathBuf>,
     /// Keep gating the run's candidates as they come, with the run's [gate] settings.

@@ -182,21 +182,10 @@ pub(super) fn remove_stale_temporaries(run: &RunDir) -> Result<()> {
 /// The newest network the learner produced (candidates, accepted or rejected): a
 /// resumed learner continues from it, losing only the steps since that export.
 pub(super) fn learner_start(run: &RunDir) -> Result<(u64, PathBuf)> {
-    networks_newest_first(run)?
+    run.networks_newest_first()?
         .into_iter()
         .next()
         .context("the run directory has no network at all (accepted/ is empty)")
-}
-
-/// Every network of the run (candidates, accepted and rejected), the newest step first.
-fn networks_newest_first(run: &RunDir) -> Result<Vec<(u64, PathBuf)>> {
-    let mut all = Vec::new();
-    for dir in [run.candidates(), run.accepted(), run.rejected()] {
-        all.extend(RunDir::checkpoints_in(&dir)?);
-    }
-    all.sort();
-    all.reverse();
-    Ok(all)
 }
 
 /// The network the learner continues, loaded when this process plays the learner
@@ -223,7 +212,7 @@ pub(super) fn learner_network(
         return Ok((newest_step, newest, None));
     }
     let expected = Expected::for_layout(layout).any_features();
-    let found = newest_that_loads(networks_newest_first(run)?, |dir| {
+    let found = newest_that_loads(run.networks_newest_first()?, |dir| {
         load_checkpoint(dir, &expected, device)
     })
     .map_err(|tried| anyhow!("no network of the run loads: {}", tried_list(&tried)))?;
