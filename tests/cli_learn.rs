@@ -109,6 +109,28 @@ fn selfplay_then_learn_writes_a_candidate() {
         std::fs::read(run.join("candidates/step-00000007/manifest.json")).unwrap(),
         before
     );
+    // Starting from an older network of the run would export over its newer ones.
+    let older = run.join("candidates/step-00000005");
+    let refused = std::process::Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+        .args([
+            "learn",
+            "--replay",
+            r,
+            "--run",
+            g,
+            "--steps",
+            "3",
+            "--checkpoint",
+        ])
+        .arg(&older)
+        .args(["--device", "cpu"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !refused.status.success() && stderr.contains("is at step 10"),
+        "{stderr}"
+    );
 }
 
 /// The record files the rules' reader tests use (hand-written CSA and KIF), a USI file
@@ -403,6 +425,13 @@ fn import_reads_shift_jis_and_euc_jp_and_never_stops_at_a_bad_file() {
     assert!(text.contains("files skipped 1 (unreadable)"), "{text}");
     let skipped = std::fs::read_to_string(from_encoded.join("skipped.txt")).unwrap();
     assert!(skipped.contains("a-garbage.kif"), "{skipped}");
+    // Run again, the unreadable file is tried again and listed once.
+    let again = import(&encoded, &from_encoded);
+    assert!(again.contains("a-garbage.kif: the file:"), "{again}");
+    assert_eq!(
+        std::fs::read_to_string(from_encoded.join("skipped.txt")).unwrap(),
+        skipped
+    );
     let games = chunk_games(&from_encoded);
     assert!(!games.is_empty());
     assert_eq!(games, chunk_games(&from_utf8));

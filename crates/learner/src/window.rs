@@ -300,6 +300,8 @@ impl ReplayWindow {
                 .file_name()
                 .is_some_and(|name| self.counted_before.contains(name));
             let mut games = Vec::with_capacity(records.len());
+            // Games passed over in this chunk, and the first one's reason (said once).
+            let mut passed_over: (usize, Option<String>) = (0, None);
             for record in &records {
                 let hold =
                     self.holdout_every > 0 && game_hash(record).is_multiple_of(self.holdout_every);
@@ -317,9 +319,17 @@ impl ReplayWindow {
                     }
                     Ok(_) => {}
                     Err(err) => {
-                        tracing::warn!("replay: skipping a game in {}: {err}", path.display());
+                        passed_over.0 += 1;
+                        passed_over.1.get_or_insert_with(|| err.to_string());
                     }
                 }
+            }
+            if let (n, Some(first)) = passed_over {
+                tracing::warn!(
+                    "replay: skipping {n} of the {} games in {}: {first}",
+                    records.len(),
+                    path.display()
+                );
             }
             fresh.push((path, games));
         }

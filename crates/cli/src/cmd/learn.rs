@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use shogi_features::FeatureSet;
+use shogi_features::{FeatureSet, NetLayout};
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
 use shogi_model::{
     DEFAULT_BLOCKS, DEFAULT_CHANNELS, Expected, Model, OptimizerSettings, checkpoint_layout,
@@ -89,27 +89,22 @@ impl LearnArgs {
     }
 }
 
-/// The game of the replay in `dir` (the first chunk that reads says; every game of a
-/// replay is of one game), checked against `asked` where the user named one.
-/// The newest network of `run_dir/candidates/` that loads (a learn into this run
-/// before), named on the terminal with the newer ones that did not load; `None` for a
-/// run without candidates. None of them loading is an error: a fresh network would
-/// take their names.
-fn newest_candidate<T, E: std::fmt::Display>(
+/// The run's newest network that loads (a learn into this run before, gated since or
+/// not: candidates, accepted and rejected alike), named on the terminal with the newer
+/// ones that did not load; `None` for a run without networks. None of them loading is
+/// an error: a fresh network would take their names.
+fn newest_network<T, E: std::fmt::Display>(
     run_dir: &std::path::Path,
     load: impl FnMut(&std::path::Path) -> Result<T, E>,
 ) -> Result<Option<T>> {
     let run = shogi_rundir::RunDir::new(run_dir);
-    let mut candidates = match run.pending_candidates() {
-        Ok(found) => found,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e).with_context(|| format!("listing {}", run.candidates().display())),
-    };
-    if candidates.is_empty() {
+    let networks = run
+        .networks_newest_first()
+        .with_context(|| format!("listing the networks of {}", run_dir.display()))?;
+    if networks.is_empty() {
         return Ok(None);
     }
-    candidates.reverse();
-    match shogi_rundir::newest_that_loads(candidates, load) {
+    match shogi_rundir::newest_that_loads(networks, load) {
         Ok(found) => {
             for (dir, why) in &found.passed_over {
                 eprintln!("learn: {} does not load, passed over: {why}", dir.display());
@@ -127,13 +122,72 @@ fn newest_candidate<T, E: std::fmt::Display>(
                 .collect();
             bail!(
                 "{} holds networks of an earlier learn, and none loads ({}): give --checkpoint, or another --run",
-                run.candidates().display(),
+                run_dir.display(),
                 tried.join("; ")
             )
         }
     }
 }
 
+/// The network `learn` starts from, with its parent's name, its layout and the step and
+/// samples it goes on from: `--checkpoint`, else the run's newest network that loads,
+/// else a fresh one. A start older than the run's newest network is refused: its exports
+/// would write over the run's.
+#[allow(clippy::type_complexity)]
+fn starting_network(
+    args: &LearnArgs,
+    run_dir: &std::path::Path,
+    game: &NetLayout,
+    layout: NetLayout,
+    device: shogi_model::tch::Device,
+) -> Result<(Model, Option<String>, NetLayout, u64, u64)> {
+    let expected = match args.features {
+        Some(_) => Expected::for_layout(&layout),
+        None => Expected::for_layout(game).any_features(),
+    };
+    let load = |dir: &std::path::Path| shogi_model::load_checkpoint(dir, &expected, device);
+    let loaded = match &args.checkpoint {
+        Some(dir) => Some(load(dir)?),
+        None => newest_network(run_dir, load)?,
+    };
+    // The steps go on from the checkpoint's, so candidates of a continued chain never
+    // take the names of the ones before them; a checkpoint older than the run's newest
+    // network would export over the run's own.
+    let (model, parent, layout, start_step, start_samples) = match loaded {
+        Some((model, manifest)) => {
+            let layout = checkpoint_layout(game, &manifest)?;
+            let meta = &manifest.meta;
+            let (step, samples) = (meta.training_step, meta.samples_seen);
+            (model, Some(manifest.name), layout, step, samples)
+        }
+        None => (
+            Model::new(
+                &super::fresh_model_config(&layout, args.blocks, args.channels)?,
+                device,
+            ),
+            None,
+            layout,
+            0,
+            0,
+        ),
+    };
+    if let Some((newest, dir)) = shogi_rundir::RunDir::new(run_dir)
+        .networks_newest_first()?
+        .into_iter()
+        .next()
+        && newest > start_step
+    {
+        bail!(
+            "{} is at step {newest}, past the step {start_step} learning would start from: its exports would write over the run's networks; give another --run",
+            dir.display()
+        );
+    }
+    Ok((model, parent, layout, start_step, start_samples))
+}
+
+/// The game of the replay in `dir`: `asked` where a chunk holds its games (the learner
+/// passes over games of another), else the game of the first chunk that reads; `asked`
+/// with no chunk of it is refused naming both.
 fn replay_variant(dir: &std::path::Path, asked: Option<GameKind>) -> Result<GameKind> {
     let mut chunks: Vec<_> = std::fs::read_dir(dir)
         .with_context(|| format!("reading {}", dir.display()))?
@@ -144,12 +198,26 @@ fn replay_variant(dir: &std::path::Path, asked: Option<GameKind>) -> Result<Game
         })
         .collect();
     chunks.sort();
-    let found = chunks.iter().find_map(|path| {
-        let games = shogi_records::record::read_chunk(path).ok()?;
-        let name = games.first()?.variant.clone();
-        Some(name)
-    });
-    let Some(name) = found else {
+    let mut first: Option<String> = None;
+    for path in &chunks {
+        let Some(name) = shogi_records::record::read_chunk(path)
+            .ok()
+            .and_then(|games| games.first().map(|g| g.variant.clone()))
+        else {
+            continue;
+        };
+        match asked {
+            Some(asked) if name == asked.name() => return Ok(asked),
+            Some(_) => {
+                first.get_or_insert(name);
+            }
+            None => {
+                first = Some(name);
+                break;
+            }
+        }
+    }
+    let Some(name) = first else {
         return asked.ok_or_else(|| {
             anyhow::anyhow!("{} holds no readable replay chunk (*.szgr)", dir.display())
         });
@@ -158,11 +226,11 @@ fn replay_variant(dir: &std::path::Path, asked: Option<GameKind>) -> Result<Game
         .parse()
         .map_err(|_| anyhow::anyhow!("{}: chunks of an unknown game {name:?}", dir.display()))?;
     match asked {
-        Some(asked) if asked != variant => bail!(
+        Some(asked) => bail!(
             "--variant {asked} but the replay in {} is {variant}: leave --variant out, or give the replay of a {asked} run",
             dir.display()
         ),
-        _ => Ok(variant),
+        None => Ok(variant),
     }
 }
 
@@ -206,35 +274,8 @@ pub fn run(args: &LearnArgs) -> Result<()> {
     let layout = shogi_registry::layout_with(variant, args.features.unwrap_or_default())
         .map_err(anyhow::Error::msg)?;
     let device = parse_device(&args.device)?;
-    let expected = match args.features {
-        Some(_) => Expected::for_layout(&layout),
-        None => Expected::for_layout(&game).any_features(),
-    };
-    let load = |dir: &std::path::Path| shogi_model::load_checkpoint(dir, &expected, device);
-    let loaded = match &args.checkpoint {
-        Some(dir) => Some(load(dir)?),
-        None => newest_candidate(run_dir, load)?,
-    };
-    // The steps go on from the checkpoint's, so candidates of a continued chain never
-    // take the names of the ones before them.
-    let (model, parent, layout, start_step, start_samples) = match loaded {
-        Some((model, manifest)) => {
-            let layout = checkpoint_layout(&game, &manifest)?;
-            let meta = &manifest.meta;
-            let (step, samples) = (meta.training_step, meta.samples_seen);
-            (model, Some(manifest.name), layout, step, samples)
-        }
-        None => (
-            Model::new(
-                &super::fresh_model_config(&layout, args.blocks, args.channels)?,
-                device,
-            ),
-            None,
-            layout,
-            0,
-            0,
-        ),
-    };
+    let (model, parent, layout, start_step, start_samples) =
+        starting_network(args, run_dir, &game, layout, device)?;
     let samples = SampleConfig {
         features: layout.features,
         game: Some(variant),
@@ -303,7 +344,7 @@ pub fn run(args: &LearnArgs) -> Result<()> {
     let mut summary = summary;
     // The steps after the last export are kept: the last step is always a candidate.
     let exported_last = args.export_every > 0 && learner.step().is_multiple_of(args.export_every);
-    if learner.step() > 0 && !exported_last {
+    if learner.step() > start_step && !exported_last {
         summary.candidates.push(learner.export()?);
     }
     println!(
