@@ -76,6 +76,10 @@ pub enum EndReason {
     RoyalsCaptured,
     /// A player lost on time, crashed, or played an illegal move (arena, engine).
     Forfeit,
+    /// A game record's time-up (CSA `%TIME_UP`, KIF 切れ負け): the side to move lost on
+    /// time. Kept apart from [`EndReason::Forfeit`] so an exported record says so again
+    /// and an import's filters (which leave time-ups out by default) see it.
+    TimeUp,
     /// A game stopped at the ply limit was given to the side ahead in material (arena
     /// and self-play adjudication; the rules themselves call it a draw).
     Adjudication,

@@ -218,6 +218,7 @@ fn reason_code(reason: EndReason) -> u8 {
         EndReason::RoyalsCaptured => 8,
         EndReason::Forfeit => 9,
         EndReason::Adjudication => 10,
+        EndReason::TimeUp => 11,
     }
 }
 
@@ -234,6 +235,7 @@ fn reason_from_code(code: u8) -> Option<EndReason> {
         8 => EndReason::RoyalsCaptured,
         9 => EndReason::Forfeit,
         10 => EndReason::Adjudication,
+        11 => EndReason::TimeUp,
         _ => return None,
     })
 }

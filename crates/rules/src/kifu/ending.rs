@@ -143,8 +143,9 @@ impl Ending {
     /// The ending that records `outcome` (the export direction). A game the rules
     /// stopped at the ply limit is `MaxMoves`; a forfeit with a winner is the loser's
     /// `IllegalAction` (`%+ILLEGAL_ACTION` / `%-ILLEGAL_ACTION`, KIF 反則負け/反則勝ち),
-    /// so an exported forfeit reads back with its result (which kind of forfeit it was,
-    /// a time-up or an illegal move, the outcome does not keep); a draw by adjudication
+    /// so an exported forfeit reads back with its result (an illegal move and a foul
+    /// alike: the outcome keeps no more); a record's time-up is `TimeUp` again (read
+    /// back right when the loser is the side to move, as a time-up's is); a draw by adjudication
     /// is `Draw`; an adjudicated win and a game without a result, which CSA has no
     /// marker for, are `Aborted`.
     pub fn of_outcome(outcome: &Outcome) -> Ending {
@@ -163,6 +164,8 @@ impl Ending {
                 Some(w) => Ending::IllegalAction(w.flip()),
                 None => Ending::Aborted,
             },
+            EndReason::TimeUp if outcome.winner.is_some() => Ending::TimeUp,
+            EndReason::TimeUp => Ending::Aborted,
             EndReason::Adjudication if outcome.winner.is_none() => Ending::Draw,
             EndReason::RoyalsCaptured | EndReason::Adjudication => Ending::Aborted,
         }
@@ -182,7 +185,8 @@ impl Ending {
             Ending::Impasse => Outcome::draw(EndReason::Impasse24),
             Ending::MaxMoves => Outcome::draw(EndReason::MaxPlies),
             Ending::Draw => Outcome::draw(EndReason::Adjudication),
-            Ending::TimeUp | Ending::IllegalMove => Outcome::win(other, EndReason::Forfeit),
+            Ending::TimeUp => Outcome::win(other, EndReason::TimeUp),
+            Ending::IllegalMove => Outcome::win(other, EndReason::Forfeit),
             Ending::IllegalAction(loser) => Outcome::win(loser.flip(), EndReason::Forfeit),
             Ending::Aborted | Ending::Unfinished if no_legal_move => {
                 Outcome::win(other, EndReason::Checkmate)
@@ -210,6 +214,7 @@ mod tests {
             (EndReason::Resignation, wins),
             (EndReason::ImpasseDeclaration, wins),
             (EndReason::Forfeit, either),
+            (EndReason::TimeUp, either),
             (EndReason::PerpetualCheck, wins),
             (EndReason::Repetition, draws),
             (EndReason::Impasse24, draws),
@@ -226,7 +231,8 @@ mod tests {
                 if ending == Ending::Aborted {
                     assert!(
                         reason == EndReason::Adjudication && winner.is_some()
-                            || reason == EndReason::Forfeit && winner.is_none(),
+                            || matches!(reason, EndReason::Forfeit | EndReason::TimeUp)
+                                && winner.is_none(),
                         "{outcome:?}"
                     );
                     continue;
@@ -238,7 +244,10 @@ mod tests {
                     };
                     let fixed_by_side = matches!(
                         ending,
-                        Ending::Resignation | Ending::Checkmate | Ending::Declaration
+                        Ending::Resignation
+                            | Ending::Checkmate
+                            | Ending::Declaration
+                            | Ending::TimeUp
                     );
                     if !fixed_by_side {
                         assert_eq!(back.winner, winner, "{outcome:?} -> {ending:?}");
@@ -246,6 +255,22 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A time-up keeps its kind through export and import: the import's filters tell it
+    /// from a foul.
+    #[test]
+    fn a_time_up_exports_as_one() {
+        let lost_on_time = Outcome::win(Color::Black, EndReason::TimeUp);
+        assert_eq!(Ending::of_outcome(&lost_on_time), Ending::TimeUp);
+        assert_eq!(
+            Ending::TimeUp.outcome(Color::White, false),
+            Some(lost_on_time)
+        );
+        assert_eq!(
+            Ending::IllegalMove.outcome(Color::White, false),
+            Some(Outcome::win(Color::Black, EndReason::Forfeit))
+        );
     }
 
     #[test]

@@ -105,3 +105,40 @@ fn minishogi_has_usi_but_no_csa_or_kif() {
     assert_eq!(written.len(), 1);
     assert!(dir.path().join("mini.usi").exists());
 }
+
+/// The export path the import reads back (a record's outcome, its ending, the CSA and
+/// KIF texts, the rules' readers): every outcome a record can hold gives the same result
+/// again, a time-up as a time-up and a forfeit as a forfeit. A win by adjudication has
+/// no marker in either format and reads back without a result.
+#[test]
+fn every_outcome_exports_and_reads_back_with_its_result() {
+    use shogi_game::{Color, EndReason, Outcome};
+    use shogi_rules::kifu::from_kif;
+    let base = played(Variant::Shogi, 20, 3);
+    let to_move = replay(&base).unwrap().position().side_to_move();
+    let outcomes = [
+        Outcome::win(to_move.flip(), EndReason::Resignation),
+        Outcome::win(to_move.flip(), EndReason::TimeUp),
+        Outcome::win(to_move, EndReason::ImpasseDeclaration),
+        Outcome::win(Color::Black, EndReason::Forfeit),
+        Outcome::win(Color::White, EndReason::Forfeit),
+        Outcome::draw(EndReason::Repetition),
+        Outcome::draw(EndReason::MaxPlies),
+    ];
+    for outcome in outcomes {
+        let rec = shogi_records::GameRecord {
+            outcome,
+            ..base.clone()
+        };
+        let csa = from_csa(&to_csa_text(&rec).unwrap()).unwrap();
+        assert_eq!(csa.outcome(), Some(outcome), "CSA {outcome:?}");
+        let kif = from_kif(&to_kif_text(&rec).unwrap()).unwrap();
+        assert_eq!(kif.outcome(), Some(outcome), "KIF {outcome:?}");
+    }
+    let adjudicated = shogi_records::GameRecord {
+        outcome: Outcome::win(Color::Black, EndReason::Adjudication),
+        ..base
+    };
+    let csa = from_csa(&to_csa_text(&adjudicated).unwrap()).unwrap();
+    assert_eq!(csa.outcome(), None);
+}
