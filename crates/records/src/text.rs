@@ -35,8 +35,10 @@ impl DecodedText {
 /// `'encoding=Shift_JIS`) where the bytes are valid in it; then Shift_JIS or EUC-JP,
 /// whichever decodes without an error and reads as Japanese text rather than half-width
 /// katakana (a Shift_JIS decoder accepts most EUC-JP bytes as such), Shift_JIS when both
-/// do. Valid UTF-8 wins over a line because Japanese in Shift_JIS or EUC-JP is never
-/// valid UTF-8 while UTF-8 decodes as Shift_JIS into other characters without an error;
+/// do. Valid UTF-8 wins over a line because Japanese in Shift_JIS or EUC-JP is in
+/// practice never valid UTF-8 (their kana and most kanji start with bytes UTF-8 uses
+/// only inside a character) while UTF-8 often decodes as Shift_JIS, into other
+/// characters, without an error;
 /// a line the bytes do not hold to is named ([`DecodedText::line_named`]): real files
 /// say `encoding=UTF-8` in Shift_JIS, and a file converted by `iconv` keeps its old line.
 pub fn decode_record_text(bytes: &[u8]) -> Result<DecodedText, String> {

@@ -251,10 +251,13 @@ fn progress_thread(
 
 /// What an import leaves out, said as it happens: the first [`SkipReport::ON_SCREEN`]
 /// on stderr, every one in `OUT/skipped.txt`, so a long import that is stopped still
-/// says what it skipped.
+/// says what it skipped. A resumed import adds to the file only what it does not hold
+/// (a file retried and skipped again is listed once).
 struct SkipReport {
     path: PathBuf,
     file: Option<std::fs::File>,
+    /// The lines `skipped.txt` held when the import began.
+    listed: std::collections::HashSet<String>,
     said: usize,
     /// Files that could not be read.
     files: u64,
@@ -266,9 +269,14 @@ impl SkipReport {
     const ON_SCREEN: usize = 20;
 
     fn new(out: &Path) -> SkipReport {
+        let path = out.join("skipped.txt");
+        let listed = std::fs::read_to_string(&path)
+            .map(|text| text.lines().map(str::to_string).collect())
+            .unwrap_or_default();
         SkipReport {
-            path: out.join("skipped.txt"),
+            path,
             file: None,
+            listed,
             said: 0,
             files: 0,
             records: 0,
@@ -286,6 +294,9 @@ impl SkipReport {
             );
         }
         self.said += 1;
+        if self.listed.contains(&line) {
+            return Ok(());
+        }
         if self.file.is_none() {
             let file = std::fs::File::options()
                 .create(true)

@@ -71,7 +71,7 @@ fn ending_of(summary: &str, played: usize, to_move: Color) -> Result<Ending, &'s
             return Err("the まで line's move count differs from the moves read");
         }
         // `まで19手詰`: how a mate problem's solution (詰将棋) ends.
-        if matches!(&rest[digits..], "手詰" | "手詰み") {
+        if matches!(&rest[digits..], "手詰" | "手詰み" | "手詰め") {
             return Ok(Ending::Checkmate);
         }
         rest = rest[digits..]
@@ -282,6 +282,16 @@ mod tests {
             ]
         );
         assert_eq!(end.as_deref(), Some("CHUDAN"));
+        // 直: the piece that moves straight ahead, where another steps in diagonally.
+        let head = "▲４六歩 △３四歩 ▲５八金左 △５二金右 ▲４八金上 △６二銀";
+        for (word, mv) in [("直", "4h4g"), ("左", "5h4g")] {
+            let (moves, _) = read(&format!("{head} ▲４七金{word}\nまで7手で中断"));
+            assert_eq!(
+                moves,
+                ["4g4f", "3c3d", "6i5h", "6a5b", "4i4h", "7a6b", mv],
+                "{word}"
+            );
+        }
         // Without the word, two golds could go: refused, not guessed.
         let err = from_ki2("▲７六歩 △３四歩 ▲５八金").unwrap_err().to_string();
         assert!(err.contains("more than one piece"), "{err}");
@@ -318,6 +328,7 @@ mod tests {
         // A mate problem's solution.
         assert_eq!(e("19447手詰", 19447, Color::White), Ok(Ending::Checkmate));
         assert_eq!(e("3手詰み", 3, Color::White), Ok(Ending::Checkmate));
+        assert_eq!(e("3手詰め", 3, Color::White), Ok(Ending::Checkmate));
         assert!(e("5手詰", 3, Color::White).is_err());
         assert!(e("78手で先手の勝ち", 77, Color::White).is_err());
         assert!(e("3手で雨天順延", 3, Color::White).is_err());

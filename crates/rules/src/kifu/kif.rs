@@ -374,6 +374,12 @@ pub fn from_kif(text: &str) -> Result<Record, RecordError> {
             if !r.in_moves() {
                 continue;
             }
+            // The moves end at a refused one: a summary line may still name the foul
+            // (`まで64手で後手の反則勝ち`).
+            if refused.is_some() {
+                foul_noted |= trimmed.contains("反則");
+                break;
+            }
             return Err(r.error(line, l, "expected a numbered move"));
         };
         let text = rest
@@ -403,6 +409,10 @@ pub fn from_kif(text: &str) -> Result<Record, RecordError> {
             r.end = ending.csa_marker().map(str::to_string);
             break;
         }
+        // A move that cannot be read or played is kept as the reason the record fails,
+        // unless the record says next that the game ended by a foul: what the rules
+        // refuse is then the foul it names (a piece that cannot get there, a king left
+        // in check, a misread square alike).
         let played = match kif_move_of(p, rest.trim_start(), prev_to) {
             Ok(mv) => r.play(mv, line, text),
             Err(e) => Err(r.error(line, l, e)),
@@ -464,7 +474,6 @@ pub(super) fn header(
     Ok(true)
 }
 
-/// `   12 ７六歩(77)   ( 0:01/00:00:01)` as its number and the rest.
 /// A foul with its side named (`先手 反則負け`, `後手 反則勝ち`; 下手 and 上手 too).
 fn named_foul(rest: &str) -> Option<Ending> {
     let mut words = rest
@@ -482,6 +491,7 @@ fn named_foul(rest: &str) -> Option<Ending> {
     }
 }
 
+/// `   12 ７六歩(77)   ( 0:01/00:00:01)` as its number and the rest.
 fn split_number(line: &str) -> Option<(usize, &str)> {
     let digits = line
         .find(|c: char| !c.is_ascii_digit())

@@ -640,6 +640,9 @@ fn an_illegal_move_before_a_forfeit_word_ends_the_game_there() {
         from_kif(head).is_err(),
         "the illegal move is the record's last"
     );
+    let summed = from_kif(&format!("{head}まで3手で後手の反則勝ち\n")).unwrap();
+    assert_eq!(summed.end.as_deref(), Some("ILLEGAL_MOVE"));
+    assert!(from_kif(&format!("{head}まで3手で中断\n")).is_err());
     let noted = from_kif(&format!("{head}*反則手にて終局\n")).unwrap();
     assert_eq!(
         (noted.moves.len(), noted.end.as_deref()),
@@ -672,5 +675,31 @@ fn an_illegal_move_before_a_forfeit_word_ends_the_game_there() {
     assert!(
         from_kif(&format!("{head}   5 反則勝ち\n")).is_err(),
         "numbered after a gap"
+    );
+}
+
+/// Windows tools end their lines with CR LF: every reader reads such a file as the same
+/// record as with LF alone.
+#[test]
+fn crlf_files_read_as_their_lf_form() {
+    for name in [
+        "kifu-for-windows.kif",
+        "handicap.kif",
+        "diagram.kif",
+        "narazu.kif",
+    ] {
+        let lf = data(name).replace("\r\n", "\n");
+        let crlf = lf.replace('\n', "\r\n");
+        assert_eq!(from_kif(&crlf).unwrap(), from_kif(&lf).unwrap(), "{name}");
+    }
+    let lf = data("newspaper.ki2").replace("\r\n", "\n");
+    assert_eq!(
+        from_ki2(&lf.replace('\n', "\r\n")).unwrap(),
+        from_ki2(&lf).unwrap()
+    );
+    let lf = data("floodgate-multi.csa").replace("\r\n", "\n");
+    assert_eq!(
+        from_csa_games(&lf.replace('\n', "\r\n")),
+        from_csa_games(&lf)
     );
 }
