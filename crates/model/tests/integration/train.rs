@@ -452,6 +452,21 @@ fn the_opponent_policy_head_learns_the_replies() {
     assert!((losses.total - (losses.policy + losses.value)).abs() < 1e-5);
 }
 
+/// A network's variables by name with their values: the trained ones (`trainable`) or
+/// the others (the batch norms' running statistics).
+fn variables(t: &NetOptimizer, trainable: bool) -> Vec<(String, Vec<f32>)> {
+    let mut v: Vec<(String, Vec<f32>)> = t
+        .model
+        .vs
+        .variables()
+        .into_iter()
+        .filter(|(_, w)| w.requires_grad() == trainable)
+        .map(|(name, w)| (name, Vec::<f32>::try_from(w.flatten(0, -1)).unwrap()))
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
 /// A step whose gradient is not finite (here a NaN value target) is not applied and
 /// says so; the next finite step trains as before.
 #[test]
@@ -466,23 +481,7 @@ fn a_non_finite_gradient_is_never_applied() {
     );
     let n = 4;
     let (xs, pt, vt) = batch(&cfg, n);
-    let weights = |t: &NetOptimizer| -> Vec<(String, Vec<f32>)> {
-        let mut v: Vec<(String, Vec<f32>)> = t
-            .model
-            .vs
-            .trainable_variables()
-            .iter()
-            .enumerate()
-            .map(|(i, w)| {
-                (
-                    i.to_string(),
-                    Vec::<f32>::try_from(w.flatten(0, -1)).unwrap(),
-                )
-            })
-            .collect();
-        v.sort_by(|a, b| a.0.cmp(&b.0));
-        v
-    };
+    let weights = |t: &NetOptimizer| variables(t, true);
     let good = trainer.step(&xs, &pt, &vt, n);
     assert!(!good.non_finite);
     let before = weights(&trainer);
@@ -505,18 +504,7 @@ fn a_skipped_step_leaves_the_running_statistics_as_they_were() {
     let mut trainer = trainer(ADAMW, 0.01);
     let n = 4;
     let (xs, pt, vt) = batch(&cfg, n);
-    let statistics = |t: &NetOptimizer| -> Vec<(String, Vec<f32>)> {
-        let mut v: Vec<(String, Vec<f32>)> = t
-            .model
-            .vs
-            .variables()
-            .into_iter()
-            .filter(|(_, w)| !w.requires_grad())
-            .map(|(name, w)| (name, Vec::<f32>::try_from(w.flatten(0, -1)).unwrap()))
-            .collect();
-        v.sort_by(|a, b| a.0.cmp(&b.0));
-        v
-    };
+    let statistics = |t: &NetOptimizer| variables(t, false);
     assert!(
         !statistics(&trainer).is_empty(),
         "the network has batch norms"
