@@ -25,13 +25,15 @@ impl FromSpec for TaiGame {
     }
 }
 
-/// Tai shogi's network: `shogi_tai::net`'s planes on its 25x25 board, reading
-/// [`FeatureSet::Pieces`] only (its 207 planes are already the network's largest cost).
-fn tai_layout() -> NetLayout {
+/// Tai shogi's network: `shogi_tai::net`'s planes on its 25x25 board, reading the
+/// pieces ([`FeatureSet::Pieces`], 207 planes) or the pieces and each square's exchange
+/// ([`FeatureSet::Exchanges`], 2 planes more). Tai has no attack planes: a plane per kind
+/// and side would double the 207 planes that are already the network's largest cost.
+fn tai_layout(features: FeatureSet) -> NetLayout {
     NetLayout {
         variant: GameKind::Tai.name(),
-        features: FeatureSet::Pieces,
-        input_planes: shogi_tai::net::input_planes(),
+        features,
+        input_planes: shogi_tai::net::planes_for(features == FeatureSet::Exchanges),
         board: shogi_tai::SIZE,
         policy_planes: shogi_tai::net::POLICY_PLANES,
         feature_version: shogi_tai::net::FEATURE_VERSION,
@@ -42,26 +44,28 @@ fn tai_layout() -> NetLayout {
 impl NetGame for TaiGame {
     fn layout_for(kind: GameKind, features: FeatureSet) -> Result<NetLayout, String> {
         match features {
-            FeatureSet::Pieces => Ok(tai_layout()),
-            _ => Err(format!(
-                "{kind} has no {features} feature set (it reads {} only)",
-                FeatureSet::Pieces
+            FeatureSet::Pieces | FeatureSet::Exchanges => Ok(tai_layout(features)),
+            FeatureSet::Attacks => Err(format!(
+                "{kind} has no {features} feature set (it reads {} or {})",
+                FeatureSet::Pieces,
+                FeatureSet::Exchanges
             )),
         }
     }
 
     fn layout(&self) -> NetLayout {
-        tai_layout()
+        tai_layout(FeatureSet::Pieces)
     }
 
     fn encode_planes(&self, layout: &NetLayout, out: &mut [f32]) {
-        debug_assert_eq!(layout.features, FeatureSet::Pieces, "tai reads pieces only");
-        shogi_tai::net::encode(self, self.repetitions(), out);
+        let exchanges = layout.features == FeatureSet::Exchanges;
+        shogi_tai::net::encode(self, self.repetitions(), exchanges, out);
     }
 
     fn encode_sparse(&self, layout: &NetLayout, out: &mut SparsePlanes) -> bool {
-        debug_assert_eq!(layout.features, FeatureSet::Pieces, "tai reads pieces only");
-        shogi_tai::net::encode_sparse(self, self.repetitions(), &mut out.entries, &mut out.fills);
+        let exchanges = layout.features == FeatureSet::Exchanges;
+        let (entries, fills) = (&mut out.entries, &mut out.fills);
+        shogi_tai::net::encode_sparse(self, self.repetitions(), exchanges, entries, fills);
         true
     }
 

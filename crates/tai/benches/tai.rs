@@ -1,7 +1,8 @@
 //! Tai shogi speed: legal moves generated per second (the setup and a midgame position
 //! reached by random play) and plies per second in random playouts. No engine plays tai
 //! shogi with these rules, so the same run measures standard shogi's move generator from
-//! its start position as the reference the ratio is taken against.
+//! its start position as the reference the ratio is taken against. And the cost of a
+//! network's input planes, with and without the exchange planes.
 
 use std::hint::black_box;
 
@@ -59,6 +60,24 @@ fn bench(c: &mut Criterion) {
             shogi_moves.len()
         })
     });
+    group.finish();
+
+    // A network's input planes for one position: the pieces alone, and with each square's
+    // exchange (the attack map and the exchanges it leaves to play out).
+    let mut group = c.benchmark_group("tai_encode");
+    for (name, game) in [("setup", &start), ("midgame150", &midgame)] {
+        for exchanges in [false, true] {
+            let (mut entries, mut fills) = (Vec::new(), Vec::new());
+            let label = format!("{name}/{}", if exchanges { "exchanges" } else { "pieces" });
+            group.bench_function(label, |b| {
+                b.iter(|| {
+                    let game = black_box(game);
+                    shogi_tai::net::encode_sparse(game, 0, exchanges, &mut entries, &mut fills);
+                    entries.len()
+                })
+            });
+        }
+    }
     group.finish();
 
     let mut group = c.benchmark_group("tai_playout");

@@ -212,7 +212,7 @@ impl TaiGame {
     /// ruling the seed quotes, it may not jump that piece and capture it on the way back,
     /// so a piece there is captured first (it matters for contagion, where the last
     /// capture decides).
-    fn captures(&self, mv: TaiMove) -> Vec<(usize, Piece)> {
+    pub(crate) fn captures(&self, mv: TaiMove) -> Vec<(usize, Piece)> {
         let board = self.pos.board();
         let mut out: Vec<(usize, Piece)> = mv
             .vias()
@@ -442,6 +442,12 @@ impl Game for TaiGame {
             .max()
             .unwrap_or(0);
         Some(best.max(0) as u32)
+    }
+
+    /// Tai's static exchange one ply later ([`TaiGame::static_loss_after`]), on the
+    /// exchange values (royals [`crate::exchange::ROYAL_VALUE`]).
+    fn static_loss_after(&self, mv: TaiMove) -> i32 {
+        TaiGame::static_loss_after(self, mv)
     }
 
     fn parse_move(&self, text: &str) -> Option<TaiMove> {

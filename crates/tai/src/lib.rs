@@ -60,6 +60,7 @@
 //! - **No lion-trading rules**: the seed has none.
 
 pub mod betza;
+pub mod exchange;
 pub mod game;
 pub mod material;
 pub mod movegen;

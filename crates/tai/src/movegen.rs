@@ -367,60 +367,56 @@ pub(crate) fn piece_moves(
     }
 }
 
-/// Whether a piece of `color` could capture on `target` (used for the emperor's
-/// "defended" test). `emperors` says whether `color`'s emperor counts; its own royal
-/// captures are tested one level deep, which is exact with one emperor a side.
-pub(crate) fn can_capture_at(
+/// Calls `reach` with every square the non-emperor piece on `from` moves to by a plain
+/// move, one that ends there and captures nothing on the way, whoever's piece stands
+/// there: the squares it attacks, its own side's included (it defends those). The
+/// same square may come more than once (two powers reaching it).
+pub(crate) fn plain_reach(
     board: &[Option<Piece>],
-    color: Color,
-    target: usize,
-    rules: &TaiRules,
-    emperors: bool,
-) -> bool {
-    let mut scratch = Vec::new();
-    let (tr, tc) = ((target / SIZE) as i32, (target % SIZE) as i32);
-    for sq in 0..SQUARES {
-        let Some(p) = board[sq] else { continue };
-        if p.color != color {
-            continue;
-        }
-        if is_emperor(p.kind) {
-            if !emperors {
-                continue;
+    from: usize,
+    piece: Piece,
+    spec: &MoveSpec,
+    mut reach: impl FnMut(usize),
+) {
+    let me = piece.color;
+    let ray = |origin: usize, d: Offset, max: i32, reach: &mut dyn FnMut(usize)| {
+        for k in 1..=max {
+            let Some(t) = step(origin, d, k) else { break };
+            reach(t);
+            if board[t].is_some() {
+                break;
             }
-            let victim = board[target].expect("a capture target");
-            let may = match rules.emperor {
-                EmperorCaptures::Never => false,
-                EmperorCaptures::UndefendedRoyals if !victim.kind.is_royal() => true,
-                _ => {
-                    let mut after = board.to_vec();
-                    after[sq] = None;
-                    after[target] = Some(p);
-                    !can_capture_at(&after, !color, target, rules, false)
-                }
-            };
-            if may {
-                return true;
-            }
-            continue;
         }
-        let spec = spec(p.kind, rules);
-        let dist = ((sq / SIZE) as i32 - tr)
-            .abs()
-            .max(((sq % SIZE) as i32 - tc).abs());
-        if dist > i32::from(spec.reach) {
-            continue;
-        }
-        scratch.clear();
-        piece_moves(board, sq, p, spec, &mut scratch);
-        if scratch
-            .iter()
-            .any(|m| usize::from(m.to) == target || m.via.contains(&(target as u16)))
-        {
-            return true;
+    };
+    for &d in &spec.leaps {
+        if let Some(t) = step(from, orient(me, d), 1) {
+            reach(t);
         }
     }
-    false
+    for s in &spec.slides {
+        ray(from, orient(me, s.dir), i32::from(s.max), &mut reach);
+    }
+    for &h in &spec.hooks {
+        let d = orient(me, h);
+        for k in 1.. {
+            let Some(corner) = step(from, d, k) else {
+                break;
+            };
+            if board[corner].is_some() {
+                break;
+            }
+            for turn in [(d.1, -d.0), (-d.1, d.0)] {
+                ray(corner, turn, SIZE as i32, &mut reach);
+            }
+        }
+    }
+    for &(d, n) in &spec.lines {
+        let d = orient(me, d);
+        for k in 1..=i32::from(n) {
+            let Some(t) = step(from, d, k) else { break };
+            reach(t);
+        }
+    }
 }
 
 /// Appends the emperor's moves: every empty square, and the captures its rule allows.
@@ -452,7 +448,7 @@ pub(crate) fn emperor_moves(
                         b
                     });
                     after[t] = Some(piece);
-                    let defended = can_capture_at(after, p.color, t, rules, true);
+                    let defended = crate::exchange::attacked_by(after, t, p.color, rules, true);
                     after[t] = Some(p);
                     if defended {
                         continue;

@@ -35,9 +35,25 @@ pub const FEATURE_VERSION: u32 = 1;
 pub const POLICY_VERSION: u32 = 1;
 
 /// Planes per piece kind and colour, then: own promoted, enemy promoted, ones, move
-/// number, repetition count.
+/// number, repetition count (the pieces feature set).
 pub fn input_planes() -> usize {
     2 * Catalogue::get().len() + 5
+}
+
+/// Planes the exchanges feature set adds after [`input_planes`]: on each opponent piece,
+/// what the side to move wins by the exchange there; on each own piece, what the
+/// opponent would win (a threat); both from [`crate::exchange::exchanges`], over
+/// [`EXCHANGE_SCALE`] and capped at 1.
+pub const EXCHANGE_PLANES: usize = 2;
+
+/// Points of exchange that fill an exchange plane's cell (a lion is 24, a hook mover
+/// 80; a royal, 1000, fills it).
+pub const EXCHANGE_SCALE: f32 = 40.0;
+
+/// The input planes of a network reading the pieces, and with `exchanges` the
+/// [`EXCHANGE_PLANES`] after them.
+pub fn planes_for(exchanges: bool) -> usize {
+    input_planes() + if exchanges { EXCHANGE_PLANES } else { 0 }
 }
 
 /// Policy planes (each 25x25).
@@ -69,9 +85,11 @@ fn oriented(side: Color, sq: Square) -> (i32, i32) {
 /// `fills` `(plane, value)` of each plane that holds one value on every square (the
 /// ones, move-number and repetition planes). 207 planes of 625 hold about 400 non-zero
 /// entries and three fills, so a network's stem can read these instead of 129,375 floats.
+/// With `exchanges`, the exchange planes' non-zero cells follow ([`EXCHANGE_PLANES`]).
 pub fn encode_sparse(
     game: &TaiGame,
     repetitions: u32,
+    exchanges: bool,
     entries: &mut Vec<(u32, f32)>,
     fills: &mut Vec<(u32, f32)>,
 ) {
@@ -102,14 +120,24 @@ pub fn encode_sparse(
     if repetitions != 0 {
         fills.push((plane(4), repetitions as f32 / 3.0));
     }
+    if exchanges {
+        let first = input_planes();
+        crate::exchange::exchanges(game, None, |sq, winner, gain| {
+            let (r, c) = oriented(side, sq);
+            let cell = (r * SIZE as i32 + c) as usize;
+            let plane = first + usize::from(winner != side);
+            let value = (gain as f32 / EXCHANGE_SCALE).min(1.0);
+            entries.push(((plane * SQUARES + cell) as u32, value));
+        });
+    }
 }
 
-/// Writes the input planes of `game`'s position into `out` (`input_planes() * 625`):
-/// [`encode_sparse`]'s entries and fills, every other float zero.
-pub fn encode(game: &TaiGame, repetitions: u32, out: &mut [f32]) {
-    assert_eq!(out.len(), input_planes() * SQUARES, "tai input size");
+/// Writes the input planes of `game`'s position into `out` (`planes_for(exchanges) *
+/// 625`): [`encode_sparse`]'s entries and fills, every other float zero.
+pub fn encode(game: &TaiGame, repetitions: u32, exchanges: bool, out: &mut [f32]) {
+    assert_eq!(out.len(), planes_for(exchanges) * SQUARES, "tai input size");
     let (mut entries, mut fills) = (Vec::new(), Vec::new());
-    encode_sparse(game, repetitions, &mut entries, &mut fills);
+    encode_sparse(game, repetitions, exchanges, &mut entries, &mut fills);
     out.fill(0.0);
     for (index, value) in entries {
         out[index as usize] = value;

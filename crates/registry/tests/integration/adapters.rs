@@ -19,9 +19,27 @@ fn tai_sparse_planes_are_its_dense_planes_and_shogi_has_none() {
 
     let mut game = TaiGame::startpos(TaiRules::default());
     let layout = NetGame::layout(&game);
+    let exchanges = shogi_registry::layout_with(
+        shogi_game::GameKind::Tai,
+        shogi_features::FeatureSet::Exchanges,
+    )
+    .unwrap();
+    assert_eq!(exchanges.input_planes, layout.input_planes + 2);
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     let mut moves = Vec::new();
+    let mut exchange_cells = 0;
     for ply in 0..40 {
+        // With the exchange planes: the same pieces, and the exchanges after them.
+        let mut sparse = SparsePlanes::default();
+        assert!(game.encode_sparse(&exchanges, &mut sparse));
+        let mut dense = vec![f32::NAN; exchanges.input_size()];
+        game.encode_planes(&exchanges, &mut dense);
+        let mut written = vec![f32::NAN; exchanges.input_size()];
+        sparse.write_dense(exchanges.board * exchanges.board, &mut written);
+        assert_eq!(dense, written, "ply {ply}, exchanges");
+        let pieces_size = layout.input_size();
+        exchange_cells += dense[pieces_size..].iter().filter(|&&x| x != 0.0).count();
+
         let mut sparse = SparsePlanes::default();
         assert!(game.encode_sparse(&layout, &mut sparse));
         let mut dense = vec![f32::NAN; layout.input_size()];
@@ -43,6 +61,7 @@ fn tai_sparse_planes_are_its_dense_planes_and_shogi_has_none() {
         game.legal_moves(&mut moves);
         game.play_unchecked(moves[rng.random_range(0..moves.len())]);
     }
+    assert!(exchange_cells > 0, "random play leaves pieces to win");
     for variant in [Variant::Shogi, Variant::Minishogi] {
         let game = shogi_rules::ShogiGame::startpos(variant);
         let mut sparse = SparsePlanes::default();
