@@ -420,6 +420,20 @@ fn tally(games: &[GameResult]) -> (Tally, Tally, Tally) {
     (total, black, white)
 }
 
+/// The SPRT's decision after the first of `games` (in the order they finished) at which
+/// it stopped the match, or [`SprtDecision::Continue`] when no prefix decides.
+fn first_decision(sprt: &SprtConfig, games: &[GameResult]) -> SprtDecision {
+    let mut total = Tally::default();
+    for g in games {
+        total.add(g.score_a);
+        let decision = sprt.state(&total).decision;
+        if decision != SprtDecision::Continue {
+            return decision;
+        }
+    }
+    SprtDecision::Continue
+}
+
 /// Game `index` of a match (opening `index / 2`, A playing Black when `a_black`) as the
 /// summary lists it: from A's side, with who forfeited and each player's thinking time.
 fn game_result<G: ArenaGame>(
@@ -484,9 +498,11 @@ pub fn play_match<G: ArenaGame>(
     let next = AtomicU32::new(0);
     let halt = AtomicBool::new(false);
     let sprt_stop: Mutex<Option<SprtDecision>> = Mutex::new(None);
-    // A resumed match the SPRT had already decided plays nothing more.
+    // A resumed match the SPRT had already decided plays nothing more: decided when any
+    // prefix of its log was, as the live match decided after each game (the games that
+    // were in flight then are logged after the decision and may move the total back).
     if let Some(sprt) = &config.sprt {
-        let decision = sprt.state(&tally(&done).0).decision;
+        let decision = first_decision(sprt, &done);
         if decision != SprtDecision::Continue {
             *sprt_stop.lock().unwrap_or_else(|p| p.into_inner()) = Some(decision);
             halt.store(true, Ordering::Relaxed);

@@ -148,6 +148,63 @@ fn sprt_stops_a_lopsided_match_early() {
     assert_eq!(s.sprt.unwrap().decision, SprtDecision::AcceptH1);
 }
 
+/// A match the SPRT stopped stays stopped when resumed, even where the games that were
+/// still in flight at the decision (logged after it) move the total back between the
+/// bounds: the decision is the first prefix of the log that decides, as it was live.
+#[test]
+fn a_match_the_sprt_stopped_stays_stopped_when_resumed() {
+    use shogi_arena::Tally;
+    let stop = AtomicBool::new(false);
+    let dir = tempfile::tempdir().unwrap();
+    let sprt = SprtConfig {
+        elo0: 0.0,
+        elo1: 50.0,
+        alpha: 0.05,
+        beta: 0.05,
+    };
+    let config = MatchConfig {
+        games_dir: Some(dir.path().join("m")),
+        resume: true,
+        sprt: Some(sprt),
+        parallel: 1,
+        ..minishogi(400, 64)
+    };
+    let first = run_match(&PlayerSpec::Rollout, &PlayerSpec::Random, &config, &stop).unwrap();
+    assert!(first.stopped_early, "{}", first.table());
+    // Losses for A logged after the decision, as many as keep the total undecided.
+    let log = dir
+        .path()
+        .join("m")
+        .join(shogi_arena::matchplay::RESULTS_FILE);
+    let text = std::fs::read_to_string(&log).unwrap();
+    let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    let mut total = first.total;
+    let mut extra = String::new();
+    let mut index = 1000;
+    while sprt.state(&total).decision != SprtDecision::Continue {
+        let mut lost = last.clone();
+        lost["index"] = serde_json::json!(index);
+        lost["score_a"] = serde_json::json!(0.0);
+        extra.push_str(&format!("{lost}\n"));
+        total = Tally::new(total.wins, total.draws, total.losses + 1);
+        index += 1;
+    }
+    std::fs::write(&log, format!("{}\n{extra}", text.trim_end())).unwrap();
+    let config = MatchConfig {
+        games: 2000,
+        ..config
+    };
+    let resumed = run_match(&PlayerSpec::Rollout, &PlayerSpec::Random, &config, &stop).unwrap();
+    assert_eq!(
+        resumed.total.games(),
+        resumed.resumed,
+        "{}",
+        resumed.table()
+    );
+    assert_eq!(resumed.total.games(), first.total.games() + index - 1000);
+    assert!(resumed.stopped_early, "{}", resumed.table());
+}
+
 #[test]
 fn adjudication_gives_a_game_stopped_at_the_ply_limit_to_the_side_ahead_in_material() {
     use shogi_game::{Color, EndReason, Outcome};
