@@ -98,6 +98,11 @@ fn selfplay_then_learn_writes_a_candidate() {
         text.contains("continuing from") && text.contains("step-00000007"),
         "{text}"
     );
+    // With its momentum, as a run's learner goes on.
+    assert!(
+        text.contains("optimiser state restored from") && !text.contains("NOT restored"),
+        "{text}"
+    );
     assert!(
         run.join("candidates/step-00000010/manifest.json").exists(),
         "{text}"

@@ -96,7 +96,7 @@ impl LearnArgs {
 fn newest_network<T, E: std::fmt::Display>(
     run_dir: &std::path::Path,
     load: impl FnMut(&std::path::Path) -> Result<T, E>,
-) -> Result<Option<T>> {
+) -> Result<Option<(T, std::path::PathBuf)>> {
     let run = shogi_rundir::RunDir::new(run_dir);
     let networks = run
         .networks_newest_first()
@@ -113,7 +113,7 @@ fn newest_network<T, E: std::fmt::Display>(
                 "learn: continuing from {} (the newest network of this run; --checkpoint picks another)",
                 found.dir.display()
             );
-            Ok(Some(found.loaded))
+            Ok(Some((found.loaded, found.dir)))
         }
         Err(tried) => {
             let tried: Vec<String> = tried
@@ -129,60 +129,74 @@ fn newest_network<T, E: std::fmt::Display>(
     }
 }
 
-/// The network `learn` starts from, with its parent's name, its layout and the step and
-/// samples it goes on from: `--checkpoint`, else the run's newest network that loads,
-/// else a fresh one. A start older than the run's newest network is refused: its exports
-/// would write over the run's.
-#[allow(clippy::type_complexity)]
+/// Where `learn` starts: the network, the directory it was loaded from (none for a fresh
+/// one), its name as the parent of what follows, its layout and the step and samples it
+/// goes on from.
+struct Start {
+    model: Model,
+    dir: Option<std::path::PathBuf>,
+    parent: Option<String>,
+    layout: NetLayout,
+    step: u64,
+    samples: u64,
+}
+
+/// The network `learn` starts from: `--checkpoint`, else the run's newest network that
+/// loads, else a fresh one. A start older than the run's newest network is refused: its
+/// exports would write over the run's.
 fn starting_network(
     args: &LearnArgs,
     run_dir: &std::path::Path,
     game: &NetLayout,
     layout: NetLayout,
     device: shogi_model::tch::Device,
-) -> Result<(Model, Option<String>, NetLayout, u64, u64)> {
+) -> Result<Start> {
     let expected = match args.features {
         Some(_) => Expected::for_layout(&layout),
         None => Expected::for_layout(game).any_features(),
     };
     let load = |dir: &std::path::Path| shogi_model::load_checkpoint(dir, &expected, device);
     let loaded = match &args.checkpoint {
-        Some(dir) => Some(load(dir)?),
+        Some(dir) => Some((load(dir)?, dir.clone())),
         None => newest_network(run_dir, load)?,
     };
     // The steps go on from the checkpoint's, so candidates of a continued chain never
     // take the names of the ones before them; a checkpoint older than the run's newest
     // network would export over the run's own.
-    let (model, parent, layout, start_step, start_samples) = match loaded {
-        Some((model, manifest)) => {
-            let layout = checkpoint_layout(game, &manifest)?;
-            let meta = &manifest.meta;
-            let (step, samples) = (meta.training_step, meta.samples_seen);
-            (model, Some(manifest.name), layout, step, samples)
-        }
-        None => (
-            Model::new(
+    let start = match loaded {
+        Some(((model, manifest), dir)) => Start {
+            layout: checkpoint_layout(game, &manifest)?,
+            model,
+            dir: Some(dir),
+            parent: Some(manifest.name),
+            step: manifest.meta.training_step,
+            samples: manifest.meta.samples_seen,
+        },
+        None => Start {
+            model: Model::new(
                 &super::fresh_model_config(&layout, args.blocks, args.channels)?,
                 device,
             ),
-            None,
+            dir: None,
+            parent: None,
             layout,
-            0,
-            0,
-        ),
+            step: 0,
+            samples: 0,
+        },
     };
     if let Some((newest, dir)) = shogi_rundir::RunDir::new(run_dir)
         .networks_newest_first()?
         .into_iter()
         .next()
-        && newest > start_step
+        && newest > start.step
     {
         bail!(
-            "{} is at step {newest}, past the step {start_step} learning would start from: its exports would write over the run's networks; give another --run",
-            dir.display()
+            "{} is at step {newest}, past the step {} learning would start from: its exports would write over the run's networks; give another --run",
+            dir.display(),
+            start.step
         );
     }
-    Ok((model, parent, layout, start_step, start_samples))
+    Ok(start)
 }
 
 /// The game of the replay in `dir`: `asked` where a chunk holds its games (the learner
@@ -274,8 +288,8 @@ pub fn run(args: &LearnArgs) -> Result<()> {
     let layout = shogi_registry::layout_with(variant, args.features.unwrap_or_default())
         .map_err(anyhow::Error::msg)?;
     let device = parse_device(&args.device)?;
-    let (model, parent, layout, start_step, start_samples) =
-        starting_network(args, run_dir, &game, layout, device)?;
+    let start = starting_network(args, run_dir, &game, layout, device)?;
+    let layout = start.layout;
     let samples = SampleConfig {
         features: layout.features,
         game: Some(variant),
@@ -293,13 +307,22 @@ pub fn run(args: &LearnArgs) -> Result<()> {
         schedule: LrSchedule::Constant(args.lr),
         export_every: args.export_every,
         run_dir: run_dir.clone(),
-        parent,
+        parent: start.parent,
         seed: 0,
-        start_step,
-        start_samples,
+        start_step: start.step,
+        start_samples: start.samples,
         play: None,
     };
-    let mut learner = Learner::new(model, train, config)?;
+    let mut learner = Learner::new(start.model, train, config)?;
+    // A continued chain goes on with its momentum, as a run's learner does.
+    if let Some(dir) = start.dir.as_deref().filter(|_| start.step > 0) {
+        match learner.restore_optimizer(dir) {
+            Ok(()) => println!("learn: optimiser state restored from {}", dir.display()),
+            Err(why) => println!(
+                "learn: optimiser state NOT restored, it starts afresh (momentum lost): {why}"
+            ),
+        }
+    }
     let held_out = window.held_out().to_vec();
     let summary = if held_out.is_empty() {
         learner.run(&window, args.steps)?
@@ -344,7 +367,7 @@ pub fn run(args: &LearnArgs) -> Result<()> {
     let mut summary = summary;
     // The steps after the last export are kept: the last step is always a candidate.
     let exported_last = args.export_every > 0 && learner.step().is_multiple_of(args.export_every);
-    if learner.step() > start_step && !exported_last {
+    if learner.step() > start.step && !exported_last {
         summary.candidates.push(learner.export()?);
     }
     println!(
@@ -353,11 +376,11 @@ pub fn run(args: &LearnArgs) -> Result<()> {
         window.games()
     );
     // This invocation's steps; a continued chain says where it stands.
-    let taken = summary.steps.saturating_sub(start_step);
-    if start_step > 0 {
+    let taken = summary.steps.saturating_sub(start.step);
+    if start.step > 0 {
         println!(
-            "steps: {taken} (from step {start_step} to {})",
-            summary.steps
+            "steps: {taken} (from step {} to {})",
+            start.step, summary.steps
         );
     } else {
         println!("steps: {taken}");
