@@ -2,7 +2,8 @@
 //! reached by random play) and plies per second in random playouts. No engine plays tai
 //! shogi with these rules, so the same run measures standard shogi's move generator from
 //! its start position as the reference the ratio is taken against. And the cost of a
-//! network's input planes, with and without the exchange planes.
+//! network's input planes, with and without the exchange planes, and a search's end test
+//! of every child it expands.
 
 use std::hint::black_box;
 
@@ -78,6 +79,33 @@ fn bench(c: &mut Criterion) {
             });
         }
     }
+    group.finish();
+
+    // A search's check of every child it expands (`terminal_check`): the game's own end
+    // test against playing each move on a copy and asking.
+    let mut group = c.benchmark_group("tai_end_test");
+    let mut moves = Vec::new();
+    midgame.legal_moves(&mut moves);
+    group.throughput(Throughput::Elements(moves.len() as u64));
+    group.bench_function("outcomes_after", |b| {
+        b.iter(|| {
+            let mut ended = 0;
+            black_box(&midgame).outcomes_after(&moves, |_, _| ended += 1);
+            ended
+        })
+    });
+    group.bench_function("play_on_a_copy", |b| {
+        b.iter(|| {
+            moves
+                .iter()
+                .filter(|&&mv| {
+                    let mut next = black_box(&midgame).clone();
+                    next.play_unchecked(mv);
+                    next.outcome().is_some()
+                })
+                .count()
+        })
+    });
     group.finish();
 
     let mut group = c.benchmark_group("tai_playout");

@@ -114,6 +114,13 @@ pub fn promoted_piece(mover: Piece, captured: &[Piece], rules: &TaiRules) -> Pie
     }
 }
 
+/// What the end test of a position's moves needs, found once: the opponent's emperor's
+/// square, and the keys already seen three times (a fourth is a draw).
+struct EndTest {
+    emperor: Option<usize>,
+    thrice: Vec<u64>,
+}
+
 /// A tai shogi game: the position, the keys of every position so far, and the state the
 /// end rules need.
 #[derive(Clone, Debug)]
@@ -284,6 +291,50 @@ impl TaiGame {
         if answered { gain - at_risk } else { gain }
     }
 
+    /// What [`TaiGame::end_after`] needs of this position, found once for all its moves.
+    fn end_test(&self) -> EndTest {
+        let them = !self.pos.side_to_move();
+        let emperor = self
+            .pos
+            .board()
+            .iter()
+            .position(|cell| cell.is_some_and(|p| p.color == them && is_emperor(p.kind)));
+        let mut keys = self.keys.clone();
+        keys.sort_unstable();
+        let mut thrice: Vec<u64> = keys
+            .windows(3)
+            .filter(|w| w[0] == w[2])
+            .map(|w| w[0])
+            .collect();
+        thrice.dedup();
+        EndTest { emperor, thrice }
+    }
+
+    /// [`Game::outcome_after`] of `mv` with `test` of this position.
+    fn end_after(&self, mv: TaiMove, test: &EndTest) -> Option<Outcome> {
+        let mover = self.pos.side_to_move();
+        let (_, royals_taken) = self.capture_gain(mv);
+        if royals_taken > 0 && royals_taken >= self.royal_count(!mover) {
+            return Some(Outcome::win(mover, EndReason::RoyalsCaptured));
+        }
+        let strict = self.rules.repetition == Repetition::Forbidden;
+        if !strict && !test.thrice.is_empty() && test.thrice.contains(&self.key_after(mv)) {
+            return Some(Outcome::draw(EndReason::Repetition));
+        }
+        if self.rules.max_plies > 0 && self.ply + 1 >= self.rules.max_plies {
+            return Some(Outcome::draw(EndReason::MaxPlies));
+        }
+        let emperor_stays = test.emperor.is_some_and(|sq| {
+            sq != usize::from(mv.to().0) && !mv.vias().any(|v| usize::from(v.0) == sq)
+        });
+        if emperor_stays && !strict {
+            return None;
+        }
+        let mut next = self.clone();
+        next.play_unchecked(mv);
+        next.outcome
+    }
+
     /// The key of the position after `mv`.
     pub fn key_after(&self, mv: TaiMove) -> u64 {
         let from = usize::from(mv.from().0);
@@ -407,6 +458,26 @@ impl Game for TaiGame {
 
     fn outcome(&self) -> Option<Outcome> {
         self.outcome
+    }
+
+    /// The game's end after `mv` ([`TaiGame::outcomes_after`] for one move).
+    fn outcome_after(&self, mv: TaiMove) -> Option<Outcome> {
+        self.end_after(mv, &self.end_test())
+    }
+
+    /// The game's end after each of `moves` without playing them on copies of the whole
+    /// game (whose history a clone would copy) for each child a search expands: the last
+    /// royal taken, a fourth repetition, the ply cap, in [`TaiGame::compute_outcome`]'s
+    /// order; the opponent is left a move wherever it keeps its emperor, which jumps to
+    /// any empty square (a move always leaves one). Only without that emperor, or under
+    /// the strict repetition rule, is a move played on a copy to ask.
+    fn outcomes_after(&self, moves: &[TaiMove], mut ended: impl FnMut(usize, Outcome)) {
+        let test = self.end_test();
+        for (k, &mv) in moves.iter().enumerate() {
+            if let Some(o) = self.end_after(mv, &test) {
+                ended(k, o);
+            }
+        }
     }
 
     fn key(&self) -> u64 {

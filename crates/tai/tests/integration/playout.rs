@@ -106,3 +106,105 @@ fn perft_3_from_the_setup() {
     let game = TaiGame::startpos(TaiRules::default());
     assert_eq!(game.perft(3, true), PERFT_3);
 }
+
+/// The end test of a search's expansion (`outcome_after`, `outcomes_after`) is the game
+/// played on a copy and asked, for every legal move of every position of random games:
+/// from the setup up to a ply cap, and with a few pieces a side, where royals fall,
+/// positions repeat and an emperor may be missing, under both repetition rules.
+#[test]
+fn the_end_after_a_move_is_the_game_played_and_asked() {
+    use shogi_tai::{Catalogue, Piece, Repetition, Square};
+    let kind = |abbr| Catalogue::get().by_abbr(abbr).unwrap();
+    let mut rng = StdRng::seed_from_u64(79);
+    let mut ends = std::collections::BTreeMap::new();
+    let mut check = |game: &TaiGame, rng: &mut StdRng, all: bool| {
+        let mut moves = Vec::new();
+        game.legal_moves(&mut moves);
+        let mut fast = vec![None; moves.len()];
+        game.outcomes_after(&moves, |k, o| fast[k] = Some(o));
+        for (k, &mv) in moves.iter().enumerate() {
+            // Every capture, and a sample of the rest (an emperor has 600 moves).
+            if game.capture_gain(mv).0 == 0
+                && game.capture_gain(mv).1 == 0
+                && !all
+                && !rng.random_bool(0.1)
+            {
+                continue;
+            }
+            let mut next = game.clone();
+            next.play_unchecked(mv);
+            assert_eq!(fast[k], next.outcome(), "{mv} at ply {}", game.ply());
+            assert_eq!(game.outcome_after(mv), next.outcome(), "{mv}");
+            if let Some(o) = next.outcome() {
+                *ends.entry(format!("{:?}", o.reason)).or_insert(0) += 1;
+            }
+        }
+        moves
+    };
+    let mut game = TaiGame::startpos(TaiRules {
+        max_plies: 30,
+        ..TaiRules::default()
+    });
+    while game.outcome().is_none() {
+        let moves = check(&game, &mut rng, false);
+        game.play_unchecked(moves[rng.random_range(0..moves.len())]);
+    }
+    let few = ["CP", "E", "Ln", "LD", "HM", "G", "P", "K"];
+    for (i, repetition) in [Repetition::FourfoldDraw, Repetition::Forbidden]
+        .into_iter()
+        .cycle()
+        .take(6)
+        .enumerate()
+    {
+        let mut pos = Position::empty();
+        for color in Color::ALL {
+            for &abbr in &few[..3 + i % 5] {
+                if abbr == "E" && i % 3 == 0 {
+                    continue;
+                }
+                let sq = loop {
+                    let sq = Square::new(rng.random_range(9..16), rng.random_range(9..16)).unwrap();
+                    if pos.piece(sq).is_none() {
+                        break sq;
+                    }
+                };
+                pos.set(sq, Some(Piece::new(kind(abbr), color)));
+            }
+        }
+        let rules = TaiRules {
+            max_plies: 0,
+            repetition,
+            ..TaiRules::default()
+        };
+        let mut game = TaiGame::new(pos, rules);
+        for _ in 0..60 {
+            if game.outcome().is_some() {
+                break;
+            }
+            let moves = check(&game, &mut rng, false);
+            game.play_unchecked(moves[rng.random_range(0..moves.len())]);
+        }
+    }
+    // Two golds stepping out and back: the start comes round a fourth time.
+    let mut pos = Position::empty();
+    for (abbr, sq, color) in [
+        ("CP", "25y", Color::Black),
+        ("G", "13m", Color::Black),
+        ("CP", "1a", Color::White),
+        ("G", "5e", Color::White),
+    ] {
+        pos.set(
+            Square::parse(sq).unwrap(),
+            Some(Piece::new(kind(abbr), color)),
+        );
+    }
+    let mut game = TaiGame::new(pos, TaiRules::default());
+    for text in ["13m13l", "5e5f", "13l13m", "5f5e"].iter().cycle().take(12) {
+        check(&game, &mut rng, true);
+        let mv = game.parse_move(text).unwrap();
+        game.play_unchecked(mv);
+    }
+    for reason in ["MaxPlies", "RoyalsCaptured", "Repetition"] {
+        assert!(ends.contains_key(reason), "no {reason} seen: {ends:?}");
+    }
+}
