@@ -998,7 +998,9 @@ fn tai_train(dir: &Path, extra: &[&str]) -> std::process::Output {
 }
 
 /// Tai shogi through the same `train` command: self-play, learner and candidates with a
-/// tiny network and short games (the gate is off for tai: every candidate is accepted).
+/// tiny network and short games (the gate is off for tai: every candidate is accepted),
+/// with tai's exchange planes, the end test of every expanded child, the root's gain in
+/// self-play and its safety at play time.
 #[test]
 fn tai_shogi_runs_through_the_same_loop() {
     let tmp = tempfile::tempdir().unwrap();
@@ -1010,6 +1012,10 @@ fn tai_shogi_runs_through_the_same_loop() {
             "game.max_plies=12",
             "learner.min_positions=40",
             "game.tai.lion_dog=\"q3\"",
+            "network.features=\"exchanges\"",
+            "selfplay.terminal_check=true",
+            "selfplay.gumbel_gain=2.0",
+            "play.gumbel_safety=2.0",
         ],
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -1019,7 +1025,13 @@ fn tai_shogi_runs_through_the_same_loop() {
     let run = RunDir::new(&dir);
     let accepted = run.accepted_checkpoints().unwrap();
     assert!(accepted.len() >= 2, "accepted: {accepted:?}\n{stderr}");
-    let tai = Expected::for_layout(&shogi_registry::layout(shogi_game::GameKind::Tai));
+    let tai = Expected::for_layout(
+        &shogi_registry::layout_with(
+            shogi_game::GameKind::Tai,
+            shogi_features::FeatureSet::Exchanges,
+        )
+        .unwrap(),
+    );
     for (_, path) in &accepted {
         shogi_model::load_checkpoint(path, &tai, shogi_model::tch::Device::Cpu)
             .unwrap_or_else(|e| panic!("{} does not load: {e}", path.display()));
@@ -1031,7 +1043,8 @@ fn tai_shogi_runs_through_the_same_loop() {
         assert_eq!(g.impasse, 8);
         <shogi_tai::TaiGame as shogi_registry::RecordGame>::replay_each(g, |_, _| {}).unwrap();
     }
-    // The arena plays tai shogi: the newest network against a random mover.
+    // The arena plays tai shogi: the newest network, searched as its run measures it,
+    // against a random mover.
     let (_, newest) = accepted.last().unwrap();
     let games = tmp.path().join("games");
     let out = Command::new(BIN)
@@ -1039,6 +1052,8 @@ fn tai_shogi_runs_through_the_same_loop() {
         .arg("--a")
         .arg(format!("checkpoint:{}", newest.display()))
         .args(["--b", "random", "--games", "2", "--simulations", "4"])
+        .arg("--root-of")
+        .arg(&dir)
         .args([
             "--max-plies",
             "10",
