@@ -148,6 +148,9 @@ fn tiny_net(dir: &Path, step: u64) {
         samples_seen: 0,
         parent: None,
         play: None,
+        // The run's clock: a minute a hundred steps (the initial network records none,
+        // as one written before the clock).
+        run_seconds: (step > 0).then_some(step as f64 * 0.6),
     };
     save_checkpoint(dir.join(format!("step-{step:08}")), &model.vs, &meta).unwrap();
 }
@@ -240,6 +243,10 @@ fn curve_measures_accepted_networks_against_one_opponent_and_reuses_points() {
     assert_eq!((steps[0], steps[2]), ("0", "300"), "{csv}");
     for line in csv.lines().skip(1) {
         let f: Vec<&str> = line.split(',').collect();
+        // Minutes on the run's clock, from the initial network (its zero).
+        let step: f64 = f[1].parse().unwrap();
+        let minutes: f64 = f[3].parse().unwrap();
+        assert!((minutes - step * 0.01).abs() < 1e-9, "{line}");
         assert_eq!(f[4], "random");
         let (w, d, l): (u32, u32, u32) = (
             f[6].parse().unwrap(),

@@ -113,6 +113,7 @@ fn smoke_run_completes_the_loop_and_resumes() {
     // Every network carries the search its run measures it with (`play_root`), the
     // initial one and the learner's alike, so a copy out of the run plays the same.
     let config = shogi_run::RunConfig::load(&run.config_file(), &[]).unwrap();
+    let mut clock = 0.0;
     for (_, path) in &accepted {
         let manifest = shogi_model::read_manifest(path).unwrap();
         assert_eq!(
@@ -121,7 +122,20 @@ fn smoke_run_completes_the_loop_and_resumes() {
             "{}",
             path.display()
         );
+        // And the run's clock when it was written, from 0 for the initial network.
+        let at = manifest.meta.run_seconds.expect("the run's clock");
+        assert!(at >= clock, "{}: {at} after {clock}", path.display());
+        clock = at;
     }
+    let recorded = |run: &RunDir| -> f64 {
+        std::fs::read_to_string(run.run_seconds_file())
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    let first_invocation = recorded(&run);
+    assert!(first_invocation >= clock, "{first_invocation} < {clock}");
 
     // The USI engine plays the accepted network under a real client (cshogi's USI
     // driver, legality by pyffish): a whole minishogi game, legal and on time.
@@ -253,11 +267,19 @@ fn smoke_run_completes_the_loop_and_resumes() {
     let pruned = before.iter().filter(|p| !p.exists()).count();
     assert!(pruned > 0, "no chunk of {} pruned", before.len());
     assert!(!chunks().is_empty());
-    let (best_step, _) = run.best().unwrap().unwrap();
+    let (best_step, best_dir) = run.best().unwrap().unwrap();
     assert!(
         best_step > accepted.last().unwrap().0,
         "no progress on resume"
     );
+    // The clock went on from the first invocation's time, not from 0.
+    let at = shogi_model::read_manifest(&best_dir)
+        .unwrap()
+        .meta
+        .run_seconds
+        .unwrap();
+    assert!(at > first_invocation, "{at} <= {first_invocation}");
+    assert!(recorded(&run) >= at);
     assert_consistent(&run);
 
     // A new run started from this one's best network (`run.init`): its first network

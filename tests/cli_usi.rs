@@ -49,6 +49,7 @@ fn untrained_checkpoint(dir: &Path, variant: Variant) -> PathBuf {
         samples_seen: 0,
         parent: None,
         play: None,
+        run_seconds: None,
     };
     let path = dir.join("step-00000000");
     save_checkpoint(&path, &model.vs, &meta).unwrap();

@@ -111,6 +111,9 @@ pub struct LearnerConfig {
     /// The run's play search, written into every candidate's manifest
     /// ([`CheckpointMeta::play`]); `None` outside a run.
     pub play: Option<shogi_mcts::RootSettings>,
+    /// The run's clock, read into every candidate's manifest
+    /// ([`CheckpointMeta::run_seconds`]); `None` outside a run.
+    pub clock: Option<shogi_rundir::RunClock>,
 }
 
 impl LearnerConfig {
@@ -377,6 +380,7 @@ impl Learner {
             samples_seen: self.samples_seen,
             parent: self.config.parent.clone(),
             play: self.config.play.clone(),
+            run_seconds: self.config.clock.map(|c| c.seconds()),
         };
         let optimizer = &self.optimizer;
         let account = &self.replay_account;

@@ -51,6 +51,12 @@ pub struct CheckpointMeta {
     /// network has no run. Absent for networks of no run and in older manifests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub play: Option<shogi_mcts::RootSettings>,
+    /// Seconds the run that wrote this network had run when it wrote it, its
+    /// invocations' time summed ([`shogi_rundir::RunClock`]): the machine time the
+    /// network took, whatever the pauses between invocations. Absent for networks of no
+    /// run and in older manifests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_seconds: Option<f64>,
 }
 
 /// The manifest as stored in `manifest.json`.

@@ -1,8 +1,8 @@
 //! A run's learning curve on a fixed scale: chosen accepted networks of one run each play
 //! the same opponent (a random mover, a fixed classical search, a fixed checkpoint) with
 //! the same search and openings, and their scores are kept as `curve.json` and
-//! `curve.csv` and plotted to `curve.png` (score against wall minutes since the run's
-//! first network, and against learner steps). Unlike the gate's Elo chain
+//! `curve.csv` and plotted to `curve.png` (score against the minutes the run ran since
+//! its first network, and against learner steps). Unlike the gate's Elo chain
 //! (`ratings.png`), every point is measured against the same yardstick, so a flat curve
 //! means the run did not learn.
 
@@ -31,8 +31,9 @@ pub struct CurvePoint {
     pub step: u64,
     /// Training samples it had consumed.
     pub samples_seen: u64,
-    /// Wall minutes between the run's first network and this one (a run that was stopped
-    /// and resumed counts the pause too).
+    /// Minutes the run ran between its first network and this one: on the run's clock
+    /// where both manifests record it (`run_seconds`: the invocations' time, the pauses
+    /// between them left out), else wall minutes between the two (pauses included).
     pub minutes: f64,
     /// Games won, drawn and lost against the opponent.
     #[serde(flatten)]
@@ -184,8 +185,8 @@ pub fn pick_at_steps(
     (picked, not_reached)
 }
 
-/// Draws score (percent, with the 95% interval from the Elo interval) against wall
-/// minutes and, beside it, against learner steps, each with the 50% line: the first says
+/// Draws score (percent, with the 95% interval from the Elo interval) against the
+/// run's minutes ([`CurvePoint::minutes`]) and, beside it, against learner steps, each with the 50% line: the first says
 /// what an hour of this machine bought, the second what the learning did whatever the
 /// machine's speed. Written through a temporary file and a rename.
 pub fn plot_curve(curve: &Curve, path: &Path) -> Result<(), RatingsError> {
@@ -208,7 +209,7 @@ fn draw(curve: &Curve, root: &crate::plot::Canvas<'_>) -> Result<(), String> {
     draw_panel(
         curve,
         &by_minutes,
-        "wall minutes since the first network",
+        "run minutes since the first network",
         |p| p.minutes,
     )?;
     draw_panel(curve, &by_steps, "learner steps", |p| p.step as f64)

@@ -23,7 +23,7 @@ use shogi_model::{
 };
 use shogi_registry::RecordGame;
 use shogi_registry::{FromSpec, GameSpec, NetGame, with_game_type};
-use shogi_rundir::{RoleLock, RunDir, checkpoint_name, newest_that_loads};
+use shogi_rundir::{RoleLock, RunClock, RunDir, checkpoint_name, newest_that_loads};
 use shogi_selfplay::actors::{ActorConfig, ActorStats, GameSeeds, run_actors};
 use shogi_selfplay::play::PlayConfig;
 use tracing::{error, info, warn};
@@ -177,9 +177,22 @@ struct Progress {
     candidates_set_aside: AtomicU64,
     /// The replay window's size where it grows (`learner.window_growth`); 0 otherwise.
     window: AtomicU64,
+    /// The run's clock, kept by the learner's process (`None` in a process without the
+    /// learner): every candidate records its reading.
+    clock: Option<RunClock>,
 }
 
 impl Progress {
+    /// Records the run's clock for the next invocation (a failure is said, not fatal:
+    /// the clock is a figure, not the run's state).
+    fn record_clock(&self, run: &RunDir) {
+        if let Some(clock) = &self.clock
+            && let Err(e) = clock.record(run)
+        {
+            warn!("the run's clock was not recorded: {e}");
+        }
+    }
+
     /// The faults survived so far, for the status line: empty when there were none.
     fn faults(&self) -> String {
         let counts = [
@@ -239,8 +252,17 @@ pub fn run(
         .and_then(|budget| began.checked_add(budget));
     let finish = AtomicBool::new(false);
     let stop_work = || interrupt.load(Ordering::Relaxed) || finish.load(Ordering::Relaxed);
+    // The run's clock goes on from its earlier invocations' (kept where its networks are
+    // written: by the learner's process).
+    let clock = roles.learn.then(|| {
+        RunClock::resume(&run).unwrap_or_else(|e| {
+            warn!("{e}: the run's clock counts from 0 in this invocation");
+            RunClock::starting_at(0.0)
+        })
+    });
     let progress = Progress {
         cpu_at_start: shogi_model::process_cpu_time(),
+        clock,
         ..Progress::default()
     };
     let mut cause = StopCause::TimeBudget;
@@ -324,6 +346,7 @@ pub fn run(
                     }
                 }
                 info!("{}", status_line(&progress, began));
+                progress.record_clock(&run);
             }
         }
         finish.store(true, Ordering::Relaxed);
@@ -341,6 +364,7 @@ pub fn run(
         results.sort_by_key(|(role, _)| ended_early != Some(*role));
         results.into_iter().try_for_each(|(_, result)| result)
     });
+    progress.record_clock(&run);
     if let Err(e) = &result {
         // The log's last line says which role stopped the run and why; the process
         // exits non-zero with the same words.

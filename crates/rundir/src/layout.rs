@@ -20,6 +20,7 @@
 //!   tensorboard/       learner scalars
 //!   ratings.csv|json|png  Elo of every gated candidate against the first network
 //!   train.log          tracing log
+//!   run-seconds        the seconds the run has run, its invocations summed (`RunClock`)
 //!   learner.lock       held (flock) by the one learner working on the run
 //!   gate.lock          held (flock) by the one gate working on the run
 //! ```

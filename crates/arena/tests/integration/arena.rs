@@ -649,6 +649,7 @@ fn tiny_net(dir: &Path, step: u64, seed: i64) -> PathBuf {
         samples_seen: 0,
         parent: None,
         play: None,
+        run_seconds: None,
     };
     save_checkpoint(&path, &model.vs, &meta).unwrap();
     path

@@ -90,6 +90,46 @@ fn modified(dir: &std::path::Path) -> Result<SystemTime> {
         .with_context(|| format!("reading the time of {}", manifest.display()))
 }
 
+/// When a network was written, for the curve's time axis: the run's clock where its
+/// manifest records it (the run's running time, pauses between invocations left out;
+/// the initial network, written as the run begins, is its zero), else the manifest
+/// file's time (pauses included).
+#[derive(Clone, Copy)]
+enum Written {
+    RunClock(f64),
+    Wall,
+}
+
+impl Written {
+    fn of(dir: &std::path::Path) -> Result<Written> {
+        let manifest = read_manifest(dir).with_context(|| format!("reading {}", dir.display()))?;
+        match manifest.meta.run_seconds {
+            Some(secs) => Ok(Written::RunClock(secs)),
+            None if manifest.meta.training_step == 0 => Ok(Written::RunClock(0.0)),
+            None => Ok(Written::Wall),
+        }
+    }
+
+    /// Minutes from `first` to this: the run's clock if both have it, else wall time.
+    fn minutes_since(
+        self,
+        first: Written,
+        dir: &std::path::Path,
+        first_dir: &std::path::Path,
+    ) -> Result<f64> {
+        Ok(match (self, first) {
+            (Written::RunClock(at), Written::RunClock(from)) => (at - from).max(0.0) / 60.0,
+            _ => {
+                modified(dir)?
+                    .duration_since(modified(first_dir)?)
+                    .unwrap_or_default()
+                    .as_secs_f64()
+                    / 60.0
+            }
+        })
+    }
+}
+
 impl CurveArgs {
     /// The networks' (and any searching opponent's) settings these flags ask for.
     pub(crate) fn player_settings(&self) -> Result<PlayerSettings> {
@@ -136,7 +176,8 @@ pub fn run(args: &CurveArgs) -> Result<()> {
         }
         chosen
     };
-    let first_time = modified(&all[0].1)?;
+    let first_dir = all[0].1.clone();
+    let first_time = Written::of(&first_dir)?;
     let players: Vec<PlayerSpec> = std::iter::once(args.opponent.clone())
         .chain(
             chosen
@@ -183,11 +224,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
             continue;
         }
         let manifest = read_manifest(dir).with_context(|| format!("reading {}", dir.display()))?;
-        let minutes = modified(dir)?
-            .duration_since(first_time)
-            .unwrap_or_default()
-            .as_secs_f64()
-            / 60.0;
+        let minutes = Written::of(dir)?.minutes_since(first_time, dir, &first_dir)?;
         let config = MatchConfig {
             games: args.games,
             game: GameSpec::standard(game, args.limit.max_plies),

@@ -312,6 +312,7 @@ pub fn run(args: &LearnArgs) -> Result<()> {
         start_step: start.step,
         start_samples: start.samples,
         play: None,
+        clock: None,
     };
     let mut learner = Learner::new(start.model, train, config)?;
     // A continued chain goes on with its momentum, as a run's learner does.

@@ -33,6 +33,7 @@ fn trains_exports_and_logs() {
         start_step: 0,
         start_samples: 0,
         play: None,
+        clock: None,
     };
     let mut learner = Learner::new(model, OptimizerSettings::default(), config).unwrap();
     let first = learner.run(&window, 3).unwrap();
@@ -74,6 +75,7 @@ fn trains_exports_and_logs() {
             start_step: 60,
             start_samples: 60 * 32,
             play: None,
+            clock: None,
         },
     )
     .unwrap();

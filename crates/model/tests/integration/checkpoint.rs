@@ -21,6 +21,7 @@ fn meta(cfg: &ModelConfig) -> CheckpointMeta {
         samples_seen: 98765,
         parent: Some("step-000001000".into()),
         play: None,
+        run_seconds: None,
     }
 }
 

@@ -154,6 +154,7 @@ fn a_served_network_is_replaced_by_a_newer_checkpoint() {
             samples_seen: 0,
             parent: None,
             play: None,
+            run_seconds: None,
         };
         let dir = tmp.path().join(name);
         save_checkpoint(&dir, &model.vs, &meta).unwrap();

@@ -67,6 +67,8 @@ pub fn prepare(
             samples_seen: 0,
             parent,
             play: Some(super::play_root(config)),
+            // Written as the run begins: its clock's zero.
+            run_seconds: Some(0.0),
         };
         shogi_model::publish_checkpoint(
             &run.accepted().join(checkpoint_name(0)),

@@ -361,6 +361,7 @@ pub(super) fn learner_loop(
         start_step: manifest.meta.training_step,
         start_samples: manifest.meta.samples_seen,
         play: Some(play_root(config)),
+        clock: progress.clock,
     };
     let mut learner = Learner::new(model, optimizer_settings(config), learner_config)?;
     if manifest.meta.training_step > 0 {
