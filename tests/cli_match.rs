@@ -282,6 +282,13 @@ fn curve_measures_accepted_networks_against_one_opponent_and_reuses_points() {
     // A directory without networks is a clear error.
     let bad = shogi_zero_fails(&["curve", tmp.path().to_str().unwrap()]);
     assert!(bad.contains("accepted"), "{bad}");
+    // The run's curves in one picture, nothing played; none measured is said.
+    let text = shogi_zero(&["curve", r, "--combine"]);
+    assert!(text.contains("curves.png"), "{text}");
+    let png = std::fs::read(run.join("proof/curves.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    let none = shogi_zero_fails(&["curve", tmp.path().to_str().unwrap(), "--combine"]);
+    assert!(none.contains("no curves yet"), "{none}");
 }
 
 #[test]

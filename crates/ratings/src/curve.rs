@@ -186,44 +186,78 @@ pub fn pick_at_steps(
 }
 
 /// Draws score (percent, with the 95% interval from the Elo interval) against the
-/// run's minutes ([`CurvePoint::minutes`]) and, beside it, against learner steps, each with the 50% line: the first says
-/// what an hour of this machine bought, the second what the learning did whatever the
-/// machine's speed. Written through a temporary file and a rename.
+/// run's minutes ([`CurvePoint::minutes`]) and, beside it, against learner steps, each
+/// with the 50% line: the first says what an hour of this machine bought, the second
+/// what the learning did whatever the machine's speed. Written through a temporary file
+/// and a rename.
 pub fn plot_curve(curve: &Curve, path: &Path) -> Result<(), RatingsError> {
-    crate::plot::write_png(path, |root| draw(curve, root))
+    let title = format!(
+        "score vs {} ({} games, {} simulations)",
+        curve.opponent, curve.games, curve.simulations
+    );
+    crate::plot::write_png(path, |root| draw(&title, &[("", curve)], root))
 }
 
-fn draw(curve: &Curve, root: &crate::plot::Canvas<'_>) -> Result<(), String> {
+/// Several curves of one run in one picture (each opponent and search a labelled line):
+/// score against the run's hours and against learner steps, as [`plot_curve`] draws one.
+pub fn plot_curves(
+    title: &str,
+    curves: &[(&str, &Curve)],
+    path: &Path,
+) -> Result<(), RatingsError> {
+    crate::plot::write_png(path, |root| draw(title, curves, root))
+}
+
+/// The series' colours, in order.
+const COLOURS: [RGBColor; 6] = [
+    BLUE,
+    RED,
+    RGBColor(0, 140, 0),
+    RGBColor(230, 140, 0),
+    MAGENTA,
+    RGBColor(0, 150, 160),
+];
+
+fn draw(
+    title: &str,
+    curves: &[(&str, &Curve)],
+    root: &crate::plot::Canvas<'_>,
+) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| e.to_string();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let panels = root
-        .titled(
-            &format!(
-                "score vs {} ({} games, {} simulations)",
-                curve.opponent, curve.games, curve.simulations
-            ),
-            (crate::plot::FAMILY, 22),
-        )
+        .titled(title, (crate::plot::FAMILY, 22))
         .map_err(|e| err(&e))?;
-    let (by_minutes, by_steps) = panels.split_horizontally(panels.dim_in_pixel().0 / 2);
-    draw_panel(
-        curve,
-        &by_minutes,
-        "run minutes since the first network",
-        |p| p.minutes,
-    )?;
-    draw_panel(curve, &by_steps, "learner steps", |p| p.step as f64)
+    let (by_time, by_steps) = panels.split_horizontally(panels.dim_in_pixel().0 / 2);
+    // Hours once a run is longer than two.
+    let longest = curves
+        .iter()
+        .flat_map(|(_, c)| c.points.iter().map(|p| p.minutes))
+        .fold(0.0f64, f64::max);
+    if longest > 120.0 {
+        draw_panel(curves, &by_time, "hours since the first network", |p| {
+            p.minutes / 60.0
+        })?;
+    } else {
+        draw_panel(curves, &by_time, "minutes since the first network", |p| {
+            p.minutes
+        })?;
+    }
+    draw_panel(curves, &by_steps, "learner steps", |p| p.step as f64)
 }
 
-/// One panel: score against `x` of each point.
+/// One panel: score against `x` of each curve's points, a line a curve.
 fn draw_panel(
-    curve: &Curve,
+    curves: &[(&str, &Curve)],
     area: &crate::plot::Canvas<'_>,
     x_desc: &str,
     x: impl Fn(&CurvePoint) -> f64,
 ) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| e.to_string();
-    let x1 = curve.points.iter().map(&x).fold(1.0f64, f64::max);
+    let x1 = curves
+        .iter()
+        .flat_map(|(_, c)| c.points.iter().map(&x))
+        .fold(1.0f64, f64::max);
     let pad = x1 * 0.05;
     let mut builder = ChartBuilder::on(area);
     builder.margin(15);
@@ -239,30 +273,38 @@ fn draw_panel(
         .x_label_formatter(&whole)
         .y_label_formatter(&whole);
     mesh.draw().map_err(|e| err(&e))?;
-    let line: Vec<(f64, f64)> = curve
-        .points
-        .iter()
-        .map(|p| (x(p), p.rating.score * 100.0))
-        .collect();
-    chart
-        .draw_series(LineSeries::new(line, &BLUE))
-        .map_err(|e| err(&e))?;
-    for p in &curve.points {
-        let low = score_from_elo(p.rating.low).clamp(0.0, 1.0) * 100.0;
-        let high = score_from_elo(p.rating.high).clamp(0.0, 1.0) * 100.0;
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(x(p), low), (x(p), high)],
-                BLUE.stroke_width(2),
-            )))
+    for (k, (label, curve)) in curves.iter().enumerate() {
+        let colour = COLOURS[k % COLOURS.len()];
+        let line: Vec<(f64, f64)> = curve
+            .points
+            .iter()
+            .map(|p| (x(p), p.rating.score * 100.0))
+            .collect();
+        let series = chart
+            .draw_series(LineSeries::new(line, colour.stroke_width(2)))
             .map_err(|e| err(&e))?;
-        chart
-            .draw_series(std::iter::once(Circle::new(
-                (x(p), p.rating.score * 100.0),
-                5,
-                BLUE.filled(),
-            )))
-            .map_err(|e| err(&e))?;
+        if !label.is_empty() {
+            series.label(*label).legend(move |(lx, ly)| {
+                PathElement::new(vec![(lx, ly), (lx + 16, ly)], colour.stroke_width(2))
+            });
+        }
+        for p in &curve.points {
+            let low = score_from_elo(p.rating.low).clamp(0.0, 1.0) * 100.0;
+            let high = score_from_elo(p.rating.high).clamp(0.0, 1.0) * 100.0;
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(x(p), low), (x(p), high)],
+                    colour.stroke_width(2),
+                )))
+                .map_err(|e| err(&e))?;
+            chart
+                .draw_series(std::iter::once(Circle::new(
+                    (x(p), p.rating.score * 100.0),
+                    5,
+                    colour.filled(),
+                )))
+                .map_err(|e| err(&e))?;
+        }
     }
     chart
         .draw_series(LineSeries::new(
@@ -270,6 +312,16 @@ fn draw_panel(
             BLACK.mix(0.4),
         ))
         .map_err(|e| err(&e))?;
+    if curves.iter().any(|(label, _)| !label.is_empty()) {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK.mix(0.4))
+            .label_font((crate::plot::FAMILY, 13))
+            .draw()
+            .map_err(|e| err(&e))?;
+    }
     Ok(())
 }
 
@@ -390,6 +442,24 @@ mod tests {
         }
         let json = std::fs::read_to_string(dir.join("curve.json")).unwrap();
         assert!(json.contains("\"gumbel\": 0") && json.contains("\"gumbel_safety\""));
+    }
+
+    #[test]
+    fn several_curves_go_into_one_picture() {
+        let tmp = tempfile::tempdir().unwrap();
+        let curve = |score: f64| Curve {
+            opponent: "random".into(),
+            games: 10,
+            simulations: 32,
+            seed: 1,
+            root: RootSettings::default(),
+            // Points past two hours: the time axis reads in hours.
+            points: vec![point(0, 0.2), point(1500, score)],
+        };
+        let (a, b) = (curve(0.5), curve(0.9));
+        let path = tmp.path().join("curves.png");
+        plot_curves("a long run", &[("depth 1", &a), ("depth 2", &b)], &path).unwrap();
+        assert_eq!(&std::fs::read(&path).unwrap()[1..4], b"PNG");
     }
 
     #[test]

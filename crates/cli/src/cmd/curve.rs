@@ -61,6 +61,54 @@ pub struct CurveArgs {
     /// `--plain`).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Play nothing: draw every curve measured for RUN so far (`RUN/proof/curve-*/`) in
+    /// one picture, `RUN/proof/curves.png` (each opponent and search a line; score
+    /// against the run's hours and against learner steps).
+    #[arg(long, conflicts_with_all = ["at_steps", "out"])]
+    pub combine: bool,
+}
+
+/// Draws every curve measured for `run` into `run/proof/curves.png`; returns its path.
+fn combine(run: &std::path::Path) -> Result<PathBuf> {
+    let proof = run.join("proof");
+    let mut found = Vec::new();
+    let entries = std::fs::read_dir(&proof).with_context(|| {
+        format!(
+            "{} has no curves yet (reading {})",
+            run.display(),
+            proof.display()
+        )
+    })?;
+    for entry in entries {
+        let dir = entry
+            .with_context(|| format!("reading {}", proof.display()))?
+            .path();
+        let name = dir
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let Some(label) = name.strip_prefix("curve-") else {
+            continue;
+        };
+        if let Some(curve) = Curve::load(&dir)?
+            && !curve.points.is_empty()
+        {
+            found.push((label.to_string(), curve));
+        }
+    }
+    if found.is_empty() {
+        bail!(
+            "{} holds no measured curve (RUN/proof/curve-*/curve.json): measure some with `shogi-zero curve RUN --opponent ...`",
+            proof.display()
+        );
+    }
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    let series: Vec<(&str, &Curve)> = found.iter().map(|(l, c)| (l.as_str(), c)).collect();
+    let path = proof.join("curves.png");
+    let title = format!("{} on the fixed scale", run.display());
+    shogi_arena::curve::plot_curves(&title, &series, &path)?;
+    Ok(path)
 }
 
 /// A file-name-safe form of a player spec.
@@ -144,6 +192,10 @@ impl CurveArgs {
 
 /// Runs the subcommand.
 pub fn run(args: &CurveArgs) -> Result<()> {
+    if args.combine {
+        println!("curves: {}", combine(&args.run)?.display());
+        return Ok(());
+    }
     let run = RunDir::new(&args.run);
     let all = run
         .accepted_checkpoints()
