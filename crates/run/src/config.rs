@@ -292,8 +292,8 @@ pub struct SelfplaySection {
     /// Gumbel: root moves considered. Default 16.
     pub gumbel_considered: usize,
     /// Gumbel: every root move that wins material by static exchange is among the
-    /// considered ones (the top-k fills the rest; tai shogi: by one reply on the capture
-    /// square). Default false.
+    /// considered ones (the top-k fills the rest; tai shogi: by its own static exchange,
+    /// `TaiGame::capture_exchange`). Default false.
     pub gumbel_captures: bool,
     /// Gumbel: half the considered moves (rounded up) go to the best-prior moves that
     /// lose nothing by static exchange one ply later (a piece left hanging, an attacked
@@ -523,8 +523,8 @@ pub struct LearnerSection {
     /// wins by its best capture and the recaptures on that square (a static exchange
     /// evaluation from the rules; `shogi_learner::SampleConfig::material_exchange`), so
     /// a piece left hanging counts as lost even when the self-play players let it be.
-    /// Tai shogi counts its best capture after one reply on that square
-    /// (`TaiGame::one_reply_exchange`). Default false.
+    /// Tai shogi counts its own static exchange (`TaiGame::best_exchange`). Default
+    /// false.
     pub material_exchange: bool,
     /// Delete replay chunks once all their games have left the window (`replay/` then
     /// holds about one window of games; `export` and a later larger window see no older

@@ -485,6 +485,40 @@ impl TaiGame {
         out.into_iter().map(Square).collect()
     }
 
+    /// What capture `mv` (legal here) wins by the static exchange on the square it ends
+    /// on: what it takes (each piece's [`exchange_value`]) and gains by promoting, less
+    /// what the opponent then wins by the exchange there ([`exchange`]); everything, if
+    /// it ends the game. 0 for a move that takes nothing.
+    pub fn capture_exchange(&self, mv: crate::TaiMove) -> i32 {
+        let (value, royals) = self.capture_gain(mv);
+        if value == 0 && royals == 0 {
+            return 0;
+        }
+        let won = self.taken_and_promoted(mv);
+        let mut after = self.clone();
+        after.play_unchecked(mv);
+        if after.outcome().is_some() {
+            return won;
+        }
+        won - after.exchange_on(mv.to(), after.side_to_move())
+    }
+
+    /// What `mv` takes (each captured piece's [`exchange_value`]) and gains by promoting
+    /// (a promotion into a royal counts nothing).
+    fn taken_and_promoted(&self, mv: crate::TaiMove) -> i32 {
+        let Some(mover) = self.position().board()[usize::from(mv.from().0)] else {
+            return 0;
+        };
+        let captured = self.captures(mv);
+        let pieces: Vec<Piece> = captured.iter().map(|&(_, p)| p).collect();
+        let promoted = promoted_piece(mover, &pieces, self.rules());
+        let mut won: i32 = pieces.iter().map(|&p| exchange_value(p)).sum();
+        if !promoted.kind.is_royal() {
+            won += exchange_value(promoted) - exchange_value(mover);
+        }
+        won
+    }
+
     /// The most the side to move wins by the exchange on one of its opponent's pieces
     /// ([`exchanges`]); 0 when it wins nothing.
     pub fn best_exchange(&self) -> i32 {
@@ -502,17 +536,7 @@ impl TaiGame {
     /// back; above 0 when it leaves a piece en prise or ignores one that is attacked; a
     /// move that ends the game loses nothing.
     pub fn static_loss_after(&self, mv: crate::TaiMove) -> i32 {
-        let board = self.position().board();
-        let Some(mover) = board[usize::from(mv.from().0)] else {
-            return 0;
-        };
-        let captured = self.captures(mv);
-        let pieces: Vec<Piece> = captured.iter().map(|&(_, p)| p).collect();
-        let promoted = promoted_piece(mover, &pieces, self.rules());
-        let mut won: i32 = pieces.iter().map(|&p| exchange_value(p)).sum();
-        if !promoted.kind.is_royal() {
-            won += exchange_value(promoted) - exchange_value(mover);
-        }
+        let won = self.taken_and_promoted(mv);
         let mut after = self.clone();
         after.play_unchecked(mv);
         if after.outcome().is_some() {

@@ -263,34 +263,6 @@ impl TaiGame {
             })
     }
 
-    /// What capture `mv` wins when the opponent may answer once: what it takes
-    /// ([`TaiGame::capture_gain`]), less what the capturer is worth where it then stands
-    /// (promoted, if this capture promotes it: 成り on the first capture) when some reply
-    /// passes through or lands on that square; a capture that ends the game keeps all.
-    /// 0 for a move that takes nothing. A one-ply search sees this much: tai's lions
-    /// capture twice and its hook movers turn corners, so the whole exchange on a square
-    /// is not enumerated.
-    pub fn one_reply_exchange(&self, mv: TaiMove) -> i64 {
-        let gain = i64::from(self.capture_gain(mv).0);
-        if gain == 0 {
-            return 0;
-        }
-        let mut after = self.clone();
-        after.play_unchecked(mv);
-        if after.outcome.is_some() {
-            return gain;
-        }
-        let to = mv.to();
-        let at_risk = after.pos.board()[usize::from(to.0)]
-            .map_or(0, |p| i64::from(crate::material::kind_value(p.kind)));
-        let mut replies = Vec::new();
-        after.pseudo_moves(&mut replies);
-        let answered = replies
-            .iter()
-            .any(|r| r.to() == to || r.vias().any(|v| v == to));
-        if answered { gain - at_risk } else { gain }
-    }
-
     /// What [`TaiGame::end_after`] needs of this position, found once for all its moves.
     fn end_test(&self) -> EndTest {
         let them = !self.pos.side_to_move();
@@ -494,25 +466,17 @@ impl Game for TaiGame {
         self.material_points(c)
     }
 
-    /// A capture that keeps what it wins by a one-reply exchange
-    /// ([`TaiGame::one_reply_exchange`]), or one that takes a royal.
+    /// A capture that keeps something by the static exchange on its square
+    /// ([`TaiGame::capture_exchange`]).
     fn wins_material(&self, mv: TaiMove) -> bool {
-        self.capture_gain(mv).1 > 0 || self.one_reply_exchange(mv) > 0
+        self.capture_exchange(mv) > 0
     }
 
-    /// The most the side to move wins by one capture and one reply
-    /// ([`TaiGame::one_reply_exchange`]), 0 when no capture wins anything. Tai counts
-    /// mobility values under either scale.
+    /// The most the side to move wins by the exchange on one of its opponent's pieces
+    /// ([`TaiGame::best_exchange`]), on tai's mobility values under either scale, a
+    /// royal counting [`crate::exchange::ROYAL_VALUE`] (more than any material).
     fn exchange_gain(&self, _scale: shogi_game::MaterialScale) -> Option<u32> {
-        let mut moves = Vec::new();
-        self.legal_moves(&mut moves);
-        let best = moves
-            .into_iter()
-            .filter(|&mv| self.capture_gain(mv).0 > 0)
-            .map(|mv| self.one_reply_exchange(mv))
-            .max()
-            .unwrap_or(0);
-        Some(best.max(0) as u32)
+        Some(self.best_exchange().max(0) as u32)
     }
 
     /// Tai's static exchange one ply later ([`TaiGame::static_loss_after`]), on the

@@ -724,57 +724,71 @@ fn a_promoted_piece_never_promotes_again_and_contagion_follows_the_path() {
     assert!(g.position().piece(Square::parse("13k").unwrap()).is_none());
 }
 
-/// `wins_material` (a Gumbel root's `gumbel_captures`): a capture no reply can answer on
-/// its square, one of a piece worth more than the capturer after it promotes, and one of
-/// a royal win material; a defended pawn taken by a rook (a gold once it captures) and a
-/// quiet move do not. `exchange_gain` (the learner's `material_exchange`) is the best
-/// such capture's net: what it takes, less the promoted capturer where a reply takes back.
+/// `wins_material` (a Gumbel root's `gumbel_captures`): a capture no recapture answers,
+/// one of a piece worth more than the capturer, and one of the last royal win material;
+/// a defended pawn taken by a rook, a quiet move, and a rook's first capture of a pawn
+/// (it promotes to a gold: tai's promotion on the first capture can cost more than the
+/// pawn) do not. `exchange_gain` (the learner's `material_exchange`) is the best exchange
+/// on any square: what it takes, less what the recaptures there win back.
 #[test]
-fn wins_material_sees_one_reply_on_the_capture_square() {
+fn wins_material_is_the_static_exchange_on_the_capture_square() {
     use shogi_game::MaterialScale::Mobility;
-    use shogi_tai::material::kind_value;
-    let value = |abbr| i64::from(kind_value(kind(abbr)));
+    use shogi_tai::exchange::exchange_value;
+    let value = |abbr| exchange_value(Piece::new(kind(abbr), Black));
     let exchange = |pieces: &[(&str, &str, Color)]| {
         let g = game_with(pieces, Black);
         i64::from(g.exchange_gain(Mobility).unwrap())
     };
-    assert!(value("R") > value("G") && value("G") > value("P"));
-    let wins = |pieces: &[(&str, &str, Color)], text: &str| {
+    let capture = |pieces: &[(&str, &str, Color)], text: &str| {
         let g = game_with(pieces, Black);
         let mv = g.parse_move(text).unwrap();
-        g.wins_material(mv)
+        (g.wins_material(mv), g.capture_exchange(mv))
     };
-    let rook_takes_pawn = [("R", "13m", Black), ("P", "13f", White)];
-    assert!(wins(&rook_takes_pawn, "13m13f"), "an undefended pawn");
-    assert!(!wins(&rook_takes_pawn, "13m13g"), "a quiet move");
+    assert_eq!(kind("R").promotes_to(), Some(kind("G")));
+    assert!(value("R") > value("G") && value("G") > value("P"));
+    // A promoted rook promotes no more.
+    let rook_takes_pawn = [("+R", "13m", Black), ("P", "13f", White)];
+    assert_eq!(capture(&rook_takes_pawn, "13m13f"), (true, value("P")));
+    assert_eq!(
+        capture(&rook_takes_pawn, "13m13g"),
+        (false, 0),
+        "a quiet move"
+    );
+    let demoted = [("R", "13m", Black), ("P", "13f", White)];
+    assert_eq!(
+        capture(&demoted, "13m13f"),
+        (false, value("P") + value("G") - value("R"))
+    );
     let defended = [
-        ("R", "13m", Black),
+        ("+R", "13m", Black),
         ("P", "13f", White),
         ("G", "13e", White),
     ];
-    assert!(
-        !wins(&defended, "13m13f"),
-        "the gold takes back the new gold"
+    assert_eq!(
+        capture(&defended, "13m13f"),
+        (false, value("P") - value("R")),
+        "the gold takes the rook back"
     );
     let pawn_takes_rook = [
         ("P", "13g", Black),
         ("R", "13f", White),
         ("G", "13e", White),
     ];
-    assert!(
-        wins(&pawn_takes_rook, "13g13f"),
+    assert_eq!(
+        capture(&pawn_takes_rook, "13g13f"),
+        (true, value("R") - value("P")),
         "a rook for a pawn (tai's pawn never promotes)"
     );
     let royal = [
-        ("R", "13m", Black),
+        ("+R", "13m", Black),
         ("CP", "13f", White),
         ("G", "13e", White),
     ];
-    assert!(wins(&royal, "13m13f"), "the last royal");
-    assert_eq!(exchange(&rook_takes_pawn), value("P"));
+    assert!(capture(&royal, "13m13f").0, "the last royal");
+    assert_eq!(exchange(&rook_takes_pawn), i64::from(value("P")));
     assert_eq!(exchange(&defended), 0, "no capture keeps anything");
-    assert_eq!(exchange(&pawn_takes_rook), value("R") - value("P"));
-    let g = game_with(&defended, Black);
-    let mv = g.parse_move("13m13f").unwrap();
-    assert_eq!(g.one_reply_exchange(mv), value("P") - value("G"));
+    assert_eq!(
+        exchange(&pawn_takes_rook),
+        i64::from(value("R") - value("P"))
+    );
 }
