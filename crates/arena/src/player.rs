@@ -379,6 +379,7 @@ impl<G: ArenaGame> PreparedPlayer<G> {
             search: Search::new(config.clone(), 0),
             movetime: self.settings.movetime_ms.map(Duration::from_millis),
             rate: None,
+            last_simulations: None,
             config,
         })
     }
@@ -394,6 +395,11 @@ pub trait Mover<G: Game = ShogiGame>: Send {
     fn observe(&mut self, mv: G::Move);
     /// The game ended; `score` is this player's (1, 0.5, 0).
     fn game_over(&mut self, score: f64);
+    /// Nodes its last [`Mover::choose`] searched (a network player's simulations, a USI
+    /// engine's own count), where the player says.
+    fn searched(&self) -> Option<u64> {
+        None
+    }
 }
 
 struct SearchMover<G: Game> {
@@ -404,6 +410,8 @@ struct SearchMover<G: Game> {
     movetime: Option<Duration>,
     /// Simulations per second measured on this thread's earlier timed searches.
     rate: Option<f64>,
+    /// Simulations of the last search.
+    last_simulations: Option<u64>,
 }
 
 impl<G: Game> SearchMover<G> {
@@ -437,6 +445,7 @@ impl<G: Game> Mover<G> for SearchMover<G> {
         // A failed network call is tried again inside the search (as in self-play);
         // only a network that keeps failing, or is gone, forfeits the game.
         let searched = self.search.search(game, &*self.evaluator, &limits);
+        self.last_simulations = searched.as_ref().ok().map(|r| u64::from(r.simulations));
         match searched {
             Ok(r) => {
                 let secs = r.elapsed.as_secs_f64();
@@ -464,6 +473,9 @@ impl<G: Game> Mover<G> for SearchMover<G> {
     }
     fn game_over(&mut self, _score: f64) {
         self.search.clear();
+    }
+    fn searched(&self) -> Option<u64> {
+        self.last_simulations
     }
 }
 
@@ -548,6 +560,9 @@ impl Mover<ShogiGame> for UsiMover {
         if let Some(engine) = &mut self.engine {
             engine.game_over(score);
         }
+    }
+    fn searched(&self) -> Option<u64> {
+        self.engine.as_ref().and_then(UsiEngine::last_nodes)
     }
 }
 

@@ -166,6 +166,33 @@ pub struct UsiEngine {
     /// The option names the engine advertised (`option name X ...`).
     pub advertised: Vec<String>,
     dead: bool,
+    /// Nodes the last `go` searched, as its last `info` line said ([`searched_nodes`]).
+    last_nodes: Option<u64>,
+}
+
+/// The nodes an engine's `info` line says its search has searched: `nps` times `time`
+/// where it gives both (the search's own count, without a tree kept from earlier moves
+/// that some engines include in `nodes`), else `nodes`; `None` for a line without them.
+pub fn searched_nodes(info: &str) -> Option<u64> {
+    let mut words = info.split_whitespace();
+    if words.next() != Some("info") {
+        return None;
+    }
+    let (mut nodes, mut nps, mut time) = (None, None, None);
+    while let Some(word) = words.next() {
+        match word {
+            "nodes" => nodes = words.next().and_then(|v| v.parse::<u64>().ok()),
+            "nps" => nps = words.next().and_then(|v| v.parse::<u64>().ok()),
+            "time" => time = words.next().and_then(|v| v.parse::<u64>().ok()),
+            // The rest of the line is the principal variation or a message.
+            "pv" | "string" => break,
+            _ => {}
+        }
+    }
+    match (nps, time) {
+        (Some(nps), Some(time)) if time > 0 => Some(nps * time / 1000),
+        _ => nodes,
+    }
 }
 
 impl UsiEngine {
@@ -220,6 +247,7 @@ impl UsiEngine {
             child,
             stdin,
             lines: rx,
+            last_nodes: None,
             name: command.to_string(),
             advertised: Vec::new(),
             dead: false,
@@ -326,9 +354,13 @@ impl UsiEngine {
         }
         let side = game.position().side_to_move().index();
         let allowance = clock[side] + tc.byoyomi_ms + tc.increment_ms + tc.margin_ms;
-        let line = match self.wait_for(Duration::from_millis(allowance), |l| {
+        let mut nodes = None;
+        let answer = self.wait_for(Duration::from_millis(allowance), |l| {
+            nodes = searched_nodes(l).or(nodes);
             l.starts_with("bestmove")
-        }) {
+        });
+        self.last_nodes = nodes;
+        let line = match answer {
             Ok(line) => line,
             Err(e) => return UsiAnswer::Forfeit(e),
         };
@@ -342,6 +374,11 @@ impl UsiEngine {
                 Err(e) => UsiAnswer::Forfeit(format!("illegal move `{text}`: {e}")),
             },
         }
+    }
+
+    /// Nodes the last [`UsiEngine::go`] searched, if its `info` lines said.
+    pub fn last_nodes(&self) -> Option<u64> {
+        self.last_nodes
     }
 
     /// `gameover win|lose|draw` (best effort).
@@ -369,5 +406,27 @@ impl Drop for UsiEngine {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::searched_nodes;
+
+    #[test]
+    fn an_info_line_says_the_nodes_its_search_searched() {
+        // nps x time where both are given: this search's nodes, not a kept tree's.
+        let ours = "info depth 8 seldepth 14 nodes 7043 nps 4038 time 900 hashfull 76 score cp -5 pv 7g7f 3c3d";
+        assert_eq!(searched_nodes(ours), Some(3634));
+        assert_eq!(
+            searched_nodes("info depth 3 nodes 1200 score cp 10 pv 7g7f"),
+            Some(1200)
+        );
+        assert_eq!(searched_nodes("info nodes 50 nps 100 time 0"), Some(50));
+        // A message or a move named "nodes" in a PV is not a count.
+        assert_eq!(searched_nodes("info string nodes 5"), None);
+        assert_eq!(searched_nodes("info depth 2 pv nodes 9"), None);
+        assert_eq!(searched_nodes("bestmove 7g7f"), None);
+        assert_eq!(searched_nodes("info depth 1 nodes lots"), None);
     }
 }

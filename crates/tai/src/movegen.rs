@@ -255,6 +255,25 @@ fn push_ray(
     }
 }
 
+/// The corners a hook move from `from` along `d` may turn on: every square of its first
+/// leg, which runs through empty squares only (the turn itself is on an empty square).
+#[inline]
+fn hook_corners(
+    board: &[Option<Piece>],
+    from: usize,
+    d: Offset,
+) -> impl Iterator<Item = usize> + '_ {
+    (1..)
+        .map_while(move |k| step(from, d, k))
+        .take_while(|&corner| board[corner].is_none())
+}
+
+/// The two directions a hook move along `d` turns into (90° either way).
+#[inline]
+fn hook_turns(d: Offset) -> [Offset; 2] {
+    [(d.1, -d.0), (-d.1, d.0)]
+}
+
 /// Appends the moves of the non-emperor piece on `from` (passes included).
 pub(crate) fn piece_moves(
     board: &[Option<Piece>],
@@ -287,14 +306,8 @@ pub(crate) fn piece_moves(
     }
     for &h in &spec.hooks {
         let d = orient(me, h);
-        for k in 1.. {
-            let Some(corner) = step(from, d, k) else {
-                break;
-            };
-            if board[corner].is_some() {
-                break;
-            }
-            for turn in [(d.1, -d.0), (-d.1, d.0)] {
+        for corner in hook_corners(board, from, d) {
+            for turn in hook_turns(d) {
                 push_ray(board, me, from, corner, turn, SIZE as i32, out);
             }
         }
@@ -398,14 +411,8 @@ pub(crate) fn plain_reach(
     }
     for &h in &spec.hooks {
         let d = orient(me, h);
-        for k in 1.. {
-            let Some(corner) = step(from, d, k) else {
-                break;
-            };
-            if board[corner].is_some() {
-                break;
-            }
-            for turn in [(d.1, -d.0), (-d.1, d.0)] {
+        for corner in hook_corners(board, from, d) {
+            for turn in hook_turns(d) {
                 ray(corner, turn, SIZE as i32, &mut reach);
             }
         }

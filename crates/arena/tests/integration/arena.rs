@@ -130,6 +130,18 @@ fn a_time_per_move_bounds_the_searching_players() {
     assert!(s.a_move_ms >= 3.0, "{}", s.table());
     assert!(s.b_move_ms < s.a_move_ms, "{}", s.table());
     assert!(s.table().contains("time per move: A "), "{}", s.table());
+    // And how many nodes: the searcher its simulations, the random mover nothing.
+    assert!(
+        s.games.iter().all(|g| g.a_nodes > 0 && g.b_nodes == 0),
+        "{}",
+        s.table()
+    );
+    assert!(s.a_nps > 0.0 && s.b_nps == 0.0, "{}", s.table());
+    assert!(
+        s.table().contains("nodes per second of thinking: A ") && s.table().contains("B not said"),
+        "{}",
+        s.table()
+    );
 }
 
 #[test]
@@ -373,6 +385,15 @@ fn a_usi_engine_plays_whole_games() {
     let s = usi_match(double("normal"), 4);
     assert_eq!(s.forfeits, 0, "{:?}", s.games);
     assert!(s.games.iter().all(|g| g.plies > 0));
+    // The nodes each `go` searched, from the engine's last `info` line: 12 a move (its
+    // last move may be a resignation without one).
+    for g in &s.games {
+        assert!(
+            g.a_nodes + 12 >= 12 * u64::from(g.a_moves) && g.a_nodes <= 12 * u64::from(g.a_moves),
+            "{g:?}"
+        );
+    }
+    assert!(s.a_nps > 0.0, "{}", s.table());
 }
 
 fn assert_all_forfeited_by_a(s: &shogi_arena::MatchSummary, needle: &str) {
