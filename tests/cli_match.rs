@@ -39,25 +39,34 @@ fn summary(dir: &Path) -> serde_json::Value {
 fn match_between_builtin_players_writes_games_table_and_summary() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("m");
-    let text = shogi_zero(&[
-        "match",
-        "--a",
-        "rollout",
-        "--b",
-        "random",
-        "--variant",
-        "minishogi",
-        "--games",
-        "6",
-        "--simulations",
-        "32",
-        "--max-plies",
-        "100",
-        "--parallel",
-        "2",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let run = shogi_testkit::run_ok(
+        env!("CARGO_BIN_EXE_shogi-zero"),
+        &[
+            "match",
+            "--a",
+            "rollout",
+            "--b",
+            "random",
+            "--variant",
+            "minishogi",
+            "--games",
+            "6",
+            "--simulations",
+            "32",
+            "--max-plies",
+            "100",
+            "--parallel",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    let text = String::from_utf8_lossy(&run.stdout);
+    // Its progress on stderr (not a terminal here: a line a game for 6 games), ending
+    // with the whole match.
+    let progress = String::from_utf8_lossy(&run.stderr);
+    assert!(progress.contains("match: 1/6 games, A "), "{progress}");
+    assert!(progress.contains("match: 6/6 games, A "), "{progress}");
     for needle in [
         "A: rollout",
         "B: random",
@@ -556,4 +565,82 @@ fn a_network_that_fails_now_and_then_forfeits_no_game() {
     let s = summary(&out_dir);
     assert_eq!(s["games"].as_array().map(Vec::len), Some(4), "{s}");
     assert_eq!(s["forfeits"].as_u64(), Some(0), "{s}");
+}
+
+/// Ctrl-C at a terminal (SIGINT to the whole process group) stops a match between moves:
+/// the games played are kept and said, its USI engine is not killed mid-game (it runs in
+/// its own process group, so no game is lost to a forfeit), and the same command plays
+/// the rest.
+#[test]
+fn an_interrupted_match_keeps_its_games_and_resumes() {
+    use std::os::unix::process::CommandExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("m");
+    let engine = format!(
+        "usi:{} {} normal",
+        shogi_testkit::python().display(),
+        repo_root().join("scripts/usi_doubles/engine.py").display()
+    );
+    let args = [
+        "match",
+        "--a",
+        &engine,
+        "--b",
+        "random",
+        "--games",
+        "400",
+        "--max-plies",
+        "200",
+        "--byoyomi",
+        "100",
+        "--parallel",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let child = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+        .args(args)
+        .process_group(0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let log = out.join(shogi_arena::matchplay::RESULTS_FILE);
+    let logged = || std::fs::read_to_string(&log).map_or(0, |t| t.lines().count());
+    let began = std::time::Instant::now();
+    while logged() < 4 {
+        assert!(began.elapsed().as_secs() < 120, "no games logged");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: a signal to the child's own process group.
+    unsafe { libc::kill(-(child.id() as i32), libc::SIGINT) };
+    let stopped = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&stopped.stderr);
+    assert!(stopped.status.success(), "{stderr}");
+    let kept = summary(&out)["games"].as_array().unwrap().len();
+    assert!((3..400).contains(&kept), "{kept}");
+    assert!(
+        stderr.contains(&format!("interrupted: the {kept} games played are kept in")),
+        "{stderr}"
+    );
+    assert_eq!(
+        logged(),
+        kept + 1,
+        "the log: its header and every game kept"
+    );
+    let s = summary(&out);
+    assert!(
+        s["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|g| g["reason"] != "Forfeit"),
+        "{s}"
+    );
+    // The same command with fewer games asked: nothing more to play.
+    let mut again = args.to_vec();
+    let games = kept.to_string();
+    again[6] = &games;
+    let text = shogi_zero(&again);
+    assert!(text.contains(&format!("{kept} more read back")), "{text}");
 }

@@ -26,7 +26,8 @@ pub use gate::{
     unloadable,
 };
 pub use matchplay::{
-    GameResult, MATCH_OPENING_PLIES, MatchConfig, MatchSummary, adjudicate, play_match, run_match,
+    GameResult, MATCH_OPENING_PLIES, MatchConfig, MatchProgress, MatchSummary, Report, adjudicate,
+    play_match, run_match, run_match_reporting,
 };
 pub use openings::Openings;
 pub use player::{

@@ -524,6 +524,7 @@ pub fn play_match<G: ArenaGame>(
     b: &PreparedPlayer<G>,
     config: &MatchConfig,
     stop: &AtomicBool,
+    report: &Report<'_>,
 ) -> Result<MatchSummary, ArenaError> {
     let began = Instant::now();
     if let Some(sprt) = &config.sprt {
@@ -551,6 +552,13 @@ pub fn play_match<G: ArenaGame>(
             halt.store(true, Ordering::Relaxed);
         }
     }
+    report(&MatchProgress {
+        games: resumed,
+        planned,
+        resumed,
+        total: tally(&done).0,
+        elapsed: began.elapsed(),
+    });
     let results: Mutex<Vec<GameResult>> = Mutex::new(done);
     let log = Mutex::new(log);
     let failure: Mutex<Option<ArenaError>> = Mutex::new(None);
@@ -624,6 +632,13 @@ pub fn play_match<G: ArenaGame>(
                         break;
                     }
                     all.push(result);
+                    report(&MatchProgress {
+                        games: all.len() as u32,
+                        planned,
+                        resumed,
+                        total: tally(&all).0,
+                        elapsed: began.elapsed(),
+                    });
                     if let Some(sprt) = &config.sprt {
                         let (total, _, _) = tally(&all);
                         let state = sprt.state(&total);
@@ -725,6 +740,37 @@ fn match_identity(a: &PlayerSpec, b: &PlayerSpec, config: &MatchConfig) -> Strin
     )
 }
 
+/// A match's standing, reported as it begins (with the games read back from an earlier
+/// start) and after each game.
+#[derive(Clone, Copy, Debug)]
+pub struct MatchProgress {
+    /// Games finished, read back ones included.
+    pub games: u32,
+    /// Games the match plays in all.
+    pub planned: u32,
+    /// Of `games`, those read back from an earlier start of the match.
+    pub resumed: u32,
+    /// A's wins, draws and losses so far.
+    pub total: Tally,
+    /// Time since this start of the match.
+    pub elapsed: std::time::Duration,
+}
+
+impl MatchProgress {
+    /// Time left at this start's pace (none before its first game).
+    pub fn time_left(&self) -> Option<std::time::Duration> {
+        let played = self.games.saturating_sub(self.resumed);
+        (played > 0).then(|| {
+            self.elapsed
+                .mul_f64(f64::from(self.planned.saturating_sub(self.games)) / f64::from(played))
+        })
+    }
+}
+
+/// What a match calls with its standing ([`MatchProgress`]); it must return quickly
+/// (the games' workers wait for it).
+pub type Report<'a> = dyn Fn(&MatchProgress) + Sync + 'a;
+
 /// Prepares both players (one batched inference service per network) and plays a match
 /// of `config.game` with that game's type. A checkpoint must be for that game.
 pub fn run_match(
@@ -733,7 +779,18 @@ pub fn run_match(
     config: &MatchConfig,
     stop: &AtomicBool,
 ) -> Result<MatchSummary, ArenaError> {
-    with_game_type!(config.game.kind, G => run_game_match::<G>(a, b, config, stop))
+    run_match_reporting(a, b, config, stop, &|_| {})
+}
+
+/// [`run_match`], calling `report` as the match begins and after every game.
+pub fn run_match_reporting(
+    a: &PlayerSpec,
+    b: &PlayerSpec,
+    config: &MatchConfig,
+    stop: &AtomicBool,
+    report: &Report<'_>,
+) -> Result<MatchSummary, ArenaError> {
+    with_game_type!(config.game.kind, G => run_game_match::<G>(a, b, config, stop, report))
 }
 
 /// [`run_match`] with `G`, the type of `config.game`.
@@ -742,11 +799,12 @@ fn run_game_match<G: ArenaGame>(
     b: &PlayerSpec,
     config: &MatchConfig,
     stop: &AtomicBool,
+    report: &Report<'_>,
 ) -> Result<MatchSummary, ArenaError> {
     let layout = shogi_registry::layout(config.game.kind);
     let pa = PreparedPlayer::<G>::prepare(a, layout, &config.players)?;
     let mut b_settings = config.players.clone();
     b_settings.usi.options = config.players.usi_options_b.clone();
     let pb = PreparedPlayer::<G>::prepare(b, layout, &b_settings)?;
-    play_match(&pa, &pb, config, stop)
+    play_match(&pa, &pb, config, stop, report)
 }

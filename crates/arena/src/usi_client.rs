@@ -219,13 +219,20 @@ impl UsiEngine {
     /// Starts `command` and reads its answer to `usi` up to `usiok`: its name and the
     /// options it advertises (what a match checks before its first game).
     pub fn launch(command: &str, tc: &UsiTimeControl) -> Result<UsiEngine, String> {
-        let mut child = Command::new("sh")
+        let mut launch = Command::new("sh");
+        launch
             .arg("-c")
             // `exec` so the engine is the child itself and killing it leaves no orphan.
             .arg(format!("exec {command}"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::null());
+        // Its own process group: a Ctrl-C at the terminal reaches the match, which stops
+        // between moves and then quits its engines, and not the engines mid-game (a
+        // killed engine would forfeit a game the match then counts).
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut launch, 0);
+        let mut child = launch
             .spawn()
             .map_err(|e| format!("cannot start `{command}`: {e}"))?;
         let stdin = child.stdin.take().ok_or("no stdin pipe")?;

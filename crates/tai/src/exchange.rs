@@ -6,16 +6,18 @@
 //! from the target square, each kind of power by its own walk, and never by generating
 //! every move of every piece:
 //!
-//! - [`plain_attackers`]: the pieces that can take on a square by a plain move (one that
-//!   ends there and takes nothing on the way): steps and jumps, slides, the lion-dog
-//!   lines' straight jumps, and hook moves;
-//! - [`attacked_by`]: whether any legal capture reaches the square, also through it
-//!   (a lion's or lion dog's capture on the way) or by the emperor: the "defended" test
-//!   of the emperor's rule, which move generation asks for every royal it may take;
-//! - [`exchange`]: what a side wins by the plain captures on one square and the plain
-//!   recaptures that follow, each side taking with its least valuable piece (its value
-//!   after the capture's promotion) and free to stop: shogi's static exchange, with the
-//!   x-rays that a vacated square opens found by walking again.
+//! - [`TaiGame::plain_attackers`]: the pieces that can take on a square by a plain move
+//!   (one that ends there and takes nothing on the way): steps and jumps, slides, the
+//!   lion-dog lines' straight jumps, and hook moves;
+//! - [`TaiGame::attacked_by`]: whether any legal capture reaches the square, also through
+//!   it (a lion's or lion dog's capture on the way) or by the emperor: the "defended"
+//!   test of the emperor's rule, which move generation asks for every royal it may take;
+//! - [`TaiGame::exchange_on`]: what a side wins by the plain captures on one square and
+//!   the plain recaptures that follow, each side taking with its least valuable piece
+//!   (its value after the capture's promotion) and free to stop: shogi's static
+//!   exchange, with the x-rays that a vacated square opens found by walking again;
+//!   [`exchanges`] does it for every square of a position at once, over an
+//!   [`AttackMap`].
 //!
 //! A royal counts [`ROYAL_VALUE`] here (its material value is 0: the last one lost ends
 //! the game, and an exchange on a royal ends when the last one is taken).
@@ -101,7 +103,7 @@ fn attacker_at(board: &[Option<Piece>], sq: usize, color: Color) -> Option<Piece
 /// board's piece on `target` is not looked at, so this answers "attacks" for an enemy
 /// there and "defends" for a piece of `color`'s own. A piece with two such moves is
 /// listed once.
-pub fn plain_attackers(
+pub(crate) fn plain_attackers(
     board: &[Option<Piece>],
     target: usize,
     color: Color,
@@ -213,7 +215,7 @@ fn hook_attackers(
 /// `color`'s): a plain move, a lion's or lion dog's capture on the way, or its emperor
 /// under the emperor's rule. `emperors: false` leaves the emperor out; the emperor's own
 /// test looks one level deep, which is exact with one emperor a side.
-pub fn attacked_by(
+pub(crate) fn attacked_by(
     board: &[Option<Piece>],
     target: usize,
     color: Color,
@@ -282,7 +284,7 @@ fn emperor_may_take(
 /// no capture is possible, or every capture loses (a side may always decline).
 /// `royals` are each side's royal counts (the exchange ends when a side's last royal is
 /// taken). The board is left as it was.
-pub fn exchange(
+pub(crate) fn exchange(
     board: &mut [Option<Piece>],
     target: usize,
     side: Color,
@@ -365,7 +367,7 @@ pub struct AttackMap {
 
 impl AttackMap {
     /// The attacks of every piece on `board`.
-    pub fn new(board: &[Option<Piece>], rules: &TaiRules) -> AttackMap {
+    pub(crate) fn new(board: &[Option<Piece>], rules: &TaiRules) -> AttackMap {
         let mut pairs: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
         for (sq, cell) in board.iter().enumerate() {
             let Some(p) = *cell else { continue };
@@ -402,7 +404,7 @@ impl AttackMap {
 }
 
 /// Calls `found(square, side, gain)` for every occupied square where `side`, the other
-/// side to the piece there, wins `gain > 0` by the exchange there ([`exchange`]): what a
+/// side to the piece there, wins `gain > 0` by the exchange there ([`TaiGame::exchange_on`]): what a
 /// side wins on each of its opponent's pieces, in one pass over the position; with
 /// `only`, that side's gains alone.
 ///
@@ -464,7 +466,7 @@ impl TaiGame {
     }
 
     /// What `side` wins by taking the piece on `target` and the plain recaptures there
-    /// ([`exchange`]), whoever is to move.
+    /// (module docs), whoever is to move.
     pub fn exchange_on(&self, target: Square, side: Color) -> i32 {
         let mut board = self.position().board().to_vec();
         exchange(
@@ -477,7 +479,7 @@ impl TaiGame {
     }
 
     /// The squares of `color`'s pieces that can move to `target` by a plain move
-    /// ([`plain_attackers`]), in no particular order.
+    /// (module docs), in no particular order.
     pub fn plain_attackers(&self, target: Square, color: Color) -> Vec<Square> {
         let mut out = Vec::new();
         let board = self.position().board();
@@ -487,7 +489,7 @@ impl TaiGame {
 
     /// What capture `mv` (legal here) wins by the static exchange on the square it ends
     /// on: what it takes (each piece's [`exchange_value`]) and gains by promoting, less
-    /// what the opponent then wins by the exchange there ([`exchange`]); everything, if
+    /// what the opponent then wins by the exchange there ([`TaiGame::exchange_on`]); everything, if
     /// it ends the game. 0 for a move that takes nothing.
     pub fn capture_exchange(&self, mv: crate::TaiMove) -> i32 {
         let (value, royals) = self.capture_gain(mv);
@@ -550,7 +552,8 @@ impl TaiGame {
         AttackMap::new(self.position().board(), self.rules())
     }
 
-    /// Whether `color` has a legal capture of the piece on `target` ([`attacked_by`]).
+    /// Whether `color` has a legal capture of the piece on `target`: a plain move, a
+    /// capture on the way, or its emperor under the emperor's rule (module docs).
     pub fn attacked_by(&self, target: Square, color: Color) -> bool {
         let board = self.position().board();
         attacked_by(board, usize::from(target.0), color, self.rules(), true)

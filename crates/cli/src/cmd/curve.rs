@@ -4,14 +4,14 @@
 //! settings are kept, so the command can be rerun while the run goes on.
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::time::SystemTime;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use shogi_arena::curve::{CURVE_SIMULATIONS, Curve, CurvePoint, pick_at_steps, pick_checkpoints};
 use shogi_arena::{
-    MATCH_OPENING_PLIES, MatchConfig, Openings, PlayerSettings, PlayerSpec, Rating, run_match,
+    MATCH_OPENING_PLIES, MatchConfig, Openings, PlayerSettings, PlayerSpec, Rating,
+    run_match_reporting,
 };
 use shogi_model::{MANIFEST_FILE, read_manifest};
 use shogi_registry::GameSpec;
@@ -268,7 +268,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
         curve.simulations,
         out.display()
     );
-    let stop = AtomicBool::new(false);
+    let stop = super::progress::stop_on_interrupt("curve")?;
     for (step, dir) in &chosen {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
         if let Some(p) = curve.points.iter().find(|p| p.checkpoint == name) {
@@ -292,7 +292,19 @@ pub fn run(args: &CurveArgs) -> Result<()> {
             resume: false,
         };
         let network = PlayerSpec::Checkpoint(dir.clone());
-        let summary = run_match(&network, &args.opponent, &config, &stop)?;
+        let progress = super::progress::MatchReporter::new(&format!("curve {name}"), args.games);
+        let summary = run_match_reporting(&network, &args.opponent, &config, &stop, &|p| {
+            progress.report(p)
+        });
+        progress.finish();
+        let summary = summary?;
+        if summary.interrupted {
+            eprintln!(
+                "curve: interrupted during {name}: the points measured before it are kept in {}",
+                out.display()
+            );
+            break;
+        }
         let t = &summary.total;
         println!(
             "{name} ({minutes:.1} min, {} samples): {}-{}-{} score {:.1}% Elo {:+.0} [{:+.0}, {:+.0}]",

@@ -3,7 +3,6 @@
 //! opening set, every game saved, a results table and `summary.json`.
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
@@ -11,7 +10,7 @@ use shogi_arena::openings::read_openings_file;
 use shogi_arena::player::checkpoint_game;
 use shogi_arena::{
     MATCH_OPENING_PLIES, MATCH_TEMPERATURE_PLIES, MatchConfig, Openings, PlayerSettings,
-    PlayerSpec, SprtConfig, UsiTimeControl, parse_usi_option, run_match,
+    PlayerSpec, SprtConfig, UsiTimeControl, parse_usi_option, run_match_reporting,
 };
 use shogi_registry::{GameSpec, TOURNAMENT_MAX_PLIES};
 
@@ -266,8 +265,11 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             config.parallel
         );
     }
-    let stop = AtomicBool::new(false);
-    let summary = run_match(&args.a, &args.b, &config, &stop)?;
+    let stop = super::progress::stop_on_interrupt("match")?;
+    let progress = super::progress::MatchReporter::new("match", config.games);
+    let summary = run_match_reporting(&args.a, &args.b, &config, &stop, &|p| progress.report(p));
+    progress.finish();
+    let summary = summary?;
     print!("{}", summary.table());
     println!(
         "{} games in {:.1} s",
@@ -285,6 +287,19 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         let path = out.join("summary.json");
         summary.save_json(&path)?;
         println!("games and summary: {}", out.display());
+    }
+    if summary.interrupted {
+        match &args.out {
+            Some(out) => eprintln!(
+                "match: interrupted: the {} games played are kept in {}; the same command plays the rest",
+                summary.total.games(),
+                out.display()
+            ),
+            None => eprintln!(
+                "match: interrupted after {} games (without --out nothing is kept to resume from)",
+                summary.total.games()
+            ),
+        }
     }
     Ok(())
 }

@@ -8,6 +8,7 @@ pub mod info;
 pub mod learn;
 pub mod match_cmd;
 pub mod perft;
+pub(crate) mod progress;
 pub mod selfplay;
 pub mod train;
 pub mod usi;

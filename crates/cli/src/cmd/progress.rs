@@ -1,0 +1,158 @@
+//! The progress of long commands that play matches (`match`, `curve`): a bar redrawn in
+//! place on a terminal, a plain line every few games when stderr is a file, so a match
+//! of hours is never silent; and Ctrl-C, which stops between moves and keeps the games
+//! played.
+
+use std::io::IsTerminal;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use shogi_arena::MatchProgress;
+
+/// Reports a match's standing ([`MatchProgress`]) as it goes.
+pub(crate) struct MatchReporter {
+    label: String,
+    bar: Option<ProgressBar>,
+    /// Without a terminal: a line every this many games.
+    every: u32,
+    /// Without a terminal: the games at the last line.
+    last_line: Mutex<Option<u32>>,
+}
+
+impl MatchReporter {
+    /// A reporter for a match of `planned` games, its lines headed `label`.
+    pub(crate) fn new(label: &str, planned: u32) -> MatchReporter {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let style =
+                ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} games, {msg}")
+                    .expect("a valid template")
+                    .progress_chars("=> ");
+            let bar = ProgressBar::new(u64::from(planned)).with_style(style);
+            bar.set_prefix(label.to_string());
+            bar
+        });
+        MatchReporter {
+            label: label.to_string(),
+            bar,
+            every: (planned / 20).max(1),
+            last_line: Mutex::new(None),
+        }
+    }
+
+    /// Shows `p`: on the bar, or as a line when `every` games have passed since the
+    /// last (and at the start of a resumed match, and at its end).
+    pub(crate) fn report(&self, p: &MatchProgress) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(u64::from(p.games));
+            bar.set_message(standing(p));
+            return;
+        }
+        let mut last = self.last_line.lock().unwrap_or_else(|e| e.into_inner());
+        let due = match *last {
+            None => p.games > 0,
+            Some(at) => p.games >= at + self.every || p.games == p.planned,
+        };
+        if due {
+            eprintln!(
+                "{}: {}/{} games, {}",
+                self.label,
+                p.games,
+                p.planned,
+                standing(p)
+            );
+            *last = Some(p.games);
+        } else if last.is_none() {
+            *last = Some(p.games);
+        }
+    }
+
+    /// Clears the bar (the summary follows).
+    pub(crate) fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// `A 7-0-5 (58.3%, Elo +58 [-140, +270]), 14 min, about 1 h 40 min left`.
+fn standing(p: &MatchProgress) -> String {
+    let t = &p.total;
+    let mut s = format!("A {}-{}-{}", t.wins, t.draws, t.losses);
+    if t.games() > 0 {
+        let e = t.elo();
+        s.push_str(&format!(
+            " ({:.1}%, Elo {:+.0} [{:+.0}, {:+.0}])",
+            100.0 * t.score(),
+            e.elo,
+            e.low,
+            e.high
+        ));
+    }
+    s.push_str(&format!(", {}", span(p.elapsed)));
+    if let Some(left) = p.time_left().filter(|_| p.games < p.planned) {
+        s.push_str(&format!(", about {} left", span(left)));
+    }
+    s
+}
+
+/// `45 s`, `14 min`, `1 h 40 min`.
+fn span(d: Duration) -> String {
+    let secs = d.as_secs();
+    match secs {
+        0..60 => format!("{secs} s"),
+        60..3600 => format!("{} min", secs / 60),
+        _ => format!("{} h {} min", secs / 3600, secs % 3600 / 60),
+    }
+}
+
+/// The flag a match stops on: raised by the first Ctrl-C (or SIGTERM), which lets the
+/// match finish the move in progress and keep every game played; a second one exits at
+/// once. `what` names the command in the message.
+pub(crate) fn stop_on_interrupt(what: &'static str) -> Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            eprintln!("shogi-zero: second interrupt, exiting now");
+            // `_exit`: no destructors of libtorch's while search threads may still use it.
+            // SAFETY: `_exit` ends the process without touching shared state.
+            unsafe { libc::_exit(130) };
+        }
+        eprintln!("shogi-zero: stopping the {what} after the moves in progress (Ctrl-C again to quit at once)");
+    })
+    .context("installing the Ctrl-C / SIGTERM handler")?;
+    Ok(stop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shogi_arena::Tally;
+
+    #[test]
+    fn the_standing_says_the_score_and_the_time_left() {
+        let p = MatchProgress {
+            games: 12,
+            planned: 100,
+            resumed: 2,
+            total: Tally::new(7, 0, 5),
+            elapsed: Duration::from_secs(600),
+        };
+        let s = standing(&p);
+        // Ten games in ten minutes, 88 to go.
+        assert!(s.starts_with("A 7-0-5 (58.3%, Elo +58 ["), "{s}");
+        assert!(s.ends_with(", 10 min, about 1 h 28 min left"), "{s}");
+        let start = MatchProgress {
+            games: 0,
+            resumed: 0,
+            total: Tally::default(),
+            elapsed: Duration::from_secs(3),
+            ..p
+        };
+        assert_eq!(standing(&start), "A 0-0-0, 3 s");
+    }
+}
