@@ -88,25 +88,29 @@ fn match_between_builtin_players_writes_games_table_and_summary() {
     assert!(out.join("game-0005.usi").is_file());
 }
 
-#[test]
-fn match_against_a_usi_engine_with_sprt_options() {
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("u");
-    let root = repo_root();
-    // The venv's interpreter, never a system `python3` the double might not run under.
+/// The USI test double that plays legal random moves, as a player spec: run by the
+/// venv's interpreter, never a system `python3` the double might not run under.
+fn usi_double() -> String {
     let python = std::env::var_os("SHOGI_ZERO_PYTHON")
         .map(PathBuf::from)
-        .unwrap_or_else(|| root.join(".venv/bin/python"));
+        .unwrap_or_else(|| repo_root().join(".venv/bin/python"));
     assert!(
         python.exists(),
         "no python at {}: run scripts/bootstrap.sh (or set SHOGI_ZERO_PYTHON)",
         python.display()
     );
-    let python = python.display().to_string();
-    let engine = format!(
-        "usi:{python} {} normal",
-        root.join("scripts/usi_doubles/engine.py").display()
-    );
+    format!(
+        "usi:{} {} normal",
+        python.display(),
+        repo_root().join("scripts/usi_doubles/engine.py").display()
+    )
+}
+
+#[test]
+fn match_against_a_usi_engine_with_sprt_options() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("u");
+    let engine = usi_double();
     let text = shogi_zero(&[
         "match",
         "--a",
@@ -576,11 +580,7 @@ fn an_interrupted_match_keeps_its_games_and_resumes() {
     use std::os::unix::process::CommandExt;
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("m");
-    let engine = format!(
-        "usi:{} {} normal",
-        shogi_testkit::python().display(),
-        repo_root().join("scripts/usi_doubles/engine.py").display()
-    );
+    let engine = usi_double();
     let args = [
         "match",
         "--a",
