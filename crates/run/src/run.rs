@@ -183,6 +183,23 @@ struct Progress {
 }
 
 impl Progress {
+    /// The counters of an invocation that starts now: the process's CPU time so far, and
+    /// the run's clock going on from its earlier invocations' (kept where its networks
+    /// are written: by the learner's process).
+    fn starting(run: &RunDir, roles: Roles) -> Progress {
+        let clock = roles.learn.then(|| {
+            RunClock::resume(run).unwrap_or_else(|e| {
+                warn!("{e}: the run's clock counts from 0 in this invocation");
+                RunClock::starting_at(0.0)
+            })
+        });
+        Progress {
+            cpu_at_start: shogi_model::process_cpu_time(),
+            clock,
+            ..Progress::default()
+        }
+    }
+
     /// Records the run's clock for the next invocation (a failure is said, not fatal:
     /// the clock is a figure, not the run's state).
     fn record_clock(&self, run: &RunDir) {
@@ -252,19 +269,7 @@ pub fn run(
         .and_then(|budget| began.checked_add(budget));
     let finish = AtomicBool::new(false);
     let stop_work = || interrupt.load(Ordering::Relaxed) || finish.load(Ordering::Relaxed);
-    // The run's clock goes on from its earlier invocations' (kept where its networks are
-    // written: by the learner's process).
-    let clock = roles.learn.then(|| {
-        RunClock::resume(&run).unwrap_or_else(|e| {
-            warn!("{e}: the run's clock counts from 0 in this invocation");
-            RunClock::starting_at(0.0)
-        })
-    });
-    let progress = Progress {
-        cpu_at_start: shogi_model::process_cpu_time(),
-        clock,
-        ..Progress::default()
-    };
+    let progress = Progress::starting(&run, roles);
     let mut cause = StopCause::TimeBudget;
     let mut ended_early: Option<&str> = None;
 
