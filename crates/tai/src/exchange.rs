@@ -1,37 +1,24 @@
-//! Attacks and static exchange (SEE) for tai shogi.
+//! Static exchange (SEE) for tai shogi.
 //!
-//! Tai's attackers are not shogi's: lions and lion dogs capture on squares they pass,
-//! hook movers turn a corner, and the emperor jumps anywhere and takes any non-royal
-//! piece (a royal only where nothing can take it back). So attacks are found backwards
-//! from the target square, each kind of power by its own walk, and never by generating
-//! every move of every piece:
-//!
-//! - [`TaiGame::plain_attackers`]: the pieces that can take on a square by a plain move
-//!   (one that ends there and takes nothing on the way): steps and jumps, slides, the
-//!   lion-dog lines' straight jumps, and hook moves;
-//! - [`TaiGame::attacked_by`]: whether any legal capture reaches the square, also through
-//!   it (a lion's or lion dog's capture on the way) or by the emperor: the "defended"
-//!   test of the emperor's rule, which move generation asks for every royal it may take;
-//! - [`TaiGame::exchange_on`]: what a side wins by the plain captures on one square and
-//!   the plain recaptures that follow, each side taking with its least valuable piece
-//!   (its value after the capture's promotion) and free to stop: shogi's static
-//!   exchange, with the x-rays that a vacated square opens found by walking again;
-//!   [`exchanges`] does it for every square of a position at once, over an
-//!   [`AttackMap`].
+//! What a side wins by the plain captures on one square and the plain recaptures that
+//! follow, each side taking with its least valuable piece (its value after the
+//! capture's promotion) and free to stop: shogi's static exchange, over tai's attackers
+//! ([`crate::attacks`]: lion powers, hook movers, the emperor), with the x-rays that a
+//! vacated square opens found by walking again. [`TaiGame::exchange_on`] does it for
+//! one square, [`exchanges`] for every square of a position at once over an
+//! [`AttackMap`]; [`TaiGame::plain_attackers`] and [`TaiGame::attacked_by`] expose the
+//! attack queries.
 //!
 //! A royal counts [`ROYAL_VALUE`] here (its material value is 0: the last one lost ends
 //! the game, and an exchange on a royal ends when the last one is taken).
 
-use std::sync::LazyLock;
-
 use shogi_game::{Color, Game};
 
-use crate::betza::{KING_DIRECTIONS, Offset};
+use crate::attacks::{attacked_by, emperor_may_take, plain_attackers};
 use crate::game::{TaiGame, promoted_piece};
 use crate::material::kind_value;
-use crate::movegen::{is_emperor, piece_moves, plain_reach, spec};
-use crate::pieces::Catalogue;
-use crate::position::{Piece, SIZE, SQUARES, Square};
+use crate::movegen::{is_emperor, plain_reach, spec};
+use crate::position::{Piece, SQUARES, Square};
 use crate::rules::{EmperorCaptures, TaiRules};
 
 /// What a royal piece (emperor, prince) counts in an exchange: more than any exchange of
@@ -45,237 +32,6 @@ pub fn exchange_value(piece: Piece) -> i32 {
         ROYAL_VALUE
     } else {
         kind_value(piece.kind) as i32
-    }
-}
-
-/// Every leap offset (Black's frame) any kind has, so a reverse lookup tries only those.
-static LEAP_OFFSETS: LazyLock<Vec<Offset>> = LazyLock::new(|| {
-    let mut offsets = Vec::new();
-    for rules in [TaiRules::default(), q3_rules()] {
-        for kind in Catalogue::get().all() {
-            for &o in &spec(kind, &rules).leaps {
-                if !offsets.contains(&o) {
-                    offsets.push(o);
-                }
-            }
-        }
-    }
-    offsets
-});
-
-fn q3_rules() -> TaiRules {
-    TaiRules {
-        lion_dog: crate::rules::LionDog::Q3,
-        ..TaiRules::default()
-    }
-}
-
-#[inline]
-fn offset_from(sq: usize, (dr, dc): (i32, i32)) -> Option<usize> {
-    let r = (sq / SIZE) as i32 + dr;
-    let c = (sq % SIZE) as i32 + dc;
-    ((0..SIZE as i32).contains(&r) && (0..SIZE as i32).contains(&c))
-        .then(|| r as usize * SIZE + c as usize)
-}
-
-/// `d` as a board direction for `color` (White's pieces face the other way).
-#[inline]
-fn oriented(color: Color, (dr, dc): Offset) -> (i32, i32) {
-    match color {
-        Color::Black => (i32::from(dr), i32::from(dc)),
-        Color::White => (-i32::from(dr), -i32::from(dc)),
-    }
-}
-
-#[inline]
-fn unit(d: Offset) -> (i32, i32) {
-    (i32::from(d.0), i32::from(d.1))
-}
-
-/// `color`'s non-emperor piece on `sq`, if one stands there.
-#[inline]
-fn attacker_at(board: &[Option<Piece>], sq: usize, color: Color) -> Option<Piece> {
-    board[sq].filter(|p| p.color == color && !is_emperor(p.kind))
-}
-
-/// Appends the squares of `color`'s pieces (the emperor aside) that can move to
-/// `target` by a plain move: one that ends there and captures nothing on the way. The
-/// board's piece on `target` is not looked at, so this answers "attacks" for an enemy
-/// there and "defends" for a piece of `color`'s own. A piece with two such moves is
-/// listed once.
-pub(crate) fn plain_attackers(
-    board: &[Option<Piece>],
-    target: usize,
-    color: Color,
-    rules: &TaiRules,
-    out: &mut Vec<u16>,
-) {
-    let start = out.len();
-    let push = |sq: usize, out: &mut Vec<u16>| {
-        if !out[start..].contains(&(sq as u16)) {
-            out.push(sq as u16);
-        }
-    };
-    // Steps and jumps: the piece `o` away backwards, if its kind has that leap.
-    for &o in LEAP_OFFSETS.iter() {
-        let (dr, dc) = oriented(color, o);
-        if let Some(from) = offset_from(target, (-dr, -dc))
-            && let Some(p) = attacker_at(board, from, color)
-            && spec(p.kind, rules).leaps.contains(&o)
-        {
-            push(from, out);
-        }
-    }
-    for e in KING_DIRECTIONS {
-        let e = unit(e);
-        // Slides: the first piece outwards, if it slides back this far.
-        let mut k = 0;
-        let mut at = target;
-        while let Some(next) = offset_from(at, e) {
-            k += 1;
-            at = next;
-            let Some(p) = board[at] else { continue };
-            if p.color == color && !is_emperor(p.kind) {
-                let back = (-e.0, -e.1);
-                if spec(p.kind, rules)
-                    .slides
-                    .iter()
-                    .any(|s| oriented(color, s.dir) == back && i32::from(s.max) >= k)
-                {
-                    push(at, out);
-                }
-            }
-            break;
-        }
-        // The lion-dog lines: a straight jump over whatever stands between.
-        let mut at = target;
-        for k in 1..=3 {
-            let Some(next) = offset_from(at, e) else {
-                break;
-            };
-            at = next;
-            if let Some(p) = attacker_at(board, at, color) {
-                let back = (-e.0, -e.1);
-                if spec(p.kind, rules)
-                    .lines
-                    .iter()
-                    .any(|&(d, n)| oriented(color, d) == back && i32::from(n) >= k)
-                {
-                    push(at, out);
-                }
-            }
-        }
-    }
-    hook_attackers(board, target, color, rules, |sq| push(sq, out));
-}
-
-/// Calls `found` with the square of every piece of `color` that reaches `target` by a
-/// hook move: along its first leg through empty squares to an empty corner, a 90° turn,
-/// then through empty squares to `target`.
-fn hook_attackers(
-    board: &[Option<Piece>],
-    target: usize,
-    color: Color,
-    rules: &TaiRules,
-    mut found: impl FnMut(usize),
-) {
-    for p in KING_DIRECTIONS {
-        // `p`: the second leg's direction, from the corner towards the target.
-        let p = unit(p);
-        let mut corner = target;
-        while let Some(c) = offset_from(corner, (-p.0, -p.1)) {
-            corner = c;
-            if board[corner].is_some() {
-                break;
-            }
-            // The first leg came along `f`, perpendicular to `p`, from the first piece
-            // behind the corner.
-            for f in [(p.1, -p.0), (-p.1, p.0)] {
-                let mut at = corner;
-                while let Some(b) = offset_from(at, (-f.0, -f.1)) {
-                    at = b;
-                    let Some(piece) = board[at] else { continue };
-                    if piece.color == color
-                        && !is_emperor(piece.kind)
-                        && spec(piece.kind, rules)
-                            .hooks
-                            .iter()
-                            .any(|&h| oriented(color, h) == f)
-                    {
-                        found(at);
-                    }
-                    break;
-                }
-            }
-        }
-    }
-}
-
-/// Whether `color` has a legal capture of the piece on `target` (which is not
-/// `color`'s): a plain move, a lion's or lion dog's capture on the way, or its emperor
-/// under the emperor's rule. `emperors: false` leaves the emperor out; the emperor's own
-/// test looks one level deep, which is exact with one emperor a side.
-pub(crate) fn attacked_by(
-    board: &[Option<Piece>],
-    target: usize,
-    color: Color,
-    rules: &TaiRules,
-    emperors: bool,
-) -> bool {
-    let mut plain = Vec::new();
-    plain_attackers(board, target, color, rules, &mut plain);
-    if !plain.is_empty() {
-        return true;
-    }
-    // Captures on the way: lion powers reach at most three squares.
-    let (tr, tc) = ((target / SIZE) as i32, (target % SIZE) as i32);
-    let mut moves = Vec::new();
-    for r in (tr - 3).max(0)..=(tr + 3).min(SIZE as i32 - 1) {
-        for c in (tc - 3).max(0)..=(tc + 3).min(SIZE as i32 - 1) {
-            let sq = r as usize * SIZE + c as usize;
-            let Some(p) = attacker_at(board, sq, color) else {
-                continue;
-            };
-            let spec = spec(p.kind, rules);
-            if !spec.area_lion && spec.lines.is_empty() {
-                continue;
-            }
-            moves.clear();
-            piece_moves(board, sq, p, spec, &mut moves);
-            let through = |m: &crate::TaiMove| {
-                usize::from(m.to().0) == target || m.vias().any(|v| usize::from(v.0) == target)
-            };
-            if moves.iter().any(through) {
-                return true;
-            }
-        }
-    }
-    emperors && emperor_may_take(board, target, color, rules)
-}
-
-/// Whether `color`'s emperor may take the piece on `target` under the emperor's rule.
-fn emperor_may_take(
-    board: &[Option<Piece>],
-    target: usize,
-    color: Color,
-    rules: &TaiRules,
-) -> bool {
-    let Some(victim) = board[target] else {
-        return false;
-    };
-    let Some(emperor) = (0..SQUARES).find(|&sq| {
-        sq != target && board[sq].is_some_and(|p| p.color == color && is_emperor(p.kind))
-    }) else {
-        return false;
-    };
-    match rules.emperor {
-        EmperorCaptures::Never => false,
-        EmperorCaptures::UndefendedRoyals if !victim.kind.is_royal() => true,
-        _ => {
-            let mut after = board.to_vec();
-            after[target] = after[emperor].take();
-            !attacked_by(&after, target, !color, rules, false)
-        }
     }
 }
 

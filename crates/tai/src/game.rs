@@ -2,7 +2,8 @@
 
 use shogi_game::{Color, EndReason, Game, Outcome};
 
-use crate::movegen::{TaiMove, emperor_moves, is_emperor, piece_moves, spec};
+use crate::attacks::emperor_moves;
+use crate::movegen::{TaiMove, is_emperor, piece_moves, spec};
 use crate::pieces::{Catalogue, PieceKind};
 use crate::position::{Piece, Position, SQUARES};
 use crate::rules::{PromotionTrigger, Repetition, TaiRules};

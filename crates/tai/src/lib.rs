@@ -59,6 +59,7 @@
 //! - **Length**: a configurable ply cap ends the game in a draw (`max_plies`).
 //! - **No lion-trading rules**: the seed has none.
 
+mod attacks;
 pub mod betza;
 pub mod exchange;
 pub mod game;

@@ -14,7 +14,7 @@ use shogi_game::Color;
 use crate::betza::{self, MoveSpec, Offset};
 use crate::pieces::{Catalogue, PieceKind};
 use crate::position::{Piece, SIZE, SQUARES, Square};
-use crate::rules::{EmperorCaptures, LionDog, TaiRules};
+use crate::rules::{LionDog, TaiRules};
 
 const NONE: u16 = u16::MAX;
 
@@ -216,7 +216,7 @@ fn orient(color: Color, (dr, dc): Offset) -> Offset {
     }
 }
 
-fn mv(from: usize, vias: &[usize], to: usize) -> TaiMove {
+pub(crate) fn mv(from: usize, vias: &[usize], to: usize) -> TaiMove {
     let mut via = [NONE; 2];
     for (slot, &v) in via.iter_mut().zip(vias) {
         *slot = v as u16;
@@ -422,47 +422,6 @@ pub(crate) fn plain_reach(
         for k in 1..=i32::from(n) {
             let Some(t) = step(from, d, k) else { break };
             reach(t);
-        }
-    }
-}
-
-/// Appends the emperor's moves: every empty square, and the captures its rule allows.
-pub(crate) fn emperor_moves(
-    board: &[Option<Piece>],
-    from: usize,
-    piece: Piece,
-    rules: &TaiRules,
-    out: &mut Vec<TaiMove>,
-) {
-    let mut after: Option<Vec<Option<Piece>>> = None;
-    for t in 0..SQUARES {
-        if t == from {
-            continue;
-        }
-        match board[t] {
-            None => out.push(mv(from, &[], t)),
-            Some(p) if p.color == piece.color => {}
-            Some(p) => {
-                let needs_test = match rules.emperor {
-                    EmperorCaptures::Never => continue,
-                    EmperorCaptures::UndefendedRoyals => p.kind.is_royal(),
-                    EmperorCaptures::UndefendedPieces => true,
-                };
-                if needs_test {
-                    let after = after.get_or_insert_with(|| {
-                        let mut b = board.to_vec();
-                        b[from] = None;
-                        b
-                    });
-                    after[t] = Some(piece);
-                    let defended = crate::exchange::attacked_by(after, t, p.color, rules, true);
-                    after[t] = Some(p);
-                    if defended {
-                        continue;
-                    }
-                }
-                out.push(mv(from, &[], t));
-            }
         }
     }
 }
