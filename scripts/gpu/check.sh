@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
-# The GPU checklist as one script for a lent GPU machine (DEVELOPERS.md), run in the
-# repository root there with the binaries scripts/gpu/stage.sh put in .gpu/ carried
-# along. It builds nothing. Everything it measures goes to stdout and to $OUT (a few
-# files: the device tool brings back only a handful), with nvidia-smi sampled every
-# second the whole time. It stops at the first step that shows CUDA is not usable.
+# Checks a GPU machine (DEVELOPERS.md, "Checking a GPU machine"), run in the repository
+# root there with the binaries scripts/gpu/stage.sh put in .gpu/ beside it. It builds
+# nothing. Everything it measures goes to stdout and to OUT_DIR (a few files: the logs,
+# the phases' times, nvidia-smi sampled every second the whole time, and each GPU
+# config's newest network as a .tgz to measure on a CPU machine). It stops at the first
+# step that shows CUDA is not usable.
 #
-#   bash scripts/gpu/check.sh [SECONDS_PER_CONFIG]      # default 180
+#   bash scripts/gpu/check.sh OUT_DIR [SECONDS_PER_CONFIG]      # default 180
 set -uo pipefail
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+  echo "usage: bash scripts/gpu/check.sh OUT_DIR [SECONDS_PER_CONFIG]" >&2
+  exit 2
+fi
+out="$(mkdir -p "$1" && cd "$1" && pwd)" || { echo "check.sh: cannot create $1" >&2; exit 2; }
+seconds="${2:-180}"
+case "$seconds" in
+  ''|*[!0-9]*) echo "check.sh: SECONDS_PER_CONFIG must be a whole number of seconds, not '$seconds'" >&2; exit 2 ;;
+esac
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-out="${OUT:-/tmp/gpu-check}"
-mkdir -p "$out"
-seconds="${1:-180}"
 bin=.gpu/shogi-zero
-[ -x "$bin" ] || { echo "check.sh: no $bin: run scripts/gpu/stage.sh here and carry .gpu"; exit 2; }
+[ -x "$bin" ] || { echo "check.sh: no $bin: build it with scripts/gpu/stage.sh on a machine with Rust and copy .gpu/ here" >&2; exit 2; }
 # The binaries' rpath points at the build machine's venv: use this machine's libtorch.
 torch_lib=$(python3 -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), "lib"))' 2>/dev/null || true)
 export LD_LIBRARY_PATH="${torch_lib}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds here what a lent GPU machine runs (it has torch but no Rust and no network) and
-# stages it in .gpu/ (git-ignored through .git/info/exclude), for the device tool's
-# `carry`: the release binary, the network benchmark and the CUDA tests' binary.
-# Then, on the device: bash scripts/gpu/check.sh (DEVELOPERS.md, "The GPU checklist").
+# Builds here what a GPU machine runs for scripts/gpu/check.sh (it needs torch there, not
+# Rust) and stages it in .gpu/ (git-ignored through .git/info/exclude): the release
+# binary, the network benchmark and the CUDA tests' binary. Then copy the repository with
+# .gpu/ to the GPU machine and run bash scripts/gpu/check.sh OUT_DIR there
+# (DEVELOPERS.md, "Checking a GPU machine").
 #
 #   bash scripts/gpu/stage.sh
 set -euo pipefail
@@ -27,4 +28,4 @@ for t in $tests; do
 done
 ls -la .gpu/
 du -sh .gpu/
-echo "stage.sh: carry [\".gpu\"] and run: bash scripts/gpu/check.sh"
+echo "stage.sh: copy .gpu/ with the repository to the GPU machine and run there: bash scripts/gpu/check.sh OUT_DIR"

@@ -1,10 +1,9 @@
 //! Time limits: `stop` latency, byoyomi never exceeded, ponderhit.
 //!
 //! These run beside the rest of the suite on a loaded 2-core machine, where a thread can
-//! wait 100 ms and more for a core; with 50-300 ms limits they once failed 6 runs of 8.
-//! The time controls are now large enough that the engine's `ByoyomiMargin` (250 ms)
-//! absorbs that, and every bound is the configured time itself (never exceeded) or, for
-//! `stop`, a latency far below any search's own length.
+//! wait 100 ms and more for a core: the time controls are large enough that the engine's
+//! `ByoyomiMargin` (250 ms) absorbs that, and every bound is the configured time itself
+//! (never exceeded) or, for `stop`, a latency far below any search's own length.
 
 mod common;
 

@@ -271,8 +271,7 @@ fn a_mate_on_the_last_allowed_ply_wins() {
 fn the_quiescence_search_stops_at_the_ply_cap() {
     // Black's rook can take the loose gold on 3c, but with two plies left the game ends
     // in the cap's draw whatever is captured, and no side can mate in that time: every
-    // line is worth exactly 0 (the quiescence search used to count the captures made
-    // past the cap).
+    // line is worth exactly 0 (no capture made past the cap counts).
     let sfen = "6k2/9/6g2/9/6R2/9/9/9/4K4 b PS 1";
     let free = AlphaBeta::new(0).search_position(&pos(sfen), &depth(1));
     assert!(free.score > 300, "without a cap the gold is won: {free:?}");
