@@ -26,8 +26,8 @@
 //! allowed ply wins, as the game says, and the quiescence search stops at the cap too.
 
 use std::fmt;
-use std::str::FromStr;
-use std::time::{Duration, Instant};
+
+use crate::limits::{AlphaBetaLimits, MAX_DEPTH, SearchBudget};
 
 use shogi_rules::{Color, Move, MoveList, PieceKind, Position, ShogiGame, Square};
 
@@ -49,81 +49,12 @@ pub(crate) const MATE_BOUND: i32 = MATE - 1_000;
 pub(crate) const INF: i32 = MATE + 1;
 /// Deepest ply the search reaches (quiescence included).
 const MAX_PLY: usize = 128;
-/// Deepest iteration (and the largest `depth=N`).
-const MAX_DEPTH: u32 = 64;
 /// Transposition table entries (16 bytes each: 4 MiB).
 const TT_BITS: u32 = 18;
 /// A table entry cuts off a search only when the ply cap is more than the entry's depth
 /// plus this many plies away (a quiescence search may run past the nominal depth): an
 /// entry computed far from the cap does not know that the cap ends the game.
 const CAP_MARGIN: u32 = 16;
-/// The clock is read once every this many nodes (a power of two).
-const CLOCK_EVERY: u64 = 1024;
-
-/// The node and time limits of one search and whether they have ended it, shared by the
-/// shogi and tai baselines: depth 1 always completes (so the move played is always a
-/// searched one); from depth 2 on, passing the node limit or the deadline abandons the
-/// iteration in progress.
-#[derive(Debug)]
-pub(crate) struct SearchBudget {
-    /// Nodes searched so far.
-    pub(crate) nodes: u64,
-    node_limit: u64,
-    /// When the search must stop (a `movetime` limit).
-    deadline: Option<Instant>,
-    /// Whether the limits may end the iteration in progress (not during depth 1).
-    stoppable: bool,
-    /// Whether they did: the iteration in progress is to be abandoned.
-    pub(crate) aborted: bool,
-}
-
-impl Default for SearchBudget {
-    fn default() -> Self {
-        SearchBudget {
-            nodes: 0,
-            node_limit: u64::MAX,
-            deadline: None,
-            stoppable: false,
-            aborted: false,
-        }
-    }
-}
-
-impl SearchBudget {
-    /// A fresh budget for a search starting now.
-    pub(crate) fn start(limits: &AlphaBetaLimits) -> SearchBudget {
-        SearchBudget {
-            node_limit: limits.nodes.unwrap_or(u64::MAX),
-            deadline: limits
-                .movetime
-                .and_then(|ms| Instant::now().checked_add(Duration::from_millis(ms))),
-            ..SearchBudget::default()
-        }
-    }
-
-    /// Before iteration `depth`: whether the limits end the search here (never before
-    /// depth 1).
-    pub(crate) fn stop_before(&mut self, depth: u32) -> bool {
-        self.stoppable = depth > 1;
-        self.stoppable
-            && (self.nodes >= self.node_limit || self.deadline.is_some_and(|d| Instant::now() >= d))
-    }
-
-    /// Counts a node; true once the limits have ended the iteration in progress.
-    #[inline]
-    pub(crate) fn count_node(&mut self) -> bool {
-        self.nodes += 1;
-        if self.stoppable
-            && (self.nodes > self.node_limit
-                || (self.nodes.is_multiple_of(CLOCK_EVERY)
-                    && self.deadline.is_some_and(|d| Instant::now() >= d)))
-        {
-            self.aborted = true;
-        }
-        self.aborted
-    }
-}
-
 /// Board values by [`PieceKind`] index (pawn .. dragon).
 const VALUE: [i32; 14] = [
     100, 300, 350, 500, 800, 950, 550, 0, 500, 480, 480, 520, 1050, 1250,
@@ -135,92 +66,6 @@ const HAND_VALUE: [i32; 7] = [110, 330, 385, 550, 880, 1045, 605];
 const DEFEND: [i32; 4] = [0, 35, 20, 8];
 /// Bonus of any non-king piece at Chebyshev distance 0..=3 from the enemy king.
 const ATTACK: [i32; 4] = [0, 30, 18, 8];
-
-/// How much a baseline player searches per move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct AlphaBetaLimits {
-    /// Iterative deepening stops after this depth (plies, quiescence not counted).
-    pub depth: Option<u32>,
-    /// Iterative deepening stops once this many nodes were searched; the move of the
-    /// last completed iteration is played. Depth 1 always completes.
-    pub nodes: Option<u64>,
-    /// Iterative deepening stops once this many milliseconds have passed (an unfinished
-    /// iteration is abandoned); the move of the last completed iteration is played.
-    /// Depth 1 always completes. Unlike depth and nodes this depends on the machine.
-    pub movetime: Option<u64>,
-}
-
-impl AlphaBetaLimits {
-    /// A depth limit alone.
-    pub fn depth(d: u32) -> AlphaBetaLimits {
-        AlphaBetaLimits {
-            depth: Some(d),
-            nodes: None,
-            movetime: None,
-        }
-    }
-}
-
-impl FromStr for AlphaBetaLimits {
-    type Err = String;
-    /// `depth=N`, `nodes=N`, `movetime=MS` or several of them, comma separated
-    /// (whichever is reached first ends the search).
-    fn from_str(s: &str) -> Result<Self, String> {
-        let mut limits = AlphaBetaLimits {
-            depth: None,
-            nodes: None,
-            movetime: None,
-        };
-        for part in s.split(',') {
-            let (key, value) = part.split_once('=').ok_or_else(|| {
-                format!("alphabeta: expected depth=N, nodes=N or movetime=MS, got `{part}`")
-            })?;
-            let n: u64 = value
-                .trim()
-                .parse()
-                .map_err(|_| format!("alphabeta: `{value}` is not a number"))?;
-            if n == 0 {
-                return Err(format!("alphabeta: {key} must be at least 1"));
-            }
-            match key.trim() {
-                "depth" if n <= u64::from(MAX_DEPTH) => limits.depth = Some(n as u32),
-                "depth" => {
-                    return Err(format!("alphabeta: depth must be at most {MAX_DEPTH}"));
-                }
-                "nodes" => limits.nodes = Some(n),
-                "movetime" => limits.movetime = Some(n),
-                other => {
-                    return Err(format!(
-                        "alphabeta: unknown limit `{other}` (use depth=N, nodes=N or movetime=MS)"
-                    ));
-                }
-            }
-        }
-        if limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() {
-            return Err("alphabeta: give depth=N, nodes=N or movetime=MS".into());
-        }
-        Ok(limits)
-    }
-}
-
-impl fmt::Display for AlphaBetaLimits {
-    /// The limits as parsed: `depth=N,nodes=N,movetime=MS`, those that are set.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let parts: Vec<String> = [
-            self.depth.map(|d| format!("depth={d}")),
-            self.nodes.map(|n| format!("nodes={n}")),
-            self.movetime.map(|t| format!("movetime={t}")),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        if parts.is_empty() {
-            // No limit searches to the deepest depth.
-            return write!(f, "depth={}", MAX_DEPTH);
-        }
-        f.write_str(&parts.join(","))
-    }
-}
 
 /// What one search found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -604,6 +449,51 @@ impl AlphaBeta {
         promo + self.history[history_index(pos, mv)]
     }
 
+    /// The transposition table's move for `key`, and its score where that score cuts
+    /// the search at `depth` within (`alpha`, `beta`): only a score that does not depend
+    /// on the path, computed out of the ply cap's reach.
+    fn tt_probe(
+        &self,
+        key: u64,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        to_cap: Option<u32>,
+    ) -> (Option<u16>, Option<i32>) {
+        let entry = self.tt[(key as usize) & ((1 << TT_BITS) - 1)];
+        if entry.key != key || entry.bound == 0 {
+            return (None, None);
+        }
+        let reusable = entry.bound & PATH_DEPENDENT == 0
+            && to_cap.is_none_or(|left| left > entry.depth.max(0) as u32 + CAP_MARGIN);
+        if !reusable || (entry.depth as i32) < depth {
+            return (Some(entry.mv), None);
+        }
+        let s = score_from_tt(entry.score, ply);
+        let cut = match entry.bound & !PATH_DEPENDENT {
+            BOUND_EXACT => true,
+            BOUND_LOWER => s >= beta,
+            _ => s <= alpha,
+        };
+        (Some(entry.mv), cut.then_some(s))
+    }
+
+    /// A quiet move that cut the search off becomes a killer at `ply` and gains history.
+    fn remember_cutoff(&mut self, pos: &Position, mv: Move, depth: i32, ply: usize) {
+        let quiet = mv.is_drop() || pos.piece_at(mv.to()).is_none();
+        if !quiet {
+            return;
+        }
+        let k = &mut self.killers[ply];
+        if k[0] != mv.to_u16() {
+            k[1] = k[0];
+            k[0] = mv.to_u16();
+        }
+        let h = &mut self.history[history_index(pos, mv)];
+        *h = (*h + depth * depth).min(1 << 20);
+    }
+
     fn negamax(
         &mut self,
         pos: &Position,
@@ -638,25 +528,9 @@ impl AlphaBeta {
         alpha = alpha0;
         let orig_alpha = alpha;
         let key = pos.key();
-        let entry = self.tt[(key as usize) & ((1 << TT_BITS) - 1)];
-        let mut tt_move = None;
-        if entry.key == key && entry.bound != 0 {
-            tt_move = Some(entry.mv);
-            // Only a score that does not depend on the path, computed out of the cap's
-            // reach, cuts the search.
-            let reusable = entry.bound & PATH_DEPENDENT == 0
-                && to_cap.is_none_or(|left| left > entry.depth.max(0) as u32 + CAP_MARGIN);
-            if reusable && entry.depth as i32 >= depth {
-                let s = score_from_tt(entry.score, ply);
-                let cut = match entry.bound & !PATH_DEPENDENT {
-                    BOUND_EXACT => true,
-                    BOUND_LOWER => s >= beta,
-                    _ => s <= alpha,
-                };
-                if cut {
-                    return (s, false);
-                }
-            }
+        let (tt_move, cut) = self.tt_probe(key, depth, alpha, beta, ply, to_cap);
+        if let Some(s) = cut {
+            return (s, false);
         }
         let mut legal = MoveList::new();
         pos.generate(&mut legal);
@@ -675,17 +549,7 @@ impl AlphaBeta {
         for (i, &(_, mv)) in moves.iter().enumerate() {
             let child = pos.after(mv);
             self.stack.push((child.key(), child.in_check()));
-            let (score, dep) = if i == 0 {
-                neg(self.negamax(&child, depth - 1, -beta, -alpha, ply + 1))
-            } else {
-                let (s, dep) = neg(self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1));
-                if s > alpha && s < beta && !self.budget.aborted {
-                    let (s, dep2) = neg(self.negamax(&child, depth - 1, -beta, -alpha, ply + 1));
-                    (s, dep || dep2)
-                } else {
-                    (s, dep)
-                }
-            };
+            let (score, dep) = self.search_child(&child, i == 0, depth - 1, alpha, beta, ply + 1);
             self.stack.pop();
             if self.budget.aborted {
                 return (0, false);
@@ -699,16 +563,7 @@ impl AlphaBeta {
                 alpha = score;
             }
             if alpha >= beta {
-                let quiet = mv.is_drop() || pos.piece_at(mv.to()).is_none();
-                if quiet {
-                    let k = &mut self.killers[ply];
-                    if k[0] != mv.to_u16() {
-                        k[1] = k[0];
-                        k[0] = mv.to_u16();
-                    }
-                    let h = &mut self.history[history_index(pos, mv)];
-                    *h = (*h + depth * depth).min(1 << 20);
-                }
+                self.remember_cutoff(pos, mv, depth, ply);
                 break;
             }
         }
@@ -729,6 +584,30 @@ impl AlphaBeta {
             ply,
         );
         (best, path_dependent)
+    }
+
+    /// A child's score from the parent's side (principal variation search): the first
+    /// child with the full window, each later one with a null window first and again with
+    /// the full window only when it lands inside.
+    fn search_child(
+        &mut self,
+        child: &Position,
+        first: bool,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> Scored {
+        if first {
+            return neg(self.negamax(child, depth, -beta, -alpha, ply));
+        }
+        let (s, dep) = neg(self.negamax(child, depth, -alpha - 1, -alpha, ply));
+        if s > alpha && s < beta && !self.budget.aborted {
+            let (s, dep2) = neg(self.negamax(child, depth, -beta, -alpha, ply));
+            (s, dep || dep2)
+        } else {
+            (s, dep)
+        }
     }
 
     fn quiesce(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> Scored {

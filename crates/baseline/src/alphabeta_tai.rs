@@ -21,9 +21,8 @@ use shogi_game::{Color, Game};
 use shogi_tai::material::{kind_value, material_points};
 use shogi_tai::{TaiGame, TaiMove};
 
-use crate::alphabeta::{
-    AlphaBetaLimits, AlphaBetaResult, INF, MATE, SearchBudget, tie_break_noise,
-};
+use crate::alphabeta::{AlphaBetaResult, INF, MATE, tie_break_noise};
+use crate::limits::{AlphaBetaLimits, SearchBudget};
 
 /// The version of the tai baseline's play (see [`crate::BASELINE_VERSION`], the shogi
 /// one): bumped whenever a change alters the moves it chooses.

@@ -4,12 +4,15 @@
 //!
 //! * [`alphabeta`]: alpha-beta with quiescence for shogi and minishogi.
 //! * [`alphabeta_tai`]: tai shogi's.
+//! * [`limits`]: what one search of either may spend.
 
 pub mod alphabeta;
 pub mod alphabeta_tai;
+pub mod limits;
 
-pub use alphabeta::{AlphaBeta, AlphaBetaLimits, AlphaBetaResult, BASELINE_VERSION};
+pub use alphabeta::{AlphaBeta, AlphaBetaResult, BASELINE_VERSION};
 pub use alphabeta_tai::{TAI_BASELINE_VERSION, TaiAlphaBeta};
+pub use limits::AlphaBetaLimits;
 
 use shogi_game::Game;
 use shogi_rules::ShogiGame;

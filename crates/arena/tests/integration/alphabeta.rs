@@ -5,7 +5,8 @@ use std::sync::atomic::AtomicBool;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use shogi_arena::{AlphaBeta, AlphaBetaLimits, MatchConfig, Openings, PlayerSpec, run_match};
+use shogi_arena::{MatchConfig, Openings, PlayerSpec, run_match};
+use shogi_baseline::{AlphaBeta, AlphaBetaLimits};
 use shogi_game::{Color, EndReason, Game, Outcome};
 use shogi_rules::{GameRules, Move, Position, ShogiGame, Variant};
 
@@ -438,51 +439,4 @@ fn the_baseline_beats_random_and_depth_beats_depth() {
     let moves =
         |m: &shogi_arena::MatchSummary| m.games.iter().map(|g| g.moves.clone()).collect::<Vec<_>>();
     assert_eq!(moves(&s), moves(&again));
-}
-
-/// Nodes per second, from the start positions and from 20 random positions per variant
-/// (run in release: `cargo test --release -p shogi-arena --test integration -- --ignored
-/// --nocapture speed`).
-#[test]
-#[ignore]
-fn speed() {
-    for (variant, d) in [
-        (Variant::Shogi, 3),
-        (Variant::Shogi, 4),
-        (Variant::Minishogi, 5),
-    ] {
-        let g = ShogiGame::startpos(variant);
-        let mut ab = AlphaBeta::new(1);
-        let t = std::time::Instant::now();
-        let r = ab.search(&g, &depth(d));
-        let s = t.elapsed().as_secs_f64();
-        println!(
-            "{variant:?} start, depth {d}: {} nodes in {:.3} s = {:.0} nodes/s, best {:?} score {}",
-            r.nodes,
-            s,
-            r.nodes as f64 / s,
-            r.best_move.map(|m| m.to_string()),
-            r.score
-        );
-    }
-    for (variant, d) in [
-        (Variant::Shogi, 3),
-        (Variant::Minishogi, 4),
-        (Variant::Minishogi, 5),
-    ] {
-        let games = random_games(variant, 20, 11);
-        let mut ab = AlphaBeta::new(1);
-        let (mut nodes, mut secs) = (0u64, 0f64);
-        for g in &games {
-            ab.new_game(1);
-            let t = std::time::Instant::now();
-            nodes += ab.search(g, &depth(d)).nodes;
-            secs += t.elapsed().as_secs_f64();
-        }
-        println!(
-            "{variant:?} 20 random positions, depth {d}: {nodes} nodes in {secs:.3} s = {:.0} nodes/s, {:.1} ms per move",
-            nodes as f64 / secs,
-            1000.0 * secs / 20.0
-        );
-    }
 }
