@@ -323,7 +323,7 @@ fn match_takes_alphabeta_players_and_usi_options() {
     assert!(
         text.contains(&format!(
             "alphabeta baseline version {}",
-            shogi_arena::BASELINE_VERSION
+            shogi_baseline::BASELINE_VERSION
         )),
         "{text}"
     );
@@ -355,7 +355,7 @@ fn match_takes_alphabeta_players_and_usi_options() {
     assert_eq!(summary["forfeits"], 0, "{summary}");
     assert_eq!(
         summary["baseline_version"].as_u64(),
-        Some(u64::from(shogi_arena::BASELINE_VERSION))
+        Some(u64::from(shogi_baseline::BASELINE_VERSION))
     );
     // Options for a player that is not a USI engine are refused, not ignored.
     let out = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
@@ -429,7 +429,7 @@ fn the_ladder_script_rates_a_tiny_checkpoint() {
     assert!(
         text.contains(&format!(
             "rung-minishogi-alphabeta_depth_2-vs-alphabeta_depth_1-g2-p40: cached (baseline version {})",
-            shogi_arena::BASELINE_VERSION
+            shogi_baseline::BASELINE_VERSION
         )),
         "{text}"
     );
@@ -437,14 +437,14 @@ fn the_ladder_script_rates_a_tiny_checkpoint() {
     let path = cached.join("summary.json");
     let mut summary: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-    summary["baseline_version"] = serde_json::json!(shogi_arena::BASELINE_VERSION - 1);
+    summary["baseline_version"] = serde_json::json!(shogi_baseline::BASELINE_VERSION - 1);
     std::fs::write(&path, serde_json::to_vec(&summary).unwrap()).unwrap();
     let text = ladder();
     assert!(
         text.contains(&format!(
             "cached games are of baseline version {}, now {}: playing them again",
-            shogi_arena::BASELINE_VERSION - 1,
-            shogi_arena::BASELINE_VERSION
+            shogi_baseline::BASELINE_VERSION - 1,
+            shogi_baseline::BASELINE_VERSION
         )),
         "{text}"
     );
@@ -452,7 +452,7 @@ fn the_ladder_script_rates_a_tiny_checkpoint() {
         serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     assert_eq!(
         summary["baseline_version"].as_u64(),
-        Some(u64::from(shogi_arena::BASELINE_VERSION))
+        Some(u64::from(shogi_baseline::BASELINE_VERSION))
     );
 }
 

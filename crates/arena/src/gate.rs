@@ -13,9 +13,10 @@ use shogi_registry::{GameSpec, TOURNAMENT_MAX_PLIES};
 use crate::error::{ArenaError, io_err};
 use crate::matchplay::{MatchConfig, MatchSummary, run_match};
 use crate::openings::Openings;
-use crate::player::{PlayerSettings, PlayerSpec, RootSettings, check_player, checkpoint_game};
-use crate::ratings::{FixedRating, RatingEntry, append_rating, load_ratings, rating_of};
-use crate::stats::{Rating, SprtConfig, SprtDecision, SprtState, Tally};
+use crate::player::{PlayerSettings, PlayerSpec, check_player, checkpoint_game};
+use shogi_mcts::RootSettings;
+use shogi_ratings::ratings::{FixedRating, RatingEntry, append_rating, load_ratings, rating_of};
+use shogi_ratings::stats::{Rating, SprtConfig, SprtDecision, SprtState, Tally};
 use shogi_rundir::{RunDir, newest_that_loads, step_of};
 
 /// The SPRT of a gate unless told otherwise: H1 is +35 Elo, not the +10 of
@@ -320,26 +321,7 @@ fn gate_against(
     if config.torch_threads > 0 {
         shogi_model::set_num_threads(config.torch_threads);
     }
-    let match_config = MatchConfig {
-        games: config.games.max(1),
-        game: spec,
-        adjudicate_margin: config.adjudicate_margin,
-        openings: Openings::Random {
-            plies: config.opening_plies,
-        },
-        parallel: config.parallel_games.max(1),
-        sprt: config.sprt,
-        players: PlayerSettings {
-            simulations: config.simulations,
-            root: config.root.clone(),
-            device: config.device.clone(),
-            ..PlayerSettings::default()
-        },
-        seed: config.seed,
-        games_dir: Some(games_dir.clone()),
-        // A gate match stopped with its run is played again whole: its best may differ.
-        resume: false,
-    };
+    let match_config = gate_match(config, spec, &games_dir);
     let (a, b) = (
         PlayerSpec::Checkpoint(candidate.to_path_buf()),
         PlayerSpec::Checkpoint(best.clone()),
@@ -397,42 +379,76 @@ fn gate_against(
         seconds: summary.seconds,
         games_dir: games_dir.clone(),
         moved_to: dest_dir.join(&cand_name),
-        fixed: fixed.clone(),
+        fixed,
         refused: None,
         best_passed_over,
         passed_over_for: None,
     };
     summary.save_json(&games_dir.join("summary.json"))?;
-    let json = serde_json::to_vec_pretty(&report).map_err(|source| ArenaError::Json {
+    report.moved_to = file_verdict(run, candidate, &report)?;
+    Ok(report)
+}
+
+/// The gate's match between a candidate and the best network: `config`'s games, search
+/// and openings, the games kept in `games_dir`.
+fn gate_match(config: &GateConfig, game: GameSpec, games_dir: &Path) -> MatchConfig {
+    MatchConfig {
+        games: config.games.max(1),
+        game,
+        adjudicate_margin: config.adjudicate_margin,
+        openings: Openings::Random {
+            plies: config.opening_plies,
+        },
+        parallel: config.parallel_games.max(1),
+        sprt: config.sprt,
+        players: PlayerSettings {
+            simulations: config.simulations,
+            root: config.root.clone(),
+            device: config.device.clone(),
+            ..PlayerSettings::default()
+        },
+        seed: config.seed,
+        games_dir: Some(games_dir.to_path_buf()),
+        // A gate match stopped with its run is played again whole: its best may differ.
+        resume: false,
+    }
+}
+
+/// Writes the gate's verdict into the run: the rating line, then the candidate moved to
+/// `accepted/` or `rejected/` with its `gate.json`; returns where it went. The rating
+/// line goes first: a kill before the rename leaves the candidate pending, and the
+/// re-gate replaces its line (ratings are keyed by candidate), so the history never
+/// misses a network the gate moved.
+fn file_verdict(
+    run: &RunDir,
+    candidate: &Path,
+    report: &GateReport,
+) -> Result<PathBuf, ArenaError> {
+    let json = serde_json::to_vec_pretty(report).map_err(|source| ArenaError::Json {
         path: candidate.join("gate.json"),
         source,
     })?;
-    // The rating line goes first: a kill before the rename leaves the candidate pending,
-    // and the re-gate replaces its line (ratings are keyed by candidate), so the history
-    // never misses a network the gate moved.
     append_rating(
         run,
         RatingEntry {
-            candidate: cand_name,
-            step,
-            best: best_name,
-            accepted,
+            candidate: report.candidate.clone(),
+            step: report.step,
+            best: report.best.clone(),
+            accepted: report.accepted,
             games: report.games,
             rating: report.rating,
             elo_vs_first: report.elo_vs_first,
             elo_vs_first_low: report.elo_vs_first_low,
             elo_vs_first_high: report.elo_vs_first_high,
-            fixed,
+            fixed: report.fixed.clone(),
         },
     )?;
-    let moved = if accepted {
+    if report.accepted {
         run.promote(candidate, &json)
     } else {
         run.reject(candidate, &json)
     }
-    .map_err(io_err("move", candidate))?;
-    report.moved_to = moved;
-    Ok(report)
+    .map_err(io_err("move", candidate))
 }
 
 /// The game a gate plays: the candidate's, which must be the best network's and the

@@ -10,8 +10,9 @@
 //!   writes the run's rating history (`shogi-ratings`).
 //!
 //! What the results mean (Elo, SPRT, rating history, learning curves, their plots) is
-//! `shogi-ratings`; the classical players are `shogi-baseline`. Their modules are
-//! re-exported here under their old paths.
+//! `shogi-ratings`; the classical players are `shogi-baseline`; the root settings a
+//! network player searches with are `shogi-mcts`'s `RootSettings`. Each item has one
+//! path: its own crate's.
 
 pub mod error;
 pub mod gate;
@@ -31,15 +32,9 @@ pub use matchplay::{
 };
 pub use openings::Openings;
 pub use player::{
-    MATCH_TEMPERATURE_PLIES, PlayerSettings, PlayerSpec, PreparedPlayer, RootSettings,
-    baseline_version, check_player,
+    MATCH_TEMPERATURE_PLIES, PlayerSettings, PlayerSpec, PreparedPlayer, baseline_version,
+    check_player,
 };
-pub use shogi_baseline::{
-    AlphaBeta, AlphaBetaLimits, AlphaBetaResult, BASELINE_VERSION, TAI_BASELINE_VERSION,
-    TaiAlphaBeta, alphabeta, alphabeta_tai,
-};
-pub use shogi_ratings::{EloEstimate, Rating, SprtConfig, SprtDecision, SprtState, Tally};
-pub use shogi_ratings::{curve, ratings, stats};
 pub use usi_client::{
     UsiEngine, UsiTimeControl, VARIANT_OPTIONS, go_line, parse_usi_option, setoption_lines,
     variant_setoption,

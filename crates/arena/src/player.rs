@@ -15,7 +15,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use shogi_features::NetLayout;
 use shogi_game::{Game, GameKind};
-pub use shogi_mcts::RootSettings;
+use shogi_mcts::RootSettings;
 use shogi_mcts::batch::BatchConfig;
 use shogi_mcts::{
     Evaluator, RolloutEvaluator, RootSelection, Search, SearchConfig, SearchLimits, StopReason,
@@ -51,7 +51,7 @@ pub enum PlayerSpec {
     Usi(String),
     /// `alphabeta:depth=N`, `alphabeta:nodes=N` or `alphabeta:movetime=MS` (or several,
     /// comma separated): the game's classical network-free baseline (`shogi-baseline`:
-    /// [`crate::alphabeta`] for shogi and minishogi, [`crate::alphabeta_tai`] for tai).
+    /// [`shogi_baseline::alphabeta`] for shogi and minishogi, [`shogi_baseline::alphabeta_tai`] for tai).
     AlphaBeta(AlphaBetaLimits),
 }
 

@@ -209,13 +209,13 @@ mod tests {
 mod defaults {
     use super::{Cli, Command};
     use clap::{CommandFactory, Parser};
-    use shogi_arena::curve::CURVE_SIMULATIONS;
-    use shogi_arena::{
-        GateConfig, MatchConfig, PlayerSettings, RootSettings, SprtConfig, UsiTimeControl,
-    };
+    use shogi_arena::{GateConfig, MatchConfig, PlayerSettings, UsiTimeControl};
     use shogi_learner::{LearnerConfig, ReplayWindow};
+    use shogi_mcts::RootSettings;
     use shogi_mcts::SearchConfig;
     use shogi_model::{DEFAULT_BLOCKS, DEFAULT_CHANNELS, OptimizerSettings};
+    use shogi_ratings::SprtConfig;
+    use shogi_ratings::curve::CURVE_SIMULATIONS;
     use shogi_registry::{TOURNAMENT_MAX_PLIES, TRAINING_MAX_PLIES};
     use shogi_run::RunConfig;
     use shogi_selfplay::actors::{ActorConfig, SELFPLAY_BATCH};
@@ -260,7 +260,6 @@ mod defaults {
         assert_eq!(
             args.actor_config(&threads),
             ActorConfig {
-                games: Some(8),
                 threads: actor_threads,
                 games_per_thread,
                 ..ActorConfig::default()

@@ -13,7 +13,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{RatingsError, io_err};
 use crate::stats::{Rating, Tally, score_from_elo};
-use shogi_mcts::RootSettings;
 use shogi_rundir::write_atomic;
 
 /// Simulations a move of the curve's searching players unless told otherwise: half the
@@ -43,9 +42,10 @@ pub struct CurvePoint {
     pub rating: Rating,
 }
 
-/// The curve and the settings every point shares.
+/// The curve and the settings every point shares; `R` is the networks' search at the
+/// root (the arena's `RootSettings`), kept flat in the file and compared whole.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Curve {
+pub struct Curve<R> {
     /// The opponent (player spec).
     pub opponent: String,
     /// Games per point.
@@ -56,15 +56,15 @@ pub struct Curve {
     pub seed: u64,
     /// The networks' root (a Gumbel root's options, the leaf mate search).
     #[serde(flatten)]
-    pub root: RootSettings,
+    pub root: R,
     /// The measured networks, in step order.
     pub points: Vec<CurvePoint>,
 }
 
-impl Curve {
+impl<R: PartialEq + Serialize + serde::de::DeserializeOwned> Curve<R> {
     /// Whether `other` was measured with the same opponent, games, search and seed, so
     /// its points can be reused.
-    pub fn same_settings(&self, other: &Curve) -> bool {
+    pub fn same_settings(&self, other: &Curve<R>) -> bool {
         self.opponent == other.opponent
             && self.games == other.games
             && self.simulations == other.simulations
@@ -107,7 +107,7 @@ impl Curve {
     }
 
     /// Reads `curve.json` from `dir` (none if absent).
-    pub fn load(dir: &Path) -> Result<Option<Curve>, RatingsError> {
+    pub fn load(dir: &Path) -> Result<Option<Curve<R>>, RatingsError> {
         let path = dir.join("curve.json");
         match std::fs::read(&path) {
             Ok(bytes) => serde_json::from_slice(&bytes)
@@ -190,7 +190,7 @@ pub fn pick_at_steps(
 /// with the 50% line: the first says what an hour of this machine bought, the second
 /// what the learning did whatever the machine's speed. Written through a temporary file
 /// and a rename.
-pub fn plot_curve(curve: &Curve, path: &Path) -> Result<(), RatingsError> {
+pub fn plot_curve<R>(curve: &Curve<R>, path: &Path) -> Result<(), RatingsError> {
     let title = format!(
         "score vs {} ({} games, {} simulations)",
         curve.opponent, curve.games, curve.simulations
@@ -200,9 +200,9 @@ pub fn plot_curve(curve: &Curve, path: &Path) -> Result<(), RatingsError> {
 
 /// Several curves of one run in one picture (each opponent and search a labelled line):
 /// score against the run's hours and against learner steps, as [`plot_curve`] draws one.
-pub fn plot_curves(
+pub fn plot_curves<R>(
     title: &str,
-    curves: &[(&str, &Curve)],
+    curves: &[(&str, &Curve<R>)],
     path: &Path,
 ) -> Result<(), RatingsError> {
     crate::plot::write_png(path, |root| draw(title, curves, root))
@@ -218,9 +218,9 @@ const COLOURS: [RGBColor; 6] = [
     RGBColor(0, 150, 160),
 ];
 
-fn draw(
+fn draw<R>(
     title: &str,
-    curves: &[(&str, &Curve)],
+    curves: &[(&str, &Curve<R>)],
     root: &crate::plot::Canvas<'_>,
 ) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| e.to_string();
@@ -247,8 +247,8 @@ fn draw(
 }
 
 /// One panel: score against `x` of each curve's points, a line a curve.
-fn draw_panel(
-    curves: &[(&str, &Curve)],
+fn draw_panel<R>(
+    curves: &[(&str, &Curve<R>)],
     area: &crate::plot::Canvas<'_>,
     x_desc: &str,
     x: impl Fn(&CurvePoint) -> f64,
@@ -387,13 +387,13 @@ mod tests {
     fn saves_reloads_and_replaces_points() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("curve");
-        assert_eq!(Curve::load(&dir).unwrap(), None);
+        assert_eq!(Curve::<Root>::load(&dir).unwrap(), None);
         let mut curve = Curve {
             opponent: "random".into(),
             games: 10,
             simulations: 32,
             seed: 1,
-            root: RootSettings::default(),
+            root: Root::default(),
             points: vec![],
         };
         curve.insert(point(200, 0.7));
@@ -418,30 +418,22 @@ mod tests {
             ..curve.clone()
         };
         assert!(!other.same_settings(&curve));
-        // Each root option is part of the settings, and the file keeps them flat.
-        let with_root = |base: &Curve, change: &dyn Fn(&mut RootSettings)| {
-            let mut other = base.clone();
-            change(&mut other.root);
-            other
-        };
-        let gumbel = with_root(&curve, &|r| r.gumbel = 8);
+        // The root is part of the settings, and the file keeps its fields flat.
+        let mut gumbel = curve.clone();
+        gumbel.root.gumbel = 8;
         assert!(!gumbel.same_settings(&curve), "another search");
-        let changes: [&dyn Fn(&mut RootSettings); 6] = [
-            &|r| r.gumbel_captures = true,
-            &|r| r.gumbel_safe = true,
-            &|r| r.gumbel_safety = 0.5,
-            &|r| r.gumbel_c_scale = 3.0,
-            &|r| r.leaf_mate_nodes = 200,
-            &|r| r.leaf_exchange = 0.5,
-        ];
-        for change in changes {
-            assert!(
-                !with_root(&gumbel, change).same_settings(&gumbel),
-                "another root"
-            );
-        }
+        let mut safer = gumbel.clone();
+        safer.root.gumbel_safety = 0.5;
+        assert!(!safer.same_settings(&gumbel), "another root");
         let json = std::fs::read_to_string(dir.join("curve.json")).unwrap();
         assert!(json.contains("\"gumbel\": 0") && json.contains("\"gumbel_safety\""));
+    }
+
+    /// A root's settings as the arena's are, in two fields.
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    struct Root {
+        gumbel: usize,
+        gumbel_safety: f32,
     }
 
     #[test]
@@ -452,7 +444,7 @@ mod tests {
             games: 10,
             simulations: 32,
             seed: 1,
-            root: RootSettings::default(),
+            root: Root::default(),
             // Points past two hours: the time axis reads in hours.
             points: vec![point(0, 0.2), point(1500, score)],
         };

@@ -6,12 +6,13 @@ use std::sync::atomic::AtomicBool;
 
 use shogi_arena::{
     ArenaError, GateConfig, GateReport, MatchConfig, Openings, PlayerSettings, PlayerSpec,
-    PreparedPlayer, RootSettings, SprtConfig, SprtDecision, UsiTimeControl, gate_candidate,
-    gate_pending, run_match,
+    PreparedPlayer, UsiTimeControl, gate_candidate, gate_pending, run_match,
 };
 use shogi_features::{FEATURE_VERSION, POLICY_VERSION};
 use shogi_game::{Game, GameKind};
+use shogi_mcts::RootSettings;
 use shogi_model::{CheckpointMeta, Model, model_config_for, save_checkpoint, tch};
+use shogi_ratings::{SprtConfig, SprtDecision};
 use shogi_registry::GameSpec;
 use shogi_rules::Variant;
 use shogi_rundir::{RunDir, checkpoint_name};
@@ -71,10 +72,11 @@ fn a_gumbel_root_searcher_beats_the_random_mover() {
 
 #[test]
 fn a_time_per_move_bounds_the_searching_players() {
-    // Loose bounds only (the machine may be loaded): a PUCT root with no simulation
-    // limit searches until the deadline, never stopping before it, and returns well
-    // within seconds; a Gumbel root plans for the speed it measured and returns a legal
-    // move in bounded time as well.
+    // A PUCT root with no simulation limit searches until the deadline, never stopping
+    // before it; a Gumbel root plans its simulations for the speed it measured. Both
+    // return a legal move within the 40 ms and a margin for a loaded machine (a thread
+    // may wait 100 ms and more for a core while the rest of the suite runs), far below
+    // what a search without a deadline would take.
     use shogi_arena::usi_client::UsiAnswer;
     use shogi_game::Game;
     use std::time::{Duration, Instant};
@@ -107,7 +109,10 @@ fn a_time_per_move_bounds_the_searching_players() {
             let mut legal = Vec::new();
             game.legal_moves(&mut legal);
             assert!(legal.contains(&mv), "{mv}");
-            assert!(took < Duration::from_secs(5), "{gumbel:?} #{i}: {took:?}");
+            assert!(
+                took < Duration::from_millis(500),
+                "gumbel {gumbel} #{i}: {took:?}"
+            );
             if gumbel == 0 {
                 assert!(took >= Duration::from_millis(40), "#{i}: {took:?}");
             }
@@ -165,7 +170,7 @@ fn sprt_stops_a_lopsided_match_early() {
 /// bounds: the decision is the first prefix of the log that decides, as it was live.
 #[test]
 fn a_match_the_sprt_stopped_stays_stopped_when_resumed() {
-    use shogi_arena::Tally;
+    use shogi_ratings::Tally;
     let stop = AtomicBool::new(false);
     let dir = tempfile::tempdir().unwrap();
     let sprt = SprtConfig {
@@ -898,7 +903,7 @@ fn tai_shogi_matches_play_through_the_same_arena() {
     assert_eq!(s.forfeits, 0, "{}", s.table());
     assert_eq!(
         s.baseline_version,
-        Some(shogi_arena::TAI_BASELINE_VERSION),
+        Some(shogi_baseline::TAI_BASELINE_VERSION),
         "{}",
         s.table()
     );

@@ -3,17 +3,19 @@
 //! go to `curve.json`, `curve.csv` and `curve.png`. Points already measured with the same
 //! settings are kept, so the command can be rerun while the run goes on.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::time::SystemTime;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use shogi_arena::curve::{CURVE_SIMULATIONS, Curve, CurvePoint, pick_at_steps, pick_checkpoints};
 use shogi_arena::{
-    MATCH_OPENING_PLIES, MatchConfig, Openings, PlayerSettings, PlayerSpec, Rating,
-    run_match_reporting,
+    MATCH_OPENING_PLIES, MatchConfig, Openings, PlayerSettings, PlayerSpec, run_match_reporting,
 };
+use shogi_mcts::RootSettings;
 use shogi_model::{MANIFEST_FILE, read_manifest};
+use shogi_ratings::Rating;
+use shogi_ratings::curve::{CURVE_SIMULATIONS, Curve, CurvePoint, pick_at_steps, pick_checkpoints};
 use shogi_registry::GameSpec;
 use shogi_rundir::RunDir;
 
@@ -91,7 +93,7 @@ fn combine(run: &std::path::Path) -> Result<PathBuf> {
         let Some(label) = name.strip_prefix("curve-") else {
             continue;
         };
-        if let Some(curve) = Curve::load(&dir)?
+        if let Some(curve) = Curve::<RootSettings>::load(&dir)?
             && !curve.points.is_empty()
         {
             found.push((label.to_string(), curve));
@@ -104,10 +106,11 @@ fn combine(run: &std::path::Path) -> Result<PathBuf> {
         );
     }
     found.sort_by(|a, b| a.0.cmp(&b.0));
-    let series: Vec<(&str, &Curve)> = found.iter().map(|(l, c)| (l.as_str(), c)).collect();
+    let series: Vec<(&str, &Curve<RootSettings>)> =
+        found.iter().map(|(l, c)| (l.as_str(), c)).collect();
     let path = proof.join("curves.png");
     let title = format!("{} on the fixed scale", run.display());
-    shogi_arena::curve::plot_curves(&title, &series, &path)?;
+    shogi_ratings::curve::plot_curves(&title, &series, &path)?;
     Ok(path)
 }
 
@@ -206,28 +209,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
             run.accepted().display()
         );
     }
-    let chosen = if args.at_steps.is_empty() {
-        pick_checkpoints(&all, args.points as usize)
-    } else {
-        let reached = run
-            .exported_through()
-            .with_context(|| format!("listing the networks of {}", run.root().display()))?;
-        let (chosen, not_reached) = pick_at_steps(&all, &args.at_steps, reached);
-        for step in not_reached {
-            eprintln!(
-                "curve: {} has not reached step {step} (its learner exported up to step {reached}): skipped",
-                args.run.display()
-            );
-        }
-        if chosen.is_empty() {
-            bail!(
-                "{} reached none of the steps {:?} (its learner exported up to step {reached})",
-                args.run.display(),
-                args.at_steps
-            );
-        }
-        chosen
-    };
+    let chosen = chosen_networks(args, &run, &all)?;
     let first_dir = all[0].1.clone();
     let first_time = Written::of(&first_dir)?;
     let players: Vec<PlayerSpec> = std::iter::once(args.opponent.clone())
@@ -275,56 +257,15 @@ pub fn run(args: &CurveArgs) -> Result<()> {
             println!("{name}: {:.1}% (measured before)", p.rating.score * 100.0);
             continue;
         }
-        let manifest = read_manifest(dir).with_context(|| format!("reading {}", dir.display()))?;
         let minutes = Written::of(dir)?.minutes_since(first_time, dir, &first_dir)?;
-        let config = MatchConfig {
-            games: args.games,
-            game: GameSpec::standard(game, args.limit.max_plies),
-            adjudicate_margin: args.limit.adjudicate,
-            openings: Openings::Random {
-                plies: args.opening_plies,
-            },
-            parallel: args.parallel.resolve().0,
-            sprt: None,
-            players: args.player_settings()?,
-            seed: args.seed,
-            games_dir: Some(out.join(&name)),
-            resume: false,
-        };
-        let network = PlayerSpec::Checkpoint(dir.clone());
-        let progress = super::progress::MatchReporter::new(&format!("curve {name}"), args.games);
-        let summary = run_match_reporting(&network, &args.opponent, &config, &stop, &|p| {
-            progress.report(p)
-        });
-        progress.finish();
-        let summary = summary?;
-        if summary.interrupted {
+        let Some(point) = measure(args, game, *step, dir, minutes, &out, &stop)? else {
             eprintln!(
                 "curve: interrupted during {name}: the points measured before it are kept in {}",
                 out.display()
             );
             break;
-        }
-        let t = &summary.total;
-        println!(
-            "{name} ({minutes:.1} min, {} samples): {}-{}-{} score {:.1}% Elo {:+.0} [{:+.0}, {:+.0}]",
-            manifest.meta.samples_seen,
-            t.wins,
-            t.draws,
-            t.losses,
-            summary.score * 100.0,
-            summary.elo.elo + 0.0,
-            summary.elo.low + 0.0,
-            summary.elo.high + 0.0
-        );
-        curve.insert(CurvePoint {
-            checkpoint: name,
-            step: *step,
-            samples_seen: manifest.meta.samples_seen,
-            minutes,
-            result: *t,
-            rating: Rating::new(summary.score, &summary.elo),
-        });
+        };
+        curve.insert(point);
         // Saved after every point: a stopped command keeps what it measured.
         curve.save(&out)?;
     }
@@ -332,6 +273,96 @@ pub fn run(args: &CurveArgs) -> Result<()> {
     print!("{}", curve.csv());
     println!("curve: {}", out.join("curve.png").display());
     Ok(())
+}
+
+/// The networks of `all` (the run's accepted ones, oldest first) the curve measures:
+/// `--points` of them spread over the run, or those at `--at-steps` (a step the run has
+/// not reached is said and skipped).
+fn chosen_networks(
+    args: &CurveArgs,
+    run: &RunDir,
+    all: &[(u64, PathBuf)],
+) -> Result<Vec<(u64, PathBuf)>> {
+    if args.at_steps.is_empty() {
+        return Ok(pick_checkpoints(all, args.points as usize));
+    }
+    let reached = run
+        .exported_through()
+        .with_context(|| format!("listing the networks of {}", run.root().display()))?;
+    let (chosen, not_reached) = pick_at_steps(all, &args.at_steps, reached);
+    for step in not_reached {
+        eprintln!(
+            "curve: {} has not reached step {step} (its learner exported up to step {reached}): skipped",
+            args.run.display()
+        );
+    }
+    if chosen.is_empty() {
+        bail!(
+            "{} reached none of the steps {:?} (its learner exported up to step {reached})",
+            args.run.display(),
+            args.at_steps
+        );
+    }
+    Ok(chosen)
+}
+
+/// One point of the curve: the network in `dir` (at `step`, `minutes` into the run)
+/// against the opponent, its games kept under `out`; `None` when interrupted.
+fn measure(
+    args: &CurveArgs,
+    game: shogi_game::GameKind,
+    step: u64,
+    dir: &Path,
+    minutes: f64,
+    out: &Path,
+    stop: &AtomicBool,
+) -> Result<Option<CurvePoint>> {
+    let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+    let manifest = read_manifest(dir).with_context(|| format!("reading {}", dir.display()))?;
+    let config = MatchConfig {
+        games: args.games,
+        game: GameSpec::standard(game, args.limit.max_plies),
+        adjudicate_margin: args.limit.adjudicate,
+        openings: Openings::Random {
+            plies: args.opening_plies,
+        },
+        parallel: args.parallel.resolve().0,
+        sprt: None,
+        players: args.player_settings()?,
+        seed: args.seed,
+        games_dir: Some(out.join(&name)),
+        resume: false,
+    };
+    let network = PlayerSpec::Checkpoint(dir.to_path_buf());
+    let progress = super::progress::MatchReporter::new(&format!("curve {name}"), args.games);
+    let summary = run_match_reporting(&network, &args.opponent, &config, stop, &|p| {
+        progress.report(p)
+    });
+    progress.finish();
+    let summary = summary?;
+    if summary.interrupted {
+        return Ok(None);
+    }
+    let t = &summary.total;
+    println!(
+        "{name} ({minutes:.1} min, {} samples): {}-{}-{} score {:.1}% Elo {:+.0} [{:+.0}, {:+.0}]",
+        manifest.meta.samples_seen,
+        t.wins,
+        t.draws,
+        t.losses,
+        summary.score * 100.0,
+        summary.elo.elo + 0.0,
+        summary.elo.low + 0.0,
+        summary.elo.high + 0.0
+    );
+    Ok(Some(CurvePoint {
+        checkpoint: name,
+        step,
+        samples_seen: manifest.meta.samples_seen,
+        minutes,
+        result: *t,
+        rating: Rating::new(summary.score, &summary.elo),
+    }))
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::Result;
 use clap::Args;
-use shogi_arena::{GateConfig, RootSettings, gate_pending};
+use shogi_arena::{GateConfig, gate_pending};
+use shogi_mcts::RootSettings;
 use shogi_registry::GameSpec;
 use shogi_rundir::RunDir;
 

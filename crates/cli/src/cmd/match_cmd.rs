@@ -10,8 +10,9 @@ use shogi_arena::openings::read_openings_file;
 use shogi_arena::player::checkpoint_game;
 use shogi_arena::{
     MATCH_OPENING_PLIES, MATCH_TEMPERATURE_PLIES, MatchConfig, Openings, PlayerSettings,
-    PlayerSpec, SprtConfig, UsiTimeControl, parse_usi_option, run_match_reporting,
+    PlayerSpec, UsiTimeControl, parse_usi_option, run_match_reporting,
 };
+use shogi_ratings::SprtConfig;
 use shogi_registry::{GameSpec, TOURNAMENT_MAX_PLIES};
 
 use shogi_game::GameKind;

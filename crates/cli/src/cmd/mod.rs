@@ -14,7 +14,8 @@ pub mod train;
 pub mod usi;
 pub mod view;
 
-use shogi_arena::{PlayerSettings, RootSettings};
+use shogi_arena::PlayerSettings;
+use shogi_mcts::RootSettings;
 
 /// Where networks run: `--device` and `--torch-threads`, shared by every command that
 /// loads one.

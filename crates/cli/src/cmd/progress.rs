@@ -131,7 +131,7 @@ pub(crate) fn stop_on_interrupt(what: &'static str) -> Result<Arc<AtomicBool>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shogi_arena::Tally;
+    use shogi_ratings::Tally;
 
     #[test]
     fn the_standing_says_the_score_and_the_time_left() {

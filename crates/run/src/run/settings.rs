@@ -2,8 +2,8 @@
 //! struct, so a test can hold `RunConfig::default()` to the libraries' defaults.
 
 use super::*;
-use shogi_arena::RootSettings;
 use shogi_mcts::RootSelection;
+use shogi_mcts::RootSettings;
 
 /// The network layout of the config's game and input planes (checked by
 /// [`RunConfig::validate`]).
@@ -227,7 +227,7 @@ pub fn gate_config(config: &RunConfig) -> GateConfig {
         fixed_opponent: Some(g.fixed_opponent.trim().to_string()).filter(|s| !s.is_empty()),
         fixed_games: g.fixed_games,
         rules: Some(game_spec(config)),
-        sprt: g.sprt.then_some(shogi_arena::SprtConfig {
+        sprt: g.sprt.then_some(shogi_ratings::SprtConfig {
             elo0: g.sprt_elo0,
             elo1: g.sprt_elo1,
             alpha: g.sprt_error,
