@@ -3,7 +3,8 @@
 # build and run every crate's tests, including the cross-checks against cshogi/pyffish
 # and the libtorch <-> Python safetensors round trip. Longer checks are `--ignored`; so
 # are the CUDA tests, the browser test and the tsshogi cross-check, which run by name
-# below where the machine has a GPU / Chromium / Node.js.
+# below where the machine has a GPU / Chromium / Node.js. In CI (CI set), where the
+# bootstrap installs them, a missing Chromium or tsshogi fails the suite.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -15,6 +16,7 @@ bash scripts/install_chromium.sh
 source scripts/env.sh
 # A CI clone builds once: incremental state would only add gigabytes of disk.
 if [[ -n "${CI:-}" ]]; then export CARGO_INCREMENTAL=0; fi
+missing=()
 start=$(date +%s)
 cargo test --workspace --no-run
 echo "test.sh: build finished after $(( $(date +%s) - start )) s"
@@ -31,11 +33,17 @@ if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null
   cargo test --workspace --test cli_view -- --ignored headless_browser
 else
   echo "test.sh: no Chromium: the browser test of view was not run (listed as ignored)"
+  missing+=(Chromium)
 fi
 if [[ -d .venv/node/node_modules/tsshogi ]] && command -v node >/dev/null 2>&1; then
   cargo test -p shogi-rules --test integration -- --ignored tsshogi
 else
   echo "test.sh: no Node.js/tsshogi: the KI2 cross-check against tsshogi was not run (listed as ignored)"
+  missing+=(tsshogi)
+fi
+if [[ -n "${CI:-}" && ${#missing[@]} -gt 0 ]]; then
+  echo "test.sh: in CI the bootstrap installs every oracle, but ${missing[*]} is missing: failing" >&2
+  exit 1
 fi
 echo "test.sh: all tests finished after $(( $(date +%s) - start )) s"
 # The lint gate, so `make lint` keeps working on a fresh clone.

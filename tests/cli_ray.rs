@@ -62,6 +62,9 @@ fn the_launchers_supervision_without_a_cluster() {
         out.status,
         tail(&errors, 6000)
     );
+    // unittest's summary: every test ran, none was skipped.
+    let summary = errors.lines().rev().find(|l| !l.trim().is_empty());
+    assert_eq!(summary, Some("OK"), "{}", tail(&errors, 6000));
 }
 
 #[test]

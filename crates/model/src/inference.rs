@@ -137,18 +137,30 @@ struct Staged {
 impl Inference {
     /// Wraps `model` (moved to `device`), in [`half_kind`] of `device` when `options.half`
     /// asks for half precision.
-    pub fn new(mut model: Model, device: Device, options: &InferenceOptions) -> Self {
+    pub fn new(model: Model, device: Device, options: &InferenceOptions) -> Self {
+        let kind = if options.half {
+            half_kind(device)
+        } else {
+            Kind::Float
+        };
+        Self::with_kind(model, device, kind, options)
+    }
+
+    /// Wraps `model` (moved to `device`) computing in `kind` (f32, f16 or bf16) whatever
+    /// the device does fastest: `options.half` is not read. libtorch computes bf16 on any
+    /// x86 CPU, natively only with AVX-512 BF16.
+    pub fn with_kind(
+        mut model: Model,
+        device: Device,
+        kind: Kind,
+        options: &InferenceOptions,
+    ) -> Self {
         if let Some(n) = options.num_threads {
             set_num_threads(n);
         }
         if model.vs.device() != device {
             model.vs.set_device(device);
         }
-        let kind = if options.half {
-            half_kind(device)
-        } else {
-            Kind::Float
-        };
         // Frozen from the f32 parameters (folded, then rounded once); the model itself
         // (`infer`) runs in `kind` too.
         let frozen = FrozenNet::new(&model.net, device, kind);

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use shogi_game::{Color, Game};
-use shogi_mcts::toy::{Idx, MateIn, Nim, TicTacToe, play_out};
+use shogi_mcts::toy::{Idx, MateIn, Nim, TicTacToe};
 use shogi_mcts::*;
 
 /// One search of the empty tic-tac-toe board with uniform priors.
@@ -120,19 +120,44 @@ fn temperature_zero_plays_most_visited() {
 
 #[test]
 fn temperature_one_samples_proportionally() {
-    // Over many searches from a fixed tree shape, temperature 1 picks non-argmax moves too.
-    let mut distinct = std::collections::HashSet::new();
-    for seed in 0..30 {
-        let c = SearchConfig {
-            simulations: 60,
-            tree_batch: 1,
-            dirichlet_weight: 0.0,
-            ..SearchConfig::alphazero()
-        };
-        let r = search_tictactoe(c, seed);
-        distinct.insert(r.best_move.unwrap());
+    // With no noise and one leaf a step the search is the same for every seed: only the
+    // move drawn from it differs, and at temperature 1 each move comes up in proportion
+    // to its visits.
+    let c = SearchConfig {
+        simulations: 60,
+        tree_batch: 1,
+        dirichlet_weight: 0.0,
+        ..SearchConfig::alphazero()
+    };
+    assert_eq!(c.temperature_at(0), 1.0);
+    let first = search_tictactoe(c.clone(), 0);
+    let total: u32 = first.visits.iter().sum();
+    let draws = 3000u64;
+    let mut counts = vec![0u64; first.moves.len()];
+    for seed in 0..draws {
+        let r = search_tictactoe(c.clone(), seed);
+        assert_eq!(
+            r.visits, first.visits,
+            "seed {seed}: the search depends on the seed"
+        );
+        let k = r
+            .moves
+            .iter()
+            .position(|&m| Some(m) == r.best_move)
+            .unwrap();
+        counts[k] += 1;
     }
-    assert!(distinct.len() > 2);
+    for (k, &n) in counts.iter().enumerate() {
+        let p = f64::from(first.visits[k]) / f64::from(total);
+        let expected = draws as f64 * p;
+        let sd = (expected * (1.0 - p)).sqrt();
+        assert!(
+            (n as f64 - expected).abs() <= 4.0 * sd + 1.0,
+            "move {k}: drawn {n} times of {draws}, {expected:.0} expected from visits {:?}",
+            first.visits
+        );
+    }
+    assert!(counts.iter().filter(|&&n| n > 0).count() > 2, "{counts:?}");
 }
 
 /// A NaN or infinite alpha (or weight) once reached `Gamma::new(..).expect` and panicked
@@ -537,14 +562,55 @@ fn gumbel_noise_stops_after_its_plies() {
 
 #[test]
 fn self_play_game_with_reuse_completes() {
+    // A whole game with the tree kept between moves: each search starts from the subtree
+    // of the move played, with its visits, adds its simulations to them, and plays a
+    // legal move, until the game ends.
     let c = SearchConfig {
         simulations: 100,
         tree_batch: 4,
         temperature_plies: 4,
         ..SearchConfig::alphazero()
     };
+    assert!(c.tree_reuse);
     let ev = RolloutEvaluator::new(1, 9, 3);
-    play_out(&mut Search::new(c, 11), TicTacToe::new(), &ev);
+    let mut search = Search::new(c, 11);
+    let mut game = TicTacToe::new();
+    let (mut carried, mut reused, mut plies) = (0, 0, 0);
+    while game.outcome().is_none() {
+        assert_eq!(
+            search.root_visits(),
+            carried,
+            "ply {plies}: the kept subtree"
+        );
+        let r = search.search(&game, &ev, &SearchLimits::default()).unwrap();
+        // A kept root already proven needs no simulation.
+        assert!(
+            r.simulations >= 1 || r.stop_reason == StopReason::Proven,
+            "ply {plies}: {:?} after {} simulations",
+            r.stop_reason,
+            r.simulations
+        );
+        let fresh_root = u32::from(carried == 0);
+        assert_eq!(
+            r.root_visits,
+            carried + r.simulations + fresh_root,
+            "ply {plies}"
+        );
+        let mv = r.best_move.unwrap();
+        let mut legal = Vec::new();
+        game.legal_moves(&mut legal);
+        assert!(legal.contains(&mv), "ply {plies}: {mv} is not legal");
+        reused += u32::from(carried > 0);
+        carried = r.visits[r.moves.iter().position(|&m| m == mv).unwrap()];
+        search.advance(mv);
+        game.play_unchecked(mv);
+        plies += 1;
+    }
+    assert!((5..=9).contains(&plies), "{plies} plies");
+    assert!(
+        reused >= 3,
+        "the tree was kept at {reused} of {plies} plies"
+    );
 }
 
 #[test]

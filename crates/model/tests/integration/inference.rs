@@ -94,17 +94,34 @@ fn cpu_inference_matches_forward() {
 }
 
 /// Half precision on the CPU is bf16 where the CPU computes it natively (AVX-512 BF16),
-/// f32 elsewhere; in bf16 the answers are the f32 forward's to bf16 rounding, through the
-/// full forward and the frozen net alike.
+/// f32 elsewhere.
 #[test]
 fn cpu_half_inference_is_bf16_where_the_cpu_computes_it() {
     let cfg = cfg();
-    let (inf, reference_model) = cpu_inference(&cfg, true);
+    let (inf, _) = cpu_inference(&cfg, true);
     let bf16 = cpu_computes_bf16();
     assert_eq!(inf.is_half(), bf16);
     assert_eq!(inf.kind(), if bf16 { Kind::BFloat16 } else { Kind::Float });
-    let (tp, tw) = if bf16 { (0.1, 0.02) } else { (1e-5, 1e-6) };
+}
+
+/// In bf16 the answers are the f32 forward's to bf16 rounding, through the full forward
+/// and the frozen net alike (checked on any CPU: libtorch computes bf16 without native
+/// support too, only slower).
+#[test]
+fn cpu_bf16_inference_is_the_f32_forward_to_bf16_rounding() {
+    let cfg = cfg();
+    set_num_threads(1);
+    let (a, reference_model) = twin(&cfg, Device::Cpu);
+    let options = InferenceOptions {
+        half: false,
+        max_batch: 2,
+        num_threads: Some(2),
+    };
+    let inf = Inference::with_kind(a, Device::Cpu, Kind::BFloat16, &options);
+    assert_eq!(inf.kind(), Kind::BFloat16);
+    assert!(inf.is_half());
     let every: Vec<u32> = (0..cfg.policy_size() as u32).collect();
+    let mut largest = 0f32;
     for batch in [1usize, 5, 17] {
         let xs = inputs(&cfg, batch, batch as u32);
         let (rp, rw) = reference(&reference_model, &xs, batch);
@@ -114,11 +131,13 @@ fn cpu_half_inference_is_bf16_where_the_cpu_computes_it() {
             ("infer_legal", inf.infer_legal(&xs, batch, &legal)),
         ] {
             let (dp, dw) = (max_diff(&p, &rp), max_diff(&w, &rw));
-            eprintln!("cpu bf16={bf16} {what} batch {batch}: policy diff {dp:e}, wdl {dw:e}");
-            assert!(dp < tp, "{what}: policy diff {dp}");
-            assert!(dw < tw, "{what}: wdl diff {dw}");
+            assert!(dp < 0.1, "{what} batch {batch}: policy diff {dp}");
+            assert!(dw < 0.02, "{what} batch {batch}: wdl diff {dw}");
+            largest = largest.max(dp);
         }
     }
+    // Rounded, not f32 in disguise: bf16 keeps 8 bits of mantissa.
+    assert!(largest > 1e-5, "bf16 answers equal f32's to {largest}");
 }
 
 #[test]
@@ -211,38 +230,6 @@ fn cuda_inference_matches_cpu() {
                 assert_eq!(w, ew, "batch {k}'s probabilities, {how}");
             }
         }
-    }
-}
-
-/// `cargo test -p shogi-model --release --test integration -- --ignored --nocapture throughput`
-/// prints CPU throughput for a shogi-sized net.
-#[test]
-#[ignore]
-fn cpu_throughput() {
-    let cfg = ModelConfig {
-        value_channels: 32,
-        value_hidden: 128,
-        ..ModelConfig::small(6, 64, 45, (9, 9), 139)
-    };
-    let inf = Inference::new(
-        Model::new(&cfg, Device::Cpu),
-        Device::Cpu,
-        &InferenceOptions::default(),
-    );
-    for batch in [1usize, 16, 64] {
-        let xs = inputs(&cfg, batch, 0);
-        let _ = inf.infer(&xs, batch);
-        let start = std::time::Instant::now();
-        let reps = 10;
-        for _ in 0..reps {
-            let _ = inf.infer(&xs, batch);
-        }
-        let dt = start.elapsed().as_secs_f64() / reps as f64;
-        eprintln!(
-            "6x64 SE on 9x9, batch {batch}: {:.2} ms/batch, {:.0} positions/s",
-            dt * 1e3,
-            batch as f64 / dt
-        );
     }
 }
 

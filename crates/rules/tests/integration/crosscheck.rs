@@ -12,8 +12,8 @@
 //! perft agrees.
 //!
 //! The oracles run in the project's venv python: `$SHOGI_ZERO_PYTHON`, else
-//! `<repo>/.venv/bin/python`. Without one the test FAILS (run `scripts/bootstrap.sh`);
-//! set `SHOGI_ZERO_SKIP_ORACLES=1` to skip it deliberately. Oracle output is cached under
+//! `<repo>/.venv/bin/python`. Without one the test fails (run `scripts/bootstrap.sh`):
+//! it never passes without having compared. Oracle output is cached under
 //! the cargo target tmp dir, keyed by script text, arguments, python path and
 //! `scripts/requirements.txt` (`SHOGI_ZERO_ORACLE_NOCACHE=1` regenerates).
 //! Sizes: `SHOGI_ZERO_XCHECK_SHOGI` (default 100000 positions), `SHOGI_ZERO_XCHECK_MINI`
@@ -34,26 +34,6 @@ const SHOW: usize = 20;
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// The venv python, or `None` when the oracles are deliberately skipped.
-fn python() -> Option<PathBuf> {
-    if std::env::var("SHOGI_ZERO_SKIP_ORACLES").is_ok_and(|v| v == "1") {
-        eprintln!("crosscheck: SHOGI_ZERO_SKIP_ORACLES=1, oracle cross-check skipped");
-        return None;
-    }
-    let candidate = match std::env::var("SHOGI_ZERO_PYTHON") {
-        Ok(p) if !p.is_empty() => PathBuf::from(p),
-        _ => repo_root().join(".venv/bin/python"),
-    };
-    assert!(
-        candidate.exists(),
-        "crosscheck: no oracle python at {} ($SHOGI_ZERO_PYTHON, else <repo>/.venv/bin/python). \
-         Run scripts/bootstrap.sh (it creates the venv with cshogi and pyffish) and \
-         `source scripts/env.sh`, or set SHOGI_ZERO_SKIP_ORACLES=1 to skip on purpose.",
-        candidate.display()
-    );
-    Some(candidate)
 }
 
 fn env_or(name: &str, default: u64) -> u64 {
@@ -319,7 +299,7 @@ fn check_perft(variant: Variant, f: &[&str], r: &mut Report) {
 }
 
 fn crosscheck(variant: Variant, script: &str, args: &[String], min_positions: usize) {
-    let Some(py) = python() else { return };
+    let py = shogi_testkit::python();
     let t0 = Instant::now();
     let text = oracle(&py, script, args);
     let t_oracle = t0.elapsed();

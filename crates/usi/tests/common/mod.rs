@@ -202,6 +202,29 @@ impl Harness {
         v
     }
 
+    /// Ends the engine's input, as a closed pipe does, and reads every line it writes
+    /// until it ends; its thread must end cleanly within `timeout`.
+    pub fn end_input(mut self, timeout: Duration) -> Vec<String> {
+        drop(self.tx.take());
+        let end = Instant::now() + timeout;
+        let mut lines = Vec::new();
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            match self.rx.recv_timeout(left) {
+                Ok((_, line)) => lines.push(line),
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("the engine did not end at the end of its input; got {lines:?}")
+                }
+            }
+        }
+        let h = self.handle.take().unwrap();
+        h.join()
+            .expect("engine thread did not panic")
+            .expect("engine ended without an I/O error");
+        lines
+    }
+
     /// Sends `quit` and joins the engine thread, which must end cleanly.
     pub fn quit(mut self) {
         self.send("quit");

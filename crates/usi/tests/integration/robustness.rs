@@ -205,8 +205,17 @@ fn thousands_of_malformed_lines_never_break_the_engine() {
 fn an_unterminated_last_line_and_eof_end_the_engine_cleanly() {
     let mut h = Harness::start(Options::default());
     h.ready();
-    h.send_bytes(b"position sfen \xff\xfe garbage");
-    h.send("");
-    h.ready();
-    h.quit();
+    // A line that is not UTF-8 is answered with a reason and changes nothing.
+    h.send_bytes(b"position sfen \xff\xfe garbage\n");
+    let said = h.ready_lines();
+    assert!(
+        said.iter().any(|(_, l)| l.starts_with("info string")),
+        "no reason given for the bad position: {said:?}"
+    );
+    // The input's last line has no newline and the input ends there (a GUI that writes
+    // `isready` and closes the pipe): the line is still answered, and the engine ends
+    // without an error.
+    h.send_bytes(b"isready");
+    let lines = h.end_input(Duration::from_secs(30));
+    assert_eq!(lines, ["readyok"], "the last, unterminated line");
 }
