@@ -234,7 +234,7 @@ impl Learner {
         })
     }
 
-    /// Steps taken.
+    /// Steps taken so far (the step the next export is named after).
     pub fn step_count(&self) -> u64 {
         self.step
     }
@@ -421,11 +421,6 @@ impl Learner {
         self.optimizer.load_optimizer(&path)
     }
 
-    /// The run directory.
-    pub fn run_dir(&self) -> &Path {
-        &self.config.run_dir
-    }
-
     /// Steps skipped for a non-finite gradient in this learner's life.
     pub fn non_finite_steps(&self) -> u64 {
         self.non_finite.skipped
@@ -434,11 +429,6 @@ impl Learner {
     /// Training samples consumed so far, over the run's life.
     pub fn samples_seen(&self) -> u64 {
         self.samples_seen
-    }
-
-    /// Steps taken so far (the step the next export is named after).
-    pub fn step(&self) -> u64 {
-        self.step
     }
 }
 

@@ -17,7 +17,6 @@ const DIRS: [(i8, i8); 8] = [
     (-1, -1),
     (-1, 1),
 ];
-const POSITIVE: [bool; 8] = [false, true, true, false, true, true, false, false];
 
 /// Direction indices.
 pub(crate) const N: usize = 0;
@@ -145,19 +144,6 @@ const fn build_files() -> [u128; 9] {
 /// FILES[file]: the nine squares of a file.
 pub(crate) static FILES: [u128; 9] = build_files();
 
-#[inline(always)]
-pub(crate) fn ray(d: usize, sq: usize, occ: u128) -> u128 {
-    let r = RAYS[d][sq];
-    let b = r & occ;
-    if b == 0 {
-        r
-    } else if POSITIVE[d] {
-        r ^ RAYS[d][b.trailing_zeros() as usize]
-    } else {
-        r ^ RAYS[d][127 - b.leading_zeros() as usize]
-    }
-}
-
 /// The squares a slider on `sq` reaches along direction `d` on `occ`: the ray up to and
 /// including its first blocker, the square `first` picks from the blockers (the lowest
 /// for a direction of rising square numbers, the highest for a falling one).
@@ -215,9 +201,4 @@ pub(crate) fn attacks(color: Color, kind: PieceKind, sq: usize, occ: u128) -> u1
 /// Public wrapper: attacks of a piece on `sq` with occupancy `occ` (9x9 index space).
 pub fn piece_attacks(color: Color, kind: PieceKind, sq: Square, occ: Bitboard) -> Bitboard {
     Bitboard(attacks(color, kind, sq.index(), occ.0))
-}
-
-#[allow(dead_code)]
-pub(crate) fn ray_any(d: usize, sq: usize, occ: u128) -> u128 {
-    ray(d, sq, occ)
 }

@@ -43,6 +43,7 @@ impl Evaluator<ShogiGame> for Flaky {
 /// one evaluator per actor thread: its result and the network calls retried.
 fn play_with(
     config: &ActorConfig,
+    seeds: &SeedRange,
     evaluators: &[Flaky],
     dir: &std::path::Path,
 ) -> (Result<ActorSummary, ActorError>, u64) {
@@ -64,7 +65,7 @@ fn play_with(
     let stop = AtomicBool::new(false);
     let result = run_actors(
         config,
-        &SeedRange::new(config.seed, config.games),
+        seeds,
         &search,
         &PlayConfig::default(),
         start,
@@ -82,11 +83,10 @@ fn play(evaluator: &Flaky, dir: &std::path::Path) -> (Result<ActorSummary, Actor
     let config = ActorConfig {
         threads: 1,
         games_per_thread: 3,
-        games: Some(3),
         games_per_chunk: 3,
-        seed: 11,
     };
-    play_with(&config, std::slice::from_ref(evaluator), dir)
+    let seeds = SeedRange::new(11, Some(3));
+    play_with(&config, &seeds, std::slice::from_ref(evaluator), dir)
 }
 
 fn games_in(dir: &std::path::Path) -> Vec<String> {
@@ -151,11 +151,10 @@ fn one_failing_actor_thread_stops_them_all() {
         let config = ActorConfig {
             threads: 2,
             games_per_thread: 2,
-            games: None,
             games_per_chunk: 2,
-            seed: 3,
         };
-        let (result, _) = play_with(&config, &evaluators, &path);
+        let seeds = SeedRange::new(3, None);
+        let (result, _) = play_with(&config, &seeds, &evaluators, &path);
         let _ = tx.send(result.map(|_| ()).map_err(|e| e.to_string()));
     });
     let result = rx

@@ -37,23 +37,30 @@ fn minishogi(max_plies: u32) -> ShogiGame {
     )
 }
 
-/// `run_actors` with the small search on minishogi games of at most `max_plies`: as many
-/// actors as `config` asks, their chunks in `dir`, until `stop` or the games are done.
-fn minishogi_actors<E: shogi_mcts::Evaluator<ShogiGame>>(
-    config: &ActorConfig,
-    play: &PlayConfig,
+/// What a batch of minishogi self-play games is: the actors, the games' seeds, how they
+/// are played, and their length in plies.
+struct MinishogiGames<'a> {
+    config: &'a ActorConfig,
+    seeds: &'a SeedRange,
+    play: &'a PlayConfig,
     max_plies: u32,
+}
+
+/// `run_actors` with the small search on `games`: as many actors as their config asks,
+/// their chunks in `dir`, until `stop` or the games are done.
+fn minishogi_actors<E: shogi_mcts::Evaluator<ShogiGame>>(
+    games: MinishogiGames<'_>,
     evaluator: &E,
     dir: &std::path::Path,
     stop: &AtomicBool,
     stats: &ActorStats,
 ) -> ActorSummary {
-    let start = |_| minishogi(max_plies);
+    let start = |_| minishogi(games.max_plies);
     run_actors(
-        config,
-        &SeedRange::new(config.seed, config.games),
+        games.config,
+        games.seeds,
         &small_search(),
-        play,
+        games.play,
         start,
         std::slice::from_ref(evaluator),
         dir,
@@ -155,10 +162,25 @@ fn resignation_disabled_games_play_on_and_remember_who_would_have_resigned() {
     assert!(played.record.resignation_disabled);
     assert_ne!(played.record.outcome.reason, EndReason::Resignation);
     assert_eq!(played.would_have_resigned, Some(Color::Black));
-    assert_eq!(
-        played.false_resignation(),
-        played.record.outcome.winner != Some(Color::White)
+    // A resignation would have been wrong unless the side that would have resigned lost.
+    let false_resignation = |winner: Option<Color>, would_have_resigned: Option<Color>| {
+        let mut game = played.clone();
+        game.record.outcome.winner = winner;
+        game.would_have_resigned = would_have_resigned;
+        game.false_resignation()
+    };
+    let black = Some(Color::Black);
+    assert!(
+        !false_resignation(Some(Color::White), black),
+        "Black lost: right"
     );
+    assert!(
+        false_resignation(Some(Color::Black), black),
+        "Black won: wrong"
+    );
+    assert!(false_resignation(None, black), "a draw: wrong");
+    assert!(!false_resignation(Some(Color::Black), Some(Color::White)));
+    assert!(!false_resignation(None, None), "nobody would have resigned");
 }
 
 #[test]
@@ -180,12 +202,22 @@ fn actors_fill_a_replay_directory_through_a_batched_service() {
     let config = ActorConfig {
         threads: 2,
         games_per_thread: 3,
-        games: Some(10),
         games_per_chunk: 3,
-        seed: 100,
     };
+    let seeds = SeedRange::new(100, Some(10));
     let (play, stop) = (PlayConfig::default(), AtomicBool::new(false));
-    let summary = minishogi_actors(&config, &play, 80, &evaluator, dir.path(), &stop, &stats);
+    let summary = minishogi_actors(
+        MinishogiGames {
+            config: &config,
+            seeds: &seeds,
+            play: &play,
+            max_plies: 80,
+        },
+        &evaluator,
+        dir.path(),
+        &stop,
+        &stats,
+    );
     assert_eq!(summary.games, 10);
     let (games, skipped) = shogi_records::read_chunk_dir(dir.path()).unwrap();
     assert!(skipped.is_empty());
@@ -242,10 +274,9 @@ fn actors_stop_when_the_service_shuts_down() {
     let config = ActorConfig {
         threads: 3,
         games_per_thread: 2,
-        games: None,
         games_per_chunk: 1,
-        seed: 0,
     };
+    let seeds = SeedRange::new(0, None);
     let (play, stop, stats) = (
         PlayConfig::default(),
         AtomicBool::new(false),
@@ -254,7 +285,7 @@ fn actors_stop_when_the_service_shuts_down() {
     let start = |_| minishogi(80);
     let err = run_actors(
         &config,
-        &SeedRange::new(config.seed, config.games),
+        &seeds,
         &small_search(),
         &play,
         start,
@@ -294,16 +325,26 @@ fn live_counters_include_the_games_still_in_progress() {
     let config = ActorConfig {
         threads: 1,
         games_per_thread: 3,
-        games: None,
         games_per_chunk: 1,
-        seed: 5,
     };
+    let seeds = SeedRange::new(5, None);
     let dir = tempfile::tempdir().unwrap();
     let play = PlayConfig {
         resign_threshold: 0.0,
         ..PlayConfig::default()
     };
-    let summary = minishogi_actors(&config, &play, 400, &evaluator, dir.path(), &stop, &stats);
+    let summary = minishogi_actors(
+        MinishogiGames {
+            config: &config,
+            seeds: &seeds,
+            play: &play,
+            max_plies: 400,
+        },
+        &evaluator,
+        dir.path(),
+        &stop,
+        &stats,
+    );
     let played = stats.plies_played.load(Ordering::Relaxed);
     let simulations = stats.simulations_run.load(Ordering::Relaxed);
     assert!(
@@ -360,12 +401,22 @@ fn actors_advancing_many_games_per_thread_play_the_same_games_as_play_game() {
         let config = ActorConfig {
             threads,
             games_per_thread,
-            games: Some(games),
             games_per_chunk: 2,
-            seed,
         };
+        let seeds = SeedRange::new(seed, Some(games));
         let (stop, stats) = (AtomicBool::new(false), ActorStats::default());
-        let summary = minishogi_actors(&config, &play, 60, &evaluator, dir.path(), &stop, &stats);
+        let summary = minishogi_actors(
+            MinishogiGames {
+                config: &config,
+                seeds: &seeds,
+                play: &play,
+                max_plies: 60,
+            },
+            &evaluator,
+            dir.path(),
+            &stop,
+            &stats,
+        );
         assert_eq!(summary.games, games);
         let (records, skipped) = shogi_records::read_chunk_dir(dir.path()).unwrap();
         assert!(skipped.is_empty());
@@ -448,9 +499,7 @@ fn a_finished_games_slot_starts_the_next_game_at_once() {
     let config = ActorConfig {
         threads: 1,
         games_per_thread: 4,
-        games: None,
         games_per_chunk: 3,
-        seed: 0,
     };
     let evaluator = keyed_evaluator();
     let play = PlayConfig::default();
@@ -516,15 +565,14 @@ fn each_actor_thread_evaluates_with_its_own_evaluator() {
     let config = ActorConfig {
         threads: 3,
         games_per_thread: 1,
-        games: Some(6),
         games_per_chunk: 2,
-        seed: 3,
     };
+    let seeds = SeedRange::new(3, Some(6));
     let dir = tempfile::tempdir().unwrap();
     let (stop, stats) = (AtomicBool::new(false), ActorStats::default());
     let summary = run_actors(
         &config,
-        &SeedRange::new(config.seed, config.games),
+        &seeds,
         &small_search(),
         &PlayConfig::default(),
         |_| minishogi(30),
