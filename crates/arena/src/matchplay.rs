@@ -19,10 +19,10 @@ use crate::error::{ArenaError, io_err};
 mod results_log;
 use crate::openings::{Openings, opening_positions};
 use crate::player::{Mover, PlayerSettings, PlayerSpec, PreparedPlayer, baseline_version};
-use crate::stats::{EloEstimate, SprtConfig, SprtDecision, SprtState, Tally};
 use crate::usi_client::UsiAnswer;
 pub use results_log::RESULTS_FILE;
 use results_log::ResultsLog;
+use shogi_ratings::stats::{EloEstimate, SprtConfig, SprtDecision, SprtState, Tally};
 use shogi_registry::ArenaGame;
 
 /// Random plies of a match's generated openings unless told otherwise (the gate uses
@@ -539,121 +539,51 @@ pub fn play_match<G: ArenaGame>(
     let todo: Vec<u32> = (0..planned)
         .filter(|i| !done.iter().any(|g| g.index == *i))
         .collect();
-    let next = AtomicU32::new(0);
-    let halt = AtomicBool::new(false);
-    let sprt_stop: Mutex<Option<SprtDecision>> = Mutex::new(None);
+    let books = MatchBooks {
+        config,
+        report,
+        began,
+        planned,
+        resumed,
+        todo,
+        next: AtomicU32::new(0),
+        halt: AtomicBool::new(false),
+        interrupted: AtomicBool::new(false),
+        sprt_stop: Mutex::new(None),
+        results: Mutex::new(Vec::new()),
+        log: Mutex::new(log),
+        failure: Mutex::new(None),
+    };
     // A resumed match the SPRT had already decided plays nothing more: decided when any
     // prefix of its log was, as the live match decided after each game (the games that
     // were in flight then are logged after the decision and may move the total back).
     if let Some(sprt) = &config.sprt {
         let decision = first_decision(sprt, &done);
         if decision != SprtDecision::Continue {
-            *sprt_stop.lock().unwrap_or_else(|p| p.into_inner()) = Some(decision);
-            halt.store(true, Ordering::Relaxed);
+            *lock(&books.sprt_stop) = Some(decision);
+            books.halt.store(true, Ordering::Relaxed);
         }
     }
-    report(&MatchProgress {
-        games: resumed,
-        planned,
-        resumed,
-        total: tally(&done).0,
-        elapsed: began.elapsed(),
-    });
-    let results: Mutex<Vec<GameResult>> = Mutex::new(done);
-    let log = Mutex::new(log);
-    let failure: Mutex<Option<ArenaError>> = Mutex::new(None);
-    let interrupted = AtomicBool::new(false);
+    books.progress(&done);
+    *lock(&books.results) = done;
     // No worker (and no engine started) for games that will not be played.
-    let workers = if halt.load(Ordering::Relaxed) {
+    let workers = if books.halt.load(Ordering::Relaxed) {
         0
     } else {
-        config.parallel.max(1).min(todo.len())
+        config.parallel.max(1).min(books.todo.len())
     };
     std::thread::scope(|scope| {
         for _ in 0..workers {
-            scope.spawn(|| {
-                let mut ma = a.mover();
-                let mut mb = b.mover();
-                loop {
-                    if stop.load(Ordering::Relaxed) {
-                        interrupted.store(true, Ordering::Relaxed);
-                        break;
-                    }
-                    if halt.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let Some(&index) = todo.get(next.fetch_add(1, Ordering::Relaxed) as usize)
-                    else {
-                        break;
-                    };
-                    let opening = index / 2;
-                    let a_black = index.is_multiple_of(2);
-                    let start = &openings[opening as usize % openings.len()];
-                    let seed = config
-                        .seed
-                        .wrapping_mul(0x9e37_79b9)
-                        .wrapping_add(u64::from(index));
-                    let (black, white): (&mut dyn Mover<G>, &mut dyn Mover<G>) = if a_black {
-                        (&mut *ma, &mut *mb)
-                    } else {
-                        (&mut *mb, &mut *ma)
-                    };
-                    let Some(played) = play_game(
-                        &config.game,
-                        start,
-                        black,
-                        white,
-                        seed,
-                        config.adjudicate_margin,
-                        stop,
-                    ) else {
-                        interrupted.store(true, Ordering::Relaxed);
-                        break;
-                    };
-                    let result = game_result::<G>(index, a_black, start, &played);
-                    let (_, moves, outcome, _, _) = played;
-                    if let Some(dir) = &config.games_dir
-                        && let Err(e) = G::write_game(
-                            &record_of::<G>(&config.game, start, &moves, outcome),
-                            dir,
-                            &format!("game-{:04}", index + 1),
-                        )
-                    {
-                        *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.into());
-                        halt.store(true, Ordering::Relaxed);
-                        break;
-                    }
-                    let mut all = results.lock().unwrap_or_else(|p| p.into_inner());
-                    if let Some(log) = log.lock().unwrap_or_else(|p| p.into_inner()).as_mut()
-                        && let Err(e) = log.append(&result)
-                    {
-                        *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
-                        halt.store(true, Ordering::Relaxed);
-                        break;
-                    }
-                    all.push(result);
-                    report(&MatchProgress {
-                        games: all.len() as u32,
-                        planned,
-                        resumed,
-                        total: tally(&all).0,
-                        elapsed: began.elapsed(),
-                    });
-                    if let Some(sprt) = &config.sprt {
-                        let (total, _, _) = tally(&all);
-                        let state = sprt.state(&total);
-                        if state.decision != SprtDecision::Continue {
-                            sprt_stop
-                                .lock()
-                                .unwrap_or_else(|p| p.into_inner())
-                                .get_or_insert(state.decision);
-                            halt.store(true, Ordering::Relaxed);
-                        }
-                    }
-                }
-            });
+            scope.spawn(|| match_worker(&books, a, b, &openings, stop));
         }
     });
+    let MatchBooks {
+        failure,
+        results,
+        sprt_stop,
+        interrupted,
+        ..
+    } = books;
     if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
     }
@@ -667,6 +597,150 @@ pub fn play_match<G: ArenaGame>(
     summary.resumed = resumed;
     summary.seconds = began.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// A mutex's value, also after a thread panicked holding it (the books stay readable).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// What the worker threads of one match share: the games still to play, what was
+/// played, and why to stop.
+struct MatchBooks<'a> {
+    config: &'a MatchConfig,
+    report: &'a Report<'a>,
+    began: Instant,
+    planned: u32,
+    resumed: u32,
+    /// The indices of the games to play, handed out in order through `next`.
+    todo: Vec<u32>,
+    next: AtomicU32,
+    /// Set when no further game may start: a failure or the SPRT's decision.
+    halt: AtomicBool,
+    /// Set when `stop` was seen.
+    interrupted: AtomicBool,
+    sprt_stop: Mutex<Option<SprtDecision>>,
+    results: Mutex<Vec<GameResult>>,
+    log: Mutex<Option<ResultsLog>>,
+    failure: Mutex<Option<ArenaError>>,
+}
+
+impl MatchBooks<'_> {
+    /// The next game's index, or `None` when the match is over, halted or stopped.
+    fn next_game(&self, stop: &AtomicBool) -> Option<u32> {
+        if stop.load(Ordering::Relaxed) {
+            self.interrupted.store(true, Ordering::Relaxed);
+            return None;
+        }
+        if self.halt.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.todo
+            .get(self.next.fetch_add(1, Ordering::Relaxed) as usize)
+            .copied()
+    }
+
+    /// The match cannot go on: `e` is its error.
+    fn fail(&self, e: ArenaError) {
+        *lock(&self.failure) = Some(e);
+        self.halt.store(true, Ordering::Relaxed);
+    }
+
+    /// Keeps a played game: its files, its line in the results log, its result, a
+    /// progress report, and the SPRT's decision on the games so far. `false` when the
+    /// match cannot go on.
+    fn keep<G: ArenaGame>(
+        &self,
+        index: u32,
+        a_black: bool,
+        start: &G::Start,
+        played: Played<G>,
+    ) -> bool {
+        let config = self.config;
+        let result = game_result::<G>(index, a_black, start, &played);
+        let (_, moves, outcome, _, _) = played;
+        if let Some(dir) = &config.games_dir
+            && let Err(e) = G::write_game(
+                &record_of::<G>(&config.game, start, &moves, outcome),
+                dir,
+                &format!("game-{:04}", index + 1),
+            )
+        {
+            self.fail(e.into());
+            return false;
+        }
+        let mut all = lock(&self.results);
+        if let Some(log) = lock(&self.log).as_mut()
+            && let Err(e) = log.append(&result)
+        {
+            self.fail(e);
+            return false;
+        }
+        all.push(result);
+        self.progress(&all);
+        if let Some(sprt) = &config.sprt {
+            let state = sprt.state(&tally(&all).0);
+            if state.decision != SprtDecision::Continue {
+                lock(&self.sprt_stop).get_or_insert(state.decision);
+                self.halt.store(true, Ordering::Relaxed);
+            }
+        }
+        true
+    }
+
+    /// Reports the match's progress after `games`.
+    fn progress(&self, games: &[GameResult]) {
+        (self.report)(&MatchProgress {
+            games: games.len() as u32,
+            planned: self.planned,
+            resumed: self.resumed,
+            total: tally(games).0,
+            elapsed: self.began.elapsed(),
+        });
+    }
+}
+
+/// One worker thread of a match: a mover for each player, playing the next game to
+/// play until there is none.
+fn match_worker<G: ArenaGame>(
+    books: &MatchBooks<'_>,
+    a: &PreparedPlayer<G>,
+    b: &PreparedPlayer<G>,
+    openings: &[G::Start],
+    stop: &AtomicBool,
+) {
+    let config = books.config;
+    let mut ma = a.mover();
+    let mut mb = b.mover();
+    while let Some(index) = books.next_game(stop) {
+        let a_black = index.is_multiple_of(2);
+        let start = &openings[(index / 2) as usize % openings.len()];
+        let seed = config
+            .seed
+            .wrapping_mul(0x9e37_79b9)
+            .wrapping_add(u64::from(index));
+        let (black, white): (&mut dyn Mover<G>, &mut dyn Mover<G>) = if a_black {
+            (&mut *ma, &mut *mb)
+        } else {
+            (&mut *mb, &mut *ma)
+        };
+        let played = play_game(
+            &config.game,
+            start,
+            black,
+            white,
+            seed,
+            config.adjudicate_margin,
+            stop,
+        );
+        let Some(played) = played else {
+            books.interrupted.store(true, Ordering::Relaxed);
+            return;
+        };
+        if !books.keep::<G>(index, a_black, start, played) {
+            return;
+        }
+    }
 }
 
 /// A match's summary from its games (in any order): `decided`, the SPRT stopped it.

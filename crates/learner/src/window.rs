@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use rand::Rng;
-use shogi_records::record::{CHUNK_EXTENSION, RecordError, read_chunk};
+use shogi_records::record::{CHUNK_EXTENSION, GameRecord, RecordError, read_chunk};
 
 use crate::sample::{Sample, SampleConfig, samples_from_record};
 
@@ -277,79 +277,109 @@ impl ReplayWindow {
                 self.retired.push(path);
                 continue;
             }
-            self.chunks_read += 1;
-            let records = match read_chunk(&path) {
-                Ok(g) => g,
-                Err(err) => {
-                    if self.give_up_on(&path) {
-                        tracing::warn!(
-                            "replay: skipping {} (unreadable and unchanged for {:.0?}): {err}",
-                            path.display(),
-                            self.grace
-                        );
-                        self.failed.remove(&path);
-                        self.seen.insert(path);
-                        self.chunks_skipped += 1;
-                    }
-                    continue;
-                }
+            let Some(records) = self.read_new_chunk(&path) else {
+                continue;
             };
-            self.failed.remove(&path);
-            self.seen.insert(path.clone());
-            let counts = !path
+            let games = self.samples_of(&path, &records);
+            let positions: usize = games.iter().map(Vec::len).sum();
+            fresh_positions += positions;
+            if !path
                 .file_name()
-                .is_some_and(|name| self.counted_before.contains(name));
-            let mut games = Vec::with_capacity(records.len());
-            // Games passed over in this chunk, and the first one's reason (said once).
-            let mut passed_over: (usize, Option<String>) = (0, None);
-            for record in &records {
-                let hold =
-                    self.holdout_every > 0 && game_hash(record).is_multiple_of(self.holdout_every);
-                match samples_from_record(record, &self.config) {
-                    Ok(s) if hold => {
-                        let room = HELD_OUT_CAP.saturating_sub(self.held_out.len());
-                        self.held_out.extend(s.into_iter().take(room));
-                    }
-                    Ok(s) if !s.is_empty() => {
-                        fresh_positions += s.len();
-                        if counts {
-                            counted += s.len();
-                        }
-                        games.push(s);
-                    }
-                    Ok(_) => {}
-                    Err(err) => {
-                        passed_over.0 += 1;
-                        passed_over.1.get_or_insert_with(|| err.to_string());
-                    }
-                }
-            }
-            if let (n, Some(first)) = passed_over {
-                tracing::warn!(
-                    "replay: skipping {n} of the {} games in {}: {first}",
-                    records.len(),
-                    path.display()
-                );
+                .is_some_and(|name| self.counted_before.contains(name))
+            {
+                counted += positions;
             }
             fresh.push((path, games));
         }
-        // Then into the window oldest first, so the trim below drops the oldest games.
+        // Then into the window oldest first, so the trim drops the oldest games.
         for (path, games) in fresh.into_iter().rev() {
-            if games.is_empty() {
-                self.retired.push(path);
-                continue;
+            self.admit(path, games);
+        }
+        self.trim();
+        self.counted += counted as u64;
+        Ok(counted)
+    }
+
+    /// A chunk not read before: its records, or `None` while it cannot be read (tried
+    /// again on a later refresh, or skipped once it has stayed unreadable and unchanged
+    /// for the grace period).
+    fn read_new_chunk(&mut self, path: &Path) -> Option<Vec<GameRecord>> {
+        self.chunks_read += 1;
+        match read_chunk(path) {
+            Ok(records) => {
+                self.failed.remove(path);
+                self.seen.insert(path.to_path_buf());
+                Some(records)
             }
-            let chunk = self.chunks.len();
-            self.chunks.push((path, games.len()));
-            for samples in games {
-                self.positions += samples.len();
-                self.games_loaded += 1;
-                self.games.push_back((chunk, samples));
+            Err(err) => {
+                if self.give_up_on(path) {
+                    tracing::warn!(
+                        "replay: skipping {} (unreadable and unchanged for {:.0?}): {err}",
+                        path.display(),
+                        self.grace
+                    );
+                    self.failed.remove(path);
+                    self.seen.insert(path.to_path_buf());
+                    self.chunks_skipped += 1;
+                }
+                None
             }
         }
-        // Whole games: drop the oldest only while the rest still fill the window, so a
-        // full window never holds fewer than `capacity` positions (a learner waiting for
-        // `min_positions <= capacity` is never stuck just below it).
+    }
+
+    /// The training samples of each game of a chunk: a held-out game's go to the held-out
+    /// set instead, and a game whose samples cannot be made is passed over (said once a
+    /// chunk, with the first reason).
+    fn samples_of(&mut self, path: &Path, records: &[GameRecord]) -> Vec<Vec<Sample>> {
+        let mut games = Vec::with_capacity(records.len());
+        let mut passed_over: (usize, Option<String>) = (0, None);
+        for record in records {
+            let hold =
+                self.holdout_every > 0 && game_hash(record).is_multiple_of(self.holdout_every);
+            match samples_from_record(record, &self.config) {
+                Ok(s) if hold => {
+                    let room = HELD_OUT_CAP.saturating_sub(self.held_out.len());
+                    self.held_out.extend(s.into_iter().take(room));
+                }
+                Ok(s) if !s.is_empty() => games.push(s),
+                Ok(_) => {}
+                Err(err) => {
+                    passed_over.0 += 1;
+                    passed_over.1.get_or_insert_with(|| err.to_string());
+                }
+            }
+        }
+        if let (n, Some(first)) = passed_over {
+            tracing::warn!(
+                "replay: skipping {n} of the {} games in {}: {first}",
+                records.len(),
+                path.display()
+            );
+        }
+        games
+    }
+
+    /// A chunk's games into the window, as its newest (a chunk with none is retired).
+    fn admit(&mut self, path: PathBuf, games: Vec<Vec<Sample>>) {
+        if games.is_empty() {
+            self.retired.push(path);
+            return;
+        }
+        let chunk = self.chunks.len();
+        self.chunks.push((path, games.len()));
+        for samples in games {
+            self.positions += samples.len();
+            self.games_loaded += 1;
+            self.games.push_back((chunk, samples));
+        }
+    }
+
+    /// Drops the oldest games the capacity does not need, whole games only while the
+    /// rest still fill the window, so a full window never holds fewer than `capacity`
+    /// positions (a learner waiting for `min_positions <= capacity` is never stuck just
+    /// below it); then retires the chunks with no game left, keeping the indices of the
+    /// others valid.
+    fn trim(&mut self) {
         while let Some((_, front)) = self.games.front()
             && self.positions - front.len() >= self.capacity
         {
@@ -357,7 +387,6 @@ impl ReplayWindow {
             self.positions -= old.len();
             self.chunks[chunk].1 -= 1;
         }
-        // Retire chunks with no game left, keeping the indices of the others valid.
         let gone = self
             .chunks
             .iter()
@@ -370,8 +399,6 @@ impl ReplayWindow {
                 *chunk -= gone;
             }
         }
-        self.counted += counted as u64;
-        Ok(counted)
     }
 
     /// Chunk files retired since the last call: every game in them has left the window

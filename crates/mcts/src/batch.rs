@@ -379,68 +379,121 @@ struct Collected<O> {
     callers: Callers<O>,
 }
 
+/// What the service thread does next.
+enum Next<I, O> {
+    /// Form a batch starting with this request.
+    Batch(Job<I, O>),
+    /// Nothing to batch yet: look again.
+    Again,
+    /// Every handle is gone: stop.
+    Stop,
+}
+
+/// The service thread's state: its channels, the model, and the batches between two
+/// steps (a request that did not fit the last batch, a batch computing on the device).
+struct Service<I, O> {
+    rx: Receiver<Job<I, O>>,
+    replacements: Receiver<Replacement<I, O>>,
+    model: Box<dyn BatchModel<I, O>>,
+    config: BatchConfig,
+    max_batch: usize,
+    stats: Arc<StatsInner>,
+    stop: Arc<AtomicBool>,
+    /// A request that would have overfilled the last batch: the first of the next.
+    carry: Option<Job<I, O>>,
+    /// A pipelined model's batch that computes while the next one forms.
+    in_flight: Option<InFlight<O>>,
+}
+
 fn service_loop<I, O: 'static>(
     rx: Receiver<Job<I, O>>,
     replacements: Receiver<Replacement<I, O>>,
-    mut model: Box<dyn BatchModel<I, O>>,
+    model: Box<dyn BatchModel<I, O>>,
     config: BatchConfig,
     stats: Arc<StatsInner>,
     stop: Arc<AtomicBool>,
 ) {
-    let max_batch = config.max_batch.max(1);
-    let poll = Duration::from_millis(5);
-    let mut carry: Option<Job<I, O>> = None;
-    // A pipelined model's batch that computes while the next one forms.
-    let mut in_flight: Option<InFlight<O>> = None;
-    loop {
-        if stop.load(Ordering::SeqCst) {
-            break;
-        }
-        // First job of a batch. With a batch in flight the service does not wait for
-        // one: the callers that would send it may be waiting for that batch.
-        let first = match carry.take() {
-            Some(j) => j,
-            None if in_flight.is_some() => match rx.try_recv() {
-                Ok(j) => j,
-                Err(TryRecvError::Empty) => {
-                    if let Some(batch) = in_flight.take() {
-                        answer(collect(batch, &stats), &stats);
-                    }
-                    continue;
+    Service {
+        rx,
+        replacements,
+        model,
+        max_batch: config.max_batch.max(1),
+        config,
+        stats,
+        stop,
+        carry: None,
+        in_flight: None,
+    }
+    .run();
+}
+
+impl<I, O: 'static> Service<I, O> {
+    fn run(mut self) {
+        while !self.stop.load(Ordering::SeqCst) {
+            match self.first_job() {
+                Next::Batch(first) => {
+                    let (inputs, callers) = self.form_batch(first);
+                    self.take_newest_model();
+                    self.launch(&inputs, callers);
                 }
-                Err(TryRecvError::Disconnected) => break,
-            },
-            None => match rx.recv_timeout(poll) {
-                Ok(j) => j,
-                Err(RecvTimeoutError::Timeout) => continue,
-                Err(RecvTimeoutError::Disconnected) => break,
-            },
-        };
-        let mut jobs = vec![first];
-        let mut count = jobs[0].inputs.len();
-        // The batch fills for up to `max_wait`; with a batch in flight, only from the
-        // requests already queued.
-        let deadline = Instant::now() + config.max_wait;
-        while count < max_batch && (config.callers == 0 || jobs.len() < config.callers) {
-            let now = Instant::now();
-            let r = if now >= deadline || in_flight.is_some() {
-                rx.try_recv().map_err(|_| ())
-            } else {
-                rx.recv_timeout(deadline - now).map_err(|_| ())
-            };
-            match r {
-                Ok(j) => {
-                    if count + j.inputs.len() > max_batch {
-                        carry = Some(j);
-                        break;
-                    }
-                    count += j.inputs.len();
-                    jobs.push(j);
-                }
-                Err(()) => break,
+                Next::Again => {}
+                Next::Stop => break,
             }
         }
-        // Skip jobs whose actor already gave up? We cannot tell cheaply; run them all.
+        self.drain();
+    }
+
+    /// The first request of a batch. With a batch in flight the service does not wait
+    /// for one (the callers that would send it may be waiting for that batch): it
+    /// collects and answers that batch instead.
+    fn first_job(&mut self) -> Next<I, O> {
+        if let Some(j) = self.carry.take() {
+            return Next::Batch(j);
+        }
+        if self.in_flight.is_some() {
+            return match self.rx.try_recv() {
+                Ok(j) => Next::Batch(j),
+                Err(TryRecvError::Empty) => {
+                    if let Some(batch) = self.in_flight.take() {
+                        answer(collect(batch, &self.stats), &self.stats);
+                    }
+                    Next::Again
+                }
+                Err(TryRecvError::Disconnected) => Next::Stop,
+            };
+        }
+        match self.rx.recv_timeout(Duration::from_millis(5)) {
+            Ok(j) => Next::Batch(j),
+            Err(RecvTimeoutError::Timeout) => Next::Again,
+            Err(RecvTimeoutError::Disconnected) => Next::Stop,
+        }
+    }
+
+    /// The batch that starts with `first`: it fills for up to `max_wait` (with a batch
+    /// in flight, only from the requests already queued) up to `max_batch` inputs or
+    /// `callers` requests; a request that would overfill it waits for the next.
+    fn form_batch(&mut self, first: Job<I, O>) -> (Vec<I>, Callers<O>) {
+        let mut jobs = vec![first];
+        let mut count = jobs[0].inputs.len();
+        let deadline = Instant::now() + self.config.max_wait;
+        while count < self.max_batch
+            && (self.config.callers == 0 || jobs.len() < self.config.callers)
+        {
+            let now = Instant::now();
+            let next = if now >= deadline || self.in_flight.is_some() {
+                self.rx.try_recv().ok()
+            } else {
+                self.rx.recv_timeout(deadline - now).ok()
+            };
+            let Some(j) = next else { break };
+            if count + j.inputs.len() > self.max_batch {
+                self.carry = Some(j);
+                break;
+            }
+            count += j.inputs.len();
+            jobs.push(j);
+        }
+        // A caller that already gave up cannot be told apart cheaply: all of them run.
         let lens: Vec<usize> = jobs.iter().map(|j| j.inputs.len()).collect();
         let mut inputs = Vec::with_capacity(count);
         let mut replies = Vec::with_capacity(jobs.len());
@@ -448,30 +501,42 @@ fn service_loop<I, O: 'static>(
             inputs.extend(j.inputs);
             replies.push(j.reply);
         }
-        let callers = Callers { replies, lens };
-        // A new model, if one came before this batch runs: only the newest of several
-        // counts. Read here, after the batch has formed, so a batch formed after
-        // `replace_model` returned never runs the old one (a batch in flight owns its
-        // outputs and finishes without its model).
-        while let Ok(newer) = replacements.try_recv() {
-            model = newer;
-            stats.models.fetch_add(1, Ordering::Relaxed);
+        (inputs, Callers { replies, lens })
+    }
+
+    /// A new model, if one came before this batch runs: only the newest of several
+    /// counts. Read after the batch has formed, so a batch formed after `replace_model`
+    /// returned never runs the old one (a batch in flight owns its outputs and finishes
+    /// without its model).
+    fn take_newest_model(&mut self) {
+        while let Ok(newer) = self.replacements.try_recv() {
+            self.model = newer;
+            self.stats.models.fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    /// Runs one batch: prepared on the host while the batch in flight computes; that one
+    /// is then collected, this one launched at once, and only then are the earlier
+    /// callers answered (the device is not idle while they are). A pipelined model's
+    /// batch stays in flight; any other is answered here. A model that panics answers
+    /// the batch's callers with the failure.
+    fn launch(&mut self, inputs: &[I], callers: Callers<O>) {
+        let max_batch = self.max_batch;
         let t0 = Instant::now();
         let mut chunks = inputs.chunks(max_batch);
         let head = chunks.next().expect("a batch has inputs");
         let sizes: Vec<usize> = inputs.chunks(max_batch).map(<[I]>::len).collect();
-        let pipelined = model.pipelined();
-        // Prepared on the host while the batch in flight computes; that one is then
-        // collected, this one launched at once, and only then are the earlier callers
-        // answered (the device is not idle while they are).
-        let preparing: &mut dyn BatchModel<I, O> = &mut *model;
+        let pipelined = self.model.pipelined();
+        let preparing: &mut dyn BatchModel<I, O> = &mut *self.model;
         let prepared = catch_unwind(AssertUnwindSafe(move || {
             let preparing = preparing;
             preparing.prepare(head)
         }));
         let prepare_time = t0.elapsed();
-        let earlier = in_flight.take().map(|batch| collect(batch, &stats));
+        let earlier = self
+            .in_flight
+            .take()
+            .map(|batch| collect(batch, &self.stats));
         let t1 = Instant::now();
         let launched = prepared
             .and_then(|launch| catch_unwind(AssertUnwindSafe(launch)))
@@ -479,24 +544,24 @@ fn service_loop<I, O: 'static>(
                 catch_unwind(AssertUnwindSafe(|| {
                     // A request larger than `max_batch`: its other chunks one by one.
                     let mut collects = vec![first];
-                    collects.extend(chunks.map(|chunk| model.prepare(chunk)()));
+                    collects.extend(chunks.map(|chunk| self.model.prepare(chunk)()));
                     collects
                 }))
             });
-        stats.model_nanos.fetch_add(
+        self.stats.model_nanos.fetch_add(
             (prepare_time + t1.elapsed()).as_nanos() as u64,
             Ordering::Relaxed,
         );
         if let Some(earlier) = earlier {
-            answer(earlier, &stats);
+            answer(earlier, &self.stats);
         }
         match launched {
             Ok(collects) => {
                 let batch = InFlight { collects, callers };
                 if pipelined {
-                    in_flight = Some(batch);
+                    self.in_flight = Some(batch);
                 } else {
-                    answer(collect(batch, &stats), &stats);
+                    answer(collect(batch, &self.stats), &self.stats);
                 }
             }
             Err(_) => answer(
@@ -505,22 +570,26 @@ fn service_loop<I, O: 'static>(
                     chunks: sizes,
                     callers,
                 },
-                &stats,
+                &self.stats,
             ),
         }
     }
-    if let Some(batch) = in_flight.take() {
-        answer(collect(batch, &stats), &stats);
+
+    /// At the stop: the batch in flight is answered, everything still queued is told the
+    /// service shut down. Dropping `rx` then makes later sends fail; a job sent between
+    /// the drain and the drop is dropped with its reply sender, so its caller sees a
+    /// disconnect (an error).
+    fn drain(mut self) {
+        if let Some(batch) = self.in_flight.take() {
+            answer(collect(batch, &self.stats), &self.stats);
+        }
+        if let Some(j) = self.carry.take() {
+            let _ = j.reply.send(Err(EvalError::ServiceShutDown));
+        }
+        while let Ok(j) = self.rx.try_recv() {
+            let _ = j.reply.send(Err(EvalError::ServiceShutDown));
+        }
     }
-    // Answer everything still queued.
-    if let Some(j) = carry {
-        let _ = j.reply.send(Err(EvalError::ServiceShutDown));
-    }
-    while let Ok(j) = rx.try_recv() {
-        let _ = j.reply.send(Err(EvalError::ServiceShutDown));
-    }
-    // Dropping `rx` here makes later sends fail; a job sent between the drain and the
-    // drop is dropped with its reply sender, so its actor sees a disconnect (an error).
 }
 
 /// Waits for a launched batch's outputs (every chunk's, checked against its callers'

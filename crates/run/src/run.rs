@@ -260,18 +260,11 @@ pub fn run(
     log_threads(config, roles, &threads);
     let layout = layout_of(config);
 
-    // Budgets: wall time of this invocation, learner steps over the whole run.
-    // Checked arithmetic: a budget too long for the clock is no deadline (the config
-    // refuses such values; a library caller may not have validated).
-    let deadline = (config.run.minutes > 0.0)
-        .then(|| Duration::try_from_secs_f64(config.run.minutes * 60.0).ok())
-        .flatten()
-        .and_then(|budget| began.checked_add(budget));
+    let deadline = deadline_of(config, began);
     let finish = AtomicBool::new(false);
     let stop_work = || interrupt.load(Ordering::Relaxed) || finish.load(Ordering::Relaxed);
     let progress = Progress::starting(&run, roles);
-    let mut cause = StopCause::TimeBudget;
-    let mut ended_early: Option<&str> = None;
+    let (mut cause, mut ended_early) = (StopCause::TimeBudget, None);
 
     log_precision(config, roles, device);
 
@@ -307,53 +300,18 @@ pub fn run(
         let finished = |h: &Option<std::thread::ScopedJoinHandle<'_, Result<()>>>| {
             h.as_ref().is_some_and(|h| h.is_finished())
         };
-
-        let status_every = Duration::from_secs(config.run.status_every_secs);
-        let mut last_status = Instant::now();
-        loop {
-            std::thread::sleep(Duration::from_millis(100));
-            if interrupt.load(Ordering::Relaxed) {
-                cause = StopCause::Interrupted;
-                break;
-            }
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                cause = StopCause::TimeBudget;
-                break;
-            }
-            if config.run.max_steps > 0
-                && progress.learner_step.load(Ordering::Relaxed) >= config.run.max_steps
-            {
-                cause = StopCause::StepBudget;
-                break;
-            }
-            let done = [
+        let ended = || {
+            [
                 (finished(&selfplay), "self-play"),
                 (finished(&learner), "learner"),
                 (finished(&gate), "gate"),
-            ];
-            if let Some((_, role)) = done.into_iter().find(|(done, _)| *done) {
-                // The learner ends itself at `run.max_steps`; any other role that ends
-                // first has failed (its error follows) or stopped for no reason.
-                let steps = progress.learner_step.load(Ordering::Relaxed);
-                match role == "learner" && config.run.max_steps > 0 && steps >= config.run.max_steps
-                {
-                    true => cause = StopCause::StepBudget,
-                    false => ended_early = Some(role),
-                }
-                break;
-            }
-            if last_status.elapsed() >= status_every {
-                last_status = Instant::now();
-                if !roles.learn {
-                    // The learner is elsewhere: its step is the newest network on disk.
-                    if let Ok((step, _)) = learner_start(&run) {
-                        progress.learner_step.store(step, Ordering::Relaxed);
-                    }
-                }
-                info!("{}", status_line(&progress, began));
-                progress.record_clock(&run);
-            }
-        }
+            ]
+            .into_iter()
+            .find_map(|(done, role)| done.then_some(role))
+        };
+        (cause, ended_early) = watch(
+            config, roles, &run, &progress, began, deadline, interrupt, &ended,
+        );
         finish.store(true, Ordering::Relaxed);
         let selfplay_result = join_role(selfplay, "self-play", ended_early);
         let learner_result = join_role(learner, "learner", ended_early);
@@ -378,11 +336,21 @@ pub fn run(
     }
     result?;
     info!("{}", status_line(&progress, began));
+    summary_of(&run, &progress, cause, began)
+}
+
+/// What a run that ended well did: why it ended, its counts, and its best network.
+fn summary_of(
+    run: &RunDir,
+    progress: &Progress,
+    cause: StopCause,
+    began: Instant,
+) -> Result<RunSummary> {
     let best = run
         .best()?
         .map(|(_, path)| path)
         .context("no accepted network")?;
-    let summary = RunSummary {
+    Ok(RunSummary {
         cause,
         games: progress.actors.games.load(Ordering::Relaxed),
         positions: progress.actors.plies.load(Ordering::Relaxed),
@@ -390,8 +358,70 @@ pub fn run(
         gate_reports: progress.gate.lock().unwrap().clone(),
         best,
         elapsed: began.elapsed(),
-    };
-    Ok(summary)
+    })
+}
+
+/// The end of this invocation's time budget (`run.minutes` from `began`), if it has one.
+/// Checked arithmetic: a budget too long for the clock is no deadline (the config refuses
+/// such values; a library caller may not have validated). The step budget is the whole
+/// run's, counted by the learner.
+fn deadline_of(config: &RunConfig, began: Instant) -> Option<Instant> {
+    (config.run.minutes > 0.0)
+        .then(|| Duration::try_from_secs_f64(config.run.minutes * 60.0).ok())
+        .flatten()
+        .and_then(|budget| began.checked_add(budget))
+}
+
+/// Watches the run until it must stop: an interrupt, the time budget, the step budget,
+/// or a role that ended (`ended` names the first); says the status line every
+/// `run.status_every_secs` meanwhile. Returns why, and the role that ended first when
+/// that was not the learner reaching the step budget.
+#[allow(clippy::too_many_arguments)]
+fn watch(
+    config: &RunConfig,
+    roles: Roles,
+    run: &RunDir,
+    progress: &Progress,
+    began: Instant,
+    deadline: Option<Instant>,
+    interrupt: &AtomicBool,
+    ended: &dyn Fn() -> Option<&'static str>,
+) -> (StopCause, Option<&'static str>) {
+    let max_steps = config.run.max_steps;
+    let steps_done = || max_steps > 0 && progress.learner_step.load(Ordering::Relaxed) >= max_steps;
+    let status_every = Duration::from_secs(config.run.status_every_secs);
+    let mut last_status = Instant::now();
+    loop {
+        std::thread::sleep(Duration::from_millis(100));
+        if interrupt.load(Ordering::Relaxed) {
+            return (StopCause::Interrupted, None);
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return (StopCause::TimeBudget, None);
+        }
+        if steps_done() {
+            return (StopCause::StepBudget, None);
+        }
+        if let Some(role) = ended() {
+            // The learner ends itself at `run.max_steps`; any other role that ends
+            // first has failed (its error follows) or stopped for no reason.
+            return match role == "learner" && steps_done() {
+                true => (StopCause::StepBudget, None),
+                false => (StopCause::TimeBudget, Some(role)),
+            };
+        }
+        if last_status.elapsed() >= status_every {
+            last_status = Instant::now();
+            if !roles.learn {
+                // The learner is elsewhere: its step is the newest network on disk.
+                if let Ok((step, _)) = learner_start(run) {
+                    progress.learner_step.store(step, Ordering::Relaxed);
+                }
+            }
+            info!("{}", status_line(progress, began));
+            progress.record_clock(run);
+        }
+    }
 }
 
 /// A role's thread joined: its error, or its panic as one, said as the role's

@@ -54,7 +54,8 @@ pub enum ActorError {
     },
 }
 
-/// How many games, on how many threads, and where they go.
+/// How many games in flight, on how many threads, and how many a chunk (which games and
+/// how many in all: the [`GameSeeds`] given to [`run_actors`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ActorConfig {
     /// Actor threads. Each blocks while the network evaluates its request: with an
@@ -63,26 +64,20 @@ pub struct ActorConfig {
     /// Games each thread advances side by side; their pending leaves go to the evaluator
     /// in one request. `threads * games_per_thread` games are in flight.
     pub games_per_thread: usize,
-    /// Games to play in all; `None` = until `stop` is raised.
-    pub games: Option<u64>,
     /// Games per replay chunk file.
     pub games_per_chunk: usize,
-    /// Base seed; game `i` uses `seed + i`, so a run is reproducible per game.
-    pub seed: u64,
 }
 
 impl Default for ActorConfig {
     /// [`ActorConfig::DEFAULT_GAMES_IN_FLIGHT`] games on [`ActorConfig::DEFAULT_THREADS`]
-    /// threads until stopped, 8 games a chunk, seed 1.
+    /// threads, 8 games a chunk.
     fn default() -> Self {
         let (threads, games_per_thread) =
             ActorConfig::spread(Self::DEFAULT_GAMES_IN_FLIGHT, Self::DEFAULT_THREADS);
         ActorConfig {
             threads,
             games_per_thread,
-            games: None,
             games_per_chunk: 8,
-            seed: 1,
         }
     }
 }
@@ -111,7 +106,7 @@ pub trait GameSeeds: Sync {
 }
 
 /// `games` games (endless with `None`), game `i` seeded `base + i` in the order they
-/// start: [`ActorConfig`]'s own seeds.
+/// start.
 #[derive(Debug)]
 pub struct SeedRange {
     base: u64,
@@ -242,9 +237,9 @@ pub struct ActorSummary {
 /// thread). A slot whose game ends starts the next one at once, so the slots stay full
 /// while there are seeds. Blocks the calling thread; returns after all actors have
 /// flushed their chunks (a stop loses only the games in progress). An actor thread that
-/// fails raises `stop`, so the others stop too and its error is returned. `config.games` and
-/// `config.seed` are not read: `seeds` decides (`SeedRange::new(config.seed,
-/// config.games)` plays game `i` with seed `config.seed + i`).
+/// fails raises `stop`, so the others stop too and its error is returned. `seeds` decides
+/// which games are played and how many (`SeedRange::new(seed, games)` plays game `i`
+/// with seed `seed + i`).
 #[allow(clippy::too_many_arguments)]
 pub fn run_actors<G, E, S>(
     config: &ActorConfig,
@@ -265,111 +260,31 @@ where
 {
     assert!(!evaluators.is_empty(), "run_actors needs an evaluator");
     let began = Instant::now();
+    let shared = Shared {
+        seeds,
+        search,
+        play,
+        start: &start,
+        stop,
+        stats,
+    };
     let failed: Arc<std::sync::Mutex<Option<ActorError>>> = Arc::default();
     std::thread::scope(|scope| {
-        for actor in 0..config.threads.max(1) {
-            let start = &start;
-            let failed = failed.clone();
-            // A failing actor thread stops the others too: its error is the run's, and
-            // the rest must not play on as if nothing happened.
-            let fail = move |e: ActorError| {
-                *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
-                stop.store(true, Ordering::Relaxed);
-            };
-            let evaluator = &evaluators[actor % evaluators.len()];
+        for index in 0..config.threads.max(1) {
+            let (shared, failed) = (&shared, failed.clone());
+            let evaluator = &evaluators[index % evaluators.len()];
             scope.spawn(move || {
-                let mut writer = match ChunkWriter::new(
-                    replay_dir,
-                    &format!("{prefix}-a{actor:02}"),
-                    config.games_per_chunk,
-                ) {
-                    Ok(w) => w,
-                    Err(e) => {
-                        fail(e.into());
-                        return;
-                    }
-                };
-                let next = || -> Option<SelfPlayGame<G>> {
-                    if stop.load(Ordering::Relaxed) {
-                        return None;
-                    }
-                    let seed = seeds.next_seed()?;
-                    Some(SelfPlayGame::new(start(seed), search, play, seed))
-                };
-                let mut slots: Vec<Option<SelfPlayGame<G>>> = (0..config.games_per_thread.max(1))
-                    .map(|_| next())
-                    .collect();
-                // Counted per slot, a finished game's slot until it is refilled, so the
-                // count never dips while a game is replaced.
-                let filled = slots.iter().filter(|s| s.is_some()).count() as u64;
-                stats.in_flight.fetch_add(filled, Ordering::Relaxed);
-                let mut waiting: Vec<usize> = Vec::with_capacity(slots.len());
-                // Per slot, the (plies, simulations) of its game already counted live.
-                let mut counted = vec![(0u64, 0u64); slots.len()];
-                'play: loop {
-                    waiting.clear();
-                    for (i, slot) in slots.iter_mut().enumerate() {
-                        while let Some(game) = slot {
-                            let progress = game.step();
-                            let now = (game.plies() as u64, game.simulations());
-                            stats
-                                .plies_played
-                                .fetch_add(now.0 - counted[i].0, Ordering::Relaxed);
-                            stats
-                                .simulations_run
-                                .fetch_add(now.1 - counted[i].1, Ordering::Relaxed);
-                            counted[i] = now;
-                            match progress {
-                                GameProgress::Evaluate => {
-                                    waiting.push(i);
-                                    break;
-                                }
-                                GameProgress::Finished => {
-                                    counted[i] = (0, 0);
-                                    let played = slot.take().expect("slot holds a game").finish();
-                                    record_stats(stats, &played);
-                                    let pushed = writer.push(played.record);
-                                    if pushed.is_ok() {
-                                        *slot = next();
-                                    }
-                                    if slot.is_none() {
-                                        stats.in_flight.fetch_sub(1, Ordering::Relaxed);
-                                    }
-                                    if let Err(e) = pushed {
-                                        fail(e.into());
-                                        break 'play;
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    // Nothing waits: every game is finished and no new one may start.
-                    // On a stop the games in progress are dropped.
-                    if waiting.is_empty() || stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let outputs =
-                        match evaluate_waiting(evaluator, &slots, &waiting, actor, stop, stats) {
-                            Ok(Some(outputs)) => outputs,
-                            // Stopped while the network failed: the games are dropped.
-                            Ok(None) => break,
-                            Err(e) => {
-                                fail(e);
-                                break;
-                            }
-                        };
-                    let mut outputs = outputs.into_iter();
-                    for &i in &waiting {
-                        let game = slots[i].as_mut().expect("waiting");
-                        let n = game.pending_evaluations().len();
-                        game.provide(outputs.by_ref().take(n));
-                    }
-                }
-                // Games still in progress are dropped (a stop or a failure).
-                let dropped = slots.iter().filter(|s| s.is_some()).count() as u64;
-                stats.in_flight.fetch_sub(dropped, Ordering::Relaxed);
-                if let Err(e) = writer.flush() {
-                    fail(e.into());
+                let name = format!("{prefix}-a{index:02}");
+                let played =
+                    Actor::start(index, shared, config, replay_dir, &name).and_then(|mut actor| {
+                        let played = actor.play(evaluator);
+                        played.and(actor.close())
+                    });
+                // A failing actor thread stops the others too: its error is the run's,
+                // and the rest must not play on as if nothing happened.
+                if let Err(e) = played {
+                    *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                    stop.store(true, Ordering::Relaxed);
                 }
             });
         }
@@ -383,6 +298,164 @@ where
         simulations: stats.simulations.load(Ordering::Relaxed),
         elapsed: began.elapsed(),
     })
+}
+
+/// What the actor threads of one [`run_actors`] share.
+struct Shared<'a, S> {
+    seeds: &'a dyn GameSeeds,
+    search: &'a SearchConfig,
+    play: &'a PlayConfig,
+    start: &'a S,
+    stop: &'a AtomicBool,
+    stats: &'a ActorStats,
+}
+
+/// One actor thread: its slots of games side by side, the chunk file it writes, and
+/// what of its games the live counters have counted.
+struct Actor<'a, G: RecordGame, S> {
+    index: usize,
+    shared: &'a Shared<'a, S>,
+    writer: ChunkWriter,
+    slots: Vec<Option<SelfPlayGame<G>>>,
+    /// Per slot, the (plies, simulations) of its game already counted live.
+    counted: Vec<(u64, u64)>,
+    /// The slots whose game waits for the network, in the order their leaves are sent.
+    waiting: Vec<usize>,
+}
+
+impl<'a, G: RecordGame, S: Fn(u64) -> G> Actor<'a, G, S> {
+    /// An actor writing chunks named `name` into `replay_dir`, its slots filled.
+    fn start(
+        index: usize,
+        shared: &'a Shared<'a, S>,
+        config: &ActorConfig,
+        replay_dir: &Path,
+        name: &str,
+    ) -> Result<Self, ActorError> {
+        let writer = ChunkWriter::new(replay_dir, name, config.games_per_chunk)?;
+        let slots: Vec<_> = (0..config.games_per_thread.max(1))
+            .map(|_| next_game(shared))
+            .collect();
+        // Counted per slot, a finished game's slot until it is refilled, so the count
+        // never dips while a game is replaced.
+        let filled = slots.iter().filter(|s| s.is_some()).count() as u64;
+        shared.stats.in_flight.fetch_add(filled, Ordering::Relaxed);
+        Ok(Actor {
+            index,
+            shared,
+            writer,
+            counted: vec![(0, 0); slots.len()],
+            waiting: Vec::with_capacity(slots.len()),
+            slots,
+        })
+    }
+
+    /// Plays until every game is finished and no new one may start, or the run stops.
+    fn play<E: Evaluator<G>>(&mut self, evaluator: &E) -> Result<(), ActorError> {
+        let Shared { stop, stats, .. } = *self.shared;
+        loop {
+            self.advance()?;
+            // Nothing waits: every game is finished and no new one may start. On a stop
+            // the games in progress are dropped.
+            if self.waiting.is_empty() || stop.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            let waiting = &self.waiting;
+            match evaluate_waiting(evaluator, &self.slots, waiting, self.index, stop, stats)? {
+                Some(outputs) => self.provide(outputs),
+                // Stopped while the network failed: the games are dropped.
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// Steps every game until it waits for the network; a finished game is written and
+    /// its slot given the next game.
+    fn advance(&mut self) -> Result<(), ActorError> {
+        self.waiting.clear();
+        for i in 0..self.slots.len() {
+            while let Some(game) = &mut self.slots[i] {
+                let progress = game.step();
+                self.count_live(i);
+                match progress {
+                    GameProgress::Evaluate => {
+                        self.waiting.push(i);
+                        break;
+                    }
+                    GameProgress::Finished => self.finished(i)?,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds what slot `i`'s game played since it was last counted to the live counters.
+    fn count_live(&mut self, i: usize) {
+        let game = self.slots[i].as_ref().expect("a game to count");
+        let stats = self.shared.stats;
+        let now = (game.plies() as u64, game.simulations());
+        let (plies, simulations) = self.counted[i];
+        stats
+            .plies_played
+            .fetch_add(now.0 - plies, Ordering::Relaxed);
+        stats
+            .simulations_run
+            .fetch_add(now.1 - simulations, Ordering::Relaxed);
+        self.counted[i] = now;
+    }
+
+    /// Slot `i`'s game has ended: its record goes to the chunk, the slot to a new game.
+    fn finished(&mut self, i: usize) -> Result<(), ActorError> {
+        let stats = self.shared.stats;
+        self.counted[i] = (0, 0);
+        let played = self.slots[i].take().expect("slot holds a game").finish();
+        record_stats(stats, &played);
+        let pushed = self.writer.push(played.record);
+        if pushed.is_ok() {
+            self.slots[i] = next_game(self.shared);
+        }
+        if self.slots[i].is_none() {
+            stats.in_flight.fetch_sub(1, Ordering::Relaxed);
+        }
+        pushed?;
+        Ok(())
+    }
+
+    /// The network's answers, in the order of `waiting`, to the games that wait.
+    fn provide(&mut self, outputs: Vec<(Vec<f32>, shogi_mcts::Wdl)>) {
+        let mut outputs = outputs.into_iter();
+        for &i in &self.waiting {
+            let game = self.slots[i].as_mut().expect("waiting");
+            let n = game.pending_evaluations().len();
+            game.provide(outputs.by_ref().take(n));
+        }
+    }
+
+    /// Drops the games still in progress (a stop or a failure) and writes out the last
+    /// chunk.
+    fn close(mut self) -> Result<(), ActorError> {
+        let dropped = self.slots.iter().filter(|s| s.is_some()).count() as u64;
+        self.shared
+            .stats
+            .in_flight
+            .fetch_sub(dropped, Ordering::Relaxed);
+        self.writer.flush()?;
+        Ok(())
+    }
+}
+
+/// The next game, unless the run stops or the seeds are spent.
+fn next_game<G: RecordGame, S: Fn(u64) -> G>(shared: &Shared<'_, S>) -> Option<SelfPlayGame<G>> {
+    if shared.stop.load(Ordering::Relaxed) {
+        return None;
+    }
+    let seed = shared.seeds.next_seed()?;
+    Some(SelfPlayGame::new(
+        (shared.start)(seed),
+        shared.search,
+        shared.play,
+        seed,
+    ))
 }
 
 /// The network's answers for the pending leaves of the `waiting` games, in order, a

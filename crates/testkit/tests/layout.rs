@@ -1,13 +1,25 @@
 //! The source tree stays readable without a map: no library or binary source file over
-//! 900 lines (not counting its inline `#[cfg(test)]` module) and no function over 150
-//! lines. Read from the text as rustfmt writes it: a function's body closes with a `}`
-//! at the indentation of its `fn` line.
+//! 900 lines (not counting its inline `#[cfg(test)]` module) and no function over 100
+//! lines, but for move generation and the parsers of records and positions
+//! ([`LONG_FUNCTIONS_ALLOWED`], at most 150). Read from the text as rustfmt writes it: a
+//! function's body closes with a `}` at the indentation of its `fn` line.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 const MAX_FILE_LINES: usize = 900;
-const MAX_FN_LINES: usize = 150;
+const MAX_FN_LINES: usize = 100;
+
+/// Functions that may run to 150 lines (file, function): move generation and the parsers
+/// of records and positions, one case after another, read better whole.
+const LONG_FUNCTIONS_ALLOWED: [(&str, &str); 5] = [
+    ("crates/rules/src/position/movegen.rs", "generate_into"),
+    ("crates/tai/src/movegen.rs", "piece_moves"),
+    ("crates/rules/src/kifu.rs", "csa_record"),
+    ("crates/rules/src/position/sfen.rs", "from_sfen"),
+    ("crates/tai/src/position.rs", "from_sfen"),
+];
+const MAX_ALLOWED_FN_LINES: usize = 150;
 
 /// Every `.rs` file below `dir`.
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -122,9 +134,15 @@ fn no_source_file_or_function_is_too_long_to_read() {
             ));
         }
         for (name, line, len) in functions(&lines) {
-            if len > MAX_FN_LINES {
+            let allowed = LONG_FUNCTIONS_ALLOWED.contains(&(shown.as_str(), name.as_str()));
+            let most = if allowed {
+                MAX_ALLOWED_FN_LINES
+            } else {
+                MAX_FN_LINES
+            };
+            if len > most {
                 problems.push(format!(
-                    "{shown}:{line}: fn {name} is {len} lines (at most {MAX_FN_LINES})"
+                    "{shown}:{line}: fn {name} is {len} lines (at most {most})"
                 ));
             }
         }

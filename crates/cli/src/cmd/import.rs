@@ -107,7 +107,7 @@ pub fn run(args: &ImportArgs) -> Result<()> {
     }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
-    let mut state = load_state(&args.out)?;
+    let state = load_state(&args.out)?;
     let mut importer = Importer::new(filter);
     if !state.done.is_empty() && !args.keep_duplicates {
         // Resuming: the games already written stay known, so duplicates stay dropped.
@@ -122,80 +122,25 @@ pub fn run(args: &ImportArgs) -> Result<()> {
             games.len()
         );
     }
-    let mut writer = ChunkWriter::new(&args.out, CHUNK_PREFIX, args.games_per_chunk)?;
-    let mut skips = SkipReport::new(&args.out);
+    let mut import = ImportRun {
+        out: &args.out,
+        writer: ChunkWriter::new(&args.out, CHUNK_PREFIX, args.games_per_chunk)?,
+        skips: SkipReport::new(&args.out),
+        importer,
+        state,
+        interactive: std::io::stderr().is_terminal(),
+        total_files: files.len(),
+    };
     let start = Instant::now();
-    let interactive = std::io::stderr().is_terminal();
-    let total_files = files.len();
     for (file_no, (path, format)) in files.iter().enumerate() {
-        let key = path.display().to_string();
-        if state.finished.get(&key).copied().unwrap_or(false) {
-            continue;
-        }
-        let skip = state.done.get(&key).copied().unwrap_or(0);
-        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        let bytes = std::sync::Arc::clone(&importer.bytes_read);
-        // A progress line for large files, redrawn in place on a terminal, every 10 s
-        // in a log.
-        let label = format!("[{}/{}] {}", file_no + 1, total_files, path.display());
-        let done_flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let progress = (size > 64 << 20)
-            .then(|| progress_thread(label.clone(), size, bytes, interactive, &done_flag));
-        let (read_before, kept_before) = (importer.stats.read, importer.stats.kept);
-        let mut last_index = skip;
-        let mut write_error = None;
-        let result = importer.read_file(path, *format, skip, &mut |game, next| {
-            if write_error.is_some() {
-                return;
-            }
-            last_index = next;
-            match writer.push(game) {
-                Ok(Some(_)) => {
-                    state.done.insert(key.clone(), next);
-                    if let Err(e) = save_state(&args.out, &state) {
-                        write_error = Some(e);
-                    }
-                }
-                Ok(None) => {}
-                Err(e) => write_error = Some(e.into()),
-            }
-        });
-        done_flag.store(true, Ordering::Relaxed);
-        if let Some(handle) = progress {
-            let _ = handle.join();
-            if interactive {
-                eprintln!();
-            }
-        }
-        if let Some(e) = write_error {
-            return Err(e.context(format!("writing chunks into {}", args.out.display())));
-        }
-        skips.records(importer.stats.take_new_errors())?;
-        // A file that cannot be read is named and skipped; the import goes on (and a
-        // rerun tries it again).
-        let records = match result {
-            Ok(records) => records,
-            Err(e) => {
-                skips.file(path, &e)?;
-                continue;
-            }
-        };
-        if importer.last_encoding != "UTF-8" && importer.last_encoding != "binary" {
-            eprintln!("{label}: read as {}", importer.last_encoding);
-        }
-        // The file's games are all written once the pending chunk is.
-        writer.flush()?;
-        state.done.insert(key.clone(), records.max(last_index));
-        state.finished.insert(key.clone(), true);
-        save_state(&args.out, &state)?;
-        if !interactive || file_no + 1 == total_files || file_no % 100 == 0 {
-            eprintln!(
-                "{label}: kept {} of {} records",
-                importer.stats.kept - kept_before,
-                importer.stats.read - read_before
-            );
-        }
+        import.file(file_no, path, *format)?;
     }
+    let ImportRun {
+        importer,
+        skips,
+        total_files,
+        ..
+    } = import;
     let stats = &importer.stats;
     let secs = start.elapsed().as_secs_f64();
     println!(
@@ -211,6 +156,95 @@ pub fn run(args: &ImportArgs) -> Result<()> {
         bail!("none of the {total_files} record files could be read");
     }
     Ok(())
+}
+
+/// An import in progress: where it writes, what it has read and skipped, and how far
+/// each file has come (saved, so a rerun resumes).
+struct ImportRun<'a> {
+    out: &'a Path,
+    writer: ChunkWriter,
+    skips: SkipReport,
+    importer: Importer,
+    state: ImportState,
+    interactive: bool,
+    total_files: usize,
+}
+
+impl ImportRun<'_> {
+    /// Imports one record file (the `file_no`-th), from where an earlier run stopped in
+    /// it. A file that cannot be read is named and skipped (a rerun tries it again); a
+    /// chunk that cannot be written ends the import.
+    fn file(&mut self, file_no: usize, path: &Path, format: RecordFormat) -> Result<()> {
+        let key = path.display().to_string();
+        if self.state.finished.get(&key).copied().unwrap_or(false) {
+            return Ok(());
+        }
+        let skip = self.state.done.get(&key).copied().unwrap_or(0);
+        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let bytes = std::sync::Arc::clone(&self.importer.bytes_read);
+        // A progress line for large files, redrawn in place on a terminal, every 10 s
+        // in a log.
+        let label = format!("[{}/{}] {}", file_no + 1, self.total_files, path.display());
+        let done_flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let progress = (size > 64 << 20)
+            .then(|| progress_thread(label.clone(), size, bytes, self.interactive, &done_flag));
+        let stats = &self.importer.stats;
+        let (read_before, kept_before) = (stats.read, stats.kept);
+        let mut last_index = skip;
+        let mut write_error = None;
+        let (out, writer, state) = (self.out, &mut self.writer, &mut self.state);
+        let result = self
+            .importer
+            .read_file(path, format, skip, &mut |game, next| {
+                if write_error.is_some() {
+                    return;
+                }
+                last_index = next;
+                match writer.push(game) {
+                    Ok(Some(_)) => {
+                        state.done.insert(key.clone(), next);
+                        if let Err(e) = save_state(out, state) {
+                            write_error = Some(e);
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(e) => write_error = Some(e.into()),
+                }
+            });
+        done_flag.store(true, Ordering::Relaxed);
+        if let Some(handle) = progress {
+            let _ = handle.join();
+            if self.interactive {
+                eprintln!();
+            }
+        }
+        if let Some(e) = write_error {
+            return Err(e.context(format!("writing chunks into {}", self.out.display())));
+        }
+        self.skips.records(self.importer.stats.take_new_errors())?;
+        let records = match result {
+            Ok(records) => records,
+            Err(e) => return self.skips.file(path, &e),
+        };
+        if self.importer.last_encoding != "UTF-8" && self.importer.last_encoding != "binary" {
+            eprintln!("{label}: read as {}", self.importer.last_encoding);
+        }
+        // The file's games are all written once the pending chunk is.
+        self.writer.flush()?;
+        self.state.done.insert(key.clone(), records.max(last_index));
+        self.state.finished.insert(key, true);
+        save_state(self.out, &self.state)?;
+        let last = file_no + 1 == self.total_files;
+        if !self.interactive || last || file_no.is_multiple_of(100) {
+            let stats = &self.importer.stats;
+            eprintln!(
+                "{label}: kept {} of {} records",
+                stats.kept - kept_before,
+                stats.read - read_before
+            );
+        }
+        Ok(())
+    }
 }
 
 /// A large file's progress line, redrawn in place on a terminal, every 10 s in a log,

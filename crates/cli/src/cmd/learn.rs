@@ -269,6 +269,51 @@ fn import_records(records: &[PathBuf], run_dir: &std::path::Path) -> Result<Path
     Ok(out)
 }
 
+/// `args.steps` steps in epochs (as many samples as the window holds positions), the
+/// held-out games' policy and value measured before the first and after each.
+fn train_by_epochs(
+    learner: &mut Learner,
+    window: &ReplayWindow,
+    args: &LearnArgs,
+) -> Result<shogi_learner::Summary> {
+    let held_out = window.held_out().to_vec();
+    let epoch = (window.len() as u64)
+        .div_ceil(args.batch.max(1) as u64)
+        .max(1);
+    println!(
+        "held out: {} positions (one game in {}); an epoch is {epoch} steps",
+        held_out.len(),
+        args.holdout_every
+    );
+    let report = |learner: &mut Learner, epoch_no: u64| {
+        let e = learner.evaluate(&held_out);
+        println!(
+            "epoch {epoch_no} (step {}): held-out policy top-1 {:.1}%, policy loss {:.4}, value loss {:.4}, value accuracy {:.1}%",
+            learner.step_count(),
+            100.0 * e.policy_top1,
+            e.policy,
+            e.value,
+            100.0 * e.value_accuracy
+        );
+    };
+    report(learner, 0);
+    let mut done = 0;
+    let mut summary = shogi_learner::Summary::default();
+    while done < args.steps {
+        let n = epoch.min(args.steps - done);
+        let part = learner.run(window, n)?;
+        done += n;
+        summary.steps = part.steps;
+        summary.samples_seen += part.samples_seen;
+        summary.samples_per_sec = part.samples_per_sec;
+        summary.outside_share = part.outside_share;
+        summary.last = part.last;
+        summary.candidates.extend(part.candidates);
+        report(learner, done.div_ceil(epoch));
+    }
+    Ok(summary)
+}
+
 /// Runs `learn`.
 pub fn run(args: &LearnArgs) -> Result<()> {
     if let Some(run_dir) = &args.follow.follow {
@@ -324,51 +369,16 @@ pub fn run(args: &LearnArgs) -> Result<()> {
             ),
         }
     }
-    let held_out = window.held_out().to_vec();
-    let summary = if held_out.is_empty() {
+    let summary = if window.held_out().is_empty() {
         learner.run(&window, args.steps)?
     } else {
-        // One epoch: as many samples as the window holds positions.
-        let epoch = (window.len() as u64)
-            .div_ceil(args.batch.max(1) as u64)
-            .max(1);
-        println!(
-            "held out: {} positions (one game in {}); an epoch is {epoch} steps",
-            held_out.len(),
-            args.holdout_every
-        );
-        let report = |learner: &mut Learner, epoch_no: u64| {
-            let e = learner.evaluate(&held_out);
-            println!(
-                "epoch {epoch_no} (step {}): held-out policy top-1 {:.1}%, policy loss {:.4}, value loss {:.4}, value accuracy {:.1}%",
-                learner.step(),
-                100.0 * e.policy_top1,
-                e.policy,
-                e.value,
-                100.0 * e.value_accuracy
-            );
-        };
-        report(&mut learner, 0);
-        let mut done = 0;
-        let mut summary = shogi_learner::Summary::default();
-        while done < args.steps {
-            let n = epoch.min(args.steps - done);
-            let part = learner.run(&window, n)?;
-            done += n;
-            summary.steps = part.steps;
-            summary.samples_seen += part.samples_seen;
-            summary.samples_per_sec = part.samples_per_sec;
-            summary.outside_share = part.outside_share;
-            summary.last = part.last;
-            summary.candidates.extend(part.candidates);
-            report(&mut learner, done.div_ceil(epoch));
-        }
-        summary
+        train_by_epochs(&mut learner, &window, args)?
     };
     let mut summary = summary;
     // The steps after the last export are kept: the last step is always a candidate.
-    let exported_last = args.export_every > 0 && learner.step().is_multiple_of(args.export_every);
-    if learner.step() > start.step && !exported_last {
+    let exported_last =
+        args.export_every > 0 && learner.step_count().is_multiple_of(args.export_every);
+    if learner.step_count() > start.step && !exported_last {
         summary.candidates.push(learner.export()?);
     }
     println!(

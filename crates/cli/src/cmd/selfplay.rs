@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 use clap::Args;
 use shogi_features::{FeatureSet, NetLayout};
 use shogi_game::GameKind;
-use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, uniform_batch};
+use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, BatchStats, uniform_batch};
 use shogi_mcts::{RootSelection, SearchConfig};
 use shogi_model::{
     DEFAULT_BLOCKS, DEFAULT_CHANNELS, InferenceOptions, Model, NetService, SELFPLAY_HALF_INFERENCE,
@@ -17,7 +17,9 @@ use shogi_model::{
 };
 use shogi_registry::RecordGame;
 use shogi_registry::{FromSpec, GameSpec, NetGame, TRAINING_MAX_PLIES, with_game_type};
-use shogi_selfplay::actors::{ActorConfig, ActorStats, SELFPLAY_BATCH, SeedRange, run_actors};
+use shogi_selfplay::actors::{
+    ActorConfig, ActorStats, ActorSummary, SELFPLAY_BATCH, SeedRange, run_actors,
+};
 use shogi_selfplay::play::PlayConfig;
 
 /// Arguments of `shogi-zero selfplay`. Every default is a training run's (the search's
@@ -105,7 +107,7 @@ pub struct SelfplayArgs {
     #[command(flatten)]
     net: super::DeviceArgs,
     /// Base seed (game i uses seed + i).
-    #[arg(long, default_value_t = ActorConfig::default().seed)]
+    #[arg(long, default_value_t = 1)]
     seed: u64,
 }
 
@@ -154,8 +156,6 @@ impl SelfplayArgs {
         ActorConfig {
             threads,
             games_per_thread,
-            games: Some(self.games),
-            seed: self.seed,
             ..ActorConfig::default()
         }
     }
@@ -203,7 +203,7 @@ where
 
     let (summary, service_stats) = if args.uniform {
         let actors = args.actor_config(&args.threads(false));
-        let seeds = SeedRange::new(actors.seed, actors.games);
+        let seeds = SeedRange::new(args.seed, Some(args.games));
         let service = BatchService::start(batch, uniform_batch::<G>);
         let evaluator = BatchEvaluator::new(service.handle());
         let summary = run_actors(
@@ -224,7 +224,7 @@ where
         args.net.apply_threads();
         let threads = args.threads(device.is_cuda());
         let actors = args.actor_config(&threads);
-        let seeds = SeedRange::new(actors.seed, actors.games);
+        let seeds = SeedRange::new(args.seed, Some(args.games));
         let serving = Serving {
             inference_threads: threads.inference_threads,
             callers: actors.threads,
@@ -236,38 +236,7 @@ where
             actors.threads,
             threads.inference_threads
         );
-        let service = match &args.checkpoint {
-            Some(dir) => {
-                let service = NetService::from_checkpoint(
-                    dir,
-                    layout,
-                    device,
-                    batch,
-                    args.half_inference,
-                    serving,
-                )?;
-                if let Some(manifest) = service.manifest() {
-                    eprintln!(
-                        "selfplay: checkpoint {} (step {})",
-                        manifest.name, manifest.meta.training_step
-                    );
-                }
-                service
-            }
-            None => {
-                let cfg = super::fresh_model_config(&layout, args.blocks, args.channels)?;
-                eprintln!(
-                    "selfplay: fresh network {} blocks x {} channels",
-                    cfg.blocks, cfg.channels
-                );
-                let options = InferenceOptions {
-                    half: args.half_inference,
-                    ..NetService::inference_options(&batch)
-                };
-                let model = Model::new(&cfg, device);
-                NetService::from_model(model, device, &options, layout, batch, serving)?
-            }
-        };
+        let service = network_service(args, layout, batch, device, serving)?;
         let evaluators = service.evaluators::<G>(actors.threads);
         let summary = run_actors(
             &actors,
@@ -283,6 +252,48 @@ where
         )?;
         (summary, service.shutdown())
     };
+    print_summary(&summary, &stats, &service_stats);
+    println!("replay: {}", out.display());
+    Ok(())
+}
+
+/// The network self-play evaluates with: `--checkpoint`'s, or a fresh one of
+/// `--blocks` x `--channels`, served on `serving`'s inference threads.
+fn network_service(
+    args: &SelfplayArgs,
+    layout: NetLayout,
+    batch: BatchConfig,
+    device: shogi_model::tch::Device,
+    serving: Serving,
+) -> Result<NetService> {
+    if let Some(dir) = &args.checkpoint {
+        let service =
+            NetService::from_checkpoint(dir, layout, device, batch, args.half_inference, serving)?;
+        if let Some(manifest) = service.manifest() {
+            eprintln!(
+                "selfplay: checkpoint {} (step {})",
+                manifest.name, manifest.meta.training_step
+            );
+        }
+        return Ok(service);
+    }
+    let cfg = super::fresh_model_config(&layout, args.blocks, args.channels)?;
+    eprintln!(
+        "selfplay: fresh network {} blocks x {} channels",
+        cfg.blocks, cfg.channels
+    );
+    let options = InferenceOptions {
+        half: args.half_inference,
+        ..NetService::inference_options(&batch)
+    };
+    let model = Model::new(&cfg, device);
+    Ok(NetService::from_model(
+        model, device, &options, layout, batch, serving,
+    )?)
+}
+
+/// What the games were and what they cost: rates, results, the network's batches.
+fn print_summary(summary: &ActorSummary, stats: &ActorStats, service_stats: &BatchStats) {
     let secs = summary.elapsed.as_secs_f64().max(1e-9);
     println!(
         "games {} plies {} ({:.1} plies/s, {:.0} games/h) simulations {} ({:.0}/s)",
@@ -311,6 +322,4 @@ where
         service_stats.inputs as f64 / secs,
         service_stats.model_time.as_secs_f64() / secs * 100.0
     );
-    println!("replay: {}", out.display());
-    Ok(())
 }

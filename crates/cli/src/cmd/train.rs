@@ -58,28 +58,7 @@ pub fn follow(run_dir: &std::path::Path, overrides: &[String], roles: Roles) -> 
 
 /// Runs `train`.
 pub fn run(args: &TrainArgs) -> Result<()> {
-    let (config, resume) = if args.config.is_dir() {
-        let snapshot = args.config.join("config.toml");
-        if !snapshot.is_file() {
-            anyhow::bail!(
-                "{} is a directory without config.toml: give a config file, or a run directory to resume",
-                args.config.display()
-            );
-        }
-        let mut overrides = args.overrides.clone();
-        // The snapshot names the run directory as it was given at the start; the path
-        // given now is where it is.
-        overrides.push(format!("run.dir={:?}", args.config.display().to_string()));
-        (RunConfig::load(&snapshot, &overrides)?, true)
-    } else {
-        let config = RunConfig::load(&args.config, &args.overrides)?;
-        let snapshot = config.run.dir.join("config.toml");
-        if args.resume && snapshot.is_file() {
-            (RunConfig::load(&snapshot, &args.overrides)?, true)
-        } else {
-            (config, false)
-        }
-    };
+    let (config, resume) = config_and_resume(args)?;
     std::fs::create_dir_all(&config.run.dir)
         .with_context(|| format!("creating {}", config.run.dir.display()))?;
     // One log per role set, so processes sharing a run directory do not interleave.
@@ -99,23 +78,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         tracing::info!("{device}");
     }
 
-    let interrupt = Arc::new(AtomicBool::new(false));
-    {
-        let interrupt = interrupt.clone();
-        ctrlc::set_handler(move || {
-            if interrupt.swap(true, Ordering::SeqCst) {
-                eprintln!("shogi-zero: second interrupt, exiting now (the run resumes with --resume)");
-                // `_exit`, not `process::exit`: the latter runs libtorch's static
-                // destructors while self-play and learner threads still use them, which
-                // ended a run in a segmentation fault. Everything published is already
-                // whole on disk (written aside, then renamed).
-                // SAFETY: `_exit` ends the process without touching shared state.
-                unsafe { libc::_exit(130) };
-            }
-            eprintln!("shogi-zero: stopping: flushing replay and exporting the learner (Ctrl-C again to quit at once)");
-        })
-        .context("installing the Ctrl-C / SIGTERM handler")?;
-    }
+    let interrupt = stop_on_interrupt()?;
     tracing::info!(
         "{} run {} as {} ({} {}x{}, {} actors, {} simulations, budget {} min / {} steps)",
         if resume { "resuming" } else { "starting" },
@@ -130,6 +93,60 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         config.run.max_steps
     );
     let summary = shogi_run::run(&config, resume, args.roles, &interrupt)?;
+    print_summary(&config, &summary);
+    Ok(())
+}
+
+/// The run's config and whether the run resumes: a run directory resumes from its
+/// snapshot (`config.toml`, the directory as given now), a config file starts its run,
+/// or with `--resume` resumes it where its snapshot exists.
+fn config_and_resume(args: &TrainArgs) -> Result<(RunConfig, bool)> {
+    if args.config.is_dir() {
+        let snapshot = args.config.join("config.toml");
+        if !snapshot.is_file() {
+            anyhow::bail!(
+                "{} is a directory without config.toml: give a config file, or a run directory to resume",
+                args.config.display()
+            );
+        }
+        let mut overrides = args.overrides.clone();
+        // The snapshot names the run directory as it was given at the start; the path
+        // given now is where it is.
+        overrides.push(format!("run.dir={:?}", args.config.display().to_string()));
+        return Ok((RunConfig::load(&snapshot, &overrides)?, true));
+    }
+    let config = RunConfig::load(&args.config, &args.overrides)?;
+    let snapshot = config.run.dir.join("config.toml");
+    if args.resume && snapshot.is_file() {
+        Ok((RunConfig::load(&snapshot, &args.overrides)?, true))
+    } else {
+        Ok((config, false))
+    }
+}
+
+/// The flag Ctrl-C and SIGTERM raise: the run stops gracefully; a second one exits at
+/// once.
+fn stop_on_interrupt() -> Result<Arc<AtomicBool>> {
+    let interrupt = Arc::new(AtomicBool::new(false));
+    let flag = interrupt.clone();
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            eprintln!("shogi-zero: second interrupt, exiting now (the run resumes with --resume)");
+            // `_exit`, not `process::exit`: the latter runs libtorch's static
+            // destructors while self-play and learner threads still use them, which
+            // ended a run in a segmentation fault. Everything published is already
+            // whole on disk (written aside, then renamed).
+            // SAFETY: `_exit` ends the process without touching shared state.
+            unsafe { libc::_exit(130) };
+        }
+        eprintln!("shogi-zero: stopping: flushing replay and exporting the learner (Ctrl-C again to quit at once)");
+    })
+    .context("installing the Ctrl-C / SIGTERM handler")?;
+    Ok(interrupt)
+}
+
+/// What the invocation did: why it stopped, its games and steps, the gate's verdicts.
+fn print_summary(config: &RunConfig, summary: &shogi_run::RunSummary) {
     let secs = summary.elapsed.as_secs_f64().max(1e-9);
     println!(
         "run {}: {} after {:.0} s",
@@ -178,7 +195,6 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         }
     }
     println!("best network: {}", summary.best.display());
-    Ok(())
 }
 
 /// Logs to stderr and to `<run>/train.log` (appending, so a resumed run keeps history).

@@ -194,6 +194,26 @@ fn sibling_variant(path: &Path) -> Option<GameKind> {
     summary.variant.parse().ok()
 }
 
+/// A tsume problem of a record file (one king, no moves): a position to solve.
+fn problem_source(format: RecordFormat, sfen: String, of: usize) -> Source {
+    let record = GameRecord {
+        variant: GameKind::Shogi.name().to_string(),
+        start_sfen: sfen,
+        max_plies: 0,
+        impasse: 0,
+        outcome: Outcome::draw(shogi_game::EndReason::MaxPlies),
+        resignation_disabled: false,
+        moves: Vec::new(),
+    };
+    Source {
+        meta: format!("shogi {} tsume problem (one king)", format.name()),
+        record,
+        searched: false,
+        result: "a position to solve, not a game".into(),
+        of,
+    }
+}
+
 /// One game of a record file the import reads (CSA, KIF, KI2, USI, hcpe, hcpe3).
 fn from_record_file(path: &Path, index: usize) -> Result<Source> {
     use shogi_records::import::{ReadRecord, read_records};
@@ -236,24 +256,7 @@ fn from_record_file(path: &Path, index: usize) -> Result<Source> {
             let outcome = record.outcome();
             (record, outcome)
         }
-        ReadRecord::Problem { sfen } => {
-            let record = GameRecord {
-                variant: GameKind::Shogi.name().to_string(),
-                start_sfen: sfen,
-                max_plies: 0,
-                impasse: 0,
-                outcome: Outcome::draw(shogi_game::EndReason::MaxPlies),
-                resignation_disabled: false,
-                moves: Vec::new(),
-            };
-            return Ok(Source {
-                meta: format!("shogi {} tsume problem (one king)", format.name()),
-                record,
-                searched: false,
-                result: "a position to solve, not a game".into(),
-                of,
-            });
-        }
+        ReadRecord::Problem { sfen } => return Ok(problem_source(format, sfen, of)),
         ReadRecord::Position(entry) => {
             // One position of a game: the entry keeps the game's result.
             let outcome = match entry.winner {

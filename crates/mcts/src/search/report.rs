@@ -167,6 +167,52 @@ impl<G: Game> Search<G> {
         }
     }
 
+    /// The move to play and the policy target, from the root's children: the Gumbel
+    /// root's choice and completed-Q target, or PUCT's visits with a move drawn at the
+    /// temperature of `ply`; a proven win plays and targets its fastest win (the mate is
+    /// known, not estimated).
+    fn play_and_target(
+        &mut self,
+        ply: u32,
+        moves: &[G::Move],
+        visits: &[u32],
+        priors: &[f32],
+    ) -> (Option<G::Move>, Vec<f32>) {
+        let root = &self.nodes[0];
+        let (c, first, proven) = (root.to_move, root.children().start, root.proven);
+        let gumbel_mode = self.config.root_selection == RootSelection::Gumbel && !moves.is_empty();
+        let total: u32 = visits.iter().sum();
+        let mut best_move = None;
+        let mut policy_target = if gumbel_mode {
+            let (s, pri) = self.completed_sigma(0);
+            // The root's logits (the priors', less any `gumbel_safety` penalty).
+            let gs = self.gstate.as_ref().map(|g| &g.0);
+            let logit = |i: usize| gs.map_or_else(|| gumbel::logit(pri[i]), |g| g.logits[i]);
+            let x: Vec<f32> = s.iter().enumerate().map(|(i, &s)| logit(i) + s).collect();
+            best_move = self.gumbel_choice(&s).map(|i| moves[i]);
+            gumbel::softmax(&x)
+        } else if total > 0 {
+            visits.iter().map(|&v| v as f32 / total as f32).collect()
+        } else {
+            priors.to_vec()
+        };
+        // Proven wins override everything; otherwise PUCT uses temperature.
+        let proven_win = matches!(proven, Proven::Win { winner, .. } if winner == c);
+        if proven_win || (!gumbel_mode && !moves.is_empty()) || best_move.is_none() {
+            let tau = self.config.temperature_at(ply);
+            if !proven_win && tau > 1e-3 && total > 0 {
+                best_move = moves.get(self.sample_by_visits(visits, tau)).copied();
+            } else if let Some(i) = self.child_for_play(0) {
+                best_move = self.nodes[i].mv;
+            }
+        }
+        if proven_win && let Some(i) = self.child_for_play(0) {
+            policy_target = vec![0.0; moves.len()];
+            policy_target[i - first] = 1.0;
+        }
+        (best_move, policy_target)
+    }
+
     /// The result of the search `s`, ended for `stop_reason`.
     pub(super) fn finish(
         &mut self,
@@ -207,43 +253,7 @@ impl<G: Game> Search<G> {
         let raw = root.nn_value_for(c);
         let root_raw_wdl = Wdl::from_score(raw);
         let proven = root.proven;
-        let gumbel_mode = self.config.root_selection == RootSelection::Gumbel && !moves.is_empty();
-
-        let total: u32 = visits.iter().sum();
-        let mut best_move = None;
-        let policy_target;
-        if gumbel_mode {
-            let (s, pri) = self.completed_sigma(0);
-            // The root's logits (the priors', less any `gumbel_safety` penalty).
-            let gs = self.gstate.as_ref().map(|g| &g.0);
-            let logit = |i: usize| gs.map_or_else(|| gumbel::logit(pri[i]), |g| g.logits[i]);
-            let x: Vec<f32> = s.iter().enumerate().map(|(i, &s)| logit(i) + s).collect();
-            policy_target = gumbel::softmax(&x);
-            best_move = self.gumbel_choice(&s).map(|i| moves[i]);
-        } else {
-            policy_target = if total > 0 {
-                visits.iter().map(|&v| v as f32 / total as f32).collect()
-            } else {
-                priors.clone()
-            };
-        }
-        // Proven wins override everything; otherwise PUCT uses temperature.
-        let proven_win = matches!(proven, Proven::Win { winner, .. } if winner == c);
-        let mut policy_target = policy_target;
-        if proven_win || (!gumbel_mode && !moves.is_empty()) || best_move.is_none() {
-            let tau = self.config.temperature_at(game.ply());
-            if !proven_win && tau > 1e-3 && total > 0 {
-                best_move = moves.get(self.sample_by_visits(&visits, tau)).copied();
-            } else if let Some(i) = self.child_for_play(0) {
-                best_move = self.nodes[i].mv;
-            }
-        }
-        // A proven win's target is its fastest win: the mate is known, not estimated.
-        if proven_win && let Some(i) = self.child_for_play(0) {
-            let first = range.start;
-            policy_target = vec![0.0; moves.len()];
-            policy_target[i - first] = 1.0;
-        }
+        let (best_move, policy_target) = self.play_and_target(game.ply(), &moves, &visits, &priors);
 
         let pv = self.principal_variation();
 

@@ -44,48 +44,20 @@ where
         callers: actor_threads,
         background: beside_learner && !device.is_cuda(),
     };
-    // The newest accepted network that loads: one damaged on disk must not stop
-    // self-play on every resume while an older one can play.
-    let mut accepted = run.accepted_checkpoints()?;
-    accepted.reverse();
-    if accepted.is_empty() {
-        bail!("no accepted network in {}", run.accepted().display());
-    }
-    let newest_step = accepted[0].0;
-    let found = newest_that_loads(accepted, |dir| {
-        NetService::from_checkpoint(
-            dir,
-            layout,
-            device,
-            batch.clone(),
-            s.half_inference,
-            serving,
-        )
-    })
-    .map_err(|tried| {
-        anyhow!(
-            "self-play: no accepted network loads: {}",
-            tried_list(&tried)
-        )
-    })?;
-    warn_passed_over("self-play", &found.passed_over);
-    let mut served_step = found.step;
-    // A newer best that did not load is not tried again at every generation.
-    let mut refused = found
-        .passed_over
-        .first()
-        .and_then(|(dir, _)| checkpoint_identity(newest_step, dir));
-    let mut service = found.loaded;
-    if let Some(manifest) = service.manifest() {
-        *progress.best_name.lock().unwrap() = manifest.name.clone();
-    }
+    let (mut service, mut served_step, mut refused) = serve_first(
+        run,
+        layout,
+        device,
+        batch,
+        s.half_inference,
+        serving,
+        progress,
+    )?;
     let evaluators = service.evaluators::<G>(actor_threads);
     let actors = ActorConfig {
         threads: actor_threads,
         games_per_thread,
-        games: None,
         games_per_chunk: s.games_per_chunk,
-        seed: 0, // the generations' seeds decide (`seeds`)
     };
     let stop_flag = AtomicBool::new(false);
     let result = std::thread::scope(|scope| {
@@ -126,6 +98,117 @@ where
     *progress.batches.lock().unwrap() = service.shutdown();
     result?;
     seeds.into_result()
+}
+
+/// The newest accepted network that loads, served: one damaged on disk must not stop
+/// self-play on every resume while an older one can play. Returns the service, the
+/// served network's step, and the newest network if it was passed over (not tried
+/// again at every generation).
+fn serve_first(
+    run: &RunDir,
+    layout: NetLayout,
+    device: shogi_model::tch::Device,
+    batch: BatchConfig,
+    half_inference: bool,
+    serving: Serving,
+    progress: &Progress,
+) -> Result<(NetService, u64, Option<CheckpointIdentity>)> {
+    let mut accepted = run.accepted_checkpoints()?;
+    accepted.reverse();
+    if accepted.is_empty() {
+        bail!("no accepted network in {}", run.accepted().display());
+    }
+    let newest_step = accepted[0].0;
+    let found = newest_that_loads(accepted, |dir| {
+        NetService::from_checkpoint(dir, layout, device, batch.clone(), half_inference, serving)
+    })
+    .map_err(|tried| {
+        anyhow!(
+            "self-play: no accepted network loads: {}",
+            tried_list(&tried)
+        )
+    })?;
+    warn_passed_over("self-play", &found.passed_over);
+    let refused = found
+        .passed_over
+        .first()
+        .and_then(|(dir, _)| checkpoint_identity(newest_step, dir));
+    let service = found.loaded;
+    if let Some(manifest) = service.manifest() {
+        *progress.best_name.lock().unwrap() = manifest.name.clone();
+    }
+    Ok((service, found.step, refused))
+}
+
+/// The learner continuing `manifest`'s network (read from `start_dir`), with its
+/// optimiser state where the network has one.
+fn start_learner(
+    config: &RunConfig,
+    run: &RunDir,
+    model: Model,
+    manifest: &shogi_model::Manifest,
+    start_dir: &Path,
+    progress: &Progress,
+) -> Result<Learner> {
+    let l = &config.learner;
+    let learner_config = LearnerConfig {
+        layout: layout_of(config),
+        batch: l.batch,
+        schedule: schedule(config),
+        export_every: l.steps_per_candidate,
+        run_dir: run.root().to_path_buf(),
+        parent: Some(manifest.name.clone()),
+        seed: config.run.seed ^ manifest.meta.training_step,
+        start_step: manifest.meta.training_step,
+        start_samples: manifest.meta.samples_seen,
+        play: Some(play_root(config)),
+        clock: progress.clock,
+    };
+    let mut learner = Learner::new(model, optimizer_settings(config), learner_config)?;
+    if manifest.meta.training_step > 0 {
+        match learner.restore_optimizer(start_dir) {
+            Ok(()) => info!("learner: optimiser state restored from {}", manifest.name),
+            Err(why) => warn!(
+                "learner: optimiser state NOT restored, it starts afresh (momentum/moments lost): {why}"
+            ),
+        }
+    }
+    Ok(learner)
+}
+
+/// Brings the replay window up to date: its size grown with the data
+/// (`learner.window_growth`), the chunks written since read, the chunks that left it
+/// pruned from disk where `learner.prune_replay` says so.
+fn follow_replay(window: &mut ReplayWindow, config: &RunConfig, progress: &Progress) -> Result<()> {
+    let l = &config.learner;
+    if l.window_growth > 0.0 {
+        let size = shogi_learner::grown_window(
+            l.window,
+            l.window_growth,
+            l.window_exponent,
+            window.positions_counted(),
+        );
+        if size != window.capacity() {
+            window.set_capacity(size);
+            progress.window.store(size as u64, Ordering::Relaxed);
+        }
+    }
+    window.refresh().context("reading replay/")?;
+    progress
+        .chunks_skipped
+        .store(window.chunks_skipped, Ordering::Relaxed);
+    let retired = window.take_retired();
+    if l.prune_replay {
+        for chunk in retired {
+            // Another process may have pruned it already.
+            if let Err(e) = std::fs::remove_file(&chunk)
+                && e.kind() != std::io::ErrorKind::NotFound
+            {
+                warn!("pruning {}: {e}", chunk.display());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Serves the run's best network if it is newer than `served_step`; a network that
@@ -323,8 +406,9 @@ pub(super) fn claim_generation(run_root: &Path) -> Result<u64> {
 }
 
 /// The base seed of a self-play generation: a pure function of the run's seed and the
-/// generation number (game `i` of the generation uses `base + i`, see
-/// [`ActorConfig::seed`]), so two runs with one `run.seed` play the same games.
+/// generation number (game `i` of the generation uses `base + i`, as a
+/// [`shogi_selfplay::actors::SeedRange`] seeds them), so two runs with one `run.seed`
+/// play the same games.
 pub fn generation_seed(run_seed: u64, generation: u64) -> u64 {
     // splitmix64 of the pair: bases of neighbouring generations are far apart, so the
     // `base + i` ranges of two generations do not overlap in practice.
@@ -350,61 +434,14 @@ pub(super) fn learner_loop(
 ) -> Result<()> {
     let l = &config.learner;
     let mut window = ReplayWindow::new(run.replay(), l.window, sample_config(config));
-    let learner_config = LearnerConfig {
-        layout: layout_of(config),
-        batch: l.batch,
-        schedule: schedule(config),
-        export_every: l.steps_per_candidate,
-        run_dir: run.root().to_path_buf(),
-        parent: Some(manifest.name.clone()),
-        seed: config.run.seed ^ manifest.meta.training_step,
-        start_step: manifest.meta.training_step,
-        start_samples: manifest.meta.samples_seen,
-        play: Some(play_root(config)),
-        clock: progress.clock,
-    };
-    let mut learner = Learner::new(model, optimizer_settings(config), learner_config)?;
-    if manifest.meta.training_step > 0 {
-        match learner.restore_optimizer(start_dir) {
-            Ok(()) => info!("learner: optimiser state restored from {}", manifest.name),
-            Err(why) => warn!(
-                "learner: optimiser state NOT restored, it starts afresh (momentum/moments lost): {why}"
-            ),
-        }
-    }
+    let mut learner = start_learner(config, run, model, manifest, start_dir, progress)?;
     // The replay-ratio budget goes on where the candidate left it: its positions counted
     // and samples trained over the run's life, whatever number of invocations.
     resume_replay_account(&mut window, manifest, start_dir)?;
     let mut last_export = learner.step_count();
     const STEPS_PER_CALL: u64 = 5;
     while !stop_work() {
-        if l.window_growth > 0.0 {
-            let size = shogi_learner::grown_window(
-                l.window,
-                l.window_growth,
-                l.window_exponent,
-                window.positions_counted(),
-            );
-            if size != window.capacity() {
-                window.set_capacity(size);
-                progress.window.store(size as u64, Ordering::Relaxed);
-            }
-        }
-        window.refresh().context("reading replay/")?;
-        progress
-            .chunks_skipped
-            .store(window.chunks_skipped, Ordering::Relaxed);
-        let retired = window.take_retired();
-        if l.prune_replay {
-            for chunk in retired {
-                // Another process may have pruned it already.
-                if let Err(e) = std::fs::remove_file(&chunk)
-                    && e.kind() != std::io::ErrorKind::NotFound
-                {
-                    warn!("pruning {}: {e}", chunk.display());
-                }
-            }
-        }
+        follow_replay(&mut window, config, progress)?;
         let allowed = l.replay_ratio * window.positions_counted() as f64;
         let trained = learner
             .samples_seen()
