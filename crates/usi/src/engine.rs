@@ -460,7 +460,6 @@ impl<G: UsiGame> Engine<G> {
         let shared = Arc::new(Shared {
             stop: Arc::new(AtomicBool::new(false)),
             interrupt: Arc::new(AtomicBool::new(false)),
-            mate_found: AtomicBool::new(false),
             timing: Mutex::new(Timing::default()),
         });
         let kind;

@@ -1,5 +1,5 @@
-//! One move's search on the engine's worker thread: the mate probe on a thread beside
-//! it, a PUCT root searched in chunks or a Gumbel root searched as whole planned searches, the `info`
+//! One move's search on the engine's worker thread: the mate probe, then a PUCT root
+//! searched in chunks or a Gumbel root searched as whole planned searches, the `info`
 //! lines, and the `bestmove` (or resignation) that ends it.
 
 use std::sync::atomic::Ordering;
@@ -19,43 +19,28 @@ use crate::shared::{
     current_deadline, send, wait_for_release,
 };
 
-/// The mate probe's limits: at most an eighth of the move's time (300 ms at most), ended
-/// by `stop`.
-fn probe_limits(shared: &Shared) -> MateLimits {
+/// A mate search of at most an eighth of the move's time (300 ms at most): a forced
+/// mate it proves is reported (`score mate`) and its `bestmove` line returned.
+fn play_probed_mate<G: UsiGame>(
+    game: &G,
+    shared: &Shared,
+    out: &Out,
+    start: Instant,
+    ponder_out: bool,
+) -> Option<String> {
     let (deadline, open) = current_deadline(shared);
     let probe = match deadline {
         Some(d) => d.saturating_duration_since(Instant::now()) / 8,
         None => Duration::from_millis(if open { 300 } else { 100 }),
     }
     .min(Duration::from_millis(300));
-    MateLimits {
+    let mate_limits = MateLimits {
         deadline: Instant::now().checked_add(probe),
         stop: Some(shared.stop.clone()),
         max_nodes: 200_000,
         max_plies: 31,
-    }
-}
-
-/// The mate probe, on a thread of its own beside the search (as dlshogi runs its root
-/// mate search): a forced mate it proves ends the search, which then plays it.
-fn probe_mate<G: UsiGame>(
-    game: &G,
-    shared: &Shared,
-    limits: &MateLimits,
-) -> Option<(Vec<G::Move>, usize)> {
-    let found = game.mate_probe(limits)?;
-    shared.mate_found.store(true, Ordering::SeqCst);
-    shared.interrupt.store(true, Ordering::SeqCst);
-    Some(found)
-}
-
-/// Reports the probe's mate (`score mate`) and returns its `bestmove` line.
-fn play_mate<M: std::fmt::Display>(
-    (line, root_mate_nodes): (Vec<M>, usize),
-    out: &Out,
-    start: Instant,
-    ponder_out: bool,
-) -> String {
+    };
+    let (line, root_mate_nodes) = game.mate_probe(&mate_limits)?;
     let ms = start.elapsed().as_millis().max(1);
     send(
         out,
@@ -74,7 +59,7 @@ fn play_mate<M: std::fmt::Display>(
     if ponder_out && line.len() > 1 {
         s.push_str(&format!(" ponder {}", line[1]));
     }
-    s
+    Some(s)
 }
 
 /// One move's search: the position, its tree and network, the engine's flags and output,
@@ -122,31 +107,18 @@ impl<G: UsiGame> MoveSearch<'_, G> {
             send(self.out, "info string 27-point declaration holds");
             return end("bestmove win".into(), hopeless);
         }
-        // A short mate probe beside the search: a forced mate it proves ends the search
-        // and is played. The search does not wait for it, so every search thread works
-        // from the start of the move.
-        let shared = self.shared;
-        let limits = probe_limits(shared);
-        let (mate, last) = std::thread::scope(|scope| {
-            let probe = std::thread::Builder::new()
-                .name("mate-probe".into())
-                .spawn_scoped(scope, || probe_mate(game, shared, &limits))
-                .ok();
-            let last = if self.search.config().root_selection == RootSelection::Gumbel {
-                self.gumbel_searches(rate)
-            } else {
-                self.puct_searches()
-            };
-            let mate = match probe {
-                Some(probe) => probe.join().ok().flatten(),
-                // No thread for it: the probe runs after the search instead.
-                None => probe_mate(game, shared, &limits),
-            };
-            (mate, last)
-        });
-        if let Some(mate) = mate {
-            return end(play_mate(mate, self.out, self.start, ponder_out), 0);
+        // A short mate probe first: a forced mate found here is played at once.
+        if let Some(bestmove) =
+            play_probed_mate(game, self.shared, self.out, self.start, ponder_out)
+        {
+            return end(bestmove, 0);
         }
+
+        let last = if self.search.config().root_selection == RootSelection::Gumbel {
+            self.gumbel_searches(rate)
+        } else {
+            self.puct_searches()
+        };
 
         let Some(r) = last else {
             // Stopped before any search: play the first legal move rather than nothing.
@@ -232,13 +204,7 @@ impl<G: UsiGame> MoveSearch<'_, G> {
         let mut last = None;
         let mut reported = false;
         let mut last_info = Instant::now();
-        loop {
-            // Cleared before the clock is read: `stop`, `ponderhit` and a proved mate
-            // raise the interrupt after their own change, so none can be missed.
-            shared.interrupt.store(false, Ordering::SeqCst);
-            let Some((deadline, open, now)) = clock_before_chunk(shared) else {
-                break;
-            };
+        while let Some((deadline, open, now)) = clock_before_chunk(shared) {
             let left = self.left(self.simulations);
             if left == Some(0) {
                 if open {
@@ -259,7 +225,7 @@ impl<G: UsiGame> MoveSearch<'_, G> {
                 simulations: Some(left.unwrap_or(u32::MAX)),
                 max_nodes: None,
                 deadline: Some(deadline.map_or(chunk_end, |d| d.min(chunk_end))),
-                stop: Some(shared.interrupt.clone()),
+                stop: Some(shared.stop.clone()),
             };
             let Some(r) = self.run(&limits) else {
                 break;
@@ -300,9 +266,9 @@ impl<G: UsiGame> MoveSearch<'_, G> {
         let mut open_budget = GUMBEL_FIRST_SIMULATIONS;
         let (mut completed, mut cut) = (None, None);
         loop {
-            // Cleared before `stop` is read and the clock looked at: `stop`, `ponderhit`
-            // and a proved mate raise the interrupt after their own change, so none can
-            // be missed.
+            // Cleared before `stop` is read and the clock looked at: `stop` and
+            // `ponderhit` raise the interrupt after their own change, so neither can be
+            // missed.
             shared.interrupt.store(false, Ordering::SeqCst);
             let Some((deadline, open, now)) = clock_before_chunk(shared) else {
                 break;

@@ -42,12 +42,8 @@ pub(crate) struct Timing {
 pub(crate) struct Shared {
     pub(crate) stop: Arc<AtomicBool>,
     /// Ends the running search call but not the move: raised by `ponderhit` (an
-    /// open-ended search gives way to one planned for the clock), by `stop`, and by the
-    /// mate probe once it has proved a mate.
+    /// open-ended Gumbel search gives way to one planned for the clock) and by `stop`.
     pub(crate) interrupt: Arc<AtomicBool>,
-    /// The mate probe beside the search has proved a mate: the search ends (the probe
-    /// raises `interrupt` after this) and the move is the mate's.
-    pub(crate) mate_found: AtomicBool,
     pub(crate) timing: Mutex<Timing>,
 }
 
@@ -78,11 +74,11 @@ pub(crate) fn current_deadline(shared: &Shared) -> (Option<Instant>, bool) {
     (if open { None } else { t.deadline }, open)
 }
 
-/// The clock before a search's next chunk: `None` once `stop` has come, the deadline has
-/// passed or the mate probe has proved a mate; else the deadline, whether the search is
-/// open-ended (pondering, `go infinite`) and the time now.
+/// The clock before a search's next chunk: `None` once `stop` has come or the deadline
+/// has passed; else the deadline, whether the search is open-ended (pondering, `go
+/// infinite`) and the time now.
 pub(crate) fn clock_before_chunk(shared: &Shared) -> Option<(Option<Instant>, bool, Instant)> {
-    if stopped(shared) || shared.mate_found.load(Ordering::SeqCst) {
+    if stopped(shared) {
         return None;
     }
     let (deadline, open) = current_deadline(shared);
