@@ -268,7 +268,7 @@ pub fn run(
 
     log_precision(config, roles, device);
 
-    let (start_step, start_dir, learner_model) = learner_network(&run, &layout, roles, device)?;
+    let (start_step, learner_start) = learner_network(&run, &layout, roles, device)?;
     progress.learner_step.store(start_step, Ordering::Relaxed);
 
     let gate_stop = AtomicBool::new(false);
@@ -286,13 +286,9 @@ pub fn run(
                 ))
             })
         });
-        let learner = learner_model.map(|(model, manifest)| {
-            let (run, progress, stop_work, start_dir) = (&run, &progress, &stop_work, &start_dir);
-            scope.spawn(move || {
-                learner_loop(
-                    config, run, model, &manifest, start_dir, progress, stop_work, interrupt,
-                )
-            })
+        let learner = learner_start.map(|start| {
+            let (run, progress, stop_work) = (&run, &progress, &stop_work);
+            scope.spawn(move || learner_loop(config, run, start, progress, stop_work, interrupt))
         });
         let gate = roles
             .gate

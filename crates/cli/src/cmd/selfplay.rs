@@ -10,7 +10,7 @@ use clap::Args;
 use shogi_features::{FeatureSet, NetLayout};
 use shogi_game::GameKind;
 use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, BatchStats, uniform_batch};
-use shogi_mcts::{RootSelection, SearchConfig};
+use shogi_mcts::{Evaluator, RootSelection, SearchConfig};
 use shogi_model::{
     DEFAULT_BLOCKS, DEFAULT_CHANNELS, InferenceOptions, Model, NetService, SELFPLAY_HALF_INFERENCE,
     SelfplayThreads, Serving, ThreadCount, available_cores, parse_device, selfplay_threads,
@@ -200,31 +200,26 @@ where
     let batch = args.batch_config();
     let stop = AtomicBool::new(false);
     let stats = ActorStats::default();
+    let seeds = SeedRange::new(args.seed, Some(args.games));
+    // The games on `actors`' threads, evaluated by `evaluators` (one per thread, or one
+    // for all).
+    let play_games = |actors: &ActorConfig, evaluators: &[&dyn Evaluator<G>]| {
+        run_actors(
+            actors, &seeds, &search, &play, &start, evaluators, out, "selfplay", &stop, &stats,
+        )
+    };
 
     let (summary, service_stats) = if args.uniform {
         let actors = args.actor_config(&args.threads(false));
-        let seeds = SeedRange::new(args.seed, Some(args.games));
         let service = BatchService::start(batch, uniform_batch::<G>);
         let evaluator = BatchEvaluator::new(service.handle());
-        let summary = run_actors(
-            &actors,
-            &seeds,
-            &search,
-            &play,
-            start,
-            std::slice::from_ref(&evaluator),
-            out,
-            "selfplay",
-            &stop,
-            &stats,
-        )?;
+        let summary = play_games(&actors, &[&evaluator])?;
         (summary, service.shutdown())
     } else {
         let device = parse_device(&args.net.device)?;
         args.net.apply_threads();
         let threads = args.threads(device.is_cuda());
         let actors = args.actor_config(&threads);
-        let seeds = SeedRange::new(args.seed, Some(args.games));
         let serving = Serving {
             inference_threads: threads.inference_threads,
             callers: actors.threads,
@@ -238,18 +233,9 @@ where
         );
         let service = network_service(args, layout, batch, device, serving)?;
         let evaluators = service.evaluators::<G>(actors.threads);
-        let summary = run_actors(
-            &actors,
-            &seeds,
-            &search,
-            &play,
-            start,
-            &evaluators,
-            out,
-            "selfplay",
-            &stop,
-            &stats,
-        )?;
+        let evaluators: Vec<&dyn Evaluator<G>> =
+            evaluators.iter().map(|e| e as &dyn Evaluator<G>).collect();
+        let summary = play_games(&actors, &evaluators)?;
         (summary, service.shutdown())
     };
     print_summary(&summary, &stats, &service_stats);

@@ -190,6 +190,14 @@ pub(super) fn learner_start(run: &RunDir) -> Result<(u64, PathBuf)> {
         .context("the run directory has no network at all (accepted/ is empty)")
 }
 
+/// The network the learner continues: its weights, its manifest, and the directory it
+/// was read from (its optimiser state and replay account beside it).
+pub(super) struct LearnerStart {
+    pub(super) model: Model,
+    pub(super) manifest: shogi_model::Manifest,
+    pub(super) dir: PathBuf,
+}
+
 /// The network the learner continues, loaded when this process plays the learner
 /// (`None` otherwise), with its step and directory: the newest network of the run that
 /// loads. A newer one that does not (truncated, non-finite, another layout) is passed
@@ -201,8 +209,8 @@ pub(super) fn learner_network(
     layout: &NetLayout,
     roles: Roles,
     device: shogi_model::tch::Device,
-) -> Result<(u64, PathBuf, Option<(Model, shogi_model::Manifest)>)> {
-    let (newest_step, newest) = learner_start(run)?;
+) -> Result<(u64, Option<LearnerStart>)> {
+    let (newest_step, _) = learner_start(run)?;
     if !roles.learn {
         info!(
             "run {} ({}): playing {} beside the run's learner (newest network: step {})",
@@ -211,7 +219,7 @@ pub(super) fn learner_network(
             roles.describe(),
             newest_step
         );
-        return Ok((newest_step, newest, None));
+        return Ok((newest_step, None));
     }
     let expected = Expected::for_layout(layout).any_features();
     let found = newest_that_loads(run.networks_newest_first()?, |dir| {
@@ -232,7 +240,12 @@ pub(super) fn learner_network(
         manifest.name,
         found.step
     );
-    Ok((found.step, found.dir, Some((model, manifest))))
+    let start = LearnerStart {
+        model,
+        manifest,
+        dir: found.dir,
+    };
+    Ok((found.step, Some(start)))
 }
 
 /// Warns of each newer network `role` passed over because it does not load.

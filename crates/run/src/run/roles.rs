@@ -1,6 +1,7 @@
 //! The three roles of a run, each a loop over the run directory: self-play generations,
 //! learner steps and the gate.
 
+use super::prepare::LearnerStart;
 use super::settings::schedule;
 use super::*;
 
@@ -140,16 +141,19 @@ fn serve_first(
     Ok((service, found.step, refused))
 }
 
-/// The learner continuing `manifest`'s network (read from `start_dir`), with its
-/// optimiser state where the network has one.
+/// The learner continuing `start`'s network, with its optimiser state where the network
+/// has one.
 fn start_learner(
     config: &RunConfig,
     run: &RunDir,
-    model: Model,
-    manifest: &shogi_model::Manifest,
-    start_dir: &Path,
+    start: LearnerStart,
     progress: &Progress,
 ) -> Result<Learner> {
+    let LearnerStart {
+        model,
+        manifest,
+        dir: start_dir,
+    } = start;
     let l = &config.learner;
     let learner_config = LearnerConfig {
         layout: layout_of(config),
@@ -166,7 +170,7 @@ fn start_learner(
     };
     let mut learner = Learner::new(model, optimizer_settings(config), learner_config)?;
     if manifest.meta.training_step > 0 {
-        match learner.restore_optimizer(start_dir) {
+        match learner.restore_optimizer(&start_dir) {
             Ok(()) => info!("learner: optimiser state restored from {}", manifest.name),
             Err(why) => warn!(
                 "learner: optimiser state NOT restored, it starts afresh (momentum/moments lost): {why}"
@@ -421,23 +425,20 @@ pub fn generation_seed(run_seed: u64, generation: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-#[allow(clippy::too_many_arguments)]
 pub(super) fn learner_loop(
     config: &RunConfig,
     run: &RunDir,
-    model: Model,
-    manifest: &shogi_model::Manifest,
-    start_dir: &Path,
+    start: LearnerStart,
     progress: &Progress,
     stop_work: &(dyn Fn() -> bool + Sync),
     interrupt: &AtomicBool,
 ) -> Result<()> {
     let l = &config.learner;
     let mut window = ReplayWindow::new(run.replay(), l.window, sample_config(config));
-    let mut learner = start_learner(config, run, model, manifest, start_dir, progress)?;
     // The replay-ratio budget goes on where the candidate left it: its positions counted
     // and samples trained over the run's life, whatever number of invocations.
-    resume_replay_account(&mut window, manifest, start_dir)?;
+    resume_replay_account(&mut window, &start.manifest, &start.dir)?;
+    let mut learner = start_learner(config, run, start, progress)?;
     let mut last_export = learner.step_count();
     const STEPS_PER_CALL: u64 = 5;
     while !stop_work() {

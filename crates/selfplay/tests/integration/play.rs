@@ -5,7 +5,9 @@ use shogi_game::{Color, EndReason};
 use shogi_mcts::{FnEvaluator, SearchConfig, UniformEvaluator, Wdl};
 use shogi_registry::export::replay;
 use shogi_rules::{GameRules, Position, ShogiGame, Variant};
-use shogi_selfplay::actors::{ActorConfig, ActorStats, ActorSummary, SeedRange, run_actors};
+use shogi_selfplay::actors::{
+    ActorConfig, ActorError, ActorStats, ActorSummary, GameSeeds, SeedRange, run_actors,
+};
 use shogi_selfplay::play::{PlayConfig, PlayedGame, play_game};
 use std::sync::atomic::AtomicBool;
 
@@ -41,7 +43,7 @@ fn minishogi(max_plies: u32) -> ShogiGame {
 /// are played, and their length in plies.
 struct MinishogiGames<'a> {
     config: &'a ActorConfig,
-    seeds: &'a SeedRange,
+    seeds: &'a dyn GameSeeds,
     play: &'a PlayConfig,
     max_plies: u32,
 }
@@ -54,7 +56,7 @@ fn minishogi_actors<E: shogi_mcts::Evaluator<ShogiGame>>(
     dir: &std::path::Path,
     stop: &AtomicBool,
     stats: &ActorStats,
-) -> ActorSummary {
+) -> Result<ActorSummary, ActorError> {
     let start = |_| minishogi(games.max_plies);
     run_actors(
         games.config,
@@ -68,7 +70,6 @@ fn minishogi_actors<E: shogi_mcts::Evaluator<ShogiGame>>(
         stop,
         stats,
     )
-    .unwrap()
 }
 
 #[test]
@@ -217,7 +218,8 @@ fn actors_fill_a_replay_directory_through_a_batched_service() {
         dir.path(),
         &stop,
         &stats,
-    );
+    )
+    .unwrap();
     assert_eq!(summary.games, 10);
     let (games, skipped) = shogi_records::read_chunk_dir(dir.path()).unwrap();
     assert!(skipped.is_empty());
@@ -282,20 +284,13 @@ fn actors_stop_when_the_service_shuts_down() {
         AtomicBool::new(false),
         ActorStats::default(),
     );
-    let start = |_| minishogi(80);
-    let err = run_actors(
-        &config,
-        &seeds,
-        &small_search(),
-        &play,
-        start,
-        std::slice::from_ref(&evaluator),
-        dir.path(),
-        "actor",
-        &stop,
-        &stats,
-    )
-    .unwrap_err();
+    let games = MinishogiGames {
+        config: &config,
+        seeds: &seeds,
+        play: &play,
+        max_plies: 80,
+    };
+    let err = minishogi_actors(games, &evaluator, dir.path(), &stop, &stats).unwrap_err();
     assert!(
         err.to_string().contains("inference service shut down"),
         "{err}"
@@ -344,7 +339,8 @@ fn live_counters_include_the_games_still_in_progress() {
         dir.path(),
         &stop,
         &stats,
-    );
+    )
+    .unwrap();
     let played = stats.plies_played.load(Ordering::Relaxed);
     let simulations = stats.simulations_run.load(Ordering::Relaxed);
     assert!(
@@ -416,7 +412,8 @@ fn actors_advancing_many_games_per_thread_play_the_same_games_as_play_game() {
             dir.path(),
             &stop,
             &stats,
-        );
+        )
+        .unwrap();
         assert_eq!(summary.games, games);
         let (records, skipped) = shogi_records::read_chunk_dir(dir.path()).unwrap();
         assert!(skipped.is_empty());
@@ -470,7 +467,6 @@ fn games_at_the_ply_cap_are_adjudicated_by_material_when_asked() {
 /// given, and nothing is left in flight at the end.
 #[test]
 fn a_finished_games_slot_starts_the_next_game_at_once() {
-    use shogi_selfplay::actors::GameSeeds;
     use std::sync::Mutex;
     use std::sync::atomic::Ordering;
 
@@ -505,20 +501,13 @@ fn a_finished_games_slot_starts_the_next_game_at_once() {
     let play = PlayConfig::default();
     let dir = tempfile::tempdir().unwrap();
     let stop = AtomicBool::new(false);
-    let start = |_| minishogi(40);
-    let summary = run_actors(
-        &config,
-        &seeds,
-        &small_search(),
-        &play,
-        start,
-        std::slice::from_ref(&evaluator),
-        dir.path(),
-        "actor",
-        &stop,
-        &stats,
-    )
-    .unwrap();
+    let games = MinishogiGames {
+        config: &config,
+        seeds: &seeds,
+        play: &play,
+        max_plies: 40,
+    };
+    let summary = minishogi_actors(games, &evaluator, dir.path(), &stop, &stats).unwrap();
     assert_eq!(summary.games, 10);
     assert_eq!(stats.in_flight.load(Ordering::Relaxed), 0);
     let asked = seeds.in_flight_at_ask.into_inner().unwrap();
