@@ -18,12 +18,13 @@ use crate::error::{ArenaError, io_err};
 
 mod results_log;
 use crate::openings::{Openings, opening_positions};
-use crate::player::{Mover, PlayerSettings, PlayerSpec, PreparedPlayer, baseline_version};
+use crate::player::{
+    MatchGame, Mover, PlayerSettings, PlayerSpec, PreparedPlayer, baseline_version,
+};
 use crate::usi_client::UsiAnswer;
 pub use results_log::RESULTS_FILE;
 use results_log::ResultsLog;
 use shogi_ratings::stats::{EloEstimate, SprtConfig, SprtDecision, SprtState, Tally};
-use shogi_registry::ArenaGame;
 
 /// Random plies of a match's generated openings unless told otherwise (the gate uses
 /// fewer, [`crate::GateConfig`]'s `opening_plies`).
@@ -327,7 +328,7 @@ type Played<G> = (
 );
 
 /// Plays one game; `None` if `stop` was raised first.
-fn play_game<G: ArenaGame>(
+fn play_game<G: MatchGame>(
     spec: &GameSpec,
     start: &G::Start,
     black: &mut dyn Mover<G>,
@@ -407,7 +408,7 @@ fn play_game<G: ArenaGame>(
     Some((game, moves, outcome, forfeit, thinking))
 }
 
-fn record_of<G: ArenaGame>(
+fn record_of<G: MatchGame>(
     spec: &GameSpec,
     start: &G::Start,
     moves: &[G::Move],
@@ -477,7 +478,7 @@ fn first_decision(sprt: &SprtConfig, games: &[GameResult]) -> SprtDecision {
 
 /// Game `index` of a match (opening `index / 2`, A playing Black when `a_black`) as the
 /// summary lists it: from A's side, with who forfeited and each player's thinking time.
-fn game_result<G: ArenaGame>(
+fn game_result<G: MatchGame>(
     index: u32,
     a_black: bool,
     start: &G::Start,
@@ -519,7 +520,7 @@ fn game_result<G: ArenaGame>(
 
 /// Plays a match between prepared players `a` and `b`. Returns the summary; if `stop`
 /// is raised the games in progress are abandoned and the summary says `interrupted`.
-pub fn play_match<G: ArenaGame>(
+pub fn play_match<G: MatchGame>(
     a: &PreparedPlayer<G>,
     b: &PreparedPlayer<G>,
     config: &MatchConfig,
@@ -649,7 +650,7 @@ impl MatchBooks<'_> {
     /// Keeps a played game: its files, its line in the results log, its result, a
     /// progress report, and the SPRT's decision on the games so far. `false` when the
     /// match cannot go on.
-    fn keep<G: ArenaGame>(
+    fn keep<G: MatchGame>(
         &self,
         index: u32,
         a_black: bool,
@@ -702,7 +703,7 @@ impl MatchBooks<'_> {
 
 /// One worker thread of a match: a mover for each player, playing the next game to
 /// play until there is none.
-fn match_worker<G: ArenaGame>(
+fn match_worker<G: MatchGame>(
     books: &MatchBooks<'_>,
     a: &PreparedPlayer<G>,
     b: &PreparedPlayer<G>,
@@ -744,7 +745,7 @@ fn match_worker<G: ArenaGame>(
 }
 
 /// A match's summary from its games (in any order): `decided`, the SPRT stopped it.
-fn summary_of<G: ArenaGame>(
+fn summary_of<G: MatchGame>(
     a: &PlayerSpec,
     b: &PlayerSpec,
     config: &MatchConfig,
@@ -767,8 +768,7 @@ fn summary_of<G: ArenaGame>(
         baseline_version: [a, b]
             .iter()
             .any(|s| matches!(s, PlayerSpec::AlphaBeta(_)))
-            .then(baseline_version::<G>)
-            .flatten(),
+            .then(baseline_version::<G>),
         seconds: 0.0,
         a_move_ms: mean_move_ms(games.iter().map(|g| (g.a_think_ms, g.a_moves))),
         b_move_ms: mean_move_ms(games.iter().map(|g| (g.b_think_ms, g.b_moves))),
@@ -868,7 +868,7 @@ pub fn run_match_reporting(
 }
 
 /// [`run_match`] with `G`, the type of `config.game`.
-fn run_game_match<G: ArenaGame>(
+fn run_game_match<G: MatchGame>(
     a: &PlayerSpec,
     b: &PlayerSpec,
     config: &MatchConfig,

@@ -27,7 +27,7 @@ use shogi_rules::{Move, ShogiGame, Variant};
 
 use crate::error::ArenaError;
 use crate::usi_client::{UsiAnswer, UsiEngine, UsiTimeControl, variant_setoption};
-use shogi_baseline::{AlphaBetaLimits, Baseline};
+use shogi_baseline::{AlphaBetaLimits, Baseline, GameBaseline};
 use shogi_registry::ArenaGame;
 
 /// Random playouts per position of the `rollout` player.
@@ -186,29 +186,31 @@ fn usi_mover<G: Game>(command: &str, tc: &UsiTimeControl) -> Option<Box<dyn Move
         .map(|mover| *mover)
 }
 
-/// A mover playing `G`'s classical baseline (its [`ArenaGame::baseline`]) at `limits`,
-/// where the game has one.
-fn alphabeta_mover<G: ArenaGame>(limits: &AlphaBetaLimits) -> Option<Box<dyn Mover<G>>> {
-    let search = G::baseline()?;
-    Some(Box::new(AlphaBetaMover {
+/// A mover playing `G`'s classical baseline (its [`GameBaseline::baseline`]) at
+/// `limits`.
+fn alphabeta_mover<G: MatchGame>(limits: &AlphaBetaLimits) -> Box<dyn Mover<G>> {
+    Box::new(AlphaBetaMover {
         limits: *limits,
-        search,
-    }))
+        search: G::baseline(),
+    })
 }
 
 /// The version of `G`'s classical baseline, recorded with every match it plays (a cache
-/// of its games is keyed on it); `None` where the game has none.
-pub fn baseline_version<G: ArenaGame>() -> Option<u32> {
-    G::baseline().map(|search| search.version())
+/// of its games is keyed on it).
+pub fn baseline_version<G: MatchGame>() -> u32 {
+    G::baseline().version()
 }
+
+/// What a match needs of a game: its adapters (`shogi-registry`'s [`ArenaGame`]) and its
+/// classical baseline (`shogi-baseline`'s [`GameBaseline`]). Every game type has both.
+pub trait MatchGame: ArenaGame + GameBaseline {}
+
+impl<G: ArenaGame + GameBaseline> MatchGame for G {}
 
 /// Refuses `spec` where the game (`G`, named `game`) does not offer it: the arena's USI
 /// client speaks shogi and minishogi only.
-fn check_player_for<G: ArenaGame>(spec: &PlayerSpec, game: &str) -> Result<(), ArenaError> {
+fn check_player_for<G: MatchGame>(spec: &PlayerSpec, game: &str) -> Result<(), ArenaError> {
     let refused = match spec {
-        PlayerSpec::AlphaBeta(limits) => alphabeta_mover::<G>(limits)
-            .is_none()
-            .then(|| format!("{game} has no classical alpha-beta baseline")),
         PlayerSpec::Usi(command) => usi_mover::<G>(command, &UsiTimeControl::default())
             .is_none()
             .then(|| format!("the arena's USI client speaks shogi and minishogi only, not {game}")),
@@ -242,7 +244,7 @@ pub fn check_player(game: GameKind, spec: &PlayerSpec) -> Result<(), ArenaError>
     with_game_type!(game, G => check_player_for::<G>(spec, game.name()))
 }
 
-enum Shared<G: ArenaGame> {
+enum Shared<G: Game> {
     Net {
         /// One per inference thread; each mover takes the next.
         evaluators: Vec<Arc<dyn Evaluator<G>>>,
@@ -258,7 +260,7 @@ enum Shared<G: ArenaGame> {
 }
 
 /// A player ready to play: networks loaded into one shared batched inference service.
-pub struct PreparedPlayer<G: ArenaGame = ShogiGame> {
+pub struct PreparedPlayer<G: Game = ShogiGame> {
     /// What it is.
     pub spec: PlayerSpec,
     /// A short display name.
@@ -267,7 +269,7 @@ pub struct PreparedPlayer<G: ArenaGame = ShogiGame> {
     settings: PlayerSettings,
 }
 
-impl<G: ArenaGame> fmt::Debug for PreparedPlayer<G> {
+impl<G: MatchGame> fmt::Debug for PreparedPlayer<G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PreparedPlayer")
             .field("spec", &self.spec)
@@ -276,7 +278,7 @@ impl<G: ArenaGame> fmt::Debug for PreparedPlayer<G> {
     }
 }
 
-impl<G: ArenaGame> PreparedPlayer<G> {
+impl<G: MatchGame> PreparedPlayer<G> {
     /// Loads what `spec` needs for a network of `layout` (a checkpoint's network into a
     /// batch service). An external USI engine is refused where the variant has no USI.
     pub fn prepare(
@@ -363,7 +365,7 @@ impl<G: ArenaGame> PreparedPlayer<G> {
                     .expect("checked when the player was prepared");
             }
             Shared::AlphaBeta(limits) => {
-                return alphabeta_mover::<G>(limits).expect("checked when the player was prepared");
+                return alphabeta_mover::<G>(limits);
             }
         };
         let mut config = SearchConfig::for_play();

@@ -19,8 +19,8 @@ use shogi_rules::ShogiGame;
 use shogi_tai::TaiGame;
 
 /// A classical baseline for games `G`: what a match needs to play it, whatever the game.
-/// Each game's searcher implements it here; the game's adapters (`shogi-registry`) say
-/// which searcher is the game's.
+/// Each game's searcher implements it here, and [`GameBaseline`] says which searcher is
+/// the game's.
 pub trait Baseline<G: Game>: Send {
     /// The version of the searcher's play, recorded with every match it plays (a cache
     /// of its games is keyed on it): bumped whenever a change alters its moves.
@@ -34,9 +34,22 @@ pub trait Baseline<G: Game>: Send {
     fn best_move(&mut self, game: &G, limits: &AlphaBetaLimits) -> Option<G::Move>;
 }
 
+/// A game with a classical baseline: which searcher plays it. Every game type the
+/// project plays has one (the `alphabeta:...` players and the fixed scale).
+pub trait GameBaseline: Game {
+    /// A fresh searcher of the game's baseline.
+    fn baseline() -> Box<dyn Baseline<Self>>;
+}
+
 /// Each searcher is its game's baseline through its own `new_game` and `search`.
 macro_rules! baseline_of {
     ($searcher:ty, $game:ty, $version:expr) => {
+        impl GameBaseline for $game {
+            fn baseline() -> Box<dyn Baseline<Self>> {
+                Box::new(<$searcher>::new(1))
+            }
+        }
+
         impl Baseline<$game> for $searcher {
             fn version(&self) -> u32 {
                 $version

@@ -4,7 +4,6 @@
 use std::fmt::Debug;
 use std::path::Path;
 
-use shogi_baseline::Baseline;
 use shogi_game::GameKind;
 use shogi_records::GameRecord;
 
@@ -12,7 +11,7 @@ use crate::export::ExportError;
 use crate::{GameSpec, NetGame, RecordGame};
 
 /// A game the arena can play. It knows nothing of matches or players: the match takes
-/// the game's rules as a [`GameSpec`], and its classical baseline as a [`Baseline`].
+/// the game's rules as a [`GameSpec`].
 pub trait ArenaGame: NetGame + RecordGame {
     /// A start position.
     type Start: Clone + Send + Sync + Debug;
@@ -34,15 +33,6 @@ pub trait ArenaGame: NetGame + RecordGame {
     /// Whether the side to move may declare a win (shogi's 27-point impasse rule).
     fn can_declare_win(&self) -> bool {
         false
-    }
-
-    /// A fresh searcher of the game's classical baseline (`shogi-baseline`: the
-    /// `alphabeta:...` players and the fixed scale), where the game has one.
-    fn baseline() -> Option<Box<dyn Baseline<Self>>>
-    where
-        Self: Sized,
-    {
-        None
     }
 
     /// Checks one finished game by replaying it and writes it into `dir` as `stem.*`;

@@ -10,7 +10,7 @@ use shogi_rules::{ShogiGame, Variant};
 
 use shogi_records::{GameRecord, ReplayError, variant_from_name};
 
-use crate::{RecordGame, join_moves};
+use crate::RecordGame;
 
 /// Replays a shogi or minishogi record through the rules, checking every move
 /// ([`RecordGame::replay_each`]); returns the final game.
@@ -126,4 +126,13 @@ pub fn write_game_dir(
         written.push(path);
     }
     Ok(written)
+}
+
+/// Moves separated by spaces, as USI writes a line of moves.
+pub fn join_moves<M: std::fmt::Display>(moves: &[M]) -> String {
+    moves
+        .iter()
+        .map(|m| m.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -1,21 +1,18 @@
 //! Standard shogi and minishogi (one type, [`ShogiGame`]: the variant is part of its
 //! position), every adapter in one place: started from a [`GameSpec`], encoded for the
-//! network (`shogi-features`' planes and policy), recorded, played in matches and over
-//! USI.
+//! network (`shogi-features`' planes and policy), recorded and played in matches (its
+//! USI adapter is `shogi-usi`'s).
 
 use std::path::Path;
 
-use shogi_baseline::{AlphaBeta, Baseline};
 use shogi_features::{FeatureSet, NetLayout, policy_index};
 use shogi_game::{Game, GameKind};
 use shogi_records::{GameRecord, ReplayError};
-use shogi_rules::mate::{MateLimits, MateResult, search_mate};
 use shogi_rules::{GameRules, ImpasseRule, Move, Position, ShogiGame, Variant};
 
 use crate::export::{ExportError, write_game_dir};
 use crate::record_game::record_header;
-use crate::usi_game::{Parsed, join_moves, ply_cap, sanitize};
-use crate::{ArenaGame, FromSpec, GameSpec, NetGame, RecordGame, UsiGame};
+use crate::{ArenaGame, FromSpec, GameSpec, NetGame, RecordGame};
 
 impl FromSpec for ShogiGame {
     /// The variant's start position. A tai spec never reaches this type through the
@@ -105,10 +102,6 @@ impl RecordGame for ShogiGame {
 impl ArenaGame for ShogiGame {
     type Start = Position;
 
-    fn baseline() -> Option<Box<dyn Baseline<Self>>> {
-        Some(Box::new(AlphaBeta::new(1)))
-    }
-
     /// `startpos`, an SFEN (optionally after `sfen `), or a handicap (`handicap:NAME`,
     /// standard shogi only).
     fn parse_start(game: GameKind, line: &str) -> Result<Position, String> {
@@ -150,72 +143,6 @@ impl ArenaGame for ShogiGame {
     /// `stem.usi` always, `.csa` and `.kif` for standard shogi (replayed on the way).
     fn write_game(record: &GameRecord, dir: &Path, stem: &str) -> Result<usize, ExportError> {
         Ok(write_game_dir(record, dir, stem)?.len())
-    }
-}
-
-impl UsiGame for ShogiGame {
-    const KINDS: &'static [GameKind] = &[GameKind::Shogi, GameKind::Minishogi];
-
-    fn parse_position(
-        spec: &GameSpec,
-        head: &[&str],
-        moves: &[&str],
-    ) -> Result<Parsed<Self>, String> {
-        let variant = Variant::of(spec.kind).ok_or("not a shogi variant")?;
-        let pos = match head.first() {
-            Some(&"startpos") if head.len() == 1 => Position::startpos(variant),
-            Some(&"sfen") => Position::from_sfen(variant, &head[1..].join(" "))
-                .map_err(|e| sanitize(&e.to_string()))?,
-            _ => return Err("expected 'startpos' or 'sfen <sfen>'".into()),
-        };
-        let rules = GameRules {
-            max_plies: ply_cap(spec.max_plies, pos.move_number(), moves.len()),
-            impasse: spec.impasse,
-        };
-        let mut game = ShogiGame::new(pos, rules);
-        for (k, text) in moves.iter().enumerate() {
-            let mv = game.position().parse_usi_move(text).map_err(|e| {
-                format!(
-                    "move {} ({}): {}",
-                    k + 1,
-                    sanitize(text),
-                    sanitize(&e.to_string())
-                )
-            })?;
-            game.play(mv)
-                .map_err(|e| format!("move {} ({}): {}", k + 1, sanitize(text), e))?;
-        }
-        let key = game.start_position().key();
-        let played = game.moves().to_vec();
-        Ok((game, key, played))
-    }
-
-    fn twofold_in_search(&mut self) {
-        let ply = self.ply();
-        self.set_twofold_after(ply);
-    }
-
-    fn move_number(&self) -> u32 {
-        self.position().move_number()
-    }
-
-    fn can_declare_win(&self) -> bool {
-        ShogiGame::can_declare_win(self)
-    }
-
-    fn mate_probe(&self, limits: &MateLimits) -> Option<(Vec<Self::Move>, usize)> {
-        match self.search_mate(limits) {
-            (MateResult::Mate(line), stats) => Some((line, stats.nodes)),
-            _ => None,
-        }
-    }
-
-    fn mate_answer(&self, limits: &MateLimits) -> String {
-        match search_mate(self.position(), limits).0 {
-            MateResult::Mate(line) => format!("checkmate {}", join_moves(&line)),
-            MateResult::NoMate => "checkmate nomate".into(),
-            MateResult::Timeout => "checkmate timeout".into(),
-        }
     }
 }
 

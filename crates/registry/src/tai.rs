@@ -5,16 +5,14 @@
 
 use std::path::Path;
 
-use shogi_baseline::{Baseline, TaiAlphaBeta};
 use shogi_features::{FeatureSet, NetLayout, SparsePlanes};
-use shogi_game::{Color, Game, GameKind};
+use shogi_game::{Color, GameKind};
 use shogi_records::{GameRecord, ReplayError};
 use shogi_tai::{TaiGame, TaiMove, TaiRules};
 
 use crate::export::ExportError;
 use crate::record_game::record_header;
-use crate::usi_game::{Parsed, ply_cap, sanitize};
-use crate::{ArenaGame, FromSpec, GameSpec, NetGame, RecordGame, UsiGame};
+use crate::{ArenaGame, FromSpec, GameSpec, NetGame, RecordGame};
 
 impl FromSpec for TaiGame {
     fn from_spec(spec: &GameSpec) -> TaiGame {
@@ -111,10 +109,6 @@ impl RecordGame for TaiGame {
 impl ArenaGame for TaiGame {
     type Start = shogi_tai::Position;
 
-    fn baseline() -> Option<Box<dyn Baseline<Self>>> {
-        Some(Box::new(TaiAlphaBeta::new(1)))
-    }
-
     /// `startpos` or a tai SFEN (optionally after `sfen `).
     fn parse_start(game: GameKind, line: &str) -> Result<shogi_tai::Position, String> {
         if game != GameKind::Tai {
@@ -188,49 +182,4 @@ pub fn read_text_game(text: &str) -> Result<(GameRecord, String), String> {
     let record = TaiGame::record_from_texts(GameKind::Tai, sfen, moves.split_whitespace())?;
     let result = field("result ").unwrap_or("unknown").to_string();
     Ok((record, result))
-}
-
-impl UsiGame for TaiGame {
-    const KINDS: &'static [GameKind] = &[GameKind::Tai];
-
-    /// `startpos` or `sfen <tai SFEN>`, then moves as squares in path order
-    /// (`13m12l`, `13m12l13m`); the rules are the spec's tai rule options.
-    fn parse_position(
-        spec: &GameSpec,
-        head: &[&str],
-        moves: &[&str],
-    ) -> Result<Parsed<Self>, String> {
-        let pos = match head.first() {
-            Some(&"startpos") if head.len() == 1 => shogi_tai::Position::startpos(),
-            Some(&"sfen") => shogi_tai::Position::from_sfen(&head[1..].join(" "))
-                .map_err(|e| sanitize(&e.to_string()))?,
-            _ => return Err("expected 'startpos' or 'sfen <sfen>'".into()),
-        };
-        let rules = TaiRules {
-            max_plies: ply_cap(spec.max_plies, pos.move_number(), moves.len()),
-            ..spec.tai
-        };
-        let mut game = TaiGame::new(pos, rules);
-        let key = game.key();
-        let mut played = Vec::with_capacity(moves.len());
-        for (k, text) in moves.iter().enumerate() {
-            if game.outcome().is_some() {
-                return Err(format!(
-                    "move {} ({}): the game is over",
-                    k + 1,
-                    sanitize(text)
-                ));
-            }
-            let mv: TaiMove = game
-                .parse_move(text)
-                .ok_or_else(|| format!("move {} ({}): not a legal move", k + 1, sanitize(text)))?;
-            game.play_unchecked(mv);
-            played.push(mv);
-        }
-        Ok((game, key, played))
-    }
-
-    fn move_number(&self) -> u32 {
-        self.position().move_number()
-    }
 }

@@ -15,13 +15,14 @@ use shogi_model::{
 };
 use shogi_rules::ShogiGame;
 
+use crate::game::UsiGame;
+use crate::game::sanitize;
 use crate::options::{Options, SetOptionError};
-use crate::protocol::{Command, GoRequest, sanitize, side_to_move_has_no_king};
+use crate::protocol::{Command, GoRequest, side_to_move_has_no_king};
 use crate::search::MoveSearch;
 pub use crate::shared::{DEFAULT_SIMULATIONS, GUMBEL_FIRST_SIMULATIONS, INFO_INTERVAL};
 use crate::shared::{Out, Shared, Timing, send, wait_for_release};
 use crate::time::budget;
-use shogi_registry::UsiGame;
 use shogi_rules::mate::MateLimits;
 
 /// Engine name sent in `id name`.

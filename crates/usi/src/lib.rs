@@ -5,6 +5,7 @@
 //! `isready` and `quit` are answered while one is in progress.
 
 pub mod engine;
+pub mod game;
 pub mod options;
 pub mod protocol;
 mod search;

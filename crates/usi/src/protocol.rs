@@ -3,7 +3,7 @@
 //! its uci loop apart from the engine): [`Engine`](crate::Engine) decides what each
 //! command does.
 
-pub use shogi_registry::{join_moves, sanitize};
+use crate::game::sanitize;
 
 use crate::time::Clock;
 

@@ -5,15 +5,16 @@
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use crate::game::UsiGame;
 use shogi_game::{Color, Game};
 use shogi_mcts::{
     Evaluator, Proven, RootSelection, Search, SearchLimits, SearchResult, StopReason,
     gumbel_budget_for,
 };
-use shogi_registry::UsiGame;
+use shogi_registry::export::join_moves;
 use shogi_rules::mate::MateLimits;
 
-use crate::protocol::{join_moves, score_to_cp};
+use crate::protocol::score_to_cp;
 use crate::shared::{
     DEFAULT_SIMULATIONS, GUMBEL_FIRST_SIMULATIONS, INFO_INTERVAL, Out, Shared, clock_before_chunk,
     current_deadline, send, wait_for_release,

@@ -71,12 +71,12 @@ impl Harness {
     }
 
     /// An engine playing `G` (`ShogiGame` or `TaiGame`).
-    pub fn start_for<G: shogi_registry::UsiGame>(options: Options) -> Harness {
+    pub fn start_for<G: shogi_usi::game::UsiGame>(options: Options) -> Harness {
         Harness::start_with::<G>(options, None)
     }
 
     /// An engine playing `G` that finds a network's run with `lookup` (`RunSearch`).
-    pub fn start_with<G: shogi_registry::UsiGame>(
+    pub fn start_with<G: shogi_usi::game::UsiGame>(
         options: Options,
         lookup: Option<shogi_usi::RunSearchLookup>,
     ) -> Harness {

@@ -5,8 +5,8 @@
 use shogi_game::{Color, Game, GameKind};
 use shogi_mcts::{FnEvaluator, Search, SearchConfig, SearchLimits, SearchResult, Wdl};
 use shogi_registry::GameSpec;
-use shogi_registry::UsiGame;
 use shogi_rules::{Move, ShogiGame};
+use shogi_usi::game::UsiGame;
 
 /// Two kings (few moves, so every one is searched); the evaluator below says Black is
 /// ahead.

@@ -1,11 +1,14 @@
 //! [`UsiGame`]: what the USI engine needs from a game, so one protocol loop plays
-//! standard shogi and minishogi (`ShogiGame`, switched by `UCI_Variant`) and tai shogi
-//! (`TaiGame`: bracketed SFEN positions and moves as squares in path order).
+//! standard shogi and minishogi (`ShogiGame`, switched by `UCI_Variant`: [`shogi`]) and
+//! tai shogi (`TaiGame`: bracketed SFEN positions and moves as squares in path order:
+//! [`tai`]). The games' other adapters are `shogi-registry`'s; these are the engine's.
 
 use shogi_game::{Game, GameKind};
+use shogi_registry::{GameSpec, NetGame};
 use shogi_rules::mate::MateLimits;
 
-use crate::{GameSpec, NetGame};
+mod shogi;
+mod tai;
 
 /// A position parsed from a `position` command: the game, its start position's key and
 /// the moves played since (for tree reuse).
@@ -75,13 +78,4 @@ pub fn sanitize(s: &str) -> String {
         t.push_str("...");
     }
     t
-}
-
-/// Moves separated by spaces, as USI writes a line of moves.
-pub fn join_moves<M: std::fmt::Display>(moves: &[M]) -> String {
-    moves
-        .iter()
-        .map(|m| m.to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
 }
