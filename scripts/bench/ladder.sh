@@ -101,16 +101,20 @@ if [ -n "${LADDER_ROOT_OF:-}" ]; then
   search=(--root-of "$LADDER_ROOT_OF")
   plain_search=(--root-of "$LADDER_ROOT_OF" --plain)
 else
-  search=(--gumbel "${LADDER_GUMBEL:-0}" --leaf-mate-nodes "${LADDER_LEAF_MATE:-0}")
-  if [ "${LADDER_GUMBEL_CAPTURES:-0}" = 1 ]; then search+=(--gumbel-captures); fi
-  if [ "${LADDER_GUMBEL_SAFE:-0}" = 1 ]; then search+=(--gumbel-safe); fi
-  if [ "${LADDER_GUMBEL_SAFETY:-0}" != 0 ] && [ "${LADDER_GUMBEL_SAFETY:-0}" != 0.0 ]; then
-    search+=(--gumbel-safety "$LADDER_GUMBEL_SAFETY")
+  search=(--leaf-mate-nodes "${LADDER_LEAF_MATE:-0}")
+  # A Gumbel root (LADDER_GUMBEL moves) and its options; PUCT without it.
+  if [ "${LADDER_GUMBEL:-0}" != 0 ]; then
+    search+=(--gumbel "$LADDER_GUMBEL")
+    if [ "${LADDER_GUMBEL_CAPTURES:-0}" = 1 ]; then search+=(--gumbel-captures); fi
+    if [ "${LADDER_GUMBEL_SAFE:-0}" = 1 ]; then search+=(--gumbel-safe); fi
+    if [ "${LADDER_GUMBEL_SAFETY:-0}" != 0 ] && [ "${LADDER_GUMBEL_SAFETY:-0}" != 0.0 ]; then
+      search+=(--gumbel-safety "$LADDER_GUMBEL_SAFETY")
+    fi
+    if [ "${LADDER_GUMBEL_C_SCALE:--}" != - ]; then search+=(--gumbel-c-scale "$LADDER_GUMBEL_C_SCALE"); fi
   fi
   if [ "${LADDER_LEAF_EXCHANGE:-0}" != 0 ] && [ "${LADDER_LEAF_EXCHANGE:-0}" != 0.0 ]; then
     search+=(--leaf-exchange "$LADDER_LEAF_EXCHANGE")
   fi
-  if [ "${LADDER_GUMBEL_C_SCALE:--}" != - ]; then search+=(--gumbel-c-scale "$LADDER_GUMBEL_C_SCALE"); fi
 fi
 
 # One match into $out/$name; the network searches with the flags after the players

@@ -393,6 +393,8 @@ mod defaults {
         let Command::Curve(curve) = parse(&[
             "curve",
             "runs/x",
+            "--gumbel",
+            "4",
             "--gumbel-c-scale",
             "2.5",
             "--gumbel-captures",
@@ -401,8 +403,32 @@ mod defaults {
         };
         let settings = curve.player_settings().unwrap();
         assert_eq!(settings.root.gumbel_c_scale, 2.5);
-        assert_eq!(settings.root.gumbel, 0, "PUCT unless --gumbel");
+        assert_eq!(settings.root.gumbel, 4);
         assert!(settings.root.gumbel_captures && !settings.root.gumbel_safe);
+        let puct = parse_match(&[]).player_settings().unwrap();
+        assert_eq!(puct.root.gumbel, 0, "PUCT unless --gumbel");
+        // A Gumbel root's flags need the root: refused by the parser, not ignored.
+        for flag in [
+            &["--gumbel-captures"][..],
+            &["--gumbel-safe"],
+            &["--gumbel-safety", "2"],
+            &["--gumbel-gain", "2"],
+            &["--gumbel-c-scale", "2"],
+        ] {
+            let err = try_match(flag).unwrap_err().to_string();
+            assert!(
+                err.contains(flag[0]) && err.contains("--gumbel <MOVES>"),
+                "{flag:?}: {err}"
+            );
+        }
+        // One meaning: a count of root moves, PUCT being the flag left out.
+        let err = try_match(&["--gumbel", "0"]).unwrap_err().to_string();
+        assert!(err.contains("--gumbel") && err.contains("\"0\""), "{err}");
+        let switch = ["shogi-zero", "selfplay", "--gumbel", "--out", "/tmp/x"];
+        assert!(
+            Cli::try_parse_from(switch).is_err(),
+            "selfplay: --root gumbel"
+        );
         for bad in ["0", "-1", "nan", "inf", "x"] {
             // `=`: clap reads a lone "-1" as a flag, not as the value.
             let err = try_match(&[&format!("--gumbel-c-scale={bad}")])

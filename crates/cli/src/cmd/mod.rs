@@ -81,31 +81,31 @@ pub struct RootArgs {
     #[arg(long, requires = "root_of")]
     pub plain: bool,
     /// Searching players use a noise-free Gumbel root considering this many moves (the
-    /// search self-play trains with) instead of PUCT; 0 = PUCT.
-    #[arg(long, default_value_t = 0, value_name = "MOVES")]
-    pub gumbel: usize,
+    /// search self-play trains with, at least 1) instead of PUCT (without the flag).
+    #[arg(long, value_name = "MOVES", value_parser = at_least_one)]
+    pub gumbel: Option<usize>,
     /// With `--gumbel`: every move that wins material by static exchange is among the
     /// root's considered moves (a run's `selfplay.gumbel_captures`).
-    #[arg(long)]
+    #[arg(long, requires = "gumbel")]
     pub gumbel_captures: bool,
     /// With `--gumbel`: half the root's considered moves go to the best-prior moves that
     /// lose nothing by static exchange one ply later (a run's `selfplay.gumbel_safe`).
-    #[arg(long)]
+    #[arg(long, requires = "gumbel")]
     pub gumbel_safe: bool,
     /// With `--gumbel`: the logits a root move loses per point it loses by static
     /// exchange one ply later beyond the least any move loses (a pawn 2, a silver 10, a
     /// rook 32; a run's `selfplay.gumbel_safety`); 0 = off.
-    #[arg(long, default_value_t = RootSettings::default().gumbel_safety, value_name = "LOGITS", value_parser = non_negative)]
+    #[arg(long, requires = "gumbel", default_value_t = RootSettings::default().gumbel_safety, value_name = "LOGITS", value_parser = non_negative)]
     pub gumbel_safety: f32,
     /// With `--gumbel`: the logits a root move gains per point it wins by static exchange
     /// one ply later (what it takes less the opponent's best exchange after it; a run's
     /// `selfplay.gumbel_gain`); 0 = off.
-    #[arg(long, default_value_t = RootSettings::default().gumbel_gain, value_name = "LOGITS", value_parser = non_negative)]
+    #[arg(long, requires = "gumbel", default_value_t = RootSettings::default().gumbel_gain, value_name = "LOGITS", value_parser = non_negative)]
     pub gumbel_gain: f32,
     /// With `--gumbel`: the root's c_scale, how far searched values move its choice
     /// against the prior (sigma(q) = (50 + max visits) * c_scale * q; a run's
     /// `selfplay.gumbel_c_scale`).
-    #[arg(long, default_value_t = RootSettings::default().gumbel_c_scale, value_name = "SCALE", value_parser = positive_scale)]
+    #[arg(long, requires = "gumbel", default_value_t = RootSettings::default().gumbel_c_scale, value_name = "SCALE", value_parser = positive_scale)]
     pub gumbel_c_scale: f32,
     /// Nodes of the searching players' mate search at every new leaf (a mate in up to 5
     /// plies makes the leaf a proven win); 0 = off. Give a run's networks its
@@ -133,7 +133,7 @@ impl RootArgs {
             });
         }
         Ok(RootSettings {
-            gumbel: self.gumbel,
+            gumbel: self.gumbel.unwrap_or(0),
             gumbel_captures: self.gumbel_captures,
             gumbel_safe: self.gumbel_safe,
             gumbel_safety: self.gumbel_safety,
@@ -194,7 +194,8 @@ pub(crate) fn learning_rate(text: &str) -> Result<f64, String> {
     }
 }
 
-/// Parses a count that must be at least 1 (a batch size).
+/// Parses a count that must be at least 1 (a batch size; `--gumbel`, whose PUCT is the
+/// flag left out).
 pub(crate) fn at_least_one(text: &str) -> Result<usize, String> {
     match text.trim().parse::<usize>() {
         Ok(n) if n >= 1 => Ok(n),

@@ -82,9 +82,6 @@ pub struct SelfplayArgs {
     /// Dirichlet noise and the temperature schedule).
     #[arg(long, default_value_t = SearchConfig::default().root_selection, value_name = "ROOT")]
     root: RootSelection,
-    /// Same as `--root gumbel`.
-    #[arg(long, conflicts_with = "root")]
-    gumbel: bool,
     /// PUCT root: plies sampled from the visit counts before the most visited move is
     /// played.
     #[arg(long, default_value_t = SearchConfig::default().temperature_plies, value_name = "PLIES")]
@@ -117,11 +114,7 @@ impl SelfplayArgs {
         SearchConfig {
             simulations: self.simulations,
             tree_batch: self.tree_batch.max(1),
-            root_selection: if self.gumbel {
-                RootSelection::Gumbel
-            } else {
-                self.root
-            },
+            root_selection: self.root,
             temperature_plies: self.temperature_plies,
             expand_check_terminal: self.terminal_check,
             root_mate_nodes: self.root_mate_nodes,
