@@ -5,13 +5,15 @@
 //! tmp + rename) that self-play writes and the learner reads; [`hcpe3`] writes standard
 //! shogi games in dlshogi's training format and [`hcpe`] reads its `hcpe` and `hcpe3`
 //! files; [`import`] turns the records people have (CSA, KIF, USI, hcpe, hcpe3) into
-//! training games. What a record needs from a game (its
+//! training games, and [`import_run`] runs an import into replay chunks that resumes
+//! where it was stopped. What a record needs from a game (its
 //! header, move codes, the way back to the game: `RecordGame`) and the text exports
 //! (USI `position` lines, CSA, KIF) are each game's, in `shogi-registry`.
 
 pub mod hcpe;
 pub mod hcpe3;
 pub mod import;
+pub mod import_run;
 pub mod record;
 pub mod text;
 

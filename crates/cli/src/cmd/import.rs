@@ -3,19 +3,17 @@
 //! by rating, length, ending and duplicates. Killed at any point, the same command
 //! resumes where its last chunk ended.
 
-use std::collections::BTreeMap;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::Args;
-use serde::{Deserialize, Serialize};
-use shogi_records::import::{
-    IMPORT_GAMES_PER_CHUNK, ImportFilter, Importer, RecordFormat, record_files,
-};
-use shogi_records::record::{ChunkWriter, read_chunk_dir};
+use shogi_records::import::{IMPORT_GAMES_PER_CHUNK, ImportFilter, RecordFormat, record_files};
+use shogi_records::import_run::{ImportWatch, import_files};
 
 /// Arguments of `shogi-zero import`.
 #[derive(Debug, Args)]
@@ -48,39 +46,6 @@ pub struct ImportArgs {
     pub games_per_chunk: usize,
 }
 
-/// The resume state beside the chunks: for each input file, the records already
-/// written into chunks (a resumed import skips them).
-#[derive(Debug, Default, Serialize, Deserialize)]
-struct ImportState {
-    done: BTreeMap<String, u64>,
-    finished: BTreeMap<String, bool>,
-}
-
-const STATE_FILE: &str = "import-state.json";
-const CHUNK_PREFIX: &str = "import";
-
-fn load_state(out: &Path) -> Result<ImportState> {
-    let path = out.join(STATE_FILE);
-    if !path.exists() {
-        return Ok(ImportState::default());
-    }
-    let text =
-        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    serde_json::from_str(&text).with_context(|| {
-        format!(
-            "{} is not an import state file; remove it to start the import over",
-            path.display()
-        )
-    })
-}
-
-fn save_state(out: &Path, state: &ImportState) -> Result<()> {
-    let path = out.join(STATE_FILE);
-    let text = serde_json::to_string_pretty(state)?;
-    shogi_rundir::write_atomic(&path, text.as_bytes())
-        .with_context(|| format!("writing {}", path.display()))
-}
-
 /// Runs the subcommand.
 pub fn run(args: &ImportArgs) -> Result<()> {
     let endings = ImportFilter::parse_endings(&args.endings).map_err(anyhow::Error::msg)?;
@@ -105,145 +70,55 @@ pub fn run(args: &ImportArgs) -> Result<()> {
             RecordFormat::EXTENSIONS
         );
     }
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("creating {}", args.out.display()))?;
-    let state = load_state(&args.out)?;
-    let mut importer = Importer::new(filter);
-    if !state.done.is_empty() && !args.keep_duplicates {
-        // Resuming: the games already written stay known, so duplicates stay dropped.
-        let (games, _) =
-            read_chunk_dir(&args.out).with_context(|| format!("reading {}", args.out.display()))?;
-        for g in &games {
-            importer.remember(g);
-        }
-        eprintln!(
-            "import: resuming in {} ({} games already there)",
-            args.out.display(),
-            games.len()
-        );
-    }
-    let mut import = ImportRun {
-        out: &args.out,
-        writer: ChunkWriter::new(&args.out, CHUNK_PREFIX, args.games_per_chunk)?,
-        skips: SkipReport::new(&args.out),
-        importer,
-        state,
-        interactive: std::io::stderr().is_terminal(),
-        total_files: files.len(),
-    };
     let start = Instant::now();
-    for (file_no, (path, format)) in files.iter().enumerate() {
-        import.file(file_no, path, *format)?;
-    }
-    let ImportRun {
-        importer,
-        skips,
-        total_files,
-        ..
-    } = import;
-    let stats = &importer.stats;
-    let secs = start.elapsed().as_secs_f64();
+    let mut watch = StderrWatch {
+        interactive: std::io::stderr().is_terminal(),
+        progress: None,
+    };
+    let summary = import_files(&files, &args.out, filter, args.games_per_chunk, &mut watch)?;
+    let (stats, secs) = (&summary.stats, start.elapsed().as_secs_f64());
     println!(
-        "import: {}{} in {:.1} s ({:.0} records/s, {:.0} positions/s) into {}",
-        stats.summary(),
-        skips.summary(),
+        "import: {} in {:.1} s ({:.0} records/s, {:.0} positions/s) into {}",
+        summary.summary(),
         secs,
         stats.read as f64 / secs.max(1e-9),
         stats.positions as f64 / secs.max(1e-9),
         args.out.display()
     );
-    if skips.files == total_files as u64 {
-        bail!("none of the {total_files} record files could be read");
-    }
     Ok(())
 }
 
-/// An import in progress: where it writes, what it has read and skipped, and how far
-/// each file has come (saved, so a rerun resumes).
-struct ImportRun<'a> {
-    out: &'a Path,
-    writer: ChunkWriter,
-    skips: SkipReport,
-    importer: Importer,
-    state: ImportState,
+/// An import shown on stderr: its lines, and a large file's progress redrawn in place on
+/// a terminal, a line every 10 s in a log.
+struct StderrWatch {
     interactive: bool,
-    total_files: usize,
+    /// The progress thread of the file being read, and its stop flag.
+    progress: Option<(JoinHandle<()>, Arc<AtomicBool>)>,
 }
 
-impl ImportRun<'_> {
-    /// Imports one record file (the `file_no`-th), from where an earlier run stopped in
-    /// it. A file that cannot be read is named and skipped (a rerun tries it again); a
-    /// chunk that cannot be written ends the import.
-    fn file(&mut self, file_no: usize, path: &Path, format: RecordFormat) -> Result<()> {
-        let key = path.display().to_string();
-        if self.state.finished.get(&key).copied().unwrap_or(false) {
-            return Ok(());
-        }
-        let skip = self.state.done.get(&key).copied().unwrap_or(0);
-        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        let bytes = std::sync::Arc::clone(&self.importer.bytes_read);
-        // A progress line for large files, redrawn in place on a terminal, every 10 s
-        // in a log.
-        let label = format!("[{}/{}] {}", file_no + 1, self.total_files, path.display());
-        let done_flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let progress = (size > 64 << 20)
-            .then(|| progress_thread(label.clone(), size, bytes, self.interactive, &done_flag));
-        let stats = &self.importer.stats;
-        let (read_before, kept_before) = (stats.read, stats.kept);
-        let mut last_index = skip;
-        let mut write_error = None;
-        let (out, writer, state) = (self.out, &mut self.writer, &mut self.state);
-        let result = self
-            .importer
-            .read_file(path, format, skip, &mut |game, next| {
-                if write_error.is_some() {
-                    return;
-                }
-                last_index = next;
-                match writer.push(game) {
-                    Ok(Some(_)) => {
-                        state.done.insert(key.clone(), next);
-                        if let Err(e) = save_state(out, state) {
-                            write_error = Some(e);
-                        }
-                    }
-                    Ok(None) => {}
-                    Err(e) => write_error = Some(e.into()),
-                }
-            });
-        done_flag.store(true, Ordering::Relaxed);
-        if let Some(handle) = progress {
-            let _ = handle.join();
+impl ImportWatch for StderrWatch {
+    fn say(&mut self, line: &str) {
+        eprintln!("{line}");
+    }
+
+    fn large_file_begins(&mut self, label: &str, size: u64, bytes: Arc<AtomicU64>) {
+        let done = Arc::new(AtomicBool::new(false));
+        let thread = progress_thread(label.to_string(), size, bytes, self.interactive, &done);
+        self.progress = Some((thread, done));
+    }
+
+    fn large_file_ends(&mut self) {
+        if let Some((thread, done)) = self.progress.take() {
+            done.store(true, Ordering::Relaxed);
+            let _ = thread.join();
             if self.interactive {
                 eprintln!();
             }
         }
-        if let Some(e) = write_error {
-            return Err(e.context(format!("writing chunks into {}", self.out.display())));
-        }
-        self.skips.records(self.importer.stats.take_new_errors())?;
-        let records = match result {
-            Ok(records) => records,
-            Err(e) => return self.skips.file(path, &e),
-        };
-        if self.importer.last_encoding != "UTF-8" && self.importer.last_encoding != "binary" {
-            eprintln!("{label}: read as {}", self.importer.last_encoding);
-        }
-        // The file's games are all written once the pending chunk is.
-        self.writer.flush()?;
-        self.state.done.insert(key.clone(), records.max(last_index));
-        self.state.finished.insert(key, true);
-        save_state(self.out, &self.state)?;
-        let last = file_no + 1 == self.total_files;
-        if !self.interactive || last || file_no.is_multiple_of(100) {
-            let stats = &self.importer.stats;
-            eprintln!(
-                "{label}: kept {} of {} records",
-                stats.kept - kept_before,
-                stats.read - read_before
-            );
-        }
-        Ok(())
+    }
+
+    fn every_file(&self) -> bool {
+        !self.interactive
     }
 }
 
@@ -252,11 +127,11 @@ impl ImportRun<'_> {
 fn progress_thread(
     label: String,
     size: u64,
-    bytes: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    bytes: Arc<AtomicU64>,
     interactive: bool,
-    done: &std::sync::Arc<std::sync::atomic::AtomicBool>,
-) -> std::thread::JoinHandle<()> {
-    let done = std::sync::Arc::clone(done);
+    done: &Arc<AtomicBool>,
+) -> JoinHandle<()> {
+    let done = Arc::clone(done);
     std::thread::spawn(move || {
         let begun = Instant::now();
         let every = Duration::from_secs(if interactive { 1 } else { 10 });
@@ -281,87 +156,4 @@ fn progress_thread(
             }
         }
     })
-}
-
-/// What an import leaves out, said as it happens: the first [`SkipReport::ON_SCREEN`]
-/// on stderr, every one in `OUT/skipped.txt`, so a long import that is stopped still
-/// says what it skipped. A resumed import adds to the file only what it does not hold
-/// (a file retried and skipped again is listed once).
-struct SkipReport {
-    path: PathBuf,
-    file: Option<std::fs::File>,
-    /// The lines `skipped.txt` held when the import began.
-    listed: std::collections::HashSet<String>,
-    said: usize,
-    /// Files that could not be read.
-    files: u64,
-    /// Records that could not be read.
-    records: u64,
-}
-
-impl SkipReport {
-    const ON_SCREEN: usize = 20;
-
-    fn new(out: &Path) -> SkipReport {
-        let path = out.join("skipped.txt");
-        let listed = std::fs::read_to_string(&path)
-            .map(|text| text.lines().map(str::to_string).collect())
-            .unwrap_or_default();
-        SkipReport {
-            path,
-            file: None,
-            listed,
-            said: 0,
-            files: 0,
-            records: 0,
-        }
-    }
-
-    fn say(&mut self, line: String) -> Result<()> {
-        use std::io::Write;
-        if self.said < Self::ON_SCREEN {
-            eprintln!("import: skipped: {line}");
-        } else if self.said == Self::ON_SCREEN {
-            eprintln!(
-                "import: more skipped: every one is in {}",
-                self.path.display()
-            );
-        }
-        self.said += 1;
-        if self.listed.contains(&line) {
-            return Ok(());
-        }
-        if self.file.is_none() {
-            let file = std::fs::File::options()
-                .create(true)
-                .append(true)
-                .open(&self.path)
-                .with_context(|| format!("opening {}", self.path.display()))?;
-            self.file = Some(file);
-        }
-        let file = self.file.as_mut().expect("opened above");
-        writeln!(file, "{line}").with_context(|| format!("writing {}", self.path.display()))
-    }
-
-    fn file(&mut self, path: &Path, why: &std::io::Error) -> Result<()> {
-        self.files += 1;
-        let line = format!("{}: the file: {why}", path.display());
-        self.say(line)
-    }
-
-    fn records(&mut self, errors: Vec<String>) -> Result<()> {
-        for e in errors {
-            self.records += 1;
-            self.say(e)?;
-        }
-        Ok(())
-    }
-
-    fn summary(&self) -> String {
-        if self.files == 0 {
-            String::new()
-        } else {
-            format!("; files skipped {} (unreadable)", self.files)
-        }
-    }
 }

@@ -4,3 +4,4 @@
 //! on this crate).
 
 mod hcpe;
+mod import_run;
