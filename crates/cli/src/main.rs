@@ -567,9 +567,9 @@ mod defaults {
     #[test]
     fn help_shows_the_library_defaults() {
         let help = long_help("selfplay");
-        let simulations = format!("[default: {}]", SearchConfig::default().simulations);
+        let simulations = format!("default {})", SearchConfig::default().simulations);
         assert!(help.contains(&simulations), "{help}");
-        assert!(help.contains("[default: gumbel]"), "{help}");
+        assert!(help.contains("`selfplay.root`; default gumbel)"), "{help}");
         let help = long_help("match");
         let simulations = format!("[default: {};", PlayerSettings::default().simulations);
         assert!(help.contains(&simulations), "{help}");

@@ -10,6 +10,12 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::knobs::{Knob, KnobKind, KnobRole, PlayForm};
+
+/// A search knob: one of [`SEARCH_KNOBS`], over [`SearchConfig`] and, at play time,
+/// [`RootSettings`].
+pub type SearchKnob = Knob<SearchConfig, RootSettings>;
+
 /// How the root (and interior nodes) choose which child to simulate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -68,31 +74,6 @@ pub enum GumbelInterior {
     Puct,
 }
 
-/// KataGo playout cap randomization: most moves get a cheap search that is not used as a
-/// policy training target.
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
-#[serde(default)]
-pub struct PlayoutCap {
-    /// Probability (0..=1) that a move gets the full budget (`SearchConfig::simulations`)
-    /// and is recorded as a policy target. Default 0.25 (KataGo).
-    pub full_search_prob: f32,
-    /// Simulation budget of a cheap search (simulations). Default 8: KataGo's ratio of
-    /// 100 to 800, applied to this crate's default budget of 64.
-    /// Cheap searches use no Dirichlet noise (KataGo) and are marked
-    /// `is_full_search = false` in the result. In Gumbel mode the Gumbel noise is kept
-    /// (it is what makes the move choice stochastic).
-    pub cheap_simulations: u32,
-}
-
-impl Default for PlayoutCap {
-    fn default() -> Self {
-        PlayoutCap {
-            full_search_prob: 0.25,
-            cheap_simulations: 8,
-        }
-    }
-}
-
 /// Every search knob. `Deserialize` fills missing fields with the defaults below.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default)]
@@ -149,7 +130,7 @@ pub struct SearchConfig {
     /// At expansion, play every child move and ask `Game::outcome` so immediate wins
     /// (mate in 1) are known without visiting them. Costs one clone + play per legal move
     /// and expansion. Default false.
-    pub expand_check_terminal: bool,
+    pub terminal_check: bool,
     /// Before simulating, a mate search (df-pn, [`shogi_game::Game::find_mate`]) of at
     /// most this many nodes runs from the root; a forced mate it proves makes the mating
     /// move a proven win, played at once (dlshogi's root mate search). Full searches;
@@ -228,8 +209,15 @@ pub struct SearchConfig {
     pub gumbel_rescale_q: bool,
     /// Gumbel: interior selection rule. Default deterministic.
     pub gumbel_interior: GumbelInterior,
-    /// Playout cap randomization (KataGo); `None` = every search is full. Default None.
-    pub playout_cap: Option<PlayoutCap>,
+    /// Playout cap randomization (KataGo): the share of moves (0..=1) searched with the
+    /// full budget and recorded as policy targets; the others get
+    /// [`Self::cheap_simulations`], no root noise (a Gumbel root keeps its noise, which
+    /// makes the move choice stochastic) and `is_full_search = false`. 1 = every search
+    /// is full (no cap). Default 1.
+    pub full_search_prob: f32,
+    /// Playout cap randomization: the simulations of a cheap search. Default 8 (KataGo's
+    /// ratio of 100 to 800, at this crate's default budget of 64).
+    pub cheap_simulations: u32,
     /// A leaf the rules end at the ply cap goes to the side this many material points
     /// ahead ([`shogi_game::adjudicate`]), as self-play with adjudication records it; 0 =
     /// the rules' draw. Default 0.
@@ -260,7 +248,7 @@ impl Default for SearchConfig {
             temperature_after: 0.0,
             tree_reuse: true,
             stop_when_proven: true,
-            expand_check_terminal: false,
+            terminal_check: false,
             root_mate_nodes: 0,
             cheap_root_mate_nodes: 0,
             leaf_mate_nodes: 0,
@@ -279,11 +267,100 @@ impl Default for SearchConfig {
             gumbel_noise_plies: 0,
             gumbel_rescale_q: false,
             gumbel_interior: GumbelInterior::Deterministic,
-            playout_cap: None,
+            full_search_prob: 1.0,
+            cheap_simulations: 8,
             adjudicate_margin: 0,
             draw_value: 0.5,
         }
     }
+}
+
+/// One entry of [`SEARCH_KNOBS`]: the field of the same name (`switch` for a `bool`,
+/// `number` otherwise), its kind, `[min, above_min, max]`, unit, role, play-time form
+/// (`solo`, or `play(gumbel_only, hand_written)` for a field also in [`RootSettings`]),
+/// meaning, and old names.
+macro_rules! knob {
+    ($field:ident: $access:ident $kind:ident, [$min:expr, $above:expr, $max:expr], $unit:expr, $role:ident, solo, $meaning:expr $(, $alias:expr)*) => {{
+        let (get, set) = $crate::knob_access!($access, SearchConfig, $field);
+        Knob::new(stringify!($field), &[$($alias),*], KnobKind::$kind, ($min as f64, $above, $max as f64), $unit, KnobRole::$role, None, $meaning, get, set)
+    }};
+    ($field:ident: $access:ident $kind:ident, [$min:expr, $above:expr, $max:expr], $unit:expr, $role:ident, play($gumbel:expr, $hand:expr), $meaning:expr) => {{
+        let (get, set) = $crate::knob_access!($access, SearchConfig, $field);
+        let (play_get, play_set) = $crate::knob_access!($access, RootSettings, $field);
+        let play = PlayForm::new($gumbel, $hand, play_get, play_set);
+        Knob::new(stringify!($field), &[], KnobKind::$kind, ($min as f64, $above, $max as f64), $unit, KnobRole::$role, Some(play), $meaning, get, set)
+    }};
+}
+
+/// The largest value of a node, ply or simulation count knob.
+const MAX_COUNT: f64 = 1e9;
+
+/// Every search knob a run config, a command or the USI engine sets, described once:
+/// the run config's `[selfplay]` keys (and `[play]` for a play knob), the range checks,
+/// the `match`/`curve` flags and the USI options are all read from here, and
+/// docs/SEARCH.md's table is [`crate::knobs::knob_table`]'s. The defaults are
+/// [`SearchConfig::default`]'s (self-play) and [`RootSettings::default`]'s (play).
+#[rustfmt::skip]
+pub static SEARCH_KNOBS: &[SearchKnob] = &[
+    knob!(simulations: number Count, [1, false, MAX_COUNT], "simulations", Core, solo,
+        "Simulations (leaf playouts below the root) per move."),
+    {
+        const ROOTS: &[&str] = &["puct", "gumbel"];
+        Knob::new("root", &[], KnobKind::Choice(ROOTS), (0.0, false, 1.0), "", KnobRole::Core, None,
+            "How the root chooses what to simulate: `gumbel` (sequential halving; learns at small budgets) or `puct` (AlphaZero, Dirichlet noise, visit-count temperature).",
+            |c| match c.root_selection { RootSelection::Puct => 0.0, RootSelection::Gumbel => 1.0 },
+            |c, v| c.root_selection = if v == 0.0 { RootSelection::Puct } else { RootSelection::Gumbel })
+    },
+    knob!(gumbel_considered: number Count, [1, false, 1024], "moves", Core, solo,
+        "Gumbel: root moves sampled by Gumbel-top-k and searched by sequential halving."),
+    knob!(gumbel_captures: switch Switch, [0, false, 1], "", Lever, play(true, true),
+        "Gumbel: every root move that wins material by static exchange is among the considered ones."),
+    knob!(gumbel_safe: switch Switch, [0, false, 1], "", Experimental, play(true, true),
+        "Gumbel: half the considered moves go to the best-prior moves that lose nothing by static exchange one ply later."),
+    knob!(gumbel_safety: number Real, [0, false, 100], "logits a point", Lever, play(true, true),
+        "Gumbel: a root move's logit loses this per point it loses by static exchange one ply later beyond the least any move loses (pawn 2, silver 10, rook 32)."),
+    knob!(gumbel_gain: number Real, [0, false, 100], "logits a point", Lever, play(true, true),
+        "Gumbel: a root move's logit gains this per point it wins by static exchange one ply later."),
+    knob!(gumbel_c_scale: number Real, [0, true, 100], "", Core, play(true, false),
+        "Gumbel: how far searched values move the root's choice and policy target: sigma(q) = (50 + max visits) x c_scale x q."),
+    knob!(gumbel_noise_plies: number Count, [0, false, MAX_COUNT], "plies", Experimental, solo,
+        "Gumbel: plies with root noise; later plies play the best searched move (0 = every ply)."),
+    knob!(tree_batch: number Count, [1, false, 1024], "leaves", Core, solo,
+        "Leaves gathered under virtual loss and evaluated together per tree."),
+    knob!(terminal_check: switch Switch, [0, false, 1], "", Lever, solo,
+        "At each expansion, play every child and ask the rules whether it ends the game (a mate in one is exact anywhere in the tree)."),
+    knob!(root_mate_nodes: number Count, [0, false, MAX_COUNT], "nodes", Lever, solo,
+        "Mate search (df-pn) from the root before a full search's simulations; a proven mate is played at once (0 = off).",
+        "mate_search_nodes"),
+    knob!(cheap_root_mate_nodes: number Count, [0, false, MAX_COUNT], "nodes", Lever, solo,
+        "The root mate search's nodes on a playout cap's cheap move (0 = cheap moves skip it).",
+        "cheap_mate_search_nodes"),
+    knob!(leaf_mate_nodes: number Count, [0, false, MAX_COUNT], "nodes", Experimental, play(false, false),
+        "Mate search at every new leaf (mates of up to 5 plies make it a proven win without the network; 0 = off)."),
+    knob!(leaf_exchange: number Real, [0, false, 1], "", Experimental, play(false, true),
+        "Weight of what the side to move wins at once by static exchange in every network leaf's value (0 = off)."),
+    knob!(full_search_prob: number Real, [0, false, 1], "", Lever, solo,
+        "Playout cap randomization (KataGo): the share of moves searched in full and recorded as samples (1 = every move)."),
+    knob!(cheap_simulations: number Count, [1, false, MAX_COUNT], "simulations", Lever, solo,
+        "Playout cap randomization: the simulations of a cheap move."),
+    knob!(dirichlet_alpha: number Real, [0, true, 100], "", Core, solo,
+        "PUCT root: Dirichlet noise concentration (AlphaZero shogi 0.15)."),
+    knob!(dirichlet_weight: number Real, [0, false, 1], "", Core, solo,
+        "PUCT root: Dirichlet noise weight (0 = none)."),
+    knob!(fpu_reduction: number Real, [0, false, 2], "", Core, solo,
+        "PUCT below the root: an unvisited child is valued at its parent's value less this x sqrt(visited children's prior mass)."),
+    knob!(temperature_plies: number Count, [0, false, MAX_COUNT], "plies", Core, solo,
+        "PUCT root: opening plies played by visit-count sampling (a Gumbel root's noise samples instead)."),
+];
+
+/// The search knob named `key` (or one of its old names).
+pub fn knob(key: &str) -> Option<&'static SearchKnob> {
+    crate::knobs::find(SEARCH_KNOBS, key)
+}
+
+/// The search knobs that are also play-time root options.
+pub fn play_knobs() -> impl Iterator<Item = &'static SearchKnob> {
+    SEARCH_KNOBS.iter().filter(|k| k.play.is_some())
 }
 
 /// Leaves evaluated together per tree in strength play (matches, the gate): a game has
@@ -314,7 +391,7 @@ impl SearchConfig {
         SearchConfig {
             root_selection: RootSelection::Puct,
             tree_batch: PLAY_TREE_BATCH,
-            expand_check_terminal: true,
+            terminal_check: true,
             root_mate_nodes: 10_000,
             dirichlet_weight: 0.0,
             temperature: 0.0,
@@ -402,17 +479,44 @@ impl Default for RootSettings {
 impl RootSettings {
     /// Sets these options in `config` (the Gumbel ones only with a Gumbel root).
     pub fn apply(&self, config: &mut SearchConfig) {
-        config.leaf_mate_nodes = self.leaf_mate_nodes;
-        config.leaf_exchange = self.leaf_exchange;
         if self.gumbel > 0 {
             config.root_selection = RootSelection::Gumbel;
             config.gumbel_considered = self.gumbel;
-            config.gumbel_captures = self.gumbel_captures;
-            config.gumbel_safe = self.gumbel_safe;
-            config.gumbel_safety = self.gumbel_safety;
-            config.gumbel_gain = self.gumbel_gain;
-            config.gumbel_c_scale = self.gumbel_c_scale;
         }
+        for knob in play_knobs() {
+            let gumbel_only = knob.play.is_some_and(|p| p.gumbel_only);
+            if let (Some(value), true) = (knob.get_at_play(self), self.gumbel > 0 || !gumbel_only) {
+                knob.set(config, value);
+            }
+        }
+    }
+
+    /// The play-time root of a search: its Gumbel root (0 for PUCT) and every play
+    /// knob's value.
+    pub fn of_search(config: &SearchConfig) -> Self {
+        let mut root = RootSettings {
+            gumbel: match config.root_selection {
+                RootSelection::Gumbel => config.gumbel_considered,
+                RootSelection::Puct => 0,
+            },
+            ..RootSettings::default()
+        };
+        for knob in play_knobs() {
+            knob.set_at_play(&mut root, knob.get(config));
+        }
+        root
+    }
+
+    /// The same root without the rules written by hand (the static-exchange aids): what
+    /// the network owns of its strength (`--plain`).
+    pub fn plain(&self) -> Self {
+        let mut plain = self.clone();
+        for knob in play_knobs() {
+            if knob.play.is_some_and(|p| p.hand_written) {
+                knob.set_at_play(&mut plain, 0.0);
+            }
+        }
+        plain
     }
 
     /// What these settings search with, in words (the USI engine says it when it adopts

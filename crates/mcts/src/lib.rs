@@ -34,6 +34,7 @@ pub mod batch;
 pub mod config;
 pub mod eval;
 pub mod gumbel;
+pub mod knobs;
 pub mod noise;
 mod result;
 pub mod search;
@@ -42,8 +43,8 @@ pub mod toy;
 mod tree;
 
 pub use config::{
-    GUMBEL_TIME_SHARE, GumbelInterior, PLAY_TREE_BATCH, PlayoutCap, RootSelection, RootSettings,
-    SearchConfig, UnknownRootSelection, gumbel_budget_for,
+    GUMBEL_TIME_SHARE, GumbelInterior, PLAY_TREE_BATCH, RootSelection, RootSettings, SEARCH_KNOBS,
+    SearchConfig, SearchKnob, UnknownRootSelection, gumbel_budget_for, knob, play_knobs,
 };
 pub use eval::{
     EvalError, EvalRequest, Evaluator, FnEvaluator, MAX_FAILED_EVALUATIONS_IN_A_ROW,

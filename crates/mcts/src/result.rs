@@ -12,7 +12,7 @@ use crate::tree::Proven;
 #[derive(Clone, Debug, Default)]
 pub struct SearchLimits {
     /// Full simulation budget; `None` = `SearchConfig::simulations`. With playout cap
-    /// randomization a cheap search uses `PlayoutCap::cheap_simulations` instead.
+    /// randomization a cheap search uses `SearchConfig::cheap_simulations` instead.
     pub simulations: Option<u32>,
     /// Node limit; `None` = `SearchConfig::max_nodes`.
     pub max_nodes: Option<usize>,

@@ -329,15 +329,11 @@ impl<G: Game> Search<G> {
         }
         // Playout cap randomization.
         let full_budget = limits.simulations.unwrap_or(self.config.simulations);
-        let (budget, is_full) = match self.config.playout_cap {
-            Some(cap) => {
-                if self.rng.random::<f32>() < cap.full_search_prob {
-                    (full_budget, true)
-                } else {
-                    (cap.cheap_simulations.min(full_budget), false)
-                }
-            }
-            None => (full_budget, true),
+        let cap = self.config.full_search_prob;
+        let (budget, is_full) = if cap < 1.0 && self.rng.random::<f32>() >= cap {
+            (self.config.cheap_simulations.min(full_budget), false)
+        } else {
+            (full_budget, true)
         };
         let max_nodes = limits
             .max_nodes
@@ -767,7 +763,7 @@ impl<G: Game> Search<G> {
                 n.nn_black = black_score;
             }
             let mut any_terminal = false;
-            if self.config.expand_check_terminal {
+            if self.config.terminal_check {
                 let (nodes, margin, draw_black) = (
                     &mut self.nodes,
                     self.config.adjudicate_margin,
@@ -908,7 +904,7 @@ mod tests {
                 simulations: sims,
                 tree_batch: batch,
                 virtual_loss: vl,
-                expand_check_terminal: check,
+                terminal_check: check,
                 stop_when_proven: false,
                 root_selection: if gumbel { RootSelection::Gumbel } else { RootSelection::Puct },
                 ..SearchConfig::default()

@@ -8,7 +8,9 @@ use shogi_arena::{GATE_SPRT, GateConfig};
 use shogi_features::FeatureSet;
 use shogi_game::{GameKind, MaterialScale};
 use shogi_learner::{LearnerConfig, ReplayWindow, SampleConfig};
-use shogi_mcts::{RootSelection, SearchConfig};
+use shogi_mcts::SearchKnob as Knob;
+use shogi_mcts::knobs::KnobKind;
+use shogi_mcts::{SEARCH_KNOBS, SearchConfig};
 use shogi_model::{
     DEFAULT_BLOCKS, DEFAULT_CHANNELS, DEFAULT_DEVICE, DEFAULT_STEM_KERNEL, OptimizerKind,
     OptimizerSettings, SELFPLAY_HALF_INFERENCE, ThreadCount,
@@ -115,7 +117,9 @@ pub struct RunConfig {
     pub learner: LearnerSection,
     /// `[gate]`: promotion of candidates.
     pub gate: GateSection,
-    /// `[play]`: how the run's networks play when they are measured.
+    /// `[play]`: how the run's networks play when they are measured (read and written
+    /// by [`RunConfig::parse`] and [`RunConfig::to_toml`]).
+    #[serde(skip)]
     pub play: PlaySection,
 }
 
@@ -271,6 +275,12 @@ impl Default for NetworkSection {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SelfplaySection {
+    /// The self-play search: every key of [`shogi_mcts::SEARCH_KNOBS`] (`simulations`,
+    /// `root`, `gumbel_gain`, ...), described, range-checked and defaulted there and in
+    /// docs/SEARCH.md; read and written by [`RunConfig::parse`] and
+    /// [`RunConfig::to_toml`].
+    #[serde(skip)]
+    pub search: SearchConfig,
     /// Self-play games in flight, spread over `actor_threads`, whose network calls the
     /// `inference_threads` batch. Default 16.
     pub actors: usize,
@@ -284,98 +294,6 @@ pub struct SelfplaySection {
     /// works and no batch waits for another thread), one on a GPU (which keeps two
     /// batches in flight). Default `auto`.
     pub inference_threads: ThreadCount,
-    /// Simulations per move. Default 64.
-    pub simulations: u32,
-    /// Root selection: `gumbel` (sequential halving, learns at small budgets) or `puct`.
-    /// Default `gumbel`.
-    pub root: RootSelection,
-    /// Gumbel: root moves considered. Default 16.
-    pub gumbel_considered: usize,
-    /// Gumbel: every root move that wins material by static exchange is among the
-    /// considered ones (the top-k fills the rest; tai shogi: by its own static exchange,
-    /// `TaiGame::capture_exchange`). Default false.
-    pub gumbel_captures: bool,
-    /// Gumbel: half the considered moves (rounded up) go to the best-prior moves that
-    /// lose nothing by static exchange one ply later (a piece left hanging, an attacked
-    /// one ignored), so the root searches a move that saves a piece however low its
-    /// prior. Default false.
-    pub gumbel_safe: bool,
-    /// Gumbel: the root's logits lose `gumbel_safety` per point a move loses by static
-    /// exchange one ply later beyond the least any move loses (mobility swing: a pawn 2,
-    /// a silver 10, a rook 32), in its choice and its policy target. 0 = off. Default 0.
-    pub gumbel_safety: f32,
-    /// Gumbel: the root's logits gain `gumbel_gain` per point a move wins by static
-    /// exchange one ply later (what it takes, less the opponent's best exchange after
-    /// it; the mirror of `gumbel_safety`), in its choice and its policy target. 0 = off.
-    /// Default 0.
-    pub gumbel_gain: f32,
-    /// Gumbel: how far searched values move the root's choice and its policy target
-    /// against the prior: sigma(q) = (50 + max visits) * c_scale * q, q an expected
-    /// score, so at 1 a move searched 0.1 worse loses 5 logits. Default 1.
-    pub gumbel_c_scale: f32,
-    /// Leaves evaluated together per tree (virtual loss). Default 4.
-    pub tree_batch: usize,
-    /// At every expansion, play each child move and ask the rules whether it ends the
-    /// game, so a mate in one (and, one level up, a mate threat answered by the opponent's
-    /// mate in one) is an exact value anywhere in the tree rather than only when the
-    /// search happens to visit the mating move (dlshogi checks mate at every node).
-    /// Costs one move played per legal move and expansion, small next to the network.
-    /// Default false.
-    pub terminal_check: bool,
-    /// Nodes of the mate search (df-pn) run from the root of every full self-play search
-    /// before its simulations: a proven mate is played at once and its move is the
-    /// policy target, so won games end in mate instead of wandering to the ply cap
-    /// (dlshogi's root mate search). 0 = off; variants without a mate solver (tai shogi)
-    /// ignore it. Default 0. (Read under its old name `mate_search_nodes` too, so
-    /// run directories written before the rename still resume.)
-    #[serde(alias = "mate_search_nodes")]
-    pub root_mate_nodes: usize,
-    /// The same mate search's nodes on a playout cap's cheap move (`cheap_simulations`).
-    /// 0 = cheap moves skip it: a mate that appears on one waits for that side's next
-    /// full search, by which time the defender may have escaped. Default 0. (Old name:
-    /// `cheap_mate_search_nodes`.)
-    #[serde(alias = "cheap_mate_search_nodes")]
-    pub cheap_root_mate_nodes: usize,
-    /// Nodes of a mate search at every new leaf below the root (mates of up to 5 plies
-    /// for the side to move make the leaf a proven win without the network; dlshogi's
-    /// leaf mate check). 0 = off; tai shogi ignores it. Evaluate such a run's networks
-    /// with the same (`match`/`curve --leaf-mate-nodes`; `learns.sh` reads it). Default 0.
-    pub leaf_mate_nodes: usize,
-    /// Weight (0..=1) of what the side to move wins at once by static exchange (its best
-    /// capture and the recaptures on that square) in every network leaf's value: a
-    /// one-step quiescence, so the search sees a piece left en prise one ply later
-    /// although the network does not. 0 = off; tai shogi ignores it. Evaluate such a
-    /// run's networks with the same (`match`/`curve --leaf-exchange`; `learns.sh` reads
-    /// it). Default 0.
-    pub leaf_exchange: f32,
-    /// Playout cap randomization (KataGo): the share of moves (0..=1) searched with the
-    /// full `simulations` and recorded as training samples; the others get
-    /// `cheap_simulations` and no root noise, and only move the game on (they are not
-    /// samples, though the game's result still labels every recorded one). 1 = every
-    /// move is a full search. Default 1.
-    pub full_search_prob: f32,
-    /// Playout cap randomization: simulations of a cheap search. Default 8.
-    pub cheap_simulations: u32,
-    /// PUCT Dirichlet noise alpha. Default 0.15 (AlphaZero shogi).
-    pub dirichlet_alpha: f32,
-    /// PUCT Dirichlet noise weight (0 = none). Default 0.25.
-    pub dirichlet_weight: f32,
-    /// First-play urgency below the root: an unvisited child is valued at its parent's
-    /// value less this times the square root of the visited children's prior mass
-    /// (`root = "puct"`; a Gumbel search's interior rule does not use it).
-    /// Default: [`SearchConfig::fpu_reduction`] (0.25).
-    pub fpu_reduction: f32,
-    /// PUCT root: plies played by visit-count sampling (temperature 1); later plies play
-    /// the most visited move. A Gumbel root ignores it: its Gumbel noise samples the
-    /// moves of the game (Danihelka et al.; `gumbel_noise_plies` says which), and the
-    /// policy target does not depend on it.
-    /// Default 12.
-    pub temperature_plies: u32,
-    /// Gumbel root: plies whose root adds Gumbel noise to the move choice and to which
-    /// moves are searched; later plies keep the best-prior moves and play the best
-    /// searched one, as matches do, so a game's later positions and its result are the
-    /// network's best play (0 = noise on every ply). Default 0.
-    pub gumbel_noise_plies: u32,
     /// Uniformly random opening plies before search (not recorded as targets). Default 0.
     pub random_opening_plies: u32,
     /// Resign when the expected score stays below this (0 = never). Default 0.05.
@@ -407,35 +325,13 @@ impl Default for SelfplaySection {
     /// The self-play libraries' defaults ([`SearchConfig`], [`PlayConfig`],
     /// [`ActorConfig`], [`SELFPLAY_BATCH`]); only the run-level keys are set here.
     fn default() -> Self {
-        let search = SearchConfig::default();
         let play = PlayConfig::default();
         let actors = ActorConfig::default();
         SelfplaySection {
+            search: SearchConfig::default(),
             actors: ActorConfig::DEFAULT_GAMES_IN_FLIGHT,
             actor_threads: ThreadCount::Auto,
             inference_threads: ThreadCount::Auto,
-            simulations: search.simulations,
-            root: search.root_selection,
-            gumbel_considered: search.gumbel_considered,
-            gumbel_captures: search.gumbel_captures,
-            gumbel_safe: search.gumbel_safe,
-            gumbel_safety: search.gumbel_safety,
-            gumbel_gain: search.gumbel_gain,
-            gumbel_c_scale: search.gumbel_c_scale,
-            tree_batch: search.tree_batch,
-            terminal_check: search.expand_check_terminal,
-            root_mate_nodes: search.root_mate_nodes,
-            cheap_root_mate_nodes: search.cheap_root_mate_nodes,
-            leaf_mate_nodes: search.leaf_mate_nodes,
-            leaf_exchange: search.leaf_exchange,
-            // No cap by default: every move is a full search.
-            full_search_prob: search.playout_cap.map_or(1.0, |c| c.full_search_prob),
-            cheap_simulations: search.playout_cap.unwrap_or_default().cheap_simulations,
-            dirichlet_alpha: search.dirichlet_alpha,
-            dirichlet_weight: search.dirichlet_weight,
-            fpu_reduction: search.fpu_reduction,
-            temperature_plies: search.temperature_plies,
-            gumbel_noise_plies: search.gumbel_noise_plies,
             random_opening_plies: play.random_opening_plies,
             resign_threshold: play.resign_threshold,
             resign_disabled_fraction: play.resign_disabled_fraction,
@@ -656,25 +552,33 @@ impl Default for GateSection {
 }
 
 /// `[play]`: how the run's networks play when they are measured (`learns.sh`'s matches,
-/// its ladder and curve): the self-play search without its noise, a Gumbel root of
-/// `selfplay.gumbel_considered` moves with the self-play root options, and these
-/// play-time options, which need not be what self-play trained with (a search aid can
-/// help a network play without helping it learn). 0 = the self-play value.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(deny_unknown_fields, default)]
+/// its ladder and curve, `match`/`curve --root-of RUN`, the gate, the USI engine's
+/// `RunSearch`): the self-play search without its noise, and these play knobs
+/// ([`shogi_mcts::play_knobs`]) where set, which need not be what self-play
+/// trained with (a search aid can help a network play without helping it learn). A
+/// key left out is the `[selfplay]` value; a key given is the value at play time, 0 and
+/// `false` included.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PlaySection {
-    /// The root's logits lose this much per point a move loses by static exchange one
-    /// ply later beyond the least any move loses (as `selfplay.gumbel_safety`), at play
-    /// time only. 0 = `selfplay.gumbel_safety`. Default 0.
-    pub gumbel_safety: f32,
-    /// The root's logits gain this much per point a move wins by static exchange one ply
-    /// later (as `selfplay.gumbel_gain`), at play time only. 0 = `selfplay.gumbel_gain`.
-    /// Default 0.
-    pub gumbel_gain: f32,
-    /// Weight (0..=1) of what the side to move wins by static exchange in every network
-    /// leaf's value (as `selfplay.leaf_exchange`), at play time only. 0 =
-    /// `selfplay.leaf_exchange`. Default 0.
-    pub leaf_exchange: f32,
+    set: Vec<(&'static str, f64)>,
+}
+
+impl PlaySection {
+    /// The value `[play]` gives `key`, if it gives one.
+    pub fn get(&self, key: &str) -> Option<f64> {
+        self.set.iter().find(|(k, _)| *k == key).map(|&(_, v)| v)
+    }
+
+    /// Gives the play knob `key` `value` at play time.
+    pub fn set(&mut self, key: &'static str, value: f64) {
+        self.set.retain(|(k, _)| *k != key);
+        self.set.push((key, value));
+    }
+
+    /// The play knobs `[play]` sets, with their values.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, f64)> + '_ {
+        self.set.iter().copied()
+    }
 }
 
 impl RunConfig {
@@ -704,7 +608,8 @@ impl RunConfig {
         } else {
             format!("{origin} (with --set)")
         };
-        let config: RunConfig = serde_path_to_error::deserialize(toml::Value::Table(table))
+        let (search, play) = take_knobs(&mut table, &origin)?;
+        let mut config: RunConfig = serde_path_to_error::deserialize(toml::Value::Table(table))
             .map_err(|e| {
                 let key = e.path().to_string();
                 let message = e.into_inner().to_string();
@@ -719,13 +624,136 @@ impl RunConfig {
                     message: message.trim().to_string(),
                 }
             })?;
+        config.selfplay.search = search;
+        config.play = play;
         config.validate(&origin)?;
         Ok(config)
     }
 
-    /// The config as TOML (the run directory's snapshot).
+    /// The config as TOML (the run directory's snapshot): every key, the search knobs
+    /// in `[selfplay]`, and `[play]` with the keys it sets.
     pub fn to_toml(&self) -> String {
-        toml::to_string_pretty(self).expect("a RunConfig always serialises")
+        // Through text, so f32 values keep their shortest form (0.05, not 0.0500000007).
+        let mut table: toml::Table = toml::to_string(self)
+            .expect("a RunConfig always serialises")
+            .parse()
+            .expect("its own TOML reads back");
+        let knob_value = |knob: &Knob, value: f64| match knob.kind {
+            KnobKind::Switch => toml::Value::Boolean(value != 0.0),
+            KnobKind::Count => toml::Value::Integer(value as i64),
+            KnobKind::Choice(_) => toml::Value::String(knob.show(value)),
+            KnobKind::Real => toml::Value::Float(knob.show(value).parse().unwrap_or(value)),
+        };
+        if let Some(selfplay) = table.get_mut("selfplay").and_then(|t| t.as_table_mut()) {
+            for knob in SEARCH_KNOBS {
+                let value = knob_value(knob, knob.get(&self.selfplay.search));
+                selfplay.insert(knob.key.into(), value);
+            }
+        }
+        let play: toml::Table = self
+            .play
+            .iter()
+            .filter_map(|(key, value)| {
+                let knob = shogi_mcts::knob(key)?;
+                Some((key.to_string(), knob_value(knob, value)))
+            })
+            .collect();
+        table.insert("play".into(), toml::Value::Table(play));
+        toml::to_string_pretty(&table).expect("a RunConfig always serialises")
+    }
+}
+
+/// Takes the search knobs out of `[selfplay]` (a fresh search's defaults where a key is
+/// left out) and the play knobs `[play]` sets, each checked against its description;
+/// the rest of the table is left for serde.
+fn take_knobs(
+    table: &mut toml::Table,
+    origin: &str,
+) -> Result<(SearchConfig, PlaySection), ConfigError> {
+    let mut search = SearchConfig::default();
+    if let Some(selfplay) = table.get_mut("selfplay").and_then(|t| t.as_table_mut()) {
+        for knob in SEARCH_KNOBS {
+            for name in std::iter::once(&knob.key).chain(knob.aliases) {
+                if let Some(given) = selfplay.remove(*name) {
+                    let key = format!("selfplay.{name}");
+                    knob.set(&mut search, knob_value(knob, &given, origin, &key)?);
+                }
+            }
+        }
+    }
+    let mut play = PlaySection::default();
+    match table.remove("play") {
+        None => {}
+        Some(toml::Value::Table(given)) => {
+            for (name, given) in given {
+                let key = format!("play.{name}");
+                let knob = shogi_mcts::knob(&name)
+                    .filter(|k| k.play.is_some() && k.key == name)
+                    .ok_or_else(|| {
+                        let known: Vec<&str> = shogi_mcts::play_knobs().map(|k| k.key).collect();
+                        ConfigError::Key {
+                            origin: origin.to_string(),
+                            key: key.clone(),
+                            message: format!("unknown key; [play] takes {}", known.join(", ")),
+                        }
+                    })?;
+                play.set(knob.key, knob_value(knob, &given, origin, &key)?);
+            }
+        }
+        Some(_) => {
+            return Err(ConfigError::Key {
+                origin: origin.to_string(),
+                key: "play".into(),
+                message: "expected a section ([play])".into(),
+            });
+        }
+    }
+    Ok((search, play))
+}
+
+/// A knob's value in a config: the TOML type its kind takes, within its range.
+fn knob_value(
+    knob: &Knob,
+    given: &toml::Value,
+    origin: &str,
+    key: &str,
+) -> Result<f64, ConfigError> {
+    let value = match (knob.kind, given) {
+        (KnobKind::Switch, toml::Value::Boolean(b)) => Some(f64::from(u8::from(*b))),
+        (KnobKind::Count, toml::Value::Integer(n)) if *n >= 0 => Some(*n as f64),
+        (KnobKind::Real, toml::Value::Float(x)) => Some(*x),
+        (KnobKind::Real, toml::Value::Integer(n)) => Some(*n as f64),
+        (KnobKind::Choice(_), toml::Value::String(name)) => {
+            let value = knob.parse(name).map_err(|e| ConfigError::Key {
+                origin: origin.to_string(),
+                key: key.to_string(),
+                message: e.message,
+            })?;
+            Some(value)
+        }
+        _ => None,
+    };
+    let Some(value) = value else {
+        let expected = match knob.kind {
+            KnobKind::Switch => "true or false".to_string(),
+            KnobKind::Count => "a whole number, at least 0".to_string(),
+            KnobKind::Real => "a number".to_string(),
+            KnobKind::Choice(names) => format!("one of {}", names.join(", ")),
+        };
+        return Err(ConfigError::Key {
+            origin: origin.to_string(),
+            key: key.to_string(),
+            message: format!("invalid value {given}: expected {expected}"),
+        });
+    };
+    match knob.refusal(value) {
+        None => Ok(value),
+        Some(expected) => Err(ConfigError::Range {
+            origin: origin.to_string(),
+            key: key.to_string(),
+            value: knob.show(value),
+            expected,
+        }),
     }
 }
 
@@ -931,6 +959,16 @@ mod tests {
             listed, accepted,
             "configs/minishogi.toml must list every key"
         );
+        // [play] keys left out are the [selfplay] values: the file names each in a
+        // comment of its [play] section.
+        let play = &text[text.find("[play]").expect("a [play] section")..];
+        for knob in shogi_mcts::play_knobs() {
+            assert!(
+                play.contains(&format!("# {} = ", knob.key)),
+                "[play] does not mention {}",
+                knob.key
+            );
+        }
     }
 
     #[test]
@@ -1059,19 +1097,23 @@ mod tests {
         let err = RunConfig::parse(text, "x.toml", &[]).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "x.toml: selfplay.gumbel_safety = -0.5 is out of range: must be at least 0"
+            "x.toml: selfplay.gumbel_safety = -0.5 is out of range: must be between 0 and 100"
         );
         // The play-time options: read, and range-checked by their own names.
         let text = "[play]\ngumbel_safety = 2.0\nleaf_exchange = 0.5\n";
         let config = RunConfig::parse(text, "x.toml", &[]).unwrap();
         assert_eq!(
-            (config.play.gumbel_safety, config.play.leaf_exchange),
-            (2.0, 0.5)
+            (
+                config.play.get("gumbel_safety"),
+                config.play.get("leaf_exchange"),
+                config.play.get("gumbel_gain")
+            ),
+            (Some(2.0), Some(0.5), None)
         );
         for (text, why) in [
             (
                 "[play]\ngumbel_safety = -1.0\n",
-                "play.gumbel_safety = -1 is out of range: must be at least 0",
+                "play.gumbel_safety = -1 is out of range: must be between 0 and 100",
             ),
             (
                 "[play]\nleaf_exchange = 1.5\n",
@@ -1147,7 +1189,10 @@ max_batch = 32
         .unwrap();
         assert_eq!(c.game.variant, GameKind::Shogi);
         assert_eq!(c.game.impasse, ImpasseRule::Points24);
-        assert_eq!(c.selfplay.root, RootSelection::Puct);
+        assert_eq!(
+            c.selfplay.search.root_selection,
+            shogi_mcts::RootSelection::Puct
+        );
         assert_eq!(c.learner.optimizer, OptimizerName::Adamw);
         assert_eq!(c.learner.schedule, ScheduleName::Cosine);
         // The snapshot spells them as the config does.
@@ -1173,7 +1218,8 @@ max_batch = 32
                 .unwrap_err()
                 .to_string();
             assert!(
-                err.contains(key) && err.contains("unknown variant"),
+                err.contains(key)
+                    && (err.contains("unknown variant") || err.contains("is not one of")),
                 "{set}: {err}"
             );
         }
@@ -1276,7 +1322,7 @@ max_batch = 32
             ],
         )
         .unwrap();
-        assert_eq!(c.selfplay.simulations, 32);
+        assert_eq!(c.selfplay.search.simulations, 32);
         assert_eq!(c.run.dir, PathBuf::from("runs/other"));
         assert_eq!(c.learner.lr_boundaries, vec![10, 20]);
         assert!(RunConfig::parse("", "x.toml", &["nokey".into()]).is_err());
@@ -1294,9 +1340,6 @@ max_batch = 32
             "selfplay.gumbel_safety",
             "selfplay.gumbel_gain",
             "selfplay.leaf_exchange",
-            "play.gumbel_safety",
-            "play.gumbel_gain",
-            "play.leaf_exchange",
             "selfplay.dirichlet_alpha",
             "selfplay.dirichlet_weight",
             "selfplay.fpu_reduction",
@@ -1334,7 +1377,10 @@ max_batch = 32
             })
             .count();
         assert_eq!(floats, keys.len(), "{}", RunConfig::default().to_toml());
-        for key in keys {
+        let play_keys = shogi_mcts::play_knobs()
+            .filter(|k| k.kind == shogi_mcts::knobs::KnobKind::Real)
+            .map(|k| format!("play.{}", k.key));
+        for key in keys.iter().map(|k| k.to_string()).chain(play_keys) {
             for value in ["nan", "inf", "-inf"] {
                 let err = RunConfig::parse("", "x.toml", &[format!("{key}={value}")])
                     .expect_err(&format!("{key} = {value} was accepted"));

@@ -14,8 +14,8 @@ use shogi_features::NetLayout;
 use shogi_learner::{
     Learner, LearnerConfig, LrSchedule, ReplayAccount, ReplayWindow, SampleConfig,
 };
+use shogi_mcts::SearchConfig;
 use shogi_mcts::batch::{BatchConfig, BatchStats};
-use shogi_mcts::{PlayoutCap, SearchConfig};
 use shogi_model::{
     CheckpointMeta, Expected, Losses, Model, ModelConfig, NetService, OptimizerKind,
     OptimizerSettings, SelfplayThreads, Serving, ThreadCount, load_checkpoint,
@@ -752,10 +752,10 @@ mod tests {
     fn selfplay_search_keys_reach_the_search() {
         let c = RunConfig::parse("", "x.toml", &[]).unwrap();
         let s = super::search_config(&c);
-        assert!(!s.expand_check_terminal);
+        assert!(!s.terminal_check);
         assert_eq!(s.root_mate_nodes, 0);
         assert_eq!(
-            s.playout_cap, None,
+            s.full_search_prob, 1.0,
             "full_search_prob = 1 is every move in full"
         );
         let c = RunConfig::parse(
@@ -765,11 +765,9 @@ mod tests {
         )
         .unwrap();
         let s = super::search_config(&c);
-        assert!(s.expand_check_terminal);
+        assert!(s.terminal_check);
         assert_eq!(s.root_mate_nodes, 3000);
-        let cap = s.playout_cap.expect("a playout cap");
-        assert_eq!(cap.full_search_prob, 0.25);
-        assert_eq!(cap.cheap_simulations, 6);
+        assert_eq!((s.full_search_prob, s.cheap_simulations), (0.25, 6));
         // A run directory written before the mate-search keys were renamed resumes.
         let old_names = RunConfig::parse(
             "[selfplay]\nmate_search_nodes = 3000\ncheap_mate_search_nodes = 500\n",

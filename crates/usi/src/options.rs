@@ -2,6 +2,8 @@
 //! and `setoption` applied to them (clamped, validated, named in the error).
 
 use shogi_game::GameKind;
+use shogi_mcts::SearchKnob as Knob;
+use shogi_mcts::knobs::KnobKind;
 use shogi_mcts::{RootSettings, SearchConfig};
 use shogi_model::parse_device;
 use shogi_registry::GameSpec;
@@ -59,29 +61,16 @@ pub struct Options {
     /// positive value it plays on rather than repeat or draw unless its evaluation is
     /// that much below even; negative seeks draws. Network values are unchanged.
     pub contempt: i64,
-    /// `LeafExchange`, in percent: the weight of what the side to move wins at once by
-    /// static exchange in every network leaf's value
-    /// ([`shogi_mcts::SearchConfig::leaf_exchange`]), for a network trained and measured
-    /// with `selfplay.leaf_exchange`. 0 = off.
-    pub leaf_exchange_percent: u64,
     /// `RunSearch`: when `ModelPath` is a run directory or one of its checkpoints, search
     /// as the run measures its networks (its self-play root without noise and its
     /// `[play]` options, the search its figures were measured with) instead of with
-    /// `GumbelRoot`, `GumbelCaptures`, `GumbelSafety`, `GumbelGain` and `LeafExchange`.
+    /// `GumbelRoot` and the play knobs' options.
     pub run_search: bool,
-    /// `GumbelRoot`: 0 for a PUCT root, `k` for a noise-free Gumbel root considering `k`
-    /// moves (sequential halving; the root a run's self-play trains with).
-    pub gumbel_root: u64,
-    /// `GumbelCaptures`: with a Gumbel root, every move that wins material by static
-    /// exchange is among the considered ones.
-    pub gumbel_captures: bool,
-    /// `GumbelSafety`, in hundredths of a logit: with a Gumbel root, the logits a move
-    /// loses per point it leaves en prise by static exchange (200 = a run's
-    /// `play.gumbel_safety = 2`).
-    pub gumbel_safety_centi: u64,
-    /// `GumbelGain`, in hundredths of a logit: with a Gumbel root, the logits a move
-    /// gains per point it wins by static exchange (200 = a run's `play.gumbel_gain = 2`).
-    pub gumbel_gain_centi: u64,
+    /// `GumbelRoot` (0 for a PUCT root, `k` for a noise-free Gumbel root considering `k`
+    /// moves, the root a run's self-play trains with) and one option per play knob
+    /// ([`shogi_mcts::play_knobs`]: `GumbelGain`, `LeafExchange`, ..., a real
+    /// number's in hundredths), declared and set from the knob's description.
+    pub root: RootSettings,
 }
 
 /// The largest `Threads` and `TorchThreads`.
@@ -89,8 +78,6 @@ pub const MAX_THREADS: u64 = 256;
 
 /// The largest `GumbelRoot`: more considered moves than this is a PUCT search's job.
 pub const MAX_GUMBEL_ROOT: u64 = 64;
-/// The largest `GumbelSafety` and `GumbelGain`, hundredths of a logit per point.
-pub const MAX_GUMBEL_SAFETY_CENTI: u64 = 10_000;
 
 /// The `TreeBatch` option's default: leaves evaluated together per request, a match
 /// player's [`shogi_mcts::PLAY_TREE_BATCH`], so the engine plays at the strength matches
@@ -117,12 +104,8 @@ impl Default for Options {
             max_moves_to_draw: 0,
             twofold_draws: true,
             contempt: 0,
-            leaf_exchange_percent: 0,
             run_search: true,
-            gumbel_root: 0,
-            gumbel_captures: false,
-            gumbel_safety_centi: 0,
-            gumbel_gain_centi: 0,
+            root: RootSettings::default(),
         }
     }
 }
@@ -151,17 +134,9 @@ impl Options {
         ((self.hash_mb.clamp(1, 1 << 20) as usize) << 20) / BYTES_PER_NODE
     }
 
-    /// The root the options ask for (`GumbelRoot`, `GumbelCaptures`, `GumbelSafety`,
-    /// `GumbelGain`, `LeafExchange`).
+    /// The root the options ask for (`GumbelRoot` and the play knobs' options).
     pub fn root(&self) -> RootSettings {
-        RootSettings {
-            gumbel: self.gumbel_root.min(MAX_GUMBEL_ROOT) as usize,
-            gumbel_captures: self.gumbel_captures,
-            gumbel_safety: self.gumbel_safety_centi.min(MAX_GUMBEL_SAFETY_CENTI) as f32 / 100.0,
-            gumbel_gain: self.gumbel_gain_centi.min(MAX_GUMBEL_SAFETY_CENTI) as f32 / 100.0,
-            leaf_exchange: self.leaf_exchange_percent.min(100) as f32 / 100.0,
-            ..RootSettings::default()
-        }
+        self.root.clone()
     }
 
     /// The search the options ask for.
@@ -202,7 +177,7 @@ impl Options {
             self.model_path.as_str()
         };
         let variants: String = games.iter().map(|g| format!(" var {g}")).collect();
-        vec![
+        let mut lines = vec![
             format!(
                 "option name USI_Hash type spin default {} min 1 max 65536",
                 self.hash_mb
@@ -259,30 +234,35 @@ impl Options {
                 self.contempt
             ),
             format!(
-                "option name LeafExchange type spin default {} min 0 max 100",
-                self.leaf_exchange_percent
-            ),
-            format!(
                 "option name RunSearch type check default {}",
                 self.run_search
             ),
             format!(
                 "option name GumbelRoot type spin default {} min 0 max {MAX_GUMBEL_ROOT}",
-                self.gumbel_root
+                self.root.gumbel
             ),
-            format!(
-                "option name GumbelCaptures type check default {}",
-                self.gumbel_captures
-            ),
-            format!(
-                "option name GumbelSafety type spin default {} min 0 max {MAX_GUMBEL_SAFETY_CENTI}",
-                self.gumbel_safety_centi
-            ),
-            format!(
-                "option name GumbelGain type spin default {} min 0 max {MAX_GUMBEL_SAFETY_CENTI}",
-                self.gumbel_gain_centi
-            ),
-        ]
+        ];
+        lines.extend(shogi_mcts::play_knobs().map(|knob| {
+            let value = knob.get_at_play(&self.root).unwrap_or_default();
+            match knob.kind {
+                KnobKind::Switch => {
+                    format!(
+                        "option name {} type check default {}",
+                        knob.usi_name(),
+                        value != 0.0
+                    )
+                }
+                _ => {
+                    let (min, max) = spin_range(knob);
+                    let default = (value * knob.usi_scale()).round() as i64;
+                    format!(
+                        "option name {} type spin default {default} min {min} max {max}",
+                        knob.usi_name()
+                    )
+                }
+            }
+        }));
+        lines
     }
 
     /// Applies `setoption name <name> value <value>` (names case-insensitive; spins
@@ -326,12 +306,8 @@ impl Options {
             "simulations" | "nodes" => self.simulations = spin(0, 1_000_000_000)?,
             "byoyomimargin" => self.byoyomi_margin = spin(0, 60_000)?,
             "resignvalue" => self.resign_percent = spin(0, 50)?,
-            "leafexchange" => self.leaf_exchange_percent = spin(0, 100)?,
             "runsearch" => self.run_search = check(value)?,
-            "gumbelroot" => self.gumbel_root = spin(0, MAX_GUMBEL_ROOT)?,
-            "gumbelcaptures" => self.gumbel_captures = check(value)?,
-            "gumbelsafety" => self.gumbel_safety_centi = spin(0, MAX_GUMBEL_SAFETY_CENTI)?,
-            "gumbelgain" => self.gumbel_gain_centi = spin(0, MAX_GUMBEL_SAFETY_CENTI)?,
+            "gumbelroot" => self.root.gumbel = spin(0, MAX_GUMBEL_ROOT)? as usize,
             "uci_variant" => {
                 self.game = value
                     .to_ascii_lowercase()
@@ -341,10 +317,34 @@ impl Options {
                     .ok_or(SetOptionError::BadValue)?;
             }
             "maxmovestodraw" | "draw_ply" => self.max_moves_to_draw = spin(0, 100_000)?,
-            _ => return Err(SetOptionError::Unknown),
+            other => {
+                let knob = shogi_mcts::play_knobs()
+                    .find(|k| k.usi_name().to_ascii_lowercase() == other)
+                    .ok_or(SetOptionError::Unknown)?;
+                let setting = match knob.kind {
+                    KnobKind::Switch => f64::from(u8::from(check(value)?)),
+                    _ => {
+                        let (min, max) = spin_range(knob);
+                        let units = value
+                            .parse::<i64>()
+                            .map_err(|_| SetOptionError::BadValue)?
+                            .clamp(min, max);
+                        units as f64 / knob.usi_scale()
+                    }
+                };
+                knob.set_at_play(&mut self.root, setting);
+            }
         }
         Ok(())
     }
+}
+
+/// A play knob's spin range in the option's units (a real number's in hundredths; a
+/// range open at its least value starts one unit above it).
+fn spin_range(knob: &Knob) -> (i64, i64) {
+    let scale = knob.usi_scale();
+    let min = (knob.min * scale).ceil() as i64 + i64::from(knob.above_min);
+    (min, (knob.max * scale).floor() as i64)
 }
 
 #[cfg(test)]

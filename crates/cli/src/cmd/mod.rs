@@ -16,6 +16,8 @@ pub mod view;
 
 use shogi_arena::PlayerSettings;
 use shogi_mcts::RootSettings;
+use shogi_mcts::SearchKnob as Knob;
+use shogi_mcts::knobs::KnobKind;
 
 /// Where networks run: `--device` and `--torch-threads`, shared by every command that
 /// loads one.
@@ -70,10 +72,7 @@ impl ParallelArgs {
 pub struct RootArgs {
     /// Search as the run RUN measures its networks: its self-play root without noise and
     /// its `[play]` options, read from RUN/config.toml. Excludes the flags below.
-    #[arg(long, value_name = "RUN", conflicts_with_all = [
-        "gumbel", "gumbel_captures", "gumbel_safe", "gumbel_safety", "gumbel_gain", "gumbel_c_scale",
-        "leaf_mate_nodes", "leaf_exchange",
-    ])]
+    #[arg(long, value_name = "RUN", conflicts_with = "gumbel")]
     pub root_of: Option<std::path::PathBuf>,
     /// With `--root-of`: the run's search without the rules written by hand (the root's
     /// exchange rules and the leaves' exchange term): the same Gumbel root, simulations
@@ -84,39 +83,142 @@ pub struct RootArgs {
     /// search self-play trains with, at least 1) instead of PUCT (without the flag).
     #[arg(long, value_name = "MOVES", value_parser = at_least_one)]
     pub gumbel: Option<usize>,
-    /// With `--gumbel`: every move that wins material by static exchange is among the
-    /// root's considered moves (a run's `selfplay.gumbel_captures`).
-    #[arg(long, requires = "gumbel")]
-    pub gumbel_captures: bool,
-    /// With `--gumbel`: half the root's considered moves go to the best-prior moves that
-    /// lose nothing by static exchange one ply later (a run's `selfplay.gumbel_safe`).
-    #[arg(long, requires = "gumbel")]
-    pub gumbel_safe: bool,
-    /// With `--gumbel`: the logits a root move loses per point it loses by static
-    /// exchange one ply later beyond the least any move loses (a pawn 2, a silver 10, a
-    /// rook 32; a run's `selfplay.gumbel_safety`); 0 = off.
-    #[arg(long, requires = "gumbel", default_value_t = RootSettings::default().gumbel_safety, value_name = "LOGITS", value_parser = non_negative)]
-    pub gumbel_safety: f32,
-    /// With `--gumbel`: the logits a root move gains per point it wins by static exchange
-    /// one ply later (what it takes less the opponent's best exchange after it; a run's
-    /// `selfplay.gumbel_gain`); 0 = off.
-    #[arg(long, requires = "gumbel", default_value_t = RootSettings::default().gumbel_gain, value_name = "LOGITS", value_parser = non_negative)]
-    pub gumbel_gain: f32,
-    /// With `--gumbel`: the root's c_scale, how far searched values move its choice
-    /// against the prior (sigma(q) = (50 + max visits) * c_scale * q; a run's
-    /// `selfplay.gumbel_c_scale`).
-    #[arg(long, requires = "gumbel", default_value_t = RootSettings::default().gumbel_c_scale, value_name = "SCALE", value_parser = positive_scale)]
-    pub gumbel_c_scale: f32,
-    /// Nodes of the searching players' mate search at every new leaf (a mate in up to 5
-    /// plies makes the leaf a proven win); 0 = off. Give a run's networks its
-    /// `selfplay.leaf_mate_nodes`.
-    #[arg(long, default_value_t = RootSettings::default().leaf_mate_nodes, value_name = "NODES")]
-    pub leaf_mate_nodes: usize,
-    /// Weight (0..=1) of what the side to move wins by static exchange in every network
-    /// leaf's value, a one-step quiescence; 0 = off. Give a run's networks its
-    /// `selfplay.leaf_exchange`.
-    #[arg(long, default_value_t = RootSettings::default().leaf_exchange, value_name = "WEIGHT", value_parser = unit_fraction)]
-    pub leaf_exchange: f32,
+    /// The play knobs, one flag each (`--gumbel-gain`, `--leaf-exchange`, ...).
+    #[command(flatten)]
+    pub knobs: PlayKnobArgs,
+}
+
+/// One flag per play knob ([`shogi_mcts::play_knobs`]), written from its
+/// description: its help, its range check, `--gumbel` required where only a Gumbel root
+/// reads it, and `--root-of` excluded.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PlayKnobArgs {
+    /// The knobs given, with their values.
+    pub given: Vec<(&'static str, f64)>,
+}
+
+/// One flag per search knob ([`shogi_mcts::SEARCH_KNOBS`]; `selfplay`'s), written from
+/// its description, its default the self-play search's.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SearchKnobArgs {
+    /// The knobs given, with their values.
+    pub given: Vec<(&'static str, f64)>,
+}
+
+impl SearchKnobArgs {
+    /// The self-play search with the knobs given.
+    pub fn search_config(&self) -> shogi_mcts::SearchConfig {
+        let mut config = shogi_mcts::SearchConfig::default();
+        for &(key, value) in &self.given {
+            if let Some(knob) = shogi_mcts::knob(key) {
+                knob.set(&mut config, value);
+            }
+        }
+        config
+    }
+}
+
+/// A knob's flag: `--KEY VALUE` (a switch `--KEY` or `--KEY=false`), its help the
+/// knob's meaning with its default, its value range-checked by the knob.
+fn knob_arg(knob: &'static Knob, default: f64, help_prefix: &str) -> clap::Arg {
+    let help = format!(
+        "{help_prefix}{} (`selfplay.{}`; default {})",
+        knob.meaning
+            .trim_start_matches("Gumbel: ")
+            .trim_end_matches('.'),
+        knob.key,
+        knob.show(default)
+    );
+    let value_name = match knob.kind {
+        KnobKind::Switch => "BOOL".to_string(),
+        KnobKind::Choice(names) => names.join("|").to_uppercase(),
+        _ if knob.unit.is_empty() => "VALUE".to_string(),
+        _ => knob
+            .unit
+            .split(' ')
+            .next()
+            .unwrap_or("VALUE")
+            .to_uppercase(),
+    };
+    let arg = clap::Arg::new(knob.key)
+        .long(knob.flag())
+        .help(help)
+        .value_name(value_name)
+        .value_parser(move |text: &str| knob.parse(text).map_err(|e| e.message));
+    if knob.kind == KnobKind::Switch {
+        // `--terminal-check` alone is true; `=` so that a following word is not its value.
+        arg.num_args(0..=1)
+            .require_equals(true)
+            .default_missing_value("true")
+    } else {
+        arg
+    }
+}
+
+/// The knobs of `knobs` given on the command line, with their values.
+fn knobs_given(
+    matches: &clap::ArgMatches,
+    knobs: impl Iterator<Item = &'static Knob>,
+) -> Vec<(&'static str, f64)> {
+    knobs
+        .filter_map(|knob| Some((knob.key, *matches.get_one::<f64>(knob.key)?)))
+        .collect()
+}
+
+impl clap::FromArgMatches for PlayKnobArgs {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let given = knobs_given(matches, shogi_mcts::play_knobs());
+        Ok(PlayKnobArgs { given })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for PlayKnobArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        let play = RootSettings::default();
+        shogi_mcts::play_knobs().fold(cmd, |cmd, knob| {
+            let gumbel_only = knob.play.is_some_and(|p| p.gumbel_only);
+            let default = knob.get_at_play(&play).unwrap_or_default();
+            let prefix = if gumbel_only { "With `--gumbel`: " } else { "" };
+            let mut arg = knob_arg(knob, default, prefix).conflicts_with("root_of");
+            if gumbel_only {
+                arg = arg.requires("gumbel");
+            }
+            cmd.arg(arg)
+        })
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl clap::FromArgMatches for SearchKnobArgs {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let given = knobs_given(matches, shogi_mcts::SEARCH_KNOBS.iter());
+        Ok(SearchKnobArgs { given })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for SearchKnobArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        shogi_mcts::SEARCH_KNOBS.iter().fold(cmd, |cmd, knob| {
+            cmd.arg(knob_arg(knob, knob.default_value(), ""))
+        })
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
 }
 
 impl RootArgs {
@@ -132,16 +234,16 @@ impl RootArgs {
                 shogi_run::play_root(&config)
             });
         }
-        Ok(RootSettings {
+        let mut root = RootSettings {
             gumbel: self.gumbel.unwrap_or(0),
-            gumbel_captures: self.gumbel_captures,
-            gumbel_safe: self.gumbel_safe,
-            gumbel_safety: self.gumbel_safety,
-            gumbel_gain: self.gumbel_gain,
-            gumbel_c_scale: self.gumbel_c_scale,
-            leaf_mate_nodes: self.leaf_mate_nodes,
-            leaf_exchange: self.leaf_exchange,
-        })
+            ..RootSettings::default()
+        };
+        for &(key, value) in &self.knobs.given {
+            if let Some(knob) = shogi_mcts::knob(key) {
+                knob.set_at_play(&mut root, value);
+            }
+        }
+        Ok(root)
     }
 
     /// `settings` with this root.
@@ -150,35 +252,6 @@ impl RootArgs {
             root: self.settings()?,
             ..settings
         })
-    }
-}
-
-/// Parses a number that must be finite and at least zero (a penalty): `nan` or `-1` is
-/// refused with the value named.
-pub(crate) fn non_negative(text: &str) -> Result<f32, String> {
-    match text.trim().parse::<f32>() {
-        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
-        Ok(_) => Err(format!("{text:?} is not a finite number of at least 0")),
-        Err(e) => Err(format!("{text:?} is not a number: {e}")),
-    }
-}
-
-/// Parses a weight that must lie in 0..=1: `1.5` or `nan` is refused with the value named.
-pub(crate) fn unit_fraction(text: &str) -> Result<f32, String> {
-    match text.trim().parse::<f32>() {
-        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
-        Ok(_) => Err(format!("{text:?} is not a number from 0 to 1")),
-        Err(e) => Err(format!("{text:?} is not a number: {e}")),
-    }
-}
-
-/// Parses a number that must be finite and above zero (a scale): `--gumbel-c-scale 0`
-/// or `nan` is refused with the value named, not searched with.
-pub(crate) fn positive_scale(text: &str) -> Result<f32, String> {
-    match text.trim().parse::<f32>() {
-        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
-        Ok(_) => Err(format!("{text:?} is not a finite number above 0")),
-        Err(e) => Err(format!("{text:?} is not a number: {e}")),
     }
 }
 

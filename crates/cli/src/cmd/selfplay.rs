@@ -10,7 +10,7 @@ use clap::Args;
 use shogi_features::{FeatureSet, NetLayout};
 use shogi_game::GameKind;
 use shogi_mcts::batch::{BatchConfig, BatchEvaluator, BatchService, BatchStats, uniform_batch};
-use shogi_mcts::{Evaluator, RootSelection, SearchConfig};
+use shogi_mcts::{Evaluator, SearchConfig};
 use shogi_model::{
     DEFAULT_BLOCKS, DEFAULT_CHANNELS, InferenceOptions, Model, NetService, SELFPLAY_HALF_INFERENCE,
     SelfplayThreads, Serving, ThreadCount, available_cores, parse_device, selfplay_threads,
@@ -65,12 +65,6 @@ pub struct SelfplayArgs {
     /// auto: one per actor thread on a CPU, one on a GPU (`selfplay.inference_threads`).
     #[arg(long, default_value_t = ThreadCount::Auto, value_name = "N|auto")]
     inference_threads: ThreadCount,
-    /// Simulations per move.
-    #[arg(long, default_value_t = SearchConfig::default().simulations)]
-    simulations: u32,
-    /// Leaves gathered per tree before evaluating (virtual loss).
-    #[arg(long, default_value_t = SearchConfig::default().tree_batch)]
-    tree_batch: usize,
     /// Largest network batch.
     #[arg(long, default_value_t = SELFPLAY_BATCH.max_batch)]
     max_batch: usize,
@@ -78,22 +72,6 @@ pub struct SelfplayArgs {
     /// f16 on CUDA, bf16 on a CPU with AVX-512 BF16, f32 on other CPUs.
     #[arg(long, default_value_t = SELFPLAY_HALF_INFERENCE, action = clap::ArgAction::Set, value_name = "BOOL")]
     half_inference: bool,
-    /// Root selection: gumbel (Gumbel AlphaZero, sequential halving) or puct (PUCT with
-    /// Dirichlet noise and the temperature schedule).
-    #[arg(long, default_value_t = SearchConfig::default().root_selection, value_name = "ROOT")]
-    root: RootSelection,
-    /// PUCT root: plies sampled from the visit counts before the most visited move is
-    /// played.
-    #[arg(long, default_value_t = SearchConfig::default().temperature_plies, value_name = "PLIES")]
-    temperature_plies: u32,
-    /// Check every expanded child for a game end (mates in one are exact everywhere in
-    /// the tree; `selfplay.terminal_check` in a run config).
-    #[arg(long)]
-    terminal_check: bool,
-    /// Nodes of the mate search run from every full search's root before simulating (0 = off;
-    /// `selfplay.root_mate_nodes` in a run config).
-    #[arg(long, default_value_t = SearchConfig::default().root_mate_nodes, value_name = "NODES")]
-    root_mate_nodes: usize,
     /// Draw a game at this many plies.
     #[arg(long, default_value_t = TRAINING_MAX_PLIES)]
     max_plies: u32,
@@ -101,6 +79,10 @@ pub struct SelfplayArgs {
     /// (shogi: rook and bishop 5, others 1; tai: mobility values); 0 = a draw.
     #[arg(long, default_value_t = PlayConfig::default().adjudicate_margin, value_name = "POINTS")]
     adjudicate: u32,
+    /// The search: one flag per knob (`--simulations`, `--root`, `--terminal-check`,
+    /// ...: docs/SEARCH.md), each at the self-play default when left out.
+    #[command(flatten)]
+    search: super::SearchKnobArgs,
     #[command(flatten)]
     net: super::DeviceArgs,
     /// Base seed (game i uses seed + i).
@@ -111,15 +93,7 @@ pub struct SelfplayArgs {
 impl SelfplayArgs {
     /// The search these flags ask for.
     pub(crate) fn search_config(&self) -> SearchConfig {
-        SearchConfig {
-            simulations: self.simulations,
-            tree_batch: self.tree_batch.max(1),
-            root_selection: self.root,
-            temperature_plies: self.temperature_plies,
-            expand_check_terminal: self.terminal_check,
-            root_mate_nodes: self.root_mate_nodes,
-            ..SearchConfig::default()
-        }
+        self.search.search_config()
     }
 
     /// The self-play settings these flags ask for.
@@ -169,8 +143,8 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
     let Some(out) = &args.out else {
         bail!("--out DIR (or --follow RUN_DIR) is required");
     };
-    if args.actors == 0 || args.max_batch == 0 || args.simulations == 0 {
-        bail!("--actors, --max-batch and --simulations must be at least 1");
+    if args.actors == 0 || args.max_batch == 0 {
+        bail!("--actors and --max-batch must be at least 1");
     }
     // The engines' default rules (no impasse rule; tai shogi's seed defaults) and the
     // requested ply cap.

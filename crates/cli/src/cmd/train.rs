@@ -88,7 +88,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         config.network.blocks,
         config.network.channels,
         config.selfplay.actors,
-        config.selfplay.simulations,
+        config.selfplay.search.simulations,
         config.run.minutes,
         config.run.max_steps
     );

@@ -31,11 +31,10 @@ pub struct UsiArgs {
     /// Byoyomi safety margin in ms (option `ByoyomiMargin`).
     #[arg(long)]
     byoyomi_margin: Option<u64>,
-    /// Weight of what each network leaf's side to move wins by static exchange, in
-    /// percent; 0 = off (option `LeafExchange`; a run's `selfplay.leaf_exchange` x 100).
-    /// A network of a run takes its run's search instead unless `RunSearch` is off.
-    #[arg(long, value_name = "PERCENT", value_parser = clap::value_parser!(u64).range(0..=100))]
-    leaf_exchange: Option<u64>,
+    /// Any USI option's start-up value, as `setoption` gives it (`--option
+    /// GumbelGain=200`; repeatable; names as `usi` lists them, docs/USI.md).
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    options: Vec<String>,
 }
 
 /// Runs the engine until `quit` or end of input.
@@ -59,8 +58,19 @@ pub fn run(args: &UsiArgs) -> Result<()> {
     if let Some(m) = args.byoyomi_margin {
         options.byoyomi_margin = m;
     }
-    if let Some(w) = args.leaf_exchange {
-        options.leaf_exchange_percent = w;
+    for given in &args.options {
+        let Some((name, value)) = given.split_once('=') else {
+            bail!("--option {given:?}: expected NAME=VALUE");
+        };
+        match options.set(name.trim(), value.trim(), &[game]) {
+            Ok(()) => {}
+            Err(shogi_usi::SetOptionError::Unknown) => {
+                bail!("--option {given:?}: no option is named {name:?} (`usi` lists them)")
+            }
+            Err(shogi_usi::SetOptionError::BadValue) => {
+                bail!("--option {given:?}: {value:?} is not a value the option takes")
+            }
+        }
     }
     // Tai shogi reads bracketed SFEN positions and moves as squares in path order.
     with_game_type!(game, G => Engine::<G>::new(stdout(), options)

@@ -2,5 +2,6 @@
 //! one compile and link (and one process) for them all instead of one per file.
 
 mod batch;
+mod knobs;
 mod parallel;
 mod search;

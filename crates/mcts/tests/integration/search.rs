@@ -233,7 +233,7 @@ fn finds_win_in_one_and_three_with_uniform_evaluator() {
             // Win in 1 (ply 1 of 1): width 12 distractors.
             let g = MateIn::new(12, 1, 60);
             let c = SearchConfig {
-                expand_check_terminal: check,
+                terminal_check: check,
                 ..cfg(400, batch)
             };
             let mut s = Search::new(c.clone(), 1);
@@ -387,10 +387,8 @@ fn batching_uses_few_batches_and_handles_collisions() {
 fn playout_cap_randomization() {
     let c = SearchConfig {
         simulations: 200,
-        playout_cap: Some(PlayoutCap {
-            full_search_prob: 0.25,
-            cheap_simulations: 20,
-        }),
+        full_search_prob: 0.25,
+        cheap_simulations: 20,
         ..SearchConfig::alphazero()
     };
     let mut s = Search::new(c, 9);
@@ -615,18 +613,16 @@ fn self_play_game_with_reuse_completes() {
 
 #[test]
 fn config_deserializes_with_defaults() {
-    let c: SearchConfig = toml::from_str(
-        "simulations = 64\nroot_selection = \"gumbel\"\n[playout_cap]\ncheap_simulations = 16\n",
-    )
-    .unwrap();
+    let c: SearchConfig =
+        toml::from_str("simulations = 64\nroot_selection = \"gumbel\"\ncheap_simulations = 16\n")
+            .unwrap();
     assert_eq!(c.simulations, 64);
     assert_eq!(c.root_selection, RootSelection::Gumbel);
     assert_eq!(c.c_init, 1.25);
     assert_eq!(c.c_base, 19652.0);
     assert_eq!(c.dirichlet_alpha, 0.15);
-    let cap = c.playout_cap.unwrap();
-    assert_eq!(cap.cheap_simulations, 16);
-    assert_eq!(cap.full_search_prob, 0.25);
+    assert_eq!(c.cheap_simulations, 16);
+    assert_eq!(c.full_search_prob, 1.0, "no playout cap unless asked");
 }
 
 /// A deterministic, non-uniform evaluator: priors and value derived from the position key.

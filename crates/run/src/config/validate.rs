@@ -30,17 +30,6 @@ impl RunConfig {
         let (r, s, l, gate) = (&self.run, &self.selfplay, &self.learner, &self.gate);
         for (key, v) in [
             ("run.minutes", r.minutes),
-            ("selfplay.gumbel_c_scale", s.gumbel_c_scale as f64),
-            ("selfplay.gumbel_safety", s.gumbel_safety as f64),
-            ("selfplay.gumbel_gain", s.gumbel_gain as f64),
-            ("selfplay.leaf_exchange", s.leaf_exchange as f64),
-            ("play.gumbel_safety", self.play.gumbel_safety as f64),
-            ("play.gumbel_gain", self.play.gumbel_gain as f64),
-            ("play.leaf_exchange", self.play.leaf_exchange as f64),
-            ("selfplay.dirichlet_alpha", s.dirichlet_alpha as f64),
-            ("selfplay.dirichlet_weight", s.dirichlet_weight as f64),
-            ("selfplay.fpu_reduction", s.fpu_reduction as f64),
-            ("selfplay.full_search_prob", s.full_search_prob as f64),
             ("selfplay.resign_threshold", s.resign_threshold as f64),
             (
                 "selfplay.resign_disabled_fraction",
@@ -83,10 +72,6 @@ impl RunConfig {
             ("network.blocks", self.network.blocks as u64),
             ("network.channels", self.network.channels as u64),
             ("selfplay.actors", s.actors as u64),
-            ("selfplay.simulations", s.simulations as u64),
-            ("selfplay.gumbel_considered", s.gumbel_considered as u64),
-            ("selfplay.tree_batch", s.tree_batch as u64),
-            ("selfplay.cheap_simulations", s.cheap_simulations as u64),
             ("selfplay.max_batch", s.max_batch as u64),
             ("selfplay.games_per_chunk", s.games_per_chunk as u64),
             ("selfplay.games_per_generation", s.games_per_generation),
@@ -177,35 +162,12 @@ impl RunConfig {
         if let Some(threads) = s.actor_threads.fixed() {
             c.at_most("selfplay.actor_threads", threads, s.actors, &idles)?;
         }
-        let leaves = s.actors.saturating_mul(s.tree_batch);
-        let (actors, batch) = (s.actors, s.tree_batch);
+        let leaves = s.actors.saturating_mul(s.search.tree_batch);
+        let (actors, batch) = (s.actors, s.search.tree_batch);
         let never_fills = format!(
             "selfplay.actors x selfplay.tree_batch ({actors} x {batch} = {leaves}): a larger batch never fills"
         );
         c.at_most("selfplay.max_batch", s.max_batch, leaves, &never_fills)?;
-        c.unit("selfplay.full_search_prob", s.full_search_prob as f64)?;
-        c.above_zero("selfplay.gumbel_c_scale", s.gumbel_c_scale)?;
-        for (key, safety) in [
-            ("selfplay.gumbel_safety", s.gumbel_safety),
-            ("play.gumbel_safety", self.play.gumbel_safety),
-            ("selfplay.gumbel_gain", s.gumbel_gain),
-            ("play.gumbel_gain", self.play.gumbel_gain),
-        ] {
-            if safety < 0.0 {
-                return Err(c.range(key, safety.to_string(), "must be at least 0"));
-            }
-        }
-        c.unit("selfplay.leaf_exchange", s.leaf_exchange as f64)?;
-        c.unit("play.leaf_exchange", self.play.leaf_exchange as f64)?;
-        c.above_zero("selfplay.dirichlet_alpha", s.dirichlet_alpha)?;
-        c.unit("selfplay.dirichlet_weight", s.dirichlet_weight as f64)?;
-        if !(0.0..=2.0).contains(&s.fpu_reduction) {
-            return Err(c.range(
-                "selfplay.fpu_reduction",
-                s.fpu_reduction.to_string(),
-                "must be between 0 and 2",
-            ));
-        }
         c.unit("selfplay.resign_threshold", s.resign_threshold as f64)?;
         c.unit(
             "selfplay.resign_disabled_fraction",

@@ -2,7 +2,6 @@
 //! struct, so a test can hold `RunConfig::default()` to the libraries' defaults.
 
 use super::*;
-use shogi_mcts::RootSelection;
 use shogi_mcts::RootSettings;
 
 /// The network layout of the config's game and input planes (checked by
@@ -39,47 +38,26 @@ pub fn game_spec(config: &RunConfig) -> GameSpec {
 }
 
 /// How the run's networks play when they are measured (`learns.sh`, `match`/`curve
-/// --root-of RUN`): the self-play search without its noise (a Gumbel root of
-/// `selfplay.gumbel_considered` moves with the self-play root options, or PUCT), its leaf
-/// mate search, and `[play]`'s options where set (above 0) over self-play's.
+/// --root-of RUN`, the gate, the USI engine's `RunSearch`): the self-play search without
+/// its noise (its Gumbel root of `gumbel_considered` moves, or PUCT) and every play knob
+/// at its self-play value, or at `[play]`'s where `[play]` sets it.
 pub fn play_root(config: &RunConfig) -> RootSettings {
-    let (s, play) = (&config.selfplay, &config.play);
-    let or_selfplay = |at_play: f32, in_selfplay: f32| {
-        if at_play > 0.0 { at_play } else { in_selfplay }
-    };
-    RootSettings {
-        gumbel: match s.root {
-            RootSelection::Gumbel => s.gumbel_considered,
-            RootSelection::Puct => 0,
-        },
-        gumbel_captures: s.gumbel_captures,
-        gumbel_safe: s.gumbel_safe,
-        gumbel_safety: or_selfplay(play.gumbel_safety, s.gumbel_safety),
-        gumbel_gain: or_selfplay(play.gumbel_gain, s.gumbel_gain),
-        gumbel_c_scale: s.gumbel_c_scale,
-        leaf_mate_nodes: s.leaf_mate_nodes,
-        leaf_exchange: or_selfplay(play.leaf_exchange, s.leaf_exchange),
+    let mut root = RootSettings::of_search(&config.selfplay.search);
+    for (key, value) in config.play.iter() {
+        if let Some(knob) = shogi_mcts::knob(key) {
+            knob.set_at_play(&mut root, value);
+        }
     }
+    root
 }
 
-/// The run's networks searched without any rule written by hand: [`play_root`]'s root
-/// (the same Gumbel root of the same considered moves, or PUCT, its `c_scale`) and its
-/// leaf mate search (exact), but none of the root's exchange rules (captures forced into
-/// the candidates, safe moves, the safety penalty and the gain) nor the exchange in the
-/// leaves' values. What the network owns of the play search's strength: `learns.sh`,
-/// `ladder.sh` and `match`/`curve --root-of RUN --plain` report it beside the play search.
+/// The run's networks searched without any rule written by hand: [`play_root`] with
+/// its static-exchange aids off ([`RootSettings::plain`]): the same root, its c_scale
+/// and leaf mate search. What the network owns of the play search's strength:
+/// `learns.sh`, `ladder.sh` and `match`/`curve --root-of RUN --plain` report it beside
+/// the play search.
 pub fn plain_root(config: &RunConfig) -> RootSettings {
-    let play = play_root(config);
-    RootSettings {
-        gumbel: play.gumbel,
-        gumbel_c_scale: play.gumbel_c_scale,
-        leaf_mate_nodes: play.leaf_mate_nodes,
-        gumbel_captures: false,
-        gumbel_safe: false,
-        gumbel_safety: 0.0,
-        gumbel_gain: 0.0,
-        leaf_exchange: 0.0,
-    }
+    play_root(config).plain()
 }
 
 /// The network architecture a config asks for.
@@ -97,35 +75,9 @@ pub fn model_config(config: &RunConfig) -> ModelConfig {
     arch
 }
 
-/// The self-play search of a config.
+/// The self-play search of a config (its `[selfplay]` search knobs).
 pub fn search_config(config: &RunConfig) -> SearchConfig {
-    let s = &config.selfplay;
-    SearchConfig {
-        simulations: s.simulations,
-        tree_batch: s.tree_batch,
-        root_selection: s.root,
-        gumbel_considered: s.gumbel_considered,
-        gumbel_captures: s.gumbel_captures,
-        gumbel_safe: s.gumbel_safe,
-        gumbel_safety: s.gumbel_safety,
-        gumbel_gain: s.gumbel_gain,
-        gumbel_c_scale: s.gumbel_c_scale,
-        dirichlet_alpha: s.dirichlet_alpha,
-        dirichlet_weight: s.dirichlet_weight,
-        fpu_reduction: s.fpu_reduction,
-        temperature_plies: s.temperature_plies,
-        gumbel_noise_plies: s.gumbel_noise_plies,
-        expand_check_terminal: s.terminal_check,
-        root_mate_nodes: s.root_mate_nodes,
-        cheap_root_mate_nodes: s.cheap_root_mate_nodes,
-        leaf_mate_nodes: s.leaf_mate_nodes,
-        leaf_exchange: s.leaf_exchange,
-        playout_cap: (s.full_search_prob < 1.0).then_some(PlayoutCap {
-            full_search_prob: s.full_search_prob,
-            cheap_simulations: s.cheap_simulations,
-        }),
-        ..SearchConfig::default()
-    }
+    config.selfplay.search.clone()
 }
 
 pub(super) fn schedule(config: &RunConfig) -> LrSchedule {
@@ -341,8 +293,8 @@ mod tests {
         let path =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/shogi-cpu.toml");
         let mut config = RunConfig::load(&path, &[]).unwrap();
-        config.selfplay.leaf_mate_nodes = 300;
-        config.selfplay.leaf_exchange = 0.25;
+        config.selfplay.search.leaf_mate_nodes = 300;
+        config.selfplay.search.leaf_exchange = 0.25;
         let (play, plain) = (play_root(&config), plain_root(&config));
         assert!(
             play.gumbel > 0
@@ -359,7 +311,41 @@ mod tests {
             (0.0, 0.0, 0.0)
         );
         // A PUCT run's plain search is PUCT.
-        config.selfplay.root = RootSelection::Puct;
+        config.selfplay.search.root_selection = shogi_mcts::RootSelection::Puct;
         assert_eq!(plain_root(&config).gumbel, 0);
+    }
+
+    /// A `[play]` key left out is the self-play value; one given is the play-time value,
+    /// 0 and `false` included (an aid self-play uses, turned off at play time alone);
+    /// the snapshot keeps which were given; a key `[play]` does not take is refused.
+    #[test]
+    fn play_keys_are_set_or_left_out_and_zero_turns_an_aid_off() {
+        let selfplay = "[selfplay]\ngumbel_gain = 2.0\ngumbel_captures = true\n";
+        let inherit = RunConfig::parse(selfplay, "x.toml", &[]).unwrap();
+        let root = play_root(&inherit);
+        assert_eq!((root.gumbel_gain, root.gumbel_captures), (2.0, true));
+        let text = format!("{selfplay}[play]\ngumbel_gain = 0\ngumbel_captures = false\n");
+        let off = RunConfig::parse(&text, "x.toml", &[]).unwrap();
+        let root = play_root(&off);
+        assert_eq!((root.gumbel_gain, root.gumbel_captures), (0.0, false));
+        assert_eq!(search_config(&off).gumbel_gain, 2.0, "self-play keeps it");
+        for config in [&inherit, &off] {
+            let again = RunConfig::parse(&config.to_toml(), "snapshot", &[]).unwrap();
+            assert_eq!(&again, config);
+            assert_eq!(play_root(&again), play_root(config));
+        }
+        for (text, why) in [
+            ("[play]\nsimulations = 8\n", "play.simulations: unknown key"),
+            (
+                "[play]\ngumbel_gain = true\n",
+                "play.gumbel_gain: invalid value",
+            ),
+            ("play = 1\n", "play: expected a section"),
+        ] {
+            let err = RunConfig::parse(text, "x.toml", &[])
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(why), "{text}: {err}");
+        }
     }
 }

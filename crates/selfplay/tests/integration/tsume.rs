@@ -33,7 +33,7 @@ fn config() -> SearchConfig {
     SearchConfig {
         simulations: 4000,
         tree_batch: 1,
-        expand_check_terminal: true,
+        terminal_check: true,
         // These tests are about the tree's own proofs; the root mate search has its own.
         root_mate_nodes: 0,
         ..SearchConfig::for_play()
@@ -200,7 +200,7 @@ fn gumbel_selfplay_search_with_terminal_check_plays_and_targets_every_mate_in_on
         tree_batch: 4,
         root_selection: RootSelection::Gumbel,
         gumbel_considered: 4,
-        expand_check_terminal: check,
+        terminal_check: check,
         ..SearchConfig::default()
     };
     let mut misses_without_check = 0;
@@ -244,7 +244,7 @@ fn root_mate_search_plays_mate_in_three_at_once_with_a_one_hot_target() {
         tree_batch: 4,
         root_selection: RootSelection::Gumbel,
         gumbel_considered: 4,
-        expand_check_terminal: true,
+        terminal_check: true,
         root_mate_nodes,
         ..SearchConfig::default()
     };
@@ -401,7 +401,7 @@ fn leaf_mate_search_proves_exactly_the_leaves_with_a_mate_in_3_and_5() {
                 tree_batch: 1,
                 root_selection: RootSelection::Gumbel,
                 gumbel_considered: children,
-                expand_check_terminal: true,
+                terminal_check: true,
                 root_mate_nodes: 0,
                 leaf_mate_nodes: leaf_nodes,
                 leaf_mate_plies: leaf_plies,
