@@ -32,7 +32,6 @@
 #   LADDER_GUMBEL     the network searches with a noise-free Gumbel root considering
 #                     this many moves (default 0: PUCT)
 #   LADDER_GUMBEL_CAPTURES  1: that root always considers the moves that win material
-#   LADDER_GUMBEL_SAFE  1: half that root's moves lose nothing by static exchange
 #   LADDER_GUMBEL_SAFETY  that root's penalty per point left en prise (default 0: off)
 #   LADDER_GUMBEL_C_SCALE  that root's c_scale (default -: the binary's default)
 #   LADDER_LEAF_EXCHANGE  weight of the side to move's static exchange gain in every
@@ -106,7 +105,6 @@ else
   if [ "${LADDER_GUMBEL:-0}" != 0 ]; then
     search+=(--gumbel "$LADDER_GUMBEL")
     if [ "${LADDER_GUMBEL_CAPTURES:-0}" = 1 ]; then search+=(--gumbel-captures); fi
-    if [ "${LADDER_GUMBEL_SAFE:-0}" = 1 ]; then search+=(--gumbel-safe); fi
     if [ "${LADDER_GUMBEL_SAFETY:-0}" != 0 ] && [ "${LADDER_GUMBEL_SAFETY:-0}" != 0.0 ]; then
       search+=(--gumbel-safety "$LADDER_GUMBEL_SAFETY")
     fi

@@ -381,7 +381,6 @@ mod defaults {
             "8",
             "--gumbel-c-scale",
             "3",
-            "--gumbel-safe",
             "--gumbel-safety",
             "0.5",
         ]);
@@ -389,7 +388,7 @@ mod defaults {
         assert_eq!(settings.root.gumbel_safety, 0.5);
         assert_eq!(settings.root.gumbel_c_scale, 3.0);
         assert_eq!(settings.root.gumbel, 8);
-        assert!(settings.root.gumbel_safe && !settings.root.gumbel_captures);
+        assert!(!settings.root.gumbel_captures);
         let Command::Curve(curve) = parse(&[
             "curve",
             "runs/x",
@@ -404,13 +403,12 @@ mod defaults {
         let settings = curve.player_settings().unwrap();
         assert_eq!(settings.root.gumbel_c_scale, 2.5);
         assert_eq!(settings.root.gumbel, 4);
-        assert!(settings.root.gumbel_captures && !settings.root.gumbel_safe);
+        assert!(settings.root.gumbel_captures);
         let puct = parse_match(&[]).player_settings().unwrap();
         assert_eq!(puct.root.gumbel, 0, "PUCT unless --gumbel");
         // A Gumbel root's flags need the root: refused by the parser, not ignored.
         for flag in [
             &["--gumbel-captures"][..],
-            &["--gumbel-safe"],
             &["--gumbel-safety", "2"],
             &["--gumbel-gain", "2"],
             &["--gumbel-c-scale", "2"],

@@ -176,13 +176,6 @@ pub struct SearchConfig {
     /// top-k filling the rest, so a free piece is always searched however low its prior
     /// (at most `gumbel_considered` of them, the first in move order). Default false.
     pub gumbel_captures: bool,
-    /// Gumbel: half of the considered moves (rounded up) go to the best-prior moves that
-    /// lose nothing by static exchange one ply later
-    /// ([`shogi_game::Game::static_loss_after`] at most 0; where every move loses
-    /// something, those that lose least), so a move that saves an attacked piece is
-    /// searched even when the prior ranks it low. After `gumbel_captures`' moves, before
-    /// the Gumbel top-k. Default false.
-    pub gumbel_safe: bool,
     /// Gumbel: each root move's prior is scaled by `exp(-gumbel_safety * excess)` and the
     /// priors renormalised, `excess` what the move loses by static exchange one ply later
     /// beyond the least any move loses ([`shogi_game::Game::static_loss_after`], in the
@@ -199,11 +192,6 @@ pub struct SearchConfig {
     /// Gumbel: add Gumbel(0,1) noise to the root logits (self-play). Off = deterministic
     /// (evaluation games). Default true.
     pub gumbel_noise: bool,
-    /// Gumbel with `gumbel_noise`: the noise only on plies `< gumbel_noise_plies` (game
-    /// ply from `Game::ply`), after which the root keeps the best-prior moves and plays
-    /// its best searched one, as a match does; 0 = on every ply (Danihelka et al.).
-    /// Default 0.
-    pub gumbel_noise_plies: u32,
     /// Gumbel: min-max rescale completed Q values to [0, 1] before sigma (mctx default).
     /// Values here are expected scores already in [0, 1]. Default false.
     pub gumbel_rescale_q: bool,
@@ -260,11 +248,9 @@ impl Default for SearchConfig {
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 1.0,
             gumbel_captures: false,
-            gumbel_safe: false,
             gumbel_safety: 0.0,
             gumbel_gain: 0.0,
             gumbel_noise: true,
-            gumbel_noise_plies: 0,
             gumbel_rescale_q: false,
             gumbel_interior: GumbelInterior::Deterministic,
             full_search_prob: 1.0,
@@ -280,15 +266,20 @@ impl Default for SearchConfig {
 /// (`solo`, or `play(gumbel_only, hand_written)` for a field also in [`RootSettings`]),
 /// meaning, and old names.
 macro_rules! knob {
-    ($field:ident: $access:ident $kind:ident, [$min:expr, $above:expr, $max:expr], $unit:expr, $role:ident, solo, $meaning:expr $(, $alias:expr)*) => {{
-        let (get, set) = $crate::knob_access!($access, SearchConfig, $field);
-        Knob::new(stringify!($field), &[$($alias),*], KnobKind::$kind, ($min as f64, $above, $max as f64), $unit, KnobRole::$role, None, $meaning, get, set)
+    (@play solo $access:ident $field:ident) => { None };
+    (@play play $access:ident $field:ident ($gumbel_only:expr, $hand_written:expr)) => {{
+        let (get, set) = $crate::knob_access!($access, RootSettings, $field);
+        Some(PlayForm { gumbel_only: $gumbel_only, hand_written: $hand_written, get, set })
     }};
-    ($field:ident: $access:ident $kind:ident, [$min:expr, $above:expr, $max:expr], $unit:expr, $role:ident, play($gumbel:expr, $hand:expr), $meaning:expr) => {{
+    ($field:ident: $access:ident $kind:ident, [$min:expr, $above:expr, $max:expr], $unit:expr, $role:ident,
+     $play:ident $(($gumbel_only:expr, $hand_written:expr))?, $meaning:expr $(, $alias:expr)*) => {{
         let (get, set) = $crate::knob_access!($access, SearchConfig, $field);
-        let (play_get, play_set) = $crate::knob_access!($access, RootSettings, $field);
-        let play = PlayForm::new($gumbel, $hand, play_get, play_set);
-        Knob::new(stringify!($field), &[], KnobKind::$kind, ($min as f64, $above, $max as f64), $unit, KnobRole::$role, Some(play), $meaning, get, set)
+        Knob {
+            key: stringify!($field), aliases: &[$($alias),*], kind: KnobKind::$kind,
+            min: $min as f64, above_min: $above, max: $max as f64, unit: $unit,
+            role: KnobRole::$role, meaning: $meaning, get, set,
+            play: knob!(@play $play $access $field $(($gumbel_only, $hand_written))?),
+        }
     }};
 }
 
@@ -304,27 +295,23 @@ const MAX_COUNT: f64 = 1e9;
 pub static SEARCH_KNOBS: &[SearchKnob] = &[
     knob!(simulations: number Count, [1, false, MAX_COUNT], "simulations", Core, solo,
         "Simulations (leaf playouts below the root) per move."),
-    {
-        const ROOTS: &[&str] = &["puct", "gumbel"];
-        Knob::new("root", &[], KnobKind::Choice(ROOTS), (0.0, false, 1.0), "", KnobRole::Core, None,
-            "How the root chooses what to simulate: `gumbel` (sequential halving; learns at small budgets) or `puct` (AlphaZero, Dirichlet noise, visit-count temperature).",
-            |c| match c.root_selection { RootSelection::Puct => 0.0, RootSelection::Gumbel => 1.0 },
-            |c, v| c.root_selection = if v == 0.0 { RootSelection::Puct } else { RootSelection::Gumbel })
+    Knob {
+        key: "root", aliases: &[], kind: KnobKind::Choice(&["puct", "gumbel"]),
+        min: 0.0, above_min: false, max: 1.0, unit: "", role: KnobRole::Core, play: None,
+        meaning: "How the root chooses what to simulate: `gumbel` (sequential halving; learns at small budgets) or `puct` (AlphaZero, Dirichlet noise, visit-count temperature).",
+        get: |c| match c.root_selection { RootSelection::Puct => 0.0, RootSelection::Gumbel => 1.0 },
+        set: |c, v| c.root_selection = if v == 0.0 { RootSelection::Puct } else { RootSelection::Gumbel },
     },
     knob!(gumbel_considered: number Count, [1, false, 1024], "moves", Core, solo,
         "Gumbel: root moves sampled by Gumbel-top-k and searched by sequential halving."),
     knob!(gumbel_captures: switch Switch, [0, false, 1], "", Lever, play(true, true),
         "Gumbel: every root move that wins material by static exchange is among the considered ones."),
-    knob!(gumbel_safe: switch Switch, [0, false, 1], "", Experimental, play(true, true),
-        "Gumbel: half the considered moves go to the best-prior moves that lose nothing by static exchange one ply later."),
     knob!(gumbel_safety: number Real, [0, false, 100], "logits a point", Lever, play(true, true),
         "Gumbel: a root move's logit loses this per point it loses by static exchange one ply later beyond the least any move loses (pawn 2, silver 10, rook 32)."),
     knob!(gumbel_gain: number Real, [0, false, 100], "logits a point", Lever, play(true, true),
         "Gumbel: a root move's logit gains this per point it wins by static exchange one ply later."),
     knob!(gumbel_c_scale: number Real, [0, true, 100], "", Core, play(true, false),
         "Gumbel: how far searched values move the root's choice and policy target: sigma(q) = (50 + max visits) x c_scale x q."),
-    knob!(gumbel_noise_plies: number Count, [0, false, MAX_COUNT], "plies", Experimental, solo,
-        "Gumbel: plies with root noise; later plies play the best searched move (0 = every ply)."),
     knob!(tree_batch: number Count, [1, false, 1024], "leaves", Core, solo,
         "Leaves gathered under virtual loss and evaluated together per tree."),
     knob!(terminal_check: switch Switch, [0, false, 1], "", Lever, solo,
@@ -351,6 +338,30 @@ pub static SEARCH_KNOBS: &[SearchKnob] = &[
         "PUCT below the root: an unvisited child is valued at its parent's value less this x sqrt(visited children's prior mass)."),
     knob!(temperature_plies: number Count, [0, false, MAX_COUNT], "plies", Core, solo,
         "PUCT root: opening plies played by visit-count sampling (a Gumbel root's noise samples instead)."),
+];
+
+/// A knob measured, not adopted and taken out of the code (docs/EXPERIMENTS.md keeps its
+/// result and names the commit that removed it, so it can be brought back). A run
+/// directory's config written before still names it: read at its off value, which is
+/// the search without it, and refused at any other.
+#[derive(Clone, Copy, Debug)]
+pub struct RetiredKnob {
+    /// Its key.
+    pub key: &'static str,
+    /// The value that meant "off" (`false` as 0).
+    pub off: f64,
+}
+
+/// The retired search knobs.
+pub static RETIRED_KNOBS: &[RetiredKnob] = &[
+    RetiredKnob {
+        key: "gumbel_safe",
+        off: 0.0,
+    },
+    RetiredKnob {
+        key: "gumbel_noise_plies",
+        off: 0.0,
+    },
 ];
 
 /// The search knob named `key` (or one of its old names).
@@ -440,9 +451,6 @@ pub struct RootSettings {
     /// With a Gumbel root: every move that wins material by static exchange is among
     /// the considered ones ([`SearchConfig::gumbel_captures`]).
     pub gumbel_captures: bool,
-    /// With a Gumbel root: half the considered moves go to moves that lose nothing by
-    /// static exchange ([`SearchConfig::gumbel_safe`]).
-    pub gumbel_safe: bool,
     /// With a Gumbel root: the logits a move loses per point it leaves en prise beyond
     /// the least any move does ([`SearchConfig::gumbel_safety`]; 0 = off).
     pub gumbel_safety: f32,
@@ -466,7 +474,6 @@ impl Default for RootSettings {
         RootSettings {
             gumbel: 0,
             gumbel_captures: false,
-            gumbel_safe: false,
             gumbel_safety: play.gumbel_safety,
             gumbel_gain: play.gumbel_gain,
             gumbel_c_scale: play.gumbel_c_scale,
@@ -528,9 +535,6 @@ impl RootSettings {
             parts.push(format!("Gumbel root of {} moves", self.gumbel));
             if self.gumbel_captures {
                 parts.push("winning captures always considered".into());
-            }
-            if self.gumbel_safe {
-                parts.push("half the moves safe by static exchange".into());
             }
             if self.gumbel_safety > 0.0 {
                 parts.push(format!("safety {} logits a point", self.gumbel_safety));

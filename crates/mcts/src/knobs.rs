@@ -48,8 +48,8 @@ pub struct PlayForm<R: 'static> {
     /// A rule written by hand (static exchange): the plain search (`--plain`) leaves it
     /// off, so the score is what the network owns.
     pub hand_written: bool,
-    get: fn(&R) -> f64,
-    set: fn(&mut R, f64),
+    pub(crate) get: fn(&R) -> f64,
+    pub(crate) set: fn(&mut R, f64),
 }
 
 impl<R> Clone for PlayForm<R> {
@@ -59,24 +59,6 @@ impl<R> Clone for PlayForm<R> {
 }
 
 impl<R> Copy for PlayForm<R> {}
-
-impl<R> PlayForm<R> {
-    /// Its field's own accessors (`knob!` writes them).
-    #[doc(hidden)]
-    pub const fn new(
-        gumbel_only: bool,
-        hand_written: bool,
-        get: fn(&R) -> f64,
-        set: fn(&mut R, f64),
-    ) -> Self {
-        PlayForm {
-            gumbel_only,
-            hand_written,
-            get,
-            set,
-        }
-    }
-}
 
 /// One knob, described once, of the settings `S` (and, at play time, `R`).
 #[derive(Debug)]
@@ -101,8 +83,8 @@ pub struct Knob<S: 'static, R: 'static> {
     pub play: Option<PlayForm<R>>,
     /// One line: what it does.
     pub meaning: &'static str,
-    get: fn(&S) -> f64,
-    set: fn(&mut S, f64),
+    pub(crate) get: fn(&S) -> f64,
+    pub(crate) set: fn(&mut S, f64),
 }
 
 /// A knob value that is not one the knob takes; the message says what is allowed.
@@ -114,37 +96,6 @@ pub struct KnobError {
 }
 
 impl<S: Default, R: Default> Knob<S, R> {
-    /// Its field's own accessors (`knob!` writes them).
-    #[doc(hidden)]
-    #[allow(clippy::too_many_arguments)]
-    pub const fn new(
-        key: &'static str,
-        aliases: &'static [&'static str],
-        kind: KnobKind,
-        (min, above_min, max): (f64, bool, f64),
-        unit: &'static str,
-        role: KnobRole,
-        play: Option<PlayForm<R>>,
-        meaning: &'static str,
-        get: fn(&S) -> f64,
-        set: fn(&mut S, f64),
-    ) -> Self {
-        Knob {
-            key,
-            aliases,
-            kind,
-            min,
-            above_min,
-            max,
-            unit,
-            role,
-            play,
-            meaning,
-            get,
-            set,
-        }
-    }
-
     /// Its value in `config`.
     pub fn get(&self, config: &S) -> f64 {
         (self.get)(config)

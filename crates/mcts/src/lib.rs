@@ -43,8 +43,9 @@ pub mod toy;
 mod tree;
 
 pub use config::{
-    GUMBEL_TIME_SHARE, GumbelInterior, PLAY_TREE_BATCH, RootSelection, RootSettings, SEARCH_KNOBS,
-    SearchConfig, SearchKnob, UnknownRootSelection, gumbel_budget_for, knob, play_knobs,
+    GUMBEL_TIME_SHARE, GumbelInterior, PLAY_TREE_BATCH, RETIRED_KNOBS, RetiredKnob, RootSelection,
+    RootSettings, SEARCH_KNOBS, SearchConfig, SearchKnob, UnknownRootSelection, gumbel_budget_for,
+    knob, play_knobs,
 };
 pub use eval::{
     EvalError, EvalRequest, Evaluator, FnEvaluator, MAX_FAILED_EVALUATIONS_IN_A_ROW,

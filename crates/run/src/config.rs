@@ -671,6 +671,11 @@ fn take_knobs(
     origin: &str,
 ) -> Result<(SearchConfig, PlaySection), ConfigError> {
     let mut search = SearchConfig::default();
+    for section in ["selfplay", "play"] {
+        if let Some(given) = table.get_mut(section).and_then(|t| t.as_table_mut()) {
+            take_retired(given, origin, section)?;
+        }
+    }
     if let Some(selfplay) = table.get_mut("selfplay").and_then(|t| t.as_table_mut()) {
         for knob in SEARCH_KNOBS {
             for name in std::iter::once(&knob.key).chain(knob.aliases) {
@@ -709,6 +714,34 @@ fn take_knobs(
         }
     }
     Ok((search, play))
+}
+
+/// Takes the retired knobs out of `section`: at their off value they are the search
+/// without them; any other value is refused, naming why.
+fn take_retired(section: &mut toml::Table, origin: &str, name: &str) -> Result<(), ConfigError> {
+    for retired in shogi_mcts::RETIRED_KNOBS {
+        let Some(given) = section.remove(retired.key) else {
+            continue;
+        };
+        let value = match given {
+            toml::Value::Boolean(b) => f64::from(u8::from(b)),
+            toml::Value::Integer(n) => n as f64,
+            toml::Value::Float(x) => x,
+            _ => f64::NAN,
+        };
+        if value != retired.off {
+            return Err(ConfigError::Key {
+                origin: origin.to_string(),
+                key: format!("{name}.{}", retired.key),
+                message: format!(
+                    "{given} asks for a knob that was measured, not adopted and removed \
+                     (docs/EXPERIMENTS.md names the commit that removed it); only its off \
+                     value is read"
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// A knob's value in a config: the TOML type its kind takes, within its range.

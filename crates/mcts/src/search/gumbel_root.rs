@@ -28,9 +28,7 @@ impl<G: Game> Search<G> {
     pub(super) fn init_gumbel(&mut self, game: &G, budget: usize) {
         let range = self.nodes[0].children();
         let k = range.len();
-        let needs_loss = self.config.gumbel_safe
-            || self.config.gumbel_safety > 0.0
-            || self.config.gumbel_gain > 0.0;
+        let needs_loss = self.config.gumbel_safety > 0.0 || self.config.gumbel_gain > 0.0;
         // What each root move loses by static exchange one ply later.
         let loss: Vec<i32> = if needs_loss {
             range
@@ -59,8 +57,7 @@ impl<G: Game> Search<G> {
                 *logit += self.config.gumbel_gain * (-l).max(0) as f32;
             }
         }
-        let plies = self.config.gumbel_noise_plies;
-        let g = if self.config.gumbel_noise && (plies == 0 || game.ply() < plies) {
+        let g = if self.config.gumbel_noise {
             noise::gumbel_samples(k, &mut self.rng)
         } else {
             vec![0.0; k]
@@ -85,18 +82,6 @@ impl<G: Game> Search<G> {
                 .total_cmp(&(g[*a] + logits[*a]))
                 .then(a.cmp(b))
         };
-        if self.config.gumbel_safe && taken < m {
-            // The moves that lose least, best scores first, take up to half the slots.
-            let mut safe: Vec<usize> = (0..k)
-                .filter(|&j| !considered[j] && loss[j] <= least)
-                .collect();
-            safe.sort_by(by_score);
-            let slots = m.div_ceil(2).min(m - taken);
-            for &j in safe.iter().take(slots) {
-                considered[j] = true;
-                taken += 1;
-            }
-        }
         let mut order: Vec<usize> = (0..k).filter(|&j| !considered[j]).collect();
         order.sort_by(by_score);
         for &i in order.iter().take(m - taken) {

@@ -513,52 +513,6 @@ fn gumbel_visits_follow_sequential_halving() {
 }
 
 #[test]
-fn gumbel_noise_stops_after_its_plies() {
-    // Uniform priors, two of the legal moves considered, one simulation each: which two
-    // the root searches is the Gumbel top-2, so the noise alone decides it.
-    let searched_sets = |noise_plies: u32, game: &TicTacToe| {
-        let c = SearchConfig {
-            root_selection: RootSelection::Gumbel,
-            gumbel_considered: 2,
-            gumbel_noise_plies: noise_plies,
-            simulations: 2,
-            tree_batch: 1,
-            ..SearchConfig::default()
-        };
-        (0..16)
-            .map(|seed| {
-                let r = Search::new(c.clone(), seed)
-                    .search(game, &UniformEvaluator::default(), &SearchLimits::default())
-                    .unwrap();
-                let searched: Vec<Idx> = r
-                    .moves
-                    .iter()
-                    .zip(&r.visits)
-                    .filter(|&(_, &v)| v > 0)
-                    .map(|(&m, _)| m)
-                    .collect();
-                assert_eq!(searched.len(), 2, "{r:?}");
-                searched
-            })
-            .collect::<std::collections::HashSet<_>>()
-    };
-    let start = TicTacToe::new();
-    let mut after_one = start.clone();
-    after_one.play(Idx(4)).unwrap();
-    assert_eq!(after_one.ply(), 1);
-    // Noise on ply 0 only: the opening move varies, the reply is the first two squares
-    // by the prior's order (all tied) whatever the seed.
-    assert!(searched_sets(1, &start).len() > 1);
-    assert_eq!(
-        searched_sets(1, &after_one),
-        [vec![Idx(0), Idx(1)]].into_iter().collect()
-    );
-    // 0 = noise on every ply, as before.
-    assert!(searched_sets(0, &after_one).len() > 1);
-    assert!(searched_sets(2, &after_one).len() > 1);
-}
-
-#[test]
 fn self_play_game_with_reuse_completes() {
     // A whole game with the tree kept between moves: each search starts from the subtree
     // of the move played, with its visits, adds its simulations to them, and plays a
@@ -860,38 +814,6 @@ fn gumbel_captures_puts_a_free_piece_among_the_considered() {
     let (visits, searched) = visits_of_capture(true);
     assert!(visits > 0, "the capture is searched");
     assert_eq!(searched, 2, "still two considered moves");
-}
-
-/// `gumbel_safe`: with a rook attacked by a pawn, the root searches a move that saves
-/// it (or takes the pawn) even when the Gumbel top-k (uniform priors, no noise: the
-/// first moves generated) holds only moves that leave it hanging.
-#[test]
-fn gumbel_safe_puts_a_saving_move_among_the_considered() {
-    use shogi_game::Game;
-    let game = shogi(ROOK_ATTACKED);
-    let searched_losses = |safe| {
-        let r = top_two_root(&game, |c| c.gumbel_safe = safe);
-        let searched: Vec<i32> = r
-            .moves
-            .iter()
-            .zip(&r.visits)
-            .filter(|&(_, &v)| v > 0)
-            .map(|(&mv, _)| game.static_loss_after(mv))
-            .collect();
-        searched
-    };
-    let without = searched_losses(false);
-    assert_eq!(without.len(), 2);
-    assert!(
-        without.iter().all(|&l| l > 0),
-        "the top-2 alone leaves the rook hanging: {without:?}"
-    );
-    let with = searched_losses(true);
-    assert_eq!(with.len(), 2, "still two considered moves");
-    assert!(
-        with.iter().any(|&l| l <= 0),
-        "a move that loses nothing is searched: {with:?}"
-    );
 }
 
 /// `gumbel_safety`: with a rook attacked by a pawn and a uniform evaluator (whose values

@@ -275,16 +275,6 @@ mod tests {
         assert_eq!(sample_config(&c).material_scale, MaterialScale::Mobility);
     }
 
-    /// `selfplay.gumbel_noise_plies` reaches self-play's search; the default is noise on
-    /// every ply, as the library's.
-    #[test]
-    fn gumbel_noise_plies_reach_the_self_play_search() {
-        let c = RunConfig::parse("", "x.toml", &["selfplay.gumbel_noise_plies=12".into()]).unwrap();
-        let search = search_config(&c);
-        assert_eq!((search.gumbel_noise, search.gumbel_noise_plies), (true, 12));
-        assert_eq!(search_config(&RunConfig::default()).gumbel_noise_plies, 0);
-    }
-
     /// The plain search keeps the run's search (Gumbel root, its considered moves and
     /// c_scale, the leaf mate search) and drops every rule written by hand, whether
     /// self-play or `[play]` set it; shogi-cpu's play search has rules to drop.
@@ -305,7 +295,7 @@ mod tests {
         assert_eq!(plain.gumbel, play.gumbel);
         assert_eq!(plain.gumbel_c_scale, play.gumbel_c_scale);
         assert_eq!(plain.leaf_mate_nodes, 300);
-        assert!(!plain.gumbel_captures && !plain.gumbel_safe);
+        assert!(!plain.gumbel_captures);
         assert_eq!(
             (plain.gumbel_safety, plain.gumbel_gain, plain.leaf_exchange),
             (0.0, 0.0, 0.0)
@@ -346,6 +336,25 @@ mod tests {
                 .unwrap_err()
                 .to_string();
             assert!(err.contains(why), "{text}: {err}");
+        }
+    }
+
+    /// A run directory written before a knob was retired still resumes: the knob at its
+    /// off value is read as the search without it; on, it is refused by name.
+    #[test]
+    fn retired_knobs_read_when_off_and_refused_when_on() {
+        let old = "[selfplay]\ngumbel_safe = false\ngumbel_noise_plies = 0\n[play]\ngumbel_safe = false\n";
+        let config = RunConfig::parse(old, "x.toml", &[]).unwrap();
+        assert_eq!(config, RunConfig::default());
+        for on in [
+            "[selfplay]\ngumbel_safe = true\n",
+            "[selfplay]\ngumbel_noise_plies = 12\n",
+        ] {
+            let err = RunConfig::parse(on, "x.toml", &[]).unwrap_err().to_string();
+            assert!(
+                err.contains("selfplay.gumbel_") && err.contains("removed"),
+                "{err}"
+            );
         }
     }
 }

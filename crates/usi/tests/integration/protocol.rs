@@ -32,7 +32,6 @@ option name Contempt type spin default 0 min -50 max 50
 option name RunSearch type check default true
 option name GumbelRoot type spin default 0 min 0 max 64
 option name GumbelCaptures type check default false
-option name GumbelSafe type check default false
 option name GumbelSafety type spin default 0 min 0 max 10000
 option name GumbelGain type spin default 0 min 0 max 10000
 option name GumbelCScale type spin default 100 min 1 max 10000

@@ -83,7 +83,6 @@ const FRAGMENTS: &[&str] = &[
     "GumbelCaptures",
     "GumbelSafety",
     "GumbelGain",
-    "GumbelSafe",
     "GumbelCScale",
     "LeafMateNodes",
     "ByoyomiMargin",
