@@ -12,21 +12,14 @@ use shogi_rules::{GameRules, Position, ShogiGame, Variant};
 fn random_positions(variant: Variant, n: usize, seed: u64) -> Vec<ShogiGame> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut out = Vec::new();
-    let mut legal = Vec::new();
     while out.len() < n {
         let rules = GameRules {
             max_plies: 0,
             ..GameRules::default()
         };
         let mut g = ShogiGame::new(Position::startpos(variant), rules);
-        for _ in 0..rng.random_range(0..120) {
-            if g.outcome().is_some() {
-                break;
-            }
-            legal.clear();
-            g.legal_moves(&mut legal);
-            g.play_unchecked(legal[rng.random_range(0..legal.len())]);
-        }
+        let plies = rng.random_range(0..120);
+        shogi_game::play_picked_moves(&mut g, plies, |n| rng.random_range(0..n));
         if g.outcome().is_none() {
             out.push(g);
         }

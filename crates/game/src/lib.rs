@@ -121,6 +121,28 @@ impl Outcome {
     }
 }
 
+/// Plays up to `plies` moves, each the legal move at the index `pick(number of legal
+/// moves)` returns (a random index, for random positions and openings), stopping early
+/// where the game ends. Returns the plies played.
+pub fn play_picked_moves<G: Game>(
+    game: &mut G,
+    plies: usize,
+    mut pick: impl FnMut(usize) -> usize,
+) -> usize {
+    let mut legal = Vec::new();
+    for played in 0..plies {
+        legal.clear();
+        if game.outcome().is_none() {
+            game.legal_moves(&mut legal);
+        }
+        if legal.is_empty() {
+            return played;
+        }
+        game.play_unchecked(legal[pick(legal.len())]);
+    }
+    plies
+}
+
 /// A game in progress: a position plus whatever history its end rules need
 /// (repetition keys, checks given). Cheap to clone: search clones it once per simulation.
 ///

@@ -393,12 +393,14 @@ pub struct LearnerSection {
     pub grad_clip: f64,
     /// Weight of the value loss. Default 1.0.
     pub value_weight: f64,
-    /// Blend of the root value into the value target, 0..=1. Default 0.0.
+    /// Blend of the root value into the value target, 0..=1. Experimental (measured
+    /// and not adopted: docs/EXPERIMENTS.md). Default 0.0.
     pub q_blend: f32,
     /// Weight of the auxiliary material target; above 0 the network gets a material head
     /// predicting the side to move's material balance `material_plies` later (own minus
     /// the opponent's points over their sum: shogi's impasse points, tai's mobility
-    /// values). Part of the architecture: fixed for a run. Default 0.0 (no head).
+    /// values). Part of the architecture: fixed for a run. Experimental (measured and
+    /// not adopted: docs/EXPERIMENTS.md). Default 0.0 (no head).
     pub material_weight: f64,
     /// Plies ahead of the position the material target is read (clamped to the game's
     /// last position). Default 8.
@@ -433,12 +435,14 @@ pub struct LearnerSection {
     /// Decay of an exponential moving average of the weights, updated every step, that
     /// candidates carry instead of the last step's weights (0 = none;
     /// [`OptimizerSettings::ema_decay`]). About `1 / (1 - decay)` steps are averaged.
-    /// Default 0.
+    /// Experimental (measured on half-hour runs and not adopted, kept for long runs as
+    /// KataGo's: docs/EXPERIMENTS.md). Default 0.
     pub ema_decay: f64,
     /// Weight of the auxiliary opponent-policy target; above 0 the network gets a second
     /// policy output predicting the opponent's reply (the next position's search policy,
     /// or the move played there; KataGo's target, weighted 0.15 there). Part of the
-    /// architecture: fixed for a run. Default 0.0 (no head).
+    /// architecture: fixed for a run. Experimental (measured on half-hour runs and not
+    /// adopted: docs/EXPERIMENTS.md). Default 0.0 (no head).
     pub opponent_policy_weight: f64,
 }
 

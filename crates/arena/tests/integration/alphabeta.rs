@@ -134,15 +134,7 @@ fn random_games(variant: Variant, n: usize, seed: u64) -> Vec<ShogiGame> {
             },
         );
         let plies = rng.random_range(0..120);
-        let mut legal = Vec::new();
-        for _ in 0..plies {
-            if g.outcome().is_some() {
-                break;
-            }
-            legal.clear();
-            g.legal_moves(&mut legal);
-            g.play_unchecked(legal[rng.random_range(0..legal.len())]);
-        }
+        shogi_game::play_picked_moves(&mut g, plies, |n| rng.random_range(0..n));
         if g.outcome().is_none() {
             out.push(g);
         }

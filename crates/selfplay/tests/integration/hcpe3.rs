@@ -8,7 +8,7 @@ use std::process::Command;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
-use shogi_game::{Game, Outcome};
+use shogi_game::Outcome;
 use shogi_mcts::{SearchConfig, UniformEvaluator};
 use shogi_records::hcpe3::{self, eval_from_score};
 use shogi_records::record::GameRecord;
@@ -25,15 +25,7 @@ fn random_position(plies: u32, rng: &mut ChaCha8Rng) -> Position {
             ..GameRules::default()
         },
     );
-    let mut moves = Vec::new();
-    for _ in 0..plies {
-        if game.outcome().is_some() {
-            break;
-        }
-        moves.clear();
-        game.legal_moves(&mut moves);
-        game.play_unchecked(moves[rng.random_range(0..moves.len())]);
-    }
+    shogi_game::play_picked_moves(&mut game, plies as usize, |n| rng.random_range(0..n));
     game.position().clone()
 }
 

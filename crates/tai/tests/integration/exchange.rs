@@ -177,16 +177,7 @@ fn played(rng: &mut StdRng, plies: usize) -> TaiGame {
         max_plies: 0,
         ..TaiRules::default()
     });
-    let mut moves = Vec::new();
-    for _ in 0..plies {
-        if game.outcome().is_some() {
-            break;
-        }
-        moves.clear();
-        game.legal_moves(&mut moves);
-        let mv = *moves.choose(rng).unwrap();
-        game.play_unchecked(mv);
-    }
+    shogi_game::play_picked_moves(&mut game, plies, |n| rng.random_range(0..n));
     game
 }
 
