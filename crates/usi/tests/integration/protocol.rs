@@ -31,12 +31,6 @@ option name TwoFoldDraws type check default true
 option name Contempt type spin default 0 min -50 max 50
 option name RunSearch type check default true
 option name GumbelRoot type spin default 0 min 0 max 64
-option name GumbelCaptures type check default false
-option name GumbelSafety type spin default 0 min 0 max 10000
-option name GumbelGain type spin default 0 min 0 max 10000
-option name GumbelCScale type spin default 100 min 1 max 10000
-option name LeafMateNodes type spin default 0 min 0 max 1000000000
-option name LeafExchange type spin default 0 min 0 max 100
 usiok",
         env!("CARGO_PKG_VERSION"),
         // The cores the engine may use.
@@ -102,10 +96,29 @@ fn check_search_lines(lines: &[(std::time::Instant, String)], game: &ShogiGame) 
     mv
 }
 
+/// The handshake is the golden transcript, with one line per play knob among its
+/// options (declared from the knob's description: a `check` for a switch, else a `spin`
+/// whose default is the play default in the option's units).
 #[test]
 fn handshake_matches_golden_transcript() {
     let mut h = Harness::start(Options::default());
-    assert_eq!(h.handshake(), golden_handshake());
+    let mut handshake = h.handshake();
+    let play = shogi_mcts::RootSettings::default();
+    for knob in shogi_mcts::play_knobs() {
+        let name = format!("option name {} type ", knob.usi_name());
+        let at = handshake
+            .iter()
+            .position(|l| l.starts_with(&name))
+            .unwrap_or_else(|| panic!("no option for {}", knob.key));
+        let line = handshake.remove(at);
+        let default = knob.get_at_play(&play).unwrap();
+        let expected = match knob.kind {
+            shogi_mcts::knobs::KnobKind::Switch => format!("check default {}", default != 0.0),
+            _ => format!("spin default {} min ", default * knob.usi_scale()),
+        };
+        assert!(line[name.len()..].starts_with(&expected), "{line}");
+    }
+    assert_eq!(handshake, golden_handshake());
     h.send("isready");
     let got: Vec<String> = h
         .until(T, |l| l == "readyok")
