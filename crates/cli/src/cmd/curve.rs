@@ -250,7 +250,7 @@ pub fn run(args: &CurveArgs) -> Result<()> {
         curve.simulations,
         out.display()
     );
-    let stop = super::progress::stop_on_interrupt("curve")?;
+    let stop = super::progress::stop_on_interrupt(super::progress::match_interrupt_messages())?;
     for (step, dir) in &chosen {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
         if let Some(p) = curve.points.iter().find(|p| p.checkpoint == name) {

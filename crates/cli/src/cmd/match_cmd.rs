@@ -266,7 +266,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             config.parallel
         );
     }
-    let stop = super::progress::stop_on_interrupt("match")?;
+    let stop = super::progress::stop_on_interrupt(super::progress::match_interrupt_messages())?;
     let progress = super::progress::MatchReporter::new("match", config.games);
     let summary = run_match_reporting(&args.a, &args.b, &config, &stop, &|p| progress.report(p));
     progress.finish();

@@ -109,23 +109,48 @@ fn span(d: Duration) -> String {
     }
 }
 
-/// The flag a match stops on: raised by the first Ctrl-C (or SIGTERM), which lets the
-/// match finish the move in progress and keep every game played; a second one exits at
-/// once. `what` names the command in the message.
-pub(crate) fn stop_on_interrupt(what: &'static str) -> Result<Arc<AtomicBool>> {
+/// What a long command says when interrupted: on the first Ctrl-C (or SIGTERM), what it
+/// finishes before it stops; on the second, which exits at once, what is kept.
+pub(crate) struct InterruptMessages {
+    pub first: &'static str,
+    pub second: &'static str,
+}
+
+/// The flag a long command stops on: raised by the first Ctrl-C (or SIGTERM), which lets
+/// the command finish its work in progress and keep everything done; a second one exits
+/// at once with status 130.
+pub(crate) fn stop_on_interrupt(messages: InterruptMessages) -> Result<Arc<AtomicBool>> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
     ctrlc::set_handler(move || {
         if flag.swap(true, Ordering::SeqCst) {
-            eprintln!("shogi-zero: second interrupt, exiting now");
-            // `_exit`: no destructors of libtorch's while search threads may still use it.
+            eprintln!(
+                "shogi-zero: second interrupt, exiting now ({})",
+                messages.second
+            );
+            // `_exit`, not `process::exit`: the latter runs libtorch's static destructors
+            // while search, self-play and learner threads may still use them (a segmentation
+            // fault at exit). What a command publishes is written aside and renamed, so it
+            // is whole on disk already.
             // SAFETY: `_exit` ends the process without touching shared state.
             unsafe { libc::_exit(130) };
         }
-        eprintln!("shogi-zero: stopping the {what} after the moves in progress (Ctrl-C again to quit at once)");
+        eprintln!(
+            "shogi-zero: stopping: {} (Ctrl-C again to quit at once)",
+            messages.first
+        );
     })
     .context("installing the Ctrl-C / SIGTERM handler")?;
     Ok(stop)
+}
+
+/// The messages of a match or a curve: the moves in progress are finished, the games
+/// played are kept in its output directory.
+pub(crate) fn match_interrupt_messages() -> InterruptMessages {
+    InterruptMessages {
+        first: "finishing the moves in progress",
+        second: "the games already written to --out are kept, and the same command resumes",
+    }
 }
 
 #[cfg(test)]

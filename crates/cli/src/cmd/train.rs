@@ -2,8 +2,6 @@
 //! in one process, resumable from its run directory.
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -78,7 +76,10 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         tracing::info!("{device}");
     }
 
-    let interrupt = stop_on_interrupt()?;
+    let interrupt = super::progress::stop_on_interrupt(super::progress::InterruptMessages {
+        first: "flushing replay and exporting the learner",
+        second: "the run resumes from its last snapshot with the same command",
+    })?;
     tracing::info!(
         "{} run {} as {} ({} {}x{}, {} actors, {} simulations, budget {} min / {} steps)",
         if resume { "resuming" } else { "starting" },
@@ -122,27 +123,6 @@ fn config_and_resume(args: &TrainArgs) -> Result<(RunConfig, bool)> {
     } else {
         Ok((config, false))
     }
-}
-
-/// The flag Ctrl-C and SIGTERM raise: the run stops gracefully; a second one exits at
-/// once.
-fn stop_on_interrupt() -> Result<Arc<AtomicBool>> {
-    let interrupt = Arc::new(AtomicBool::new(false));
-    let flag = interrupt.clone();
-    ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
-            eprintln!("shogi-zero: second interrupt, exiting now (the run resumes with --resume)");
-            // `_exit`, not `process::exit`: the latter runs libtorch's static
-            // destructors while self-play and learner threads still use them, which
-            // ended a run in a segmentation fault. Everything published is already
-            // whole on disk (written aside, then renamed).
-            // SAFETY: `_exit` ends the process without touching shared state.
-            unsafe { libc::_exit(130) };
-        }
-        eprintln!("shogi-zero: stopping: flushing replay and exporting the learner (Ctrl-C again to quit at once)");
-    })
-    .context("installing the Ctrl-C / SIGTERM handler")?;
-    Ok(interrupt)
 }
 
 /// What the invocation did: why it stopped, its games and steps, the gate's verdicts.
