@@ -152,7 +152,7 @@ impl FrozenNet {
     pub(crate) fn new(net: &Net, device: Device, kind: Kind) -> Self {
         let sparse = !device.is_cuda() && net.config().input_size() >= SPARSE_STEM_MIN_INPUT;
         if sparse {
-            keep_freed_memory();
+            crate::memory::keep_freed_memory();
         }
         FrozenNet::build(net, sparse, !device.is_cuda(), kind)
     }
@@ -428,27 +428,6 @@ impl LegalLogits {
             LegalLogits::Host(v) => v,
             LegalLogits::Device(t) => f32_vec(&t),
         }
-    }
-}
-
-/// Tells glibc's allocator to keep freed memory in the process (once, process-wide): a
-/// tai-sized batch allocates and frees megabytes of activations every forward pass,
-/// which by default go back to the kernel (blocks above the mmap threshold, heap tops
-/// above the trim threshold) and come back as page faults of zeroed pages: 13-18% of a
-/// tai self-play profile. Standard shogi's tensors are a few kilobytes and keep the
-/// defaults.
-fn keep_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| {
-            // SAFETY: mallopt only changes allocator parameters; these two are
-            // thresholds, valid at any time and from any thread.
-            unsafe {
-                libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
-                libc::mallopt(libc::M_TRIM_THRESHOLD, 1 << 30);
-            }
-        });
     }
 }
 

@@ -22,6 +22,7 @@ pub mod evaluator;
 pub mod faults;
 mod frozen;
 mod inference;
+mod memory;
 mod net;
 mod optimizer;
 mod service;

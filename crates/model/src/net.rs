@@ -333,10 +333,33 @@ pub(crate) struct ConvBn {
     pub(crate) bn: nn::BatchNorm,
 }
 
+/// `conv` applied to `xs` with its products in `kind`: the layer's own f32 by default;
+/// in bf16 for mixed-precision training on a CPU (the weights stay f32 and are cast for
+/// the product, the output comes back in f32 for the batch norm, so autograd's gradients
+/// reach the f32 weights). Every convolution here is stride 1, padding `k / 2`.
+fn conv_in(conv: &nn::Conv2D, xs: &Tensor, kind: Kind) -> Tensor {
+    if kind == Kind::Float {
+        return xs.apply(conv);
+    }
+    let size = conv.ws.size();
+    let padding = [size[2] / 2, size[3] / 2];
+    xs.to_kind(kind)
+        .conv2d(
+            &conv.ws.to_kind(kind),
+            conv.bs.as_ref().map(|b| b.to_kind(kind)).as_ref(),
+            [1, 1],
+            padding,
+            [1, 1],
+            1,
+        )
+        .to_kind(Kind::Float)
+}
+
 impl ConvBn {
-    /// Pre-activation output: conv then BN (no ReLU).
-    fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
-        xs.apply(&self.conv).apply_t(&self.bn, train)
+    /// Pre-activation output: conv (its products in `kind`, [`conv_in`]) then BN (no
+    /// ReLU).
+    fn forward_t(&self, xs: &Tensor, train: bool, kind: Kind) -> Tensor {
+        conv_in(&self.conv, xs, kind).apply_t(&self.bn, train)
     }
 }
 
@@ -406,12 +429,12 @@ impl ResBlock {
         Self { conv1, conv2, se }
     }
 
-    fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
+    fn forward_t(&self, xs: &Tensor, train: bool, kind: Kind) -> Tensor {
         // In-place ReLUs (as torchvision's ResNet): each overwrites a fresh BN or sum
         // output that nothing else holds, so autograd is unaffected and a buffer per
         // activation is saved.
-        let h = self.conv1.forward_t(xs, train).relu_();
-        let mut h = self.conv2.forward_t(&h, train);
+        let h = self.conv1.forward_t(xs, train, kind).relu_();
+        let mut h = self.conv2.forward_t(&h, train, kind);
         if let Some(se) = &self.se {
             h = se.forward(&h);
         }
@@ -528,32 +551,39 @@ impl Net {
     /// Returns `(policy_logits [B, policy_planes*H*W], value_logits [B, 3])`, value order
     /// win / draw / loss from the side to move's point of view.
     pub fn forward_t(&self, xs: &Tensor, train: bool) -> (Tensor, Tensor) {
-        let heads = self.heads(xs, train, false);
+        let heads = self.heads(xs, train, false, Kind::Float);
         (heads.policy, heads.value)
     }
 
     /// [`Net::forward_t`] plus the training-only heads' outputs (`None` for a head the
     /// network lacks): what the trainer needs.
     pub fn forward_heads(&self, xs: &Tensor, train: bool) -> Heads {
-        self.heads(xs, train, true)
+        self.heads(xs, train, true, Kind::Float)
     }
 
-    fn heads(&self, xs: &Tensor, train: bool, auxiliary: bool) -> Heads {
+    /// [`Net::forward_heads`] with the convolutions' products in `conv_kind` (bf16 for
+    /// mixed-precision training on a CPU); batch norms, sums, the value head's linear
+    /// layers and every output stay f32.
+    pub fn forward_heads_in(&self, xs: &Tensor, train: bool, conv_kind: Kind) -> Heads {
+        self.heads(xs, train, true, conv_kind)
+    }
+
+    fn heads(&self, xs: &Tensor, train: bool, auxiliary: bool, kind: Kind) -> Heads {
         crate::threads::apply_num_threads();
         let cfg = &self.config;
         let (h, w) = (cfg.board_h as i64, cfg.board_w as i64);
         let xs = xs.view([-1, cfg.input_planes as i64, h, w]);
-        let mut t = self.stem.forward_t(&xs, train).relu_();
+        let mut t = self.stem.forward_t(&xs, train, kind).relu_();
         for block in &self.tower {
-            t = block.forward_t(&t, train);
+            t = block.forward_t(&t, train, kind);
         }
-        let policy_features = self.policy_conv.forward_t(&t, train).relu();
-        let policy = policy_features.apply(&self.policy_out).flatten(1, -1);
+        let policy_features = self.policy_conv.forward_t(&t, train, kind).relu();
+        let policy = conv_in(&self.policy_out, &policy_features, kind).flatten(1, -1);
         let opponent_policy = match (&self.opponent_out, auxiliary) {
-            (Some(out), true) => Some(policy_features.apply(out).flatten(1, -1)),
+            (Some(out), true) => Some(conv_in(out, &policy_features, kind).flatten(1, -1)),
             _ => None,
         };
-        let value_map = self.value_conv.forward_t(&t, train).relu();
+        let value_map = self.value_conv.forward_t(&t, train, kind).relu();
         let value_features = value_features(&value_map, cfg.value_pool);
         let hidden = value_features.apply(&self.value_fc1).relu();
         let value = hidden.apply(&self.value_fc2);
@@ -622,6 +652,11 @@ impl Model {
     /// See [`Net::forward_heads`].
     pub fn forward_heads(&self, xs: &Tensor, train: bool) -> Heads {
         self.net.forward_heads(xs, train)
+    }
+
+    /// See [`Net::forward_heads_in`].
+    pub fn forward_heads_in(&self, xs: &Tensor, train: bool, conv_kind: Kind) -> Heads {
+        self.net.forward_heads_in(xs, train, conv_kind)
     }
 
     /// Device of the parameters.

@@ -62,9 +62,11 @@ pub struct OptimizerSettings {
     /// network with the head, [`crate::ModelConfig::opponent_policy`]).
     #[serde(default = "default_opponent_policy_weight")]
     pub opponent_policy_weight: f64,
-    /// Train in mixed precision on CUDA: f16 autocast of the forward pass with dynamic
-    /// loss scaling (f32 parameters, losses and optimiser). Ignored on the CPU, where
-    /// steps stay f32 (see [`NetOptimizer::mixed_precision`]).
+    /// Train in mixed precision where the device computes a half type natively: on CUDA
+    /// f16 autocast of the forward pass with dynamic loss scaling; on a CPU with AVX-512
+    /// BF16 the convolutions' products in bf16 (bf16 has f32's range: no loss scaling);
+    /// f32 parameters, batch norms, losses and optimiser either way, and f32 on any
+    /// other CPU (see [`NetOptimizer::mixed_precision`], [`NetOptimizer::conv_kind`]).
     pub mixed_precision: bool,
     /// Decay of an exponential moving average of the weights, updated after every step
     /// (0: none). With one, candidates carry the average instead of the last step's
@@ -299,6 +301,9 @@ impl std::fmt::Debug for NetOptimizer {
 impl NetOptimizer {
     /// Builds the optimiser over `model`'s trainable variables.
     pub fn new(model: Model, config: OptimizerSettings) -> Result<Self, tch::TchError> {
+        if !model.device().is_cuda() {
+            crate::memory::keep_freed_memory();
+        }
         let opt = Optimizer::new(&model.vs, config.optimizer);
         let decay = config.ema_decay;
         if !(0.0..1.0).contains(&decay) {
@@ -387,16 +392,30 @@ impl NetOptimizer {
     }
 
     /// Requests mixed precision for [`NetOptimizer::step`] ([`OptimizerSettings::mixed_precision`]):
-    /// the forward pass runs under CUDA autocast (f16 convolutions and matmuls, f32
-    /// parameters, losses and optimiser) with dynamic loss scaling. Ignored on CPU (see
-    /// [`NetOptimizer::mixed_precision`]).
+    /// on CUDA the forward pass runs under autocast (f16 convolutions and matmuls, f32
+    /// parameters, losses and optimiser) with dynamic loss scaling; on a CPU with native
+    /// bf16 the convolutions compute in bf16 ([`NetOptimizer::conv_kind`]).
     pub fn set_mixed_precision(&mut self, on: bool) {
         self.config.mixed_precision = on;
     }
 
-    /// Whether steps actually run in mixed precision: requested and the model is on CUDA.
+    /// Whether steps run under CUDA's f16 autocast with loss scaling: requested and the
+    /// model is on CUDA.
     pub fn mixed_precision(&self) -> bool {
         self.config.mixed_precision && self.model.device().is_cuda()
+    }
+
+    /// The precision of the convolutions' products in a step: bf16 when mixed precision
+    /// is requested and the model is on a CPU that computes bf16 natively
+    /// ([`crate::cpu_computes_bf16`]), else f32 (on CUDA autocast decides per
+    /// operation).
+    pub fn conv_kind(&self) -> Kind {
+        let device = self.model.device();
+        if self.config.mixed_precision && !device.is_cuda() && crate::cpu_computes_bf16() {
+            Kind::BFloat16
+        } else {
+            Kind::Float
+        }
     }
 
     /// The current loss scale when steps run in mixed precision.
@@ -459,7 +478,7 @@ impl NetOptimizer {
         let xs = to(inputs, cfg.input_size());
         let targets = to(value_targets, width);
         let vt = targets.narrow(1, 0, 3);
-        let heads = self.model.forward_heads(&xs, train);
+        let heads = self.model.forward_heads_in(&xs, train, self.conv_kind());
         let (pl, vl) = (heads.policy, heads.value);
         let log_p = pl.log_softmax(1, Kind::Float);
         let policy_loss = cross_entropy(&log_p, policy_targets, batch);

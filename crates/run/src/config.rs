@@ -428,9 +428,10 @@ pub struct LearnerSection {
     /// holds about one window of games; `export` and a later larger window see no older
     /// games). Default false: keep every game.
     pub prune_replay: bool,
-    /// Train in mixed precision on CUDA: f16 autocast with dynamic loss scaling (the
-    /// scale is saved with the optimiser's state). Ignored on the CPU, where steps stay
-    /// f32 (a note in the log says so). Default true.
+    /// Train in mixed precision where the device computes a half type natively: f16
+    /// autocast with dynamic loss scaling on CUDA (the scale is saved with the
+    /// optimiser's state), the convolutions in bf16 on a CPU with AVX-512 BF16; f32 on
+    /// other CPUs (the log's first lines say which). Default true.
     pub mixed_precision: bool,
     /// Decay of an exponential moving average of the weights, updated every step, that
     /// candidates carry instead of the last step's weights (0 = none;

@@ -477,21 +477,25 @@ fn log_threads(config: &RunConfig, roles: Roles, threads: &SelfplayThreads) {
     );
 }
 
-/// Says which precision the learner and self-play networks run in: the learner's f16 is
-/// CUDA-only, and self-play's half precision is f16 on CUDA, bf16 on a CPU that computes
-/// it natively and f32 elsewhere; what an option does not change is stated, not hidden.
+/// Says which precision the learner and self-play networks run in: the learner's mixed
+/// precision is f16 autocast on CUDA and bf16 convolutions on a CPU that computes bf16
+/// natively (f32 elsewhere), and self-play's half precision is f16 on CUDA, bf16 on such
+/// a CPU and f32 elsewhere; what an option does not change is stated, not hidden.
 fn log_precision(config: &RunConfig, roles: Roles, device: shogi_model::tch::Device) {
     use shogi_model::tch::Kind;
     if roles.learn {
         let on = config.learner.mixed_precision;
-        match (on, device.is_cuda()) {
-            (true, true) => {
+        match (on, device.is_cuda(), shogi_model::cpu_computes_bf16()) {
+            (true, true, _) => {
                 info!("learner.mixed_precision = true: learner steps in f16 on {device:?}")
             }
-            (true, false) => {
-                info!("learner.mixed_precision = true is ignored on the CPU: learner steps in f32")
-            }
-            (false, _) => info!("learner.mixed_precision = false: learner steps in f32"),
+            (true, false, true) => info!(
+                "learner.mixed_precision = true: learner convolutions in bf16 on this CPU (AVX-512 BF16), weights and batch norms f32"
+            ),
+            (true, false, false) => info!(
+                "learner.mixed_precision = true has no effect on this CPU (no native bf16): learner steps in f32"
+            ),
+            (false, _, _) => info!("learner.mixed_precision = false: learner steps in f32"),
         }
     }
     if roles.selfplay {

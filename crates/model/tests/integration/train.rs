@@ -183,20 +183,93 @@ const ADAMW: OptimizerKind = OptimizerKind::AdamW {
     beta2: 0.999,
 };
 
-/// On CPU the mixed-precision request changes nothing: same losses, bit for bit.
+/// On a CPU the mixed-precision request is bf16 convolutions where the CPU computes bf16
+/// natively, and nothing elsewhere: no loss scaling either way; on a bf16 CPU the steps
+/// still overfit the tiny batch, elsewhere the losses are the f32 ones bit for bit.
 #[test]
-fn mixed_precision_is_ignored_on_cpu() {
+fn mixed_precision_on_a_cpu_is_bf16_convolutions_where_it_computes_them() {
     let cfg = cfg();
     let (xs, pt, vt) = batch(&cfg, 8);
     let mut plain = trainer(ADAMW, 3e-3);
     let mut mixed = trainer(ADAMW, 3e-3);
     mixed.set_mixed_precision(true);
-    assert!(!mixed.mixed_precision());
+    assert!(!mixed.mixed_precision(), "no f16 autocast off CUDA");
     assert_eq!(mixed.loss_scale(), None);
-    for _ in 0..5 {
-        assert_eq!(plain.step(&xs, &pt, &vt, 8), mixed.step(&xs, &pt, &vt, 8));
+    assert_eq!(plain.conv_kind(), Kind::Float);
+    if shogi_model::cpu_computes_bf16() {
+        assert_eq!(mixed.conv_kind(), Kind::BFloat16);
+        let first = mixed.step(&xs, &pt, &vt, 8);
+        let reference = plain.step(&xs, &pt, &vt, 8);
+        assert_ne!(first, reference, "bf16 products round differently");
+        assert!((first.total - reference.total).abs() < 0.05 * reference.total);
+        let mut last = first;
+        for _ in 0..300 {
+            last = mixed.step(&xs, &pt, &vt, 8);
+        }
+        assert!(last.total < 0.1, "{last:?}");
+        assert_eq!(last.value_accuracy, 1.0);
+    } else {
+        assert_eq!(mixed.conv_kind(), Kind::Float);
+        for _ in 0..5 {
+            assert_eq!(plain.step(&xs, &pt, &vt, 8), mixed.step(&xs, &pt, &vt, 8));
+        }
     }
     assert_eq!(mixed.skipped_steps(), 0);
+}
+
+/// The bf16 convolutions of mixed-precision training (run on any CPU, emulated where it
+/// lacks bf16): the forward pass is the f32 one to bf16's rounding, and the gradients
+/// reach the f32 weights, in f32, pointing where the f32 pass's do.
+#[test]
+fn bf16_convolutions_are_the_f32_pass_to_rounding_and_train_f32_weights() {
+    let cfg = cfg();
+    let n = 8;
+    let (xs, _, _) = batch(&cfg, n);
+    tch::manual_seed(3);
+    let model = Model::new(&cfg, Device::Cpu);
+    let input = Tensor::from_slice(&xs).view([n as i64, -1]);
+    let grads = |kind: Kind| -> (Tensor, Vec<Tensor>) {
+        model.vs.trainable_variables().iter().for_each(|v| {
+            let mut g = v.grad();
+            if g.defined() {
+                let _ = g.zero_();
+            }
+        });
+        let heads = model.forward_heads_in(&input, true, kind);
+        assert_eq!(heads.policy.kind(), Kind::Float);
+        let out = Tensor::cat(&[&heads.policy, &heads.value], 1);
+        // A loss that weighs every output differently, so each weight's gradient counts.
+        let weights = Tensor::arange(out.size()[1], (Kind::Float, Device::Cpu)).sin();
+        (&out * &weights).sum(Kind::Float).backward();
+        let grads = model
+            .vs
+            .trainable_variables()
+            .iter()
+            .map(|v| v.grad().copy())
+            .collect();
+        (out.detach(), grads)
+    };
+    let (f32_out, f32_grads) = grads(Kind::Float);
+    let (bf16_out, bf16_grads) = grads(Kind::BFloat16);
+    let scale = f64::try_from(f32_out.abs().max()).unwrap();
+    let diff = f64::try_from((&bf16_out - &f32_out).abs().max()).unwrap();
+    assert!(diff > 0.0, "the products ran in bf16");
+    assert!(
+        diff < 0.02 * scale.max(1.0),
+        "{diff} against outputs up to {scale}"
+    );
+    for (a, b) in f32_grads.iter().zip(&bf16_grads) {
+        assert_eq!(b.kind(), Kind::Float);
+        let (na, nb) = (
+            f64::try_from(a.norm()).unwrap(),
+            f64::try_from(b.norm()).unwrap(),
+        );
+        if na == 0.0 {
+            continue;
+        }
+        let cosine = f64::try_from((a * b).sum(Kind::Float)).unwrap() / (na * nb);
+        assert!(cosine > 0.99, "gradient cosine {cosine}");
+    }
 }
 
 /// On CUDA, f16 autocast with loss scaling still overfits the tiny batch. Ignored, so a
