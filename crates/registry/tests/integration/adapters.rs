@@ -29,24 +29,24 @@ fn tai_sparse_planes_are_its_dense_planes_and_shogi_has_none() {
     let mut moves = Vec::new();
     let mut exchange_cells = 0;
     for ply in 0..40 {
-        // With the exchange planes: the same pieces, and the exchanges after them.
-        let mut sparse = SparsePlanes::default();
-        assert!(game.encode_sparse(&exchanges, &mut sparse));
-        let mut dense = vec![f32::NAN; exchanges.input_size()];
-        game.encode_planes(&exchanges, &mut dense);
-        let mut written = vec![f32::NAN; exchanges.input_size()];
-        sparse.write_dense(exchanges.board * exchanges.board, &mut written);
-        assert_eq!(dense, written, "ply {ply}, exchanges");
-        let pieces_size = layout.input_size();
-        exchange_cells += dense[pieces_size..].iter().filter(|&&x| x != 0.0).count();
-
-        let mut sparse = SparsePlanes::default();
-        assert!(game.encode_sparse(&layout, &mut sparse));
-        let mut dense = vec![f32::NAN; layout.input_size()];
-        game.encode_planes(&layout, &mut dense);
-        let mut written = vec![f32::NAN; layout.input_size()];
-        sparse.write_dense(layout.board * layout.board, &mut written);
-        assert_eq!(dense, written, "ply {ply}");
+        // The sparse planes written out are the dense ones, with and without the
+        // exchange planes (the same pieces, and the exchanges after them).
+        let planes = |layout: &shogi_features::NetLayout| {
+            let mut sparse = SparsePlanes::default();
+            assert!(game.encode_sparse(layout, &mut sparse));
+            let mut dense = vec![f32::NAN; layout.input_size()];
+            game.encode_planes(layout, &mut dense);
+            let mut written = vec![f32::NAN; layout.input_size()];
+            sparse.write_dense(layout.board * layout.board, &mut written);
+            assert_eq!(dense, written, "ply {ply}, {} planes", layout.input_planes);
+            (sparse, dense)
+        };
+        let (_, dense) = planes(&exchanges);
+        exchange_cells += dense[layout.input_size()..]
+            .iter()
+            .filter(|&&x| x != 0.0)
+            .count();
+        let (sparse, _) = planes(&layout);
         let pieces = game.position().pieces().count();
         let promoted = game.position().pieces().filter(|(_, p)| p.promoted).count();
         assert_eq!(sparse.entries.len(), pieces + promoted, "ply {ply}");
