@@ -406,13 +406,13 @@ impl NetOptimizer {
     }
 
     /// The precision of the convolutions' products in a step: bf16 when mixed precision
-    /// is requested and the model is on a CPU that computes bf16 natively
-    /// ([`crate::cpu_computes_bf16`]), else f32 (on CUDA autocast decides per
+    /// is requested and the model is on a CPU, where [`crate::half_kind`] says whether
+    /// the CPU computes bf16 natively, else f32 (on CUDA autocast decides per
     /// operation).
     pub fn conv_kind(&self) -> Kind {
         let device = self.model.device();
-        if self.config.mixed_precision && !device.is_cuda() && crate::cpu_computes_bf16() {
-            Kind::BFloat16
+        if self.config.mixed_precision && !device.is_cuda() {
+            crate::half_kind(device)
         } else {
             Kind::Float
         }

@@ -485,14 +485,14 @@ fn log_precision(config: &RunConfig, roles: Roles, device: shogi_model::tch::Dev
     use shogi_model::tch::Kind;
     if roles.learn {
         let on = config.learner.mixed_precision;
-        match (on, device.is_cuda(), shogi_model::cpu_computes_bf16()) {
+        match (on, device.is_cuda(), shogi_model::half_kind(device)) {
             (true, true, _) => {
                 info!("learner.mixed_precision = true: learner steps in f16 on {device:?}")
             }
-            (true, false, true) => info!(
+            (true, false, Kind::BFloat16) => info!(
                 "learner.mixed_precision = true: learner convolutions in bf16 on this CPU (AVX-512 BF16), weights and batch norms f32"
             ),
-            (true, false, false) => info!(
+            (true, false, _) => info!(
                 "learner.mixed_precision = true has no effect on this CPU (no native bf16): learner steps in f32"
             ),
             (false, _, _) => info!("learner.mixed_precision = false: learner steps in f32"),
