@@ -160,6 +160,48 @@ fn engine_session(lines: &[String]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// `HalfPrecision` (on by default) runs the network in the device's half precision, bf16
+/// on a CPU that computes it natively and f32 on any other, and says which when it loads;
+/// turning it off reloads the network in f32, and both search.
+#[test]
+fn the_network_runs_in_the_half_precision_the_device_computes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let net = untrained_checkpoint(tmp.path(), Variant::Shogi);
+    let out = engine_session(&[
+        "usi".to_string(),
+        format!("setoption name ModelPath value {}", net.display()),
+        "setoption name Device value cpu".into(),
+        "isready".into(),
+        "position startpos".into(),
+        "go nodes 32".into(),
+        "setoption name HalfPrecision value false".into(),
+        "isready".into(),
+        "go nodes 32".into(),
+    ]);
+    let half = if shogi_model::cpu_computes_bf16() {
+        "bf16"
+    } else {
+        "f32"
+    };
+    let loaded: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("info string model loaded"))
+        .collect();
+    assert_eq!(
+        loaded,
+        [
+            format!("info string model loaded ({half})"),
+            "info string model loaded (f32)".to_string()
+        ],
+        "{out}"
+    );
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("bestmove ")).count(),
+        2,
+        "{out}"
+    );
+}
+
 /// A network copied out of its run plays as its run measured it: the search its
 /// manifest recorded (here a Gumbel root of 8 with the captures and the safety prior),
 /// and the engine says where that search came from.

@@ -184,7 +184,7 @@ def main():
     if any(name == "ModelPath" for name, _ in options):
         # The engine falls back to uniform priors when a model does not load; here that is
         # a failure, so say so rather than test the wrong thing.
-        if sum(1 for line in startup if line == "info string model loaded") != 2:
+        if sum(1 for line in startup if line.startswith("info string model loaded")) != 2:
             print("the model did not load:\n" + "\n".join(startup), file=sys.stderr)
             return 1
 

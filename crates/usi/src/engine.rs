@@ -11,7 +11,7 @@ use shogi_game::{Color, Game};
 use shogi_mcts::{Evaluator, RootSettings, Search, SearchConfig, UniformEvaluator};
 use shogi_model::{
     Expected, Inference, InferenceOptions, NetEvaluator, checkpoint_layout, parse_device,
-    set_num_threads,
+    set_num_threads, tch::Kind,
 };
 use shogi_rules::ShogiGame;
 
@@ -113,7 +113,7 @@ pub struct Engine<G: UsiGame = ShogiGame> {
     options: Options,
     evaluators: Option<Evals<G>>,
     /// Model path, device, variant and search threads the evaluators were made for.
-    loaded_key: Option<(String, String, &'static str, u64)>,
+    loaded_key: Option<(String, String, &'static str, u64, bool)>,
     /// The position, its start key and the moves played since.
     game: Option<(G, u64, Vec<G::Move>)>,
     /// The last `position` was refused because the side to move has no king (a tsume
@@ -300,6 +300,7 @@ impl<G: UsiGame> Engine<G> {
             self.options.device.clone(),
             shogi_registry::layout(self.options.game).variant,
             self.options.threads,
+            self.options.half_precision,
         );
         if self.evaluators.is_some() && self.loaded_key.as_ref() == Some(&key) {
             return;
@@ -324,9 +325,9 @@ impl<G: UsiGame> Engine<G> {
             if threads == 1 { "" } else { "s" }
         ));
         match self.load_nets(threads) {
-            Ok(e) => {
+            Ok((e, precision)) => {
                 self.evaluators = Some(e);
-                self.say("info string model loaded");
+                self.say(&format!("info string model loaded ({precision})"));
             }
             Err(e) => {
                 self.say(&format!(
@@ -372,8 +373,9 @@ impl<G: UsiGame> Engine<G> {
         self.refresh_search_config();
     }
 
-    /// The network of `ModelPath`, one copy per search thread.
-    fn load_nets(&self, threads: usize) -> Result<Evals<G>, String> {
+    /// The network of `ModelPath`, one copy per search thread, and the precision it
+    /// computes in (what `HalfPrecision` gives on this device).
+    fn load_nets(&self, threads: usize) -> Result<(Evals<G>, &'static str), String> {
         let device = parse_device(&self.options.device).map_err(|e| e.to_string())?;
         // A run directory stands for its best network (its BEST pointer).
         let dir = shogi_rundir::network_dir(Path::new(&self.options.model_path))
@@ -383,19 +385,26 @@ impl<G: UsiGame> Engine<G> {
         let game = shogi_registry::layout(self.options.game);
         let expected = Expected::for_layout(&game).any_features();
         let options = InferenceOptions {
+            half: self.options.half_precision,
             max_batch: self.options.tree_batch as usize,
             ..InferenceOptions::default()
         };
         let mut nets: Vec<Eval<G>> = Vec::with_capacity(threads);
+        let mut precision = "f32";
         for _ in 0..threads {
             let (inference, manifest) =
                 Inference::from_checkpoint(&dir, &expected, device, &options)
                     .map_err(|e| e.to_string())?;
+            precision = match inference.kind() {
+                Kind::Half => "f16",
+                Kind::BFloat16 => "bf16",
+                _ => "f32",
+            };
             let layout = checkpoint_layout(&game, &manifest).map_err(|e| e.to_string())?;
             let net = NetEvaluator::for_layout(inference, layout).map_err(|e| e.to_string())?;
             nets.push(Arc::new(net));
         }
-        Ok(nets.into())
+        Ok((nets.into(), precision))
     }
 
     fn cmd_position(&mut self, head: &[&str], moves: &[&str]) {

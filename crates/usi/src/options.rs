@@ -37,6 +37,10 @@ pub struct Options {
     pub device: String,
     /// `TreeBatch`: leaves per network call.
     pub tree_batch: u64,
+    /// `HalfPrecision`: the network in the device's half precision
+    /// ([`shogi_model::half_kind`]: f16 on CUDA, bf16 on a CPU that computes it natively,
+    /// f32 on any other CPU), as self-play runs it; off, f32, as matches measure with.
+    pub half_precision: bool,
     /// `Simulations`: per-move simulation limit (0 = none).
     pub simulations: u64,
     /// `ByoyomiMargin` in ms.
@@ -81,9 +85,8 @@ pub const MAX_GUMBEL_ROOT: u64 = 64;
 
 /// The `TreeBatch` option's default: leaves evaluated together per request, a match
 /// player's [`shogi_mcts::PLAY_TREE_BATCH`], so the engine plays at the strength matches
-/// measure. (It was 16: at 32 simulations a search of two 16-leaf batches is a poor tree,
-/// and a run's network scored 24% against `alphabeta:depth=1` through the engine where
-/// its match player scored 31.5%; at 8, 31%. Raise it on a GPU under a clock.)
+/// measure: at few simulations a search of a few large batches is a poor tree
+/// (docs/USI.md). Raise it on a GPU under a clock.
 pub const ENGINE_TREE_BATCH: u64 = shogi_mcts::PLAY_TREE_BATCH as u64;
 
 impl Default for Options {
@@ -97,6 +100,7 @@ impl Default for Options {
             model_path: String::new(),
             device: shogi_model::DEFAULT_DEVICE.into(),
             tree_batch: ENGINE_TREE_BATCH,
+            half_precision: true,
             simulations: 0,
             byoyomi_margin: 100,
             resign_percent: 2,
@@ -202,6 +206,10 @@ impl Options {
                 self.tree_batch
             ),
             format!(
+                "option name HalfPrecision type check default {}",
+                self.half_precision
+            ),
+            format!(
                 "option name Simulations type spin default {} min 0 max 1000000000",
                 self.simulations
             ),
@@ -303,6 +311,7 @@ impl Options {
                 }
             }
             "treebatch" => self.tree_batch = spin(1, 1024)?,
+            "halfprecision" => self.half_precision = check(value)?,
             "simulations" | "nodes" => self.simulations = spin(0, 1_000_000_000)?,
             "byoyomimargin" => self.byoyomi_margin = spin(0, 60_000)?,
             "resignvalue" => self.resign_percent = spin(0, 50)?,

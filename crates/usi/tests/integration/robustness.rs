@@ -71,6 +71,7 @@ const FRAGMENTS: &[&str] = &[
     "ModelPath",
     "/nonexistent/model",
     "TreeBatch",
+    "HalfPrecision",
     "Simulations",
     "ResignValue",
     "MaxMovesToDraw",
