@@ -190,8 +190,13 @@ fn gate_gates_pending_candidates_once() {
     let mut args = vec!["gate"];
     args.extend(common);
     args.extend(["--threshold", "0"]);
-    let text = shogi_zero(&args);
+    let gated = shogi_testkit::run_ok(env!("CARGO_BIN_EXE_shogi-zero"), &args);
+    let text = String::from_utf8_lossy(&gated.stdout);
     assert!(text.contains("step-00000050 vs step-00000000"), "{text}");
+    // Its progress on stderr (not a terminal here: a line a game), as a match's.
+    let progress = String::from_utf8_lossy(&gated.stderr);
+    assert!(progress.contains("gate: 1/2 games, A "), "{progress}");
+    assert!(progress.contains("gate: 2/2 games, A "), "{progress}");
     assert!(text.contains("accepted"), "{text}");
     assert!(run.join("accepted/step-00000050/gate.json").is_file());
     assert!(run.join("ratings.png").is_file());
@@ -223,6 +228,69 @@ fn gate_gates_pending_candidates_once() {
     assert!(run.join("rejected/step-00000090/gate.json").is_file());
     let csv = std::fs::read_to_string(run.join("ratings.csv")).unwrap();
     assert_eq!(csv.lines().count(), 3, "{csv}");
+}
+
+/// Ctrl-C stops a gate between moves: nothing is promoted or rejected, the candidate
+/// stays pending, the command says so and exits 0, and the same command gates it again.
+#[test]
+fn an_interrupted_gate_leaves_its_candidate_pending() {
+    use std::os::unix::process::CommandExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    tiny_net(&run.join("accepted"), 0);
+    tiny_net(&run.join("candidates"), 50);
+    let r = run.to_str().unwrap();
+    let gate = |games: &'static str| {
+        [
+            "gate",
+            "--run",
+            r,
+            "--games",
+            games,
+            "--simulations",
+            "4",
+            "--max-plies",
+            "40",
+            "--device",
+            "cpu",
+        ]
+        .map(String::from)
+    };
+    let child = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+        .args(gate("2000"))
+        .process_group(0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let games = run.join("games/gate-step-00000050");
+    let played = || std::fs::read_dir(&games).map_or(0, |d| d.count());
+    let began = std::time::Instant::now();
+    while played() < 4 {
+        assert!(began.elapsed().as_secs() < 120, "no gate games written");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: a signal to the child's own process group.
+    unsafe { libc::kill(-(child.id() as i32), libc::SIGINT) };
+    let stopped = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&stopped.stdout);
+    let stderr = String::from_utf8_lossy(&stopped.stderr);
+    assert!(stopped.status.success(), "{stderr}");
+    assert!(
+        stdout.contains("gate: interrupted after ") && stdout.contains("of 2000 games"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("stopping: finishing the moves in progress"),
+        "{stderr}"
+    );
+    assert!(run.join("candidates/step-00000050").is_dir());
+    assert!(!run.join("accepted/step-00000050").exists());
+    assert!(!run.join("rejected/step-00000050").exists());
+    let again = shogi_testkit::run_ok(env!("CARGO_BIN_EXE_shogi-zero"), &gate("2"));
+    let text = String::from_utf8_lossy(&again.stdout);
+    assert!(text.contains("step-00000050 vs step-00000000"), "{text}");
+    assert!(!run.join("candidates/step-00000050").exists());
 }
 
 #[test]

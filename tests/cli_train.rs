@@ -175,6 +175,15 @@ fn smoke_run_completes_the_loop_and_resumes() {
         String::from_utf8_lossy(&export.stderr)
     );
     assert!(String::from_utf8_lossy(&export.stdout).contains("exported 3 games"));
+    // Its progress on stderr (not a terminal: a line every twentieth of the chunks, and
+    // where it stopped).
+    let progress = String::from_utf8_lossy(&export.stderr);
+    assert!(
+        progress
+            .lines()
+            .any(|l| l.starts_with("export: ") && l.ends_with(" chunks, 3 games")),
+        "{progress}"
+    );
     let usi: Vec<_> = std::fs::read_dir(&games)
         .unwrap()
         .map(|e| e.unwrap().path())

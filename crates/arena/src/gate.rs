@@ -11,7 +11,7 @@ use shogi_game::GameKind;
 use shogi_registry::{GameSpec, TOURNAMENT_MAX_PLIES};
 
 use crate::error::{ArenaError, io_err};
-use crate::matchplay::{MatchConfig, MatchSummary, run_match};
+use crate::matchplay::{MatchConfig, MatchSummary, Report, run_match, run_match_reporting};
 use crate::openings::Openings;
 use crate::player::{PlayerSettings, PlayerSpec, check_player, checkpoint_game};
 use shogi_mcts::RootSettings;
@@ -296,7 +296,7 @@ pub fn gate_candidate(
     config: &GateConfig,
     stop: &AtomicBool,
 ) -> Result<GateReport, ArenaError> {
-    gate_against(run, candidate, best_that_loads(run)?, config, stop)
+    gate_against(run, candidate, best_that_loads(run)?, config, stop, &|_| {})
 }
 
 fn gate_against(
@@ -305,6 +305,7 @@ fn gate_against(
     (best_step, best, best_passed_over): (u64, PathBuf, Vec<String>),
     config: &GateConfig,
     stop: &AtomicBool,
+    report: &Report<'_>,
 ) -> Result<GateReport, ArenaError> {
     let spec = gate_game(config, candidate, &best)?;
     let game = spec.kind;
@@ -326,7 +327,7 @@ fn gate_against(
         PlayerSpec::Checkpoint(candidate.to_path_buf()),
         PlayerSpec::Checkpoint(best.clone()),
     );
-    let summary = run_match(&a, &b, &match_config, stop)?;
+    let summary = run_match_reporting(&a, &b, &match_config, stop, report)?;
     if summary.interrupted {
         return Err(ArenaError::Interrupted {
             games: summary.total.games(),
@@ -543,6 +544,17 @@ pub fn gate_pending(
     config: &GateConfig,
     stop: &AtomicBool,
 ) -> Result<Vec<GateReport>, ArenaError> {
+    gate_pending_reporting(run, config, stop, &|_| {})
+}
+
+/// [`gate_pending`], calling `report` with the gate match's standing as it begins and
+/// after every game (the fixed opponent's games, if any, are not reported).
+pub fn gate_pending_reporting(
+    run: &RunDir,
+    config: &GateConfig,
+    stop: &AtomicBool,
+    report: &Report<'_>,
+) -> Result<Vec<GateReport>, ArenaError> {
     let pending = run
         .pending_candidates()
         .map_err(io_err("list", &run.candidates()))?;
@@ -567,9 +579,9 @@ pub fn gate_pending(
             continue;
         }
         let played = best.1.clone();
-        let report = gate_against(run, &candidate, best, config, stop)?;
-        gated = Some((report.candidate.clone(), played));
-        reports.push(report);
+        let gate = gate_against(run, &candidate, best, config, stop, report)?;
+        gated = Some((gate.candidate.clone(), played));
+        reports.push(gate);
     }
     // Oldest first, as the candidates were written.
     reports.reverse();

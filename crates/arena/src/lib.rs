@@ -23,8 +23,8 @@ pub mod usi_client;
 
 pub use error::ArenaError;
 pub use gate::{
-    GATE_SPRT, GateConfig, GateReport, gate_candidate, gate_pending, pass_over, set_aside,
-    unloadable,
+    GATE_SPRT, GateConfig, GateReport, gate_candidate, gate_pending, gate_pending_reporting,
+    pass_over, set_aside, unloadable,
 };
 pub use matchplay::{
     GameResult, MATCH_OPENING_PLIES, MatchConfig, MatchProgress, MatchSummary, Report, adjudicate,

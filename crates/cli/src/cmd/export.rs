@@ -1,6 +1,7 @@
 //! `shogi-zero export`: self-play replay chunks as files any viewer reads — the USI
 //! `position sfen ... moves ...` line always, CSA and KIF for standard shogi — or as one
-//! dlshogi `hcpe3` file that existing shogi trainers read.
+//! dlshogi `hcpe3` file that existing shogi trainers read. A long export shows how many
+//! chunks it has read.
 
 use std::path::PathBuf;
 
@@ -10,6 +11,8 @@ use shogi_records::hcpe3;
 use shogi_records::record::{GameRecord, read_chunk, read_chunk_dir};
 use shogi_registry::ArenaGame;
 use shogi_registry::with_game_type;
+
+use super::progress::Reporter;
 
 /// Arguments of `shogi-zero export`.
 #[derive(Debug, Args)]
@@ -72,7 +75,11 @@ pub fn run(args: &ExportArgs) -> Result<()> {
         return export_hcpe3(&chunks, &args.out, limit);
     }
     let (mut games, mut files, mut skipped) = (0usize, 0usize, 0usize);
+    let progress = Reporter::new("export", chunks.len() as u64, "chunks");
+    let mut read = 0;
     'chunks: for chunk in &chunks {
+        progress.report(read, chunks.len() as u64, &format!("{games} games"));
+        read += 1;
         let Some(records) = read_or_skip(chunk, &mut skipped) else {
             continue;
         };
@@ -98,6 +105,8 @@ pub fn run(args: &ExportArgs) -> Result<()> {
             games += 1;
         }
     }
+    progress.report(read, chunks.len() as u64, &format!("{games} games"));
+    progress.finish();
     println!(
         "exported {games} games ({files} files) from {} chunks to {}{}{}",
         chunks.len() - skipped,
@@ -132,7 +141,11 @@ fn export_hcpe3(chunks: &[PathBuf], out: &std::path::Path, limit: usize) -> Resu
             std::fs::File::create(tmp).with_context(|| format!("creating {}", tmp.display()))?;
         let mut writer = std::io::BufWriter::new(file);
         let (mut games, mut positions, mut skipped, mut unfit) = (0usize, 0usize, 0usize, 0usize);
+        let progress = Reporter::new("export", chunks.len() as u64, "chunks");
+        let mut read = 0;
         'chunks: for chunk in chunks {
+            progress.report(read, chunks.len() as u64, &format!("{games} games"));
+            read += 1;
             let Some(records) = read_or_skip(chunk, &mut skipped) else {
                 continue;
             };
@@ -158,6 +171,8 @@ fn export_hcpe3(chunks: &[PathBuf], out: &std::path::Path, limit: usize) -> Resu
                 }
             }
         }
+        progress.report(read, chunks.len() as u64, &format!("{games} games"));
+        progress.finish();
         if games == 0 && unfit > 0 {
             bail!(
                 "none of the {unfit} games has an hcpe3 form (standard shogi from a full set only)"

@@ -1,13 +1,13 @@
 //! `shogi-zero gate`: gate a run directory's newest pending candidate once against its
 //! best network (promote at the threshold score or on SPRT H1); the older pending ones
-//! are passed over into rejected/ unplayed (`shogi_arena::gate_pending`).
+//! are passed over into rejected/ unplayed (`shogi_arena::gate_pending`). The match
+//! shows its progress as `match` does, and Ctrl-C leaves the candidate pending.
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 
 use anyhow::Result;
 use clap::Args;
-use shogi_arena::{GateConfig, gate_pending};
+use shogi_arena::{ArenaError, GateConfig, gate_pending_reporting};
 use shogi_mcts::RootSettings;
 use shogi_registry::GameSpec;
 use shogi_rundir::RunDir;
@@ -112,8 +112,24 @@ pub fn run(args: &GateArgs) -> Result<()> {
     }
     // One gate per run, whether standalone or inside `train`.
     let _lock = run.lock_role("gate")?;
-    let stop = AtomicBool::new(false);
-    let reports = gate_pending(&run, &config, &stop)?;
+    let stop = super::progress::stop_on_interrupt(super::progress::InterruptMessages {
+        first: "finishing the moves in progress",
+        second: "the candidate stays pending, and the same command gates it again",
+    })?;
+    let progress = super::progress::MatchReporter::new("gate", config.games);
+    let gated = gate_pending_reporting(&run, &config, &stop, &|p| progress.report(p));
+    progress.finish();
+    let reports = match gated {
+        Ok(reports) => reports,
+        Err(ArenaError::Interrupted { games, planned }) => {
+            println!(
+                "gate: interrupted after {games} of {planned} games; the candidate stays pending in {}, and the same command gates it again",
+                run.candidates().display()
+            );
+            return Ok(());
+        }
+        Err(e) => return Err(e.into()),
+    };
     if reports.is_empty() {
         println!(
             "gate: no pending candidates in {}",

@@ -1,5 +1,5 @@
-//! The progress of long commands that play matches (`match`, `curve`): a bar redrawn in
-//! place on a terminal, a plain line every few games when stderr is a file, so a match
+//! The progress of long commands (`match`, `curve`, `gate`, `export`): a bar redrawn in
+//! place on a terminal, a plain line every so often when stderr is a file, so a match
 //! of hours is never silent; and Ctrl-C, which stops between moves and keeps the games
 //! played.
 
@@ -13,60 +13,60 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use shogi_arena::MatchProgress;
 
-/// Reports a match's standing ([`MatchProgress`]) as it goes.
-pub(crate) struct MatchReporter {
+/// Reports how far a long command is (`12/100 games, ...`): a bar redrawn in place on
+/// a terminal, else a plain line on stderr every twentieth of the work (and at its end).
+pub(crate) struct Reporter {
     label: String,
+    unit: &'static str,
     bar: Option<ProgressBar>,
-    /// Without a terminal: a line every this many games.
-    every: u32,
-    /// Without a terminal: the games at the last line.
-    last_line: Mutex<Option<u32>>,
+    /// Without a terminal: a line every this many units.
+    every: u64,
+    /// Without a terminal: the count at the last line.
+    last_line: Mutex<Option<u64>>,
 }
 
-impl MatchReporter {
-    /// A reporter for a match of `planned` games, its lines headed `label`.
-    pub(crate) fn new(label: &str, planned: u32) -> MatchReporter {
+impl Reporter {
+    /// A reporter for `planned` units of work (`unit`: "games", "chunks"), its lines
+    /// headed `label`.
+    pub(crate) fn new(label: &str, planned: u64, unit: &'static str) -> Reporter {
         let bar = std::io::stderr().is_terminal().then(|| {
-            let style =
-                ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} games, {msg}")
-                    .expect("a valid template")
-                    .progress_chars("=> ");
-            let bar = ProgressBar::new(u64::from(planned)).with_style(style);
+            let template = format!("{{prefix}} [{{bar:30}}] {{pos}}/{{len}} {unit}, {{msg}}");
+            let style = ProgressStyle::with_template(&template)
+                .expect("a valid template")
+                .progress_chars("=> ");
+            let bar = ProgressBar::new(planned).with_style(style);
             bar.set_prefix(label.to_string());
             bar
         });
-        MatchReporter {
+        Reporter {
             label: label.to_string(),
+            unit,
             bar,
             every: (planned / 20).max(1),
             last_line: Mutex::new(None),
         }
     }
 
-    /// Shows `p`: on the bar, or as a line when `every` games have passed since the
-    /// last (and at the start of a resumed match, and at its end).
-    pub(crate) fn report(&self, p: &MatchProgress) {
+    /// Shows `done` of `planned` with `message`: on the bar, or as a line when `every`
+    /// units have passed since the last (and at the start of resumed work, and at its
+    /// end).
+    pub(crate) fn report(&self, done: u64, planned: u64, message: &str) {
         if let Some(bar) = &self.bar {
-            bar.set_position(u64::from(p.games));
-            bar.set_message(standing(p));
+            bar.set_length(planned);
+            bar.set_position(done);
+            bar.set_message(message.to_string());
             return;
         }
         let mut last = self.last_line.lock().unwrap_or_else(|e| e.into_inner());
         let due = match *last {
-            None => p.games > 0,
-            Some(at) => p.games >= at + self.every || p.games == p.planned,
+            None => done > 0,
+            Some(at) => done >= at + self.every || done == planned,
         };
         if due {
-            eprintln!(
-                "{}: {}/{} games, {}",
-                self.label,
-                p.games,
-                p.planned,
-                standing(p)
-            );
-            *last = Some(p.games);
+            eprintln!("{}: {done}/{planned} {}, {message}", self.label, self.unit);
+            *last = Some(done);
         } else if last.is_none() {
-            *last = Some(p.games);
+            *last = Some(done);
         }
     }
 
@@ -75,6 +75,27 @@ impl MatchReporter {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
+    }
+}
+
+/// Reports a match's standing ([`MatchProgress`]) as it goes.
+pub(crate) struct MatchReporter(Reporter);
+
+impl MatchReporter {
+    /// A reporter for a match of `planned` games, its lines headed `label`.
+    pub(crate) fn new(label: &str, planned: u32) -> MatchReporter {
+        MatchReporter(Reporter::new(label, u64::from(planned), "games"))
+    }
+
+    /// Shows `p` ([`Reporter::report`]).
+    pub(crate) fn report(&self, p: &MatchProgress) {
+        self.0
+            .report(u64::from(p.games), u64::from(p.planned), &standing(p));
+    }
+
+    /// Clears the bar (the summary follows).
+    pub(crate) fn finish(&self) {
+        self.0.finish();
     }
 }
 
