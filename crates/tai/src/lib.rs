@@ -2,10 +2,9 @@
 //! drops, promotion by capture, lion-type multi-step moves, hook movers, an emperor that
 //! goes anywhere, and victory by capturing every royal piece.
 //!
-//! The specification is the seed document (`shared/seeds/001_0343258b74e037de.txt`, the
-//! Wikipedia article in Russian, with Betza notation for every piece); the setup is
-//! `shared/reference/tai/README.md`, where two independent definitions agree cell for
-//! cell.
+//! The specification is the Wikipedia article on tai shogi in Russian, with Betza
+//! notation for every piece (docs/TAI.md); the setup (`data/setup.txt`) is the one two
+//! independent machine-readable definitions agree on cell for cell.
 //!
 //! # What is here
 //!
