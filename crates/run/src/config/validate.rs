@@ -15,7 +15,7 @@ impl RunConfig {
     /// Checks every value's range; the error names the key's full path.
     pub fn validate(&self, origin: &str) -> Result<(), ConfigError> {
         let c = RangeCheck { origin };
-        self.validate_finite(&c)?;
+        self.validate_floats(&c)?;
         self.validate_counts(&c)?;
         self.validate_run_and_game(&c)?;
         self.validate_selfplay(&c)?;
@@ -24,40 +24,63 @@ impl RunConfig {
         self.validate_network(&c)
     }
 
-    /// Every float key: NaN and the infinities pass most range checks written as
-    /// comparisons (and TOML spells them `nan`, `inf`), so they are refused first, by name.
-    fn validate_finite(&self, c: &RangeCheck<'_>) -> Result<(), ConfigError> {
+    /// Every float key with its bounds, in one table: NaN and the infinities pass most
+    /// range checks written as comparisons (and TOML spells them `nan`, `inf`), so each
+    /// is refused first, by name, and then held to its bounds. Checks that relate keys
+    /// (a budget, the SPRT's bounds) follow in their sections.
+    fn validate_floats(&self, c: &RangeCheck<'_>) -> Result<(), ConfigError> {
+        use Bounds::*;
         let (r, s, l, gate) = (&self.run, &self.selfplay, &self.learner, &self.gate);
-        for (key, v) in [
-            ("run.minutes", r.minutes),
-            ("selfplay.resign_threshold", s.resign_threshold as f64),
+        for (key, v, bounds) in [
+            ("run.minutes", r.minutes, AtLeastZero),
+            (
+                "selfplay.resign_threshold",
+                s.resign_threshold as f64,
+                Within(0.0, 1.0),
+            ),
             (
                 "selfplay.resign_disabled_fraction",
                 s.resign_disabled_fraction as f64,
+                Within(0.0, 1.0),
             ),
-            ("learner.replay_ratio", l.replay_ratio),
-            ("learner.window_growth", l.window_growth),
-            ("learner.window_exponent", l.window_exponent),
-            ("learner.lr", l.lr),
-            ("learner.lr_factor", l.lr_factor),
-            ("learner.lr_min", l.lr_min),
-            ("learner.momentum", l.momentum),
-            ("learner.weight_decay", l.weight_decay),
-            ("learner.grad_clip", l.grad_clip),
-            ("learner.value_weight", l.value_weight),
-            ("learner.q_blend", l.q_blend as f64),
-            ("learner.material_weight", l.material_weight),
-            ("learner.material_value", l.material_value as f64),
-            ("learner.material_gain", l.material_gain as f64),
-            ("learner.ema_decay", l.ema_decay),
-            ("learner.opponent_policy_weight", l.opponent_policy_weight),
-            ("gate.threshold", gate.threshold),
-            ("gate.sprt_elo0", gate.sprt_elo0),
-            ("gate.sprt_elo1", gate.sprt_elo1),
-            ("gate.sprt_error", gate.sprt_error),
+            ("learner.replay_ratio", l.replay_ratio, AboveZero),
+            ("learner.window_growth", l.window_growth, Within(0.0, 10.0)),
+            (
+                "learner.window_exponent",
+                l.window_exponent,
+                AboveZeroAtMost(1.0),
+            ),
+            ("learner.lr", l.lr, AboveZeroAtMost(10.0)),
+            ("learner.lr_factor", l.lr_factor, AboveZeroAtMost(1.0)),
+            ("learner.lr_min", l.lr_min, Within(0.0, 10.0)),
+            ("learner.momentum", l.momentum, Within(0.0, 1.0)),
+            ("learner.weight_decay", l.weight_decay, AtLeastZero),
+            ("learner.grad_clip", l.grad_clip, AtLeastZero),
+            ("learner.value_weight", l.value_weight, AtLeastZero),
+            ("learner.q_blend", l.q_blend as f64, Within(0.0, 1.0)),
+            ("learner.material_weight", l.material_weight, AtLeastZero),
+            (
+                "learner.material_value",
+                l.material_value as f64,
+                Within(0.0, 1.0),
+            ),
+            ("learner.material_gain", l.material_gain as f64, AtLeastZero),
+            ("learner.ema_decay", l.ema_decay, Fraction),
+            (
+                "learner.opponent_policy_weight",
+                l.opponent_policy_weight,
+                AtLeastZero,
+            ),
+            ("gate.threshold", gate.threshold, Within(0.0, 1.0)),
+            ("gate.sprt_elo0", gate.sprt_elo0, Finite),
+            ("gate.sprt_elo1", gate.sprt_elo1, Finite),
+            ("gate.sprt_error", gate.sprt_error, Finite),
         ] {
             if !v.is_finite() {
                 return Err(c.range(key, v.to_string(), "must be a finite number"));
+            }
+            if !bounds.hold(v) {
+                return Err(c.range(key, v.to_string(), &bounds.expected()));
             }
         }
         Ok(())
@@ -117,9 +140,6 @@ impl RunConfig {
 
     fn validate_run_and_game(&self, c: &RangeCheck<'_>) -> Result<(), ConfigError> {
         let r = &self.run;
-        if !(r.minutes >= 0.0 && r.minutes.is_finite()) {
-            return Err(c.range("run.minutes", r.minutes.to_string(), "must be >= 0"));
-        }
         if r.minutes > MAX_RUN_MINUTES {
             return Err(c.range(
                 "run.minutes",
@@ -168,11 +188,6 @@ impl RunConfig {
             "selfplay.actors x selfplay.tree_batch ({actors} x {batch} = {leaves}): a larger batch never fills"
         );
         c.at_most("selfplay.max_batch", s.max_batch, leaves, &never_fills)?;
-        c.unit("selfplay.resign_threshold", s.resign_threshold as f64)?;
-        c.unit(
-            "selfplay.resign_disabled_fraction",
-            s.resign_disabled_fraction as f64,
-        )?;
         Ok(())
     }
 
@@ -180,65 +195,12 @@ impl RunConfig {
         let l = &self.learner;
         let window = format!("learner.window ({})", l.window);
         c.at_most("learner.min_positions", l.min_positions, l.window, &window)?;
-        c.above_zero("learner.replay_ratio", l.replay_ratio)?;
-        if !(0.0..=10.0).contains(&l.window_growth) {
-            return Err(c.range(
-                "learner.window_growth",
-                l.window_growth.to_string(),
-                "must be between 0 (a fixed window) and 10",
-            ));
-        }
-        if !(l.window_exponent > 0.0 && l.window_exponent <= 1.0) {
-            return Err(c.range(
-                "learner.window_exponent",
-                l.window_exponent.to_string(),
-                "must be above 0 and at most 1",
-            ));
-        }
-        for (key, v) in [("learner.lr", l.lr), ("learner.lr_min", l.lr_min)] {
-            if !(0.0..=10.0).contains(&v) {
-                return Err(c.range(key, v.to_string(), "must be between 0 and 10"));
-            }
-        }
-        if l.lr == 0.0 {
-            return Err(c.range("learner.lr", "0".into(), "must be above 0"));
-        }
-        if !(l.lr_factor > 0.0 && l.lr_factor <= 1.0) {
-            return Err(c.range(
-                "learner.lr_factor",
-                l.lr_factor.to_string(),
-                "must be above 0 and at most 1",
-            ));
-        }
         if l.schedule == ScheduleName::Steps && l.lr_boundaries.windows(2).any(|w| w[0] >= w[1]) {
             return Err(c.range(
                 "learner.lr_boundaries",
                 format!("{:?}", l.lr_boundaries),
                 "must be strictly increasing",
             ));
-        }
-        c.unit("learner.momentum", l.momentum)?;
-        c.unit("learner.q_blend", l.q_blend as f64)?;
-        c.unit("learner.material_value", l.material_value as f64)?;
-        if !(0.0..1.0).contains(&l.ema_decay) {
-            return Err(c.range(
-                "learner.ema_decay",
-                l.ema_decay.to_string(),
-                "must be at least 0 and below 1",
-            ));
-        }
-        for (key, v) in [
-            ("learner.weight_decay", l.weight_decay),
-            ("learner.grad_clip", l.grad_clip),
-            ("learner.value_weight", l.value_weight),
-            ("learner.material_weight", l.material_weight),
-            ("learner.material_gain", l.material_gain as f64),
-            ("learner.opponent_policy_weight", l.opponent_policy_weight),
-        ] {
-            // NaN fails this too.
-            if !(0.0..=f64::MAX).contains(&v) {
-                return Err(c.range(key, v.to_string(), "must be >= 0"));
-            }
         }
         Ok(())
     }
@@ -255,7 +217,6 @@ impl RunConfig {
                 ));
             }
         }
-        c.unit("gate.threshold", gate.threshold)?;
         if !gate.fixed_opponent.trim().is_empty() {
             c.at_least("gate.fixed_games", gate.fixed_games as u64, 2)?;
             if let Err(e) = gate
@@ -322,25 +283,46 @@ impl RangeCheck<'_> {
             Ok(())
         }
     }
+}
 
-    /// Above 0 (NaN is not: every comparison with it is false).
-    fn above_zero<T: Into<f64> + ToString + Copy>(
-        &self,
-        key: &str,
-        value: T,
-    ) -> Result<(), ConfigError> {
-        if value.into() > 0.0 {
-            Ok(())
-        } else {
-            Err(self.range(key, value.to_string(), "must be above 0"))
+/// What a float key may be ([`RunConfig::validate`]'s table); NaN and the infinities are
+/// refused before these are asked.
+#[derive(Clone, Copy, Debug)]
+enum Bounds {
+    /// Any finite number.
+    Finite,
+    /// `0 <= v`.
+    AtLeastZero,
+    /// `0 < v`.
+    AboveZero,
+    /// `0 < v <= max`.
+    AboveZeroAtMost(f64),
+    /// `0 <= v < 1`.
+    Fraction,
+    /// `min <= v <= max`.
+    Within(f64, f64),
+}
+
+impl Bounds {
+    fn hold(self, v: f64) -> bool {
+        match self {
+            Bounds::Finite => true,
+            Bounds::AtLeastZero => v >= 0.0,
+            Bounds::AboveZero => v > 0.0,
+            Bounds::AboveZeroAtMost(max) => v > 0.0 && v <= max,
+            Bounds::Fraction => (0.0..1.0).contains(&v),
+            Bounds::Within(min, max) => (min..=max).contains(&v),
         }
     }
 
-    fn unit(&self, key: &str, value: f64) -> Result<(), ConfigError> {
-        if (0.0..=1.0).contains(&value) {
-            Ok(())
-        } else {
-            Err(self.range(key, value.to_string(), "must be between 0 and 1"))
+    fn expected(self) -> String {
+        match self {
+            Bounds::Finite => "must be a finite number".into(),
+            Bounds::AtLeastZero => "must be >= 0".into(),
+            Bounds::AboveZero => "must be above 0".into(),
+            Bounds::AboveZeroAtMost(max) => format!("must be above 0 and at most {max}"),
+            Bounds::Fraction => "must be at least 0 and below 1".into(),
+            Bounds::Within(min, max) => format!("must be between {min} and {max}"),
         }
     }
 }
