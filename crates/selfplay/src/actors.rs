@@ -28,15 +28,13 @@ pub const SELFPLAY_BATCH: BatchConfig = BatchConfig {
     callers: 0,
 };
 
-pub use shogi_mcts::MAX_FAILED_EVALUATIONS_IN_A_ROW;
-
 /// Why self-play stopped before it was asked to.
 #[derive(Debug, thiserror::Error)]
 pub enum ActorError {
     /// A replay chunk could not be written.
     #[error(transparent)]
     Record(#[from] RecordError),
-    /// The network failed every call of [`MAX_FAILED_EVALUATIONS_IN_A_ROW`].
+    /// The network failed every call of [`shogi_mcts::MAX_FAILED_EVALUATIONS_IN_A_ROW`].
     #[error("actor thread {actor}: {failures} network calls in a row failed, the last: {last}")]
     Evaluation {
         /// The actor thread.

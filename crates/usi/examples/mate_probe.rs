@@ -2,8 +2,8 @@
 //! under which it proves a mate (debugging aid).
 use std::time::{Duration, Instant};
 
+use shogi_rules::mate::{MateLimits, MateResult, search_mate};
 use shogi_rules::{Position, Variant};
-use shogi_usi::{MateLimits, MateResult, search_mate};
 
 fn main() {
     for sfen in std::env::args().skip(1) {

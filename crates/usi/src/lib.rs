@@ -15,4 +15,3 @@ pub mod time;
 pub use engine::{Engine, GUMBEL_FIRST_SIMULATIONS, RunSearchLookup, SearchSource};
 pub use options::{ENGINE_TREE_BATCH, Options, SetOptionError};
 pub use protocol::{Command, GoRequest, score_to_cp};
-pub use shogi_rules::mate::{MateLimits, MateResult, is_mating_line, search_mate};

@@ -4,11 +4,13 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use shogi_mcts::{EvalError, EvalRequest, Evaluator, SearchConfig, UniformEvaluator};
+use shogi_mcts::{
+    EvalError, EvalRequest, Evaluator, MAX_FAILED_EVALUATIONS_IN_A_ROW, SearchConfig,
+    UniformEvaluator,
+};
 use shogi_rules::{GameRules, Position, ShogiGame, Variant};
 use shogi_selfplay::actors::{
-    ActorConfig, ActorError, ActorStats, ActorSummary, MAX_FAILED_EVALUATIONS_IN_A_ROW, SeedRange,
-    run_actors,
+    ActorConfig, ActorError, ActorStats, ActorSummary, SeedRange, run_actors,
 };
 use shogi_selfplay::play::PlayConfig;
 

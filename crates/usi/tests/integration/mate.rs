@@ -8,8 +8,9 @@
 use std::time::{Duration, Instant};
 
 use crate::common::Harness;
+use shogi_rules::mate::{MateLimits, MateResult, is_mating_line, search_mate};
 use shogi_rules::{Position, Variant};
-use shogi_usi::{MateLimits, MateResult, Options, is_mating_line, search_mate};
+use shogi_usi::Options;
 
 const TSUME: &[(usize, &str)] = &[
     (1, "4k4/9/4P4/9/9/9/9/9/4K4 b G 1"),

@@ -242,7 +242,11 @@ fn normal_search_plays_a_forced_mate() {
         line.push(mv);
         p.play(mv).unwrap();
     }
-    assert!(shogi_usi::is_mating_line(&pos, &line), "{}", mate_info.1);
+    assert!(
+        shogi_rules::mate::is_mating_line(&pos, &line),
+        "{}",
+        mate_info.1
+    );
     let best = lines
         .last()
         .unwrap()
