@@ -126,7 +126,8 @@ def main() -> int:
         command, _, extra = engine.partition(":")
         options = dict(o.split("=", 1) for o in extra.split(",") if o)
         for threads in args.threads.split(","):
-            runs.append((f"{pathlib.Path(command).name} Threads {threads}", command, {**options, "Threads": threads}))
+            label = "".join(f" {k}={v}" for k, v in options.items())
+            runs.append((f"{pathlib.Path(command).name}{label} Threads {threads}", command, {**options, "Threads": threads}))
     figures: dict[str, list[float]] = {name: [] for name, _, _ in runs}
     for round_ in range(1, args.rounds + 1):
         for name, command, options in runs:
