@@ -242,11 +242,15 @@ pub struct NetworkSection {
     pub blocks: usize,
     /// Channels per convolution. Default 32.
     pub channels: usize,
-    /// Squeeze-and-excitation in each block. Default false.
+    /// Squeeze-and-excitation in each block (Leela Chess Zero's global context). Part
+    /// of the architecture. Experimental (measured on a minishogi hour and not adopted:
+    /// docs/EXPERIMENTS.md). Default false.
     pub se: bool,
     /// The value head pools its channels over the board (mean and max, KataGo's global
     /// pooling) instead of reading every square with its own weights. Part of the
-    /// architecture. Default false.
+    /// architecture. Tai's lever (`configs/tai.toml`: no 20,000-wide flat layer on its
+    /// board); measured on a shogi hour and not adopted there (docs/EXPERIMENTS.md).
+    /// Default false.
     pub value_pool: bool,
     /// Input planes: `pieces` (AlphaZero's) or `attacks` (pieces plus each side's
     /// attacked squares, attacker counts and check; shogi and minishogi). Recorded in
@@ -356,7 +360,8 @@ pub struct LearnerSection {
     /// Above 0, the window grows with the positions the run has played, N, as KataGo's
     /// does: `window x (1 + growth x ((N / window)^window_exponent - 1) /
     /// window_exponent)` once N passes `window` (KataGo: 0.4). 0: a fixed window.
-    /// Default 0.
+    /// Experimental (measured past the hour and not adopted on its own, kept for runs
+    /// longer still: docs/EXPERIMENTS.md, "Beyond the hour"). Default 0.
     pub window_growth: f64,
     /// The exponent of that growth, in (0, 1] (KataGo: 0.75). Default 0.75.
     pub window_exponent: f64,
