@@ -230,11 +230,36 @@ fn gate_gates_pending_candidates_once() {
     assert_eq!(csv.lines().count(), 3, "{csv}");
 }
 
+/// The binary run with `args` in a process group of its own, sent one SIGINT (a
+/// terminal's Ctrl-C) once `ready` holds (within two minutes, else `never` fails the
+/// test); its output once it exits.
+fn interrupted_once(
+    args: &[impl AsRef<std::ffi::OsStr>],
+    ready: impl Fn() -> bool,
+    never: &str,
+) -> std::process::Output {
+    use std::os::unix::process::CommandExt;
+    let child = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
+        .args(args)
+        .process_group(0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let began = std::time::Instant::now();
+    while !ready() {
+        assert!(began.elapsed().as_secs() < 120, "{never}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: a signal to the child's own process group.
+    unsafe { libc::kill(-(child.id() as i32), libc::SIGINT) };
+    child.wait_with_output().unwrap()
+}
+
 /// Ctrl-C stops a gate between moves: nothing is promoted or rejected, the candidate
 /// stays pending, the command says so and exits 0, and the same command gates it again.
 #[test]
 fn an_interrupted_gate_leaves_its_candidate_pending() {
-    use std::os::unix::process::CommandExt;
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("run");
     tiny_net(&run.join("accepted"), 0);
@@ -256,23 +281,9 @@ fn an_interrupted_gate_leaves_its_candidate_pending() {
         ]
         .map(String::from)
     };
-    let child = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
-        .args(gate("2000"))
-        .process_group(0)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
     let games = run.join("games/gate-step-00000050");
     let played = || std::fs::read_dir(&games).map_or(0, |d| d.count());
-    let began = std::time::Instant::now();
-    while played() < 4 {
-        assert!(began.elapsed().as_secs() < 120, "no gate games written");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    // SAFETY: a signal to the child's own process group.
-    unsafe { libc::kill(-(child.id() as i32), libc::SIGINT) };
-    let stopped = child.wait_with_output().unwrap();
+    let stopped = interrupted_once(&gate("2000"), || played() >= 4, "no gate games written");
     let stdout = String::from_utf8_lossy(&stopped.stdout);
     let stderr = String::from_utf8_lossy(&stopped.stderr);
     assert!(stopped.status.success(), "{stderr}");
@@ -638,7 +649,6 @@ fn a_network_that_fails_now_and_then_forfeits_no_game() {
 /// the rest.
 #[test]
 fn an_interrupted_match_keeps_its_games_and_resumes() {
-    use std::os::unix::process::CommandExt;
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("m");
     let engine = usi_double();
@@ -659,23 +669,9 @@ fn an_interrupted_match_keeps_its_games_and_resumes() {
         "--out",
         out.to_str().unwrap(),
     ];
-    let child = Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
-        .args(args)
-        .process_group(0)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
     let log = out.join(shogi_arena::matchplay::RESULTS_FILE);
     let logged = || std::fs::read_to_string(&log).map_or(0, |t| t.lines().count());
-    let began = std::time::Instant::now();
-    while logged() < 4 {
-        assert!(began.elapsed().as_secs() < 120, "no games logged");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    // SAFETY: a signal to the child's own process group.
-    unsafe { libc::kill(-(child.id() as i32), libc::SIGINT) };
-    let stopped = child.wait_with_output().unwrap();
+    let stopped = interrupted_once(&args, || logged() >= 4, "no games logged");
     let stderr = String::from_utf8_lossy(&stopped.stderr);
     assert!(stopped.status.success(), "{stderr}");
     let kept = summary(&out)["games"].as_array().unwrap().len();
