@@ -112,7 +112,8 @@ pub struct Engine<G: UsiGame = ShogiGame> {
     out: Out,
     options: Options,
     evaluators: Option<Evals<G>>,
-    /// Model path, device, variant and search threads the evaluators were made for.
+    /// Model path, device, variant, search threads and half precision the evaluators
+    /// were made for.
     loaded_key: Option<(String, String, &'static str, u64, bool)>,
     /// The position, its start key and the moves played since.
     game: Option<(G, u64, Vec<G::Move>)>,
