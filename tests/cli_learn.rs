@@ -43,6 +43,14 @@ fn selfplay_then_learn_writes_a_candidate() {
         .collect::<Vec<_>>(),
     );
     assert!(text.contains("steps: 7"), "{text}");
+    // Its libtorch threads follow the cores the process may use unless given.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert!(
+        text.contains(&format!(
+            "learn: {cores} libtorch CPU threads (--torch-threads auto"
+        )),
+        "{text}"
+    );
     // Every 5 steps, and the steps after the last of those: nothing trained is lost.
     let mut candidates: Vec<String> = std::fs::read_dir(run.join("candidates"))
         .unwrap()
@@ -88,6 +96,8 @@ fn selfplay_then_learn_writes_a_candidate() {
             "3",
             "--variant",
             "minishogi",
+            "--torch-threads",
+            "1",
         ]
         .iter()
         .chain(TINY_NET_ON_CPU)
@@ -96,6 +106,10 @@ fn selfplay_then_learn_writes_a_candidate() {
     );
     assert!(
         text.contains("continuing from") && text.contains("step-00000007"),
+        "{text}"
+    );
+    assert!(
+        text.contains("learn: 1 libtorch CPU threads (--torch-threads 1;"),
         "{text}"
     );
     // With its momentum, as a run's learner goes on.
@@ -474,6 +488,7 @@ fn learn_refuses_bad_flags_by_name() {
         (&["--lr=-1"][..], "is not a learning rate"),
         (&["--lr", "nan"][..], "is not a learning rate"),
         (&["--batch", "0"][..], "must be at least 1"),
+        (&["--torch-threads", "0"][..], "is not a thread count"),
     ] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_shogi-zero"))
             .args(["learn", "--variant", "shogi", "--device", "cpu", "--replay"])

@@ -1052,6 +1052,37 @@ mod tests {
         assert!(checked > 100, "only {checked} Default comments found");
     }
 
+    /// configs/shogi-cpu-long.toml is configs/shogi-cpu.toml run for longer: the two
+    /// differ in the budget and the learning-rate schedule and nowhere else, so a change
+    /// to the hour's recipe cannot leave the long run's behind.
+    #[test]
+    fn the_long_cpu_config_is_the_hour_s_but_for_budget_and_schedule() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+        let resolved = |name: &str| -> toml::Table {
+            let config = RunConfig::load(&dir.join(name), &[]).unwrap();
+            config.to_toml().parse().unwrap()
+        };
+        let (mut hour, mut long) = (resolved("shogi-cpu.toml"), resolved("shogi-cpu-long.toml"));
+        for key in [
+            "run.dir",
+            "run.minutes",
+            "run.max_steps",
+            "learner.schedule",
+            "learner.lr_boundaries",
+        ] {
+            let (section, name) = key.split_once('.').unwrap();
+            let take = |table: &mut toml::Table| {
+                table[section].as_table_mut().unwrap().remove(name).unwrap()
+            };
+            let (in_hour, in_long) = (take(&mut hour), take(&mut long));
+            assert_ne!(in_hour, in_long, "{key}: the long config should change it");
+        }
+        assert_eq!(
+            hour, long,
+            "the long config differs in more than its budget"
+        );
+    }
+
     #[test]
     fn defaults_validate_and_round_trip() {
         let config = RunConfig::default();

@@ -7,8 +7,8 @@ use clap::Args;
 use shogi_features::{FeatureSet, NetLayout};
 use shogi_learner::{Learner, LearnerConfig, LrSchedule, ReplayWindow, SampleConfig};
 use shogi_model::{
-    DEFAULT_BLOCKS, DEFAULT_CHANNELS, Expected, Model, OptimizerSettings, checkpoint_layout,
-    parse_device,
+    DEFAULT_BLOCKS, DEFAULT_CHANNELS, Expected, Model, OptimizerSettings, ThreadCount,
+    available_cores, checkpoint_layout, parse_device,
 };
 
 use shogi_game::GameKind;
@@ -61,6 +61,11 @@ pub struct LearnArgs {
     /// Device: auto, cpu, cuda, cuda:N.
     #[arg(long, default_value = shogi_model::DEFAULT_DEVICE)]
     pub device: String,
+    /// libtorch's CPU threads for the steps: a number, or auto (the cores the process
+    /// may use: its affinity mask and container quota count). Beside other work give
+    /// fewer: libtorch's waiting threads spin and take the other work's cores.
+    #[arg(long, default_value_t = ThreadCount::Auto, value_name = "N|auto")]
+    pub torch_threads: ThreadCount,
     /// Residual blocks of a fresh network.
     #[arg(long, default_value_t = DEFAULT_BLOCKS)]
     pub blocks: usize,
@@ -333,6 +338,13 @@ pub fn run(args: &LearnArgs) -> Result<()> {
     let layout = shogi_registry::layout_with(variant, args.features.unwrap_or_default())
         .map_err(anyhow::Error::msg)?;
     let device = parse_device(&args.device)?;
+    let threads = args.torch_threads.resolve(available_cores);
+    shogi_model::set_num_threads(threads);
+    println!(
+        "learn: {threads} libtorch CPU threads (--torch-threads {}; {} cores available to this process)",
+        args.torch_threads,
+        available_cores()
+    );
     let start = starting_network(args, run_dir, &game, layout, device)?;
     let layout = start.layout;
     let samples = SampleConfig {
