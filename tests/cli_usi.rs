@@ -160,6 +160,35 @@ fn engine_session(lines: &[String]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// The engine's output to `lines`, its input left open until it answers the last `go`
+/// with `bestmove` (end of input stops a search, as `quit` does).
+fn engine_session_to_bestmove(lines: &[String]) -> String {
+    use std::io::{BufRead, Write};
+    use std::process::Stdio;
+    let mut child = Command::new(BIN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    let mut out = String::new();
+    for line in std::io::BufReader::new(child.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        out.push_str(&line);
+        out.push('\n');
+        if line.starts_with("bestmove ") {
+            break;
+        }
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success(), "{out}");
+    out
+}
+
 /// `HalfPrecision` (on by default) runs the network in the device's half precision, bf16
 /// on a CPU that computes it natively and f32 on any other, and says which when it loads;
 /// turning it off reloads the network in f32, and both search.
@@ -200,6 +229,75 @@ fn the_network_runs_in_the_half_precision_the_device_computes() {
         2,
         "{out}"
     );
+}
+
+/// `NetBatching shared` (the default on CUDA) serves one copy of the network that
+/// batches every search thread's leaves: the engine says so when it loads, searches with
+/// several threads, and with one thread plays the very search of a thread's own copy
+/// (the same network outputs, so the same nodes and principal variation).
+#[test]
+fn search_threads_can_share_one_batching_copy_of_the_network() {
+    let tmp = tempfile::tempdir().unwrap();
+    let net = untrained_checkpoint(tmp.path(), Variant::Shogi);
+    let session = |batching: &str, threads: u32| {
+        engine_session_to_bestmove(&[
+            "usi".to_string(),
+            format!("setoption name ModelPath value {}", net.display()),
+            "setoption name Device value cpu".into(),
+            format!("setoption name Threads value {threads}"),
+            format!("setoption name NetBatching value {batching}"),
+            "isready".into(),
+            "position startpos moves 7g7f 3c3d".into(),
+            "go nodes 96".into(),
+        ])
+    };
+    let loaded = |out: &str| -> String {
+        out.lines()
+            .find(|l| l.starts_with("info string model loaded"))
+            .unwrap_or_else(|| panic!("no model loaded line: {out}"))
+            .to_string()
+    };
+    // The last info line with a pv, without the fields that depend on timing (`depth` is
+    // the mean depth of the last stretch between two info lines).
+    let last_info = |out: &str| -> String {
+        let line = out
+            .lines()
+            .rfind(|l| l.starts_with("info ") && l.contains(" pv "))
+            .unwrap_or_else(|| panic!("no info line with a pv: {out}"));
+        let mut kept = Vec::new();
+        let mut words = line.split_whitespace();
+        while let Some(word) = words.next() {
+            if ["depth", "time", "nps", "hashfull"].contains(&word) {
+                words.next();
+            } else {
+                kept.push(word);
+            }
+        }
+        kept.join(" ")
+    };
+    let shared = session("shared", 2);
+    assert!(
+        loaded(&shared)
+            .ends_with(", one copy batching the 2 search threads' leaves (up to 16 a call)"),
+        "{shared}"
+    );
+    assert_eq!(
+        shared
+            .lines()
+            .filter(|l| l.starts_with("bestmove "))
+            .count(),
+        1,
+        "{shared}"
+    );
+    let (own, one_shared) = (session("per-thread", 1), session("shared", 1));
+    assert!(!loaded(&own).contains("batching"), "{own}");
+    assert_eq!(
+        last_info(&own),
+        last_info(&one_shared),
+        "{own}\n{one_shared}"
+    );
+    // The CPU's default is a copy per thread.
+    assert!(!loaded(&session("auto", 2)).contains("batching"));
 }
 
 /// A network copied out of its run plays as its run measured it: the search its

@@ -71,14 +71,17 @@ for config in shogi-gpu-small shogi-gpu; do
 done
 
 # The USI engine's nodes per second with the 20x256 network (the newest of the shogi-gpu
-# run above), by search threads, from positions of that run's games.
+# run above), by search threads, from positions of that run's games: each thread with its
+# own copy at 32 leaves a call, and every thread's 8 leaves in one shared batch (the
+# engine's default on CUDA, `NetBatching`).
 phase "USI nodes/s, 20x256, by search threads"
 "$bin" export /tmp/gpu-runs/shogi-gpu/replay --out /tmp/gpu-runs/games --limit 20 >/dev/null 2>&1
 if python3 scripts/bench/usi_threads.py --from-games /tmp/gpu-runs/games --out /tmp/gpu-runs/positions.txt \
     --every 20 --positions 10; then
-  timeout 240 python3 scripts/bench/usi_threads.py --engine "$bin:Device=cuda,TreeBatch=32" \
+  timeout 300 python3 scripts/bench/usi_threads.py --engine "$bin:Device=cuda,TreeBatch=32,NetBatching=per-thread" \
+    --engine "$bin:Device=cuda" \
     --model /tmp/gpu-runs/shogi-gpu --positions-file /tmp/gpu-runs/positions.txt \
-    --threads 1,4,8,16 --rounds 1 2>&1 | tee "$out/usi-threads.txt" | tail -n 4
+    --threads 1,4,8,16 --rounds 1 2>&1 | tee "$out/usi-threads.txt" | tail -n 8
 fi
 phase "done"
 

@@ -8,10 +8,12 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use shogi_game::{Color, Game};
+use shogi_mcts::batch::BatchConfig;
 use shogi_mcts::{Evaluator, RootSettings, Search, SearchConfig, UniformEvaluator};
 use shogi_model::{
-    Expected, Inference, InferenceOptions, NetEvaluator, checkpoint_layout, parse_device,
-    set_num_threads, tch::Kind,
+    Expected, Inference, InferenceOptions, NetEvaluator, NetService, Serving, checkpoint_layout,
+    half_kind, parse_device, set_num_threads,
+    tch::{Device, Kind},
 };
 use shogi_rules::ShogiGame;
 
@@ -70,6 +72,9 @@ type Eval<G> = Arc<dyn Evaluator<G>>;
 /// One evaluator per search thread (`Threads`), each its own copy of the network.
 type Evals<G> = Arc<[Eval<G>]>;
 
+/// What a loaded network is for ([`Engine::ensure_evaluator`] reloads when it changes).
+type LoadedKey = (String, String, &'static str, u64, bool, u64, bool);
+
 /// What a finished search job hands back to the engine: the tree, the resign counter and
 /// the simulations a second it measured.
 type JobOutcome<G> = (Search<G>, u32, Option<f64>);
@@ -112,9 +117,12 @@ pub struct Engine<G: UsiGame = ShogiGame> {
     out: Out,
     options: Options,
     evaluators: Option<Evals<G>>,
-    /// Model path, device, variant, search threads and half precision the evaluators
-    /// were made for.
-    loaded_key: Option<(String, String, &'static str, u64, bool)>,
+    /// The network the evaluators send their leaves to under `NetBatching` shared (its
+    /// inference thread lives as long as it does).
+    service: Option<NetService>,
+    /// What the evaluators were made for: model path, device, variant, search threads,
+    /// half precision, leaves a call and whether they share one batching network.
+    loaded_key: Option<LoadedKey>,
     /// The position, its start key and the moves played since.
     game: Option<(G, u64, Vec<G::Move>)>,
     /// The last `position` was refused because the side to move has no king (a tsume
@@ -146,6 +154,7 @@ impl<G: UsiGame> Engine<G> {
             out: Arc::new(Mutex::new(Box::new(out))),
             options,
             evaluators: None,
+            service: None,
             loaded_key: None,
             game: None,
             kingless: false,
@@ -296,18 +305,28 @@ impl<G: UsiGame> Engine<G> {
     }
 
     fn ensure_evaluator(&mut self) {
+        let shared = parse_device(&self.options.device)
+            .is_ok_and(|device| self.options.net_batching.shared_on(device));
         let key = (
             self.options.model_path.clone(),
             self.options.device.clone(),
             shogi_registry::layout(self.options.game).variant,
             self.options.threads,
             self.options.half_precision,
+            // A shared network's batches are sized from the leaves a call.
+            if shared { self.options.tree_batch } else { 0 },
+            shared,
         );
         if self.evaluators.is_some() && self.loaded_key.as_ref() == Some(&key) {
             return;
         }
         self.loaded_key = Some(key);
         self.rate = None;
+        // The old network's inference thread ends before another is loaded.
+        self.evaluators = None;
+        if let Some(service) = self.service.take() {
+            service.shutdown();
+        }
         self.adopt_run_search();
         let threads = self.options.threads.max(1) as usize;
         let uniform = || -> Evals<G> {
@@ -325,10 +344,22 @@ impl<G: UsiGame> Engine<G> {
             self.options.device,
             if threads == 1 { "" } else { "s" }
         ));
-        match self.load_nets(threads) {
+        let loaded = if shared {
+            self.load_shared_net(threads)
+        } else {
+            self.load_nets(threads)
+        };
+        match loaded {
             Ok((e, precision)) => {
                 self.evaluators = Some(e);
-                self.say(&format!("info string model loaded ({precision})"));
+                let batching = match &self.service {
+                    Some(_) => format!(
+                        ", one copy batching the {threads} search threads' leaves (up to {} a call)",
+                        threads * self.options.tree_batch as usize
+                    ),
+                    None => String::new(),
+                };
+                self.say(&format!("info string model loaded ({precision}){batching}"));
             }
             Err(e) => {
                 self.say(&format!(
@@ -374,14 +405,51 @@ impl<G: UsiGame> Engine<G> {
         self.refresh_search_config();
     }
 
-    /// The network of `ModelPath`, one copy per search thread, and the precision it
-    /// computes in (what `HalfPrecision` gives on this device).
-    fn load_nets(&self, threads: usize) -> Result<(Evals<G>, &'static str), String> {
+    /// Where the network of `ModelPath` is loaded: its device and checkpoint directory
+    /// (a run directory stands for its best network, its BEST pointer). Sets libtorch's
+    /// threads for it.
+    fn network_source(&self) -> Result<(Device, PathBuf), String> {
         let device = parse_device(&self.options.device).map_err(|e| e.to_string())?;
-        // A run directory stands for its best network (its BEST pointer).
         let dir = shogi_rundir::network_dir(Path::new(&self.options.model_path))
             .map_err(|e| e.to_string())?;
         set_num_threads(self.options.torch_threads as usize);
+        Ok((device, dir))
+    }
+
+    /// The network of `ModelPath`, one copy on its own inference thread, serving one
+    /// evaluator per search thread: each thread's `TreeBatch` leaves go into the
+    /// batches of all of them. Kept in `self.service`.
+    fn load_shared_net(&mut self, threads: usize) -> Result<(Evals<G>, &'static str), String> {
+        let (device, dir) = self.network_source()?;
+        let batch = BatchConfig {
+            max_batch: threads * self.options.tree_batch as usize,
+            // A batch runs once every thread has sent its leaves (or after this wait,
+            // when a thread is selecting or its search has ended).
+            callers: threads,
+            ..BatchConfig::default()
+        };
+        let serving = Serving {
+            inference_threads: 1,
+            callers: threads,
+            background: false,
+        };
+        let game = shogi_registry::layout(self.options.game);
+        let half = self.options.half_precision;
+        let service = NetService::from_checkpoint(&dir, game, device, batch, half, serving)
+            .map_err(|e| e.to_string())?;
+        let evaluators: Vec<Eval<G>> = service
+            .evaluators::<G>(threads)
+            .into_iter()
+            .map(|e| Arc::new(e) as Eval<G>)
+            .collect();
+        self.service = Some(service);
+        Ok((evaluators.into(), precision_name(half, device)))
+    }
+
+    /// The network of `ModelPath`, one copy per search thread, and the precision it
+    /// computes in (what `HalfPrecision` gives on this device).
+    fn load_nets(&self, threads: usize) -> Result<(Evals<G>, &'static str), String> {
+        let (device, dir) = self.network_source()?;
         // The network reads the input planes it was trained on (its manifest says which).
         let game = shogi_registry::layout(self.options.game);
         let expected = Expected::for_layout(&game).any_features();
@@ -391,21 +459,15 @@ impl<G: UsiGame> Engine<G> {
             ..InferenceOptions::default()
         };
         let mut nets: Vec<Eval<G>> = Vec::with_capacity(threads);
-        let mut precision = "f32";
         for _ in 0..threads {
             let (inference, manifest) =
                 Inference::from_checkpoint(&dir, &expected, device, &options)
                     .map_err(|e| e.to_string())?;
-            precision = match inference.kind() {
-                Kind::Half => "f16",
-                Kind::BFloat16 => "bf16",
-                _ => "f32",
-            };
             let layout = checkpoint_layout(&game, &manifest).map_err(|e| e.to_string())?;
             let net = NetEvaluator::for_layout(inference, layout).map_err(|e| e.to_string())?;
             nets.push(Arc::new(net));
         }
-        Ok((nets.into(), precision))
+        Ok((nets.into(), precision_name(options.half, device)))
     }
 
     fn cmd_position(&mut self, head: &[&str], moves: &[&str]) {
@@ -575,6 +637,16 @@ impl<G: UsiGame> Engine<G> {
                 }
             }
         }
+    }
+}
+
+/// The precision a network computes in on `device`, as the `model loaded` line says it:
+/// the device's half type ([`half_kind`]) when `half`, else f32.
+fn precision_name(half: bool, device: Device) -> &'static str {
+    match if half { half_kind(device) } else { Kind::Float } {
+        Kind::Half => "f16",
+        Kind::BFloat16 => "bf16",
+        _ => "f32",
     }
 }
 

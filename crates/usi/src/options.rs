@@ -37,6 +37,9 @@ pub struct Options {
     pub device: String,
     /// `TreeBatch`: leaves per network call.
     pub tree_batch: u64,
+    /// `NetBatching`: whether the search threads share one copy of the network that
+    /// batches their leaves together, or each runs its own.
+    pub net_batching: NetBatching,
     /// `HalfPrecision`: the network in the device's half precision
     /// ([`shogi_model::half_kind`]: f16 on CUDA, bf16 on a CPU that computes it natively,
     /// f32 on any other CPU), as self-play runs it; off, f32, as matches measure with.
@@ -89,6 +92,57 @@ pub const MAX_GUMBEL_ROOT: u64 = 64;
 /// (docs/USI.md). Raise it on a GPU under a clock.
 pub const ENGINE_TREE_BATCH: u64 = shogi_mcts::PLAY_TREE_BATCH as u64;
 
+/// `NetBatching`: how the search threads' leaves reach the network.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NetBatching {
+    /// Shared on CUDA, per thread on a CPU.
+    #[default]
+    Auto,
+    /// Each search thread runs its own copy of the network on its `TreeBatch` leaves: on
+    /// a CPU each thread's network call then runs on its own core, none waits for another.
+    PerThread,
+    /// One copy of the network on its own thread batches every search thread's leaves
+    /// into one call (up to `Threads` x `TreeBatch` positions), as dlshogi and lc0 feed a
+    /// GPU: a GPU computes a batch of 128 in little more time than one of 8.
+    Shared,
+}
+
+impl NetBatching {
+    /// The values the combo option takes, in the order `usi` lists them.
+    pub const NAMES: [&'static str; 3] = ["auto", "per-thread", "shared"];
+
+    /// The option's value as `usi` writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            NetBatching::Auto => "auto",
+            NetBatching::PerThread => "per-thread",
+            NetBatching::Shared => "shared",
+        }
+    }
+
+    /// Whether the search threads share one batching copy of the network on `device`.
+    pub fn shared_on(self, device: shogi_model::tch::Device) -> bool {
+        match self {
+            NetBatching::Auto => device.is_cuda(),
+            NetBatching::PerThread => false,
+            NetBatching::Shared => true,
+        }
+    }
+}
+
+impl std::str::FromStr for NetBatching {
+    type Err = SetOptionError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "auto" => Ok(NetBatching::Auto),
+            "per-thread" => Ok(NetBatching::PerThread),
+            "shared" => Ok(NetBatching::Shared),
+            _ => Err(SetOptionError::BadValue),
+        }
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {
@@ -100,6 +154,7 @@ impl Default for Options {
             model_path: String::new(),
             device: shogi_model::DEFAULT_DEVICE.into(),
             tree_batch: ENGINE_TREE_BATCH,
+            net_batching: NetBatching::Auto,
             half_precision: true,
             simulations: 0,
             byoyomi_margin: 100,
@@ -204,6 +259,14 @@ impl Options {
             format!(
                 "option name TreeBatch type spin default {} min 1 max 1024",
                 self.tree_batch
+            ),
+            format!(
+                "option name NetBatching type combo default {}{}",
+                self.net_batching.name(),
+                NetBatching::NAMES
+                    .iter()
+                    .map(|n| format!(" var {n}"))
+                    .collect::<String>()
             ),
             format!(
                 "option name HalfPrecision type check default {}",
@@ -311,6 +374,7 @@ impl Options {
                 }
             }
             "treebatch" => self.tree_batch = spin(1, 1024)?,
+            "netbatching" => self.net_batching = value.parse()?,
             "halfprecision" => self.half_precision = check(value)?,
             "simulations" | "nodes" => self.simulations = spin(0, 1_000_000_000)?,
             "byoyomimargin" => self.byoyomi_margin = spin(0, 60_000)?,
@@ -359,6 +423,23 @@ fn spin_range(knob: &Knob) -> (i64, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn net_batching_is_shared_on_cuda_by_default_and_as_set() {
+        use shogi_model::tch::Device;
+        let mut options = Options::default();
+        assert!(options.net_batching.shared_on(Device::Cuda(0)));
+        assert!(!options.net_batching.shared_on(Device::Cpu));
+        options.set("NetBatching", "shared", &[]).unwrap();
+        assert!(options.net_batching.shared_on(Device::Cpu));
+        options.set("netbatching", "per-thread", &[]).unwrap();
+        assert!(!options.net_batching.shared_on(Device::Cuda(0)));
+        assert_eq!(
+            options.set("NetBatching", "both", &[]),
+            Err(SetOptionError::BadValue)
+        );
+        assert_eq!(options.net_batching, NetBatching::PerThread);
+    }
 
     #[test]
     fn setoption_validates_clamps_and_names_the_game() {

@@ -21,6 +21,7 @@ option name MultiPV type spin default 1 min 1 max 32
 option name ModelPath type filename default <empty>
 option name Device type string default auto
 option name TreeBatch type spin default 8 min 1 max 1024
+option name NetBatching type combo default auto var auto var per-thread var shared
 option name HalfPrecision type check default true
 option name Simulations type spin default 0 min 0 max 1000000000
 option name ByoyomiMargin type spin default 100 min 0 max 60000

@@ -72,6 +72,8 @@ const FRAGMENTS: &[&str] = &[
     "/nonexistent/model",
     "TreeBatch",
     "HalfPrecision",
+    "NetBatching",
+    "shared",
     "Simulations",
     "ResignValue",
     "MaxMovesToDraw",
