@@ -69,7 +69,8 @@ impl SearchSource {
 }
 
 type Eval<G> = Arc<dyn Evaluator<G>>;
-/// One evaluator per search thread (`Threads`), each its own copy of the network.
+/// One evaluator per search thread (`Threads`): its own copy of the network, or its
+/// handle on the one copy that batches every thread's leaves (`NetBatching`).
 type Evals<G> = Arc<[Eval<G>]>;
 
 /// What a loaded network is for ([`Engine::ensure_evaluator`] reloads when it changes).
