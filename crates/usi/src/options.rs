@@ -89,7 +89,7 @@ pub const MAX_GUMBEL_ROOT: u64 = 64;
 /// The `TreeBatch` option's default: leaves evaluated together per request, a match
 /// player's [`shogi_mcts::PLAY_TREE_BATCH`], so the engine plays at the strength matches
 /// measure: at few simulations a search of a few large batches is a poor tree
-/// (docs/USI.md). Raise it on a GPU under a clock.
+/// (docs/USI.md). On a GPU the threads' leaves are batched together ([`NetBatching`]).
 pub const ENGINE_TREE_BATCH: u64 = shogi_mcts::PLAY_TREE_BATCH as u64;
 
 /// `NetBatching`: how the search threads' leaves reach the network.
