@@ -142,27 +142,18 @@ fn shogiarena_runner_plays_games_to_the_end_with_its_default_rules() {
 
 /// The bare binary (as a GUI starts it) fed `lines` on stdin; its stdout once it exits.
 fn engine_session(lines: &[String]) -> String {
-    use std::io::Write;
-    use std::process::Stdio;
-    let mut child = Command::new(BIN)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    for line in lines {
-        writeln!(stdin, "{line}").unwrap();
-    }
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{out:?}");
-    String::from_utf8(out.stdout).unwrap()
+    engine_session_with(lines, false)
 }
 
 /// The engine's output to `lines`, its input left open until it answers the last `go`
 /// with `bestmove` (end of input stops a search, as `quit` does).
 fn engine_session_to_bestmove(lines: &[String]) -> String {
+    engine_session_with(lines, true)
+}
+
+/// The bare binary fed `lines`, its input closed at once or, with `until_bestmove`, once
+/// it has said `bestmove`; its whole stdout.
+fn engine_session_with(lines: &[String], until_bestmove: bool) -> String {
     use std::io::{BufRead, Write};
     use std::process::Stdio;
     let mut child = Command::new(BIN)
@@ -171,18 +162,21 @@ fn engine_session_to_bestmove(lines: &[String]) -> String {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
+    let mut stdin = child.stdin.take();
     for line in lines {
-        writeln!(stdin, "{line}").unwrap();
+        writeln!(stdin.as_mut().unwrap(), "{line}").unwrap();
+    }
+    if !until_bestmove {
+        stdin = None;
     }
     let mut out = String::new();
     for line in std::io::BufReader::new(child.stdout.take().unwrap()).lines() {
         let line = line.unwrap();
+        if line.starts_with("bestmove ") {
+            stdin = None;
+        }
         out.push_str(&line);
         out.push('\n');
-        if line.starts_with("bestmove ") {
-            break;
-        }
     }
     drop(stdin);
     assert!(child.wait().unwrap().success(), "{out}");
