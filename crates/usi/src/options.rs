@@ -103,7 +103,7 @@ pub enum NetBatching {
     PerThread,
     /// One copy of the network on its own thread batches every search thread's leaves
     /// into one call (up to `Threads` x `TreeBatch` positions), as dlshogi and lc0 feed a
-    /// GPU: a GPU computes a batch of 128 in little more time than one of 8.
+    /// GPU: a call of 8 positions leaves most of a GPU idle.
     Shared,
 }
 
