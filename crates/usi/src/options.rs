@@ -120,6 +120,15 @@ impl NetBatching {
         }
     }
 
+    /// The `option` line `usi` declares it with, `self` the default.
+    fn option_line(self) -> String {
+        let values: String = Self::NAMES.iter().map(|n| format!(" var {n}")).collect();
+        format!(
+            "option name NetBatching type combo default {}{values}",
+            self.name()
+        )
+    }
+
     /// Whether the search threads share one batching copy of the network on `device`.
     pub fn shared_on(self, device: shogi_model::tch::Device) -> bool {
         match self {
@@ -260,14 +269,7 @@ impl Options {
                 "option name TreeBatch type spin default {} min 1 max 1024",
                 self.tree_batch
             ),
-            format!(
-                "option name NetBatching type combo default {}{}",
-                self.net_batching.name(),
-                NetBatching::NAMES
-                    .iter()
-                    .map(|n| format!(" var {n}"))
-                    .collect::<String>()
-            ),
+            self.net_batching.option_line(),
             format!(
                 "option name HalfPrecision type check default {}",
                 self.half_precision

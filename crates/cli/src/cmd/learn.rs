@@ -319,6 +319,17 @@ fn train_by_epochs(
     Ok(summary)
 }
 
+/// Sets libtorch's CPU threads to `given` (auto: the cores the process may use) and says
+/// how many.
+fn apply_torch_threads(given: ThreadCount) {
+    let threads = given.resolve(available_cores);
+    shogi_model::set_num_threads(threads);
+    println!(
+        "learn: {threads} libtorch CPU threads (--torch-threads {given}; {} cores available to this process)",
+        available_cores()
+    );
+}
+
 /// Runs `learn`.
 pub fn run(args: &LearnArgs) -> Result<()> {
     if let Some(run_dir) = &args.follow.follow {
@@ -338,13 +349,7 @@ pub fn run(args: &LearnArgs) -> Result<()> {
     let layout = shogi_registry::layout_with(variant, args.features.unwrap_or_default())
         .map_err(anyhow::Error::msg)?;
     let device = parse_device(&args.device)?;
-    let threads = args.torch_threads.resolve(available_cores);
-    shogi_model::set_num_threads(threads);
-    println!(
-        "learn: {threads} libtorch CPU threads (--torch-threads {}; {} cores available to this process)",
-        args.torch_threads,
-        available_cores()
-    );
+    apply_torch_threads(args.torch_threads);
     let start = starting_network(args, run_dir, &game, layout, device)?;
     let layout = start.layout;
     let samples = SampleConfig {
