@@ -589,10 +589,7 @@ pub fn play_match<G: MatchGame>(
         return Err(e);
     }
     let games = results.into_inner().unwrap_or_else(|p| p.into_inner());
-    let decided = sprt_stop
-        .into_inner()
-        .unwrap_or_else(|p| p.into_inner())
-        .is_some();
+    let decided = sprt_stop.into_inner().unwrap_or_else(|p| p.into_inner());
     let mut summary = summary_of::<G>(&a.spec, &b.spec, config, games, decided);
     summary.interrupted = interrupted.load(Ordering::Relaxed) && summary.total.games() < planned;
     summary.resumed = resumed;
@@ -750,7 +747,7 @@ fn summary_of<G: MatchGame>(
     b: &PlayerSpec,
     config: &MatchConfig,
     mut games: Vec<GameResult>,
-    decided: bool,
+    decided: Option<SprtDecision>,
 ) -> MatchSummary {
     games.sort_by_key(|g| g.index);
     let (total, a_black, a_white) = tally(&games);
@@ -761,8 +758,13 @@ fn summary_of<G: MatchGame>(
         planned: config.games,
         score: total.score(),
         elo: total.elo(),
-        sprt: config.sprt.map(|s| s.state(&total)),
-        stopped_early: decided && total.games() < config.games,
+        // The decision that stopped the match, though the games still in flight then
+        // may move the final count back between the bounds.
+        sprt: config.sprt.map(|s| SprtState {
+            decision: decided.unwrap_or(s.state(&total).decision),
+            ..s.state(&total)
+        }),
+        stopped_early: decided.is_some() && total.games() < config.games,
         interrupted: false,
         forfeits: games.iter().filter(|g| g.forfeit.is_some()).count() as u32,
         baseline_version: [a, b]
