@@ -108,8 +108,12 @@ pub enum NetBatching {
 }
 
 impl NetBatching {
-    /// The values the combo option takes, in the order `usi` lists them.
-    pub const NAMES: [&'static str; 3] = ["auto", "per-thread", "shared"];
+    /// Every value, in the order `usi` lists them.
+    const ALL: [NetBatching; 3] = [
+        NetBatching::Auto,
+        NetBatching::PerThread,
+        NetBatching::Shared,
+    ];
 
     /// The option's value as `usi` writes it.
     pub fn name(self) -> &'static str {
@@ -122,7 +126,10 @@ impl NetBatching {
 
     /// The `option` line `usi` declares it with, `self` the default.
     fn option_line(self) -> String {
-        let values: String = Self::NAMES.iter().map(|n| format!(" var {n}")).collect();
+        let values: String = Self::ALL
+            .iter()
+            .map(|b| format!(" var {}", b.name()))
+            .collect();
         format!(
             "option name NetBatching type combo default {}{values}",
             self.name()
@@ -143,12 +150,10 @@ impl std::str::FromStr for NetBatching {
     type Err = SetOptionError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.to_ascii_lowercase().as_str() {
-            "auto" => Ok(NetBatching::Auto),
-            "per-thread" => Ok(NetBatching::PerThread),
-            "shared" => Ok(NetBatching::Shared),
-            _ => Err(SetOptionError::BadValue),
-        }
+        Self::ALL
+            .into_iter()
+            .find(|b| b.name().eq_ignore_ascii_case(s))
+            .ok_or(SetOptionError::BadValue)
     }
 }
 
