@@ -13,6 +13,12 @@ of `shogi-zero export` (the position after every PLY-th ply of each game, at mos
       --model runs/shogi-cpu --positions-file pos.txt --threads 1,2 --rounds 2
 
 An engine given as BIN:OPTION=VALUE,... sets those options too.
+
+`--games DIR` measures as a game does instead: each of the first `--positions` `.usi`
+games of DIR is walked from ply `--start-ply`, every second ply (one side's moves, so the
+engine's tree is carried over from its last search as in a match), `go byoyomi MS` at
+each; a move's figure is the simulations of that `go` per second (the `nps` of its last
+`info` line), and a run's figure their mean over at most `--moves` moves a game.
 """
 
 import argparse
@@ -91,6 +97,25 @@ class Engine:
                 nodes = int(words[words.index("nodes") + 1])
         return nodes / seconds
 
+    def game_nodes_per_second(self, game: str, start_ply: int, moves: int, byoyomi_ms: int) -> list[float]:
+        """The `nps` of each of one side's searches along `game`, the tree carried over."""
+        words = game.split()
+        cut = words.index("moves") + 1
+        played = words[cut:]
+        self.send("usinewgame")
+        rates = []
+        for ply in range(start_ply, len(played), 2):
+            if len(rates) >= moves:
+                break
+            self.send(" ".join(words[:cut] + played[:ply]))
+            self.send(f"go btime 0 wtime 0 byoyomi {byoyomi_ms}")
+            lines = self.wait_for("bestmove", timeout=byoyomi_ms / 1000 + 30)
+            infos = [l.split() for l in lines if l.startswith("info") and " score " in l and " nps " in l]
+            # A mate proved (by the probe or the search) ends the move early: not counted.
+            if infos and "mate" not in infos[-1]:
+                rates.append(float(infos[-1][infos[-1].index("nps") + 1]))
+        return rates
+
     def close(self) -> None:
         self.send("quit")
         self.proc.wait(timeout=30)
@@ -108,6 +133,9 @@ def main() -> int:
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--byoyomi", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--games", type=pathlib.Path, help="walk these games' plies instead (see above)")
+    ap.add_argument("--start-ply", type=int, default=10)
+    ap.add_argument("--moves", type=int, default=30)
     args = ap.parse_args()
     if args.from_games:
         positions = positions_from_games(args.from_games, args.every, args.positions)
@@ -117,10 +145,18 @@ def main() -> int:
         args.out.write_text("\n".join(positions) + "\n")
         print(f"{len(positions)} positions -> {args.out}")
         return 0
-    if not args.engine or args.positions_file is None:
-        ap.error("--engine and --positions-file are required")
-    positions = [l for l in args.positions_file.read_text().splitlines() if l.startswith("position")]
-    positions = positions[: args.positions]
+    if not args.engine or (args.positions_file is None) == (args.games is None):
+        ap.error("--engine and one of --positions-file and --games are required")
+    if args.games:
+        games = [
+            line
+            for path in sorted(args.games.glob("*.usi"))
+            for line in path.read_text().splitlines()
+            if line.startswith("position") and " moves " in line
+        ][: args.positions]
+    else:
+        positions = [l for l in args.positions_file.read_text().splitlines() if l.startswith("position")]
+        positions = positions[: args.positions]
     runs = []
     for engine in args.engine:
         command, _, extra = engine.partition(":")
@@ -132,10 +168,19 @@ def main() -> int:
     for round_ in range(1, args.rounds + 1):
         for name, command, options in runs:
             engine = Engine(command, {"ModelPath": args.model, "USI_Hash": "1024", **options})
-            rates = [engine.nodes_per_second(p, args.byoyomi) for p in positions]
+            if args.games:
+                rates = [
+                    r
+                    for g in games
+                    for r in engine.game_nodes_per_second(g, args.start_ply, args.moves, args.byoyomi)
+                ]
+                what = f"moves of {len(games)} games"
+            else:
+                rates = [engine.nodes_per_second(p, args.byoyomi) for p in positions]
+                what = "positions"
             engine.close()
             figures[name].append(statistics.mean(rates))
-            print(f"round {round_}: {name}: {statistics.mean(rates):.0f} nodes/s over {len(rates)} positions", flush=True)
+            print(f"round {round_}: {name}: {statistics.mean(rates):.0f} nodes/s over {len(rates)} {what}", flush=True)
     first = statistics.mean(figures[runs[0][0]])
     for name, values in figures.items():
         mean = statistics.mean(values)

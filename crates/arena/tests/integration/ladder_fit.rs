@@ -125,3 +125,88 @@ fn a_chain_of_three_adds_up() {
     );
     near(&r["A"], 45.082, "A above C");
 }
+
+/// Writes `RUN/proof/DIR/curve.json` with one point: the network at `step` against
+/// `opponent` with A's wins, draws and losses.
+fn write_curve(run: &std::path::Path, dir: &str, opponent: &str, step: u64, wdl: (u32, u32, u32)) {
+    let dir = run.join("proof").join(dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (wins, draws, losses) = wdl;
+    let curve = serde_json::json!({
+        "opponent": opponent,
+        "points": [{"checkpoint": format!("step-{step:08}"), "step": step, "minutes": 30.0,
+                    "wins": wins, "draws": draws, "losses": losses}],
+    });
+    std::fs::write(dir.join("curve.json"), curve.to_string()).unwrap();
+}
+
+/// Runs `curve_ladder.py RUN`; its output and exit status.
+fn curve_ladder(run: &std::path::Path) -> std::process::Output {
+    std::process::Command::new(shogi_testkit::python())
+        .arg(shogi_testkit::repo_root().join("scripts/bench/curve_ladder.py"))
+        .arg(run)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_run_s_curves_join_the_ladder_in_one_fit() {
+    let run = tempfile::tempdir().unwrap();
+    let run = run.path();
+    // The plain search at step 100 against depth 1: 3-2-1 (+102.11, as above); the play
+    // search at step 100 against depth 2 only, which a curve alone cannot place.
+    write_curve(
+        run,
+        "curve-alphabeta-depth-1-plain",
+        "alphabeta:depth=1",
+        100,
+        (3, 2, 1),
+    );
+    write_curve(
+        run,
+        "curve-alphabeta-depth-2",
+        "alphabeta:depth=2",
+        100,
+        (3, 2, 1),
+    );
+    let refused = curve_ladder(run);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let why = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        why.contains("alphabeta:depth=1 | alphabeta:depth=2"),
+        "{why}"
+    );
+
+    // ladder.sh's directory: depth 2 against depth 1, 1-0-3 (-147.19 for depth 2), and
+    // its network (the run's best, step 200) against depth 2, 4-0-0 (+381.70 above it).
+    let ladder = run.join("ladder");
+    for (name, (w, d, l)) in [("rung", (1, 0, 3)), ("net", (4, 0, 0))] {
+        std::fs::create_dir_all(ladder.join(name)).unwrap();
+        let summary = serde_json::json!({"total": {"wins": w, "draws": d, "losses": l}});
+        std::fs::write(ladder.join(name).join("summary.json"), summary.to_string()).unwrap();
+    }
+    std::fs::write(
+        ladder.join("pairs.tsv"),
+        "net\talphabeta:depth=2\tnet\nalphabeta:depth=2\talphabeta:depth=1\trung\n",
+    )
+    .unwrap();
+    std::fs::write(run.join("BEST"), "accepted/step-00000200\n").unwrap();
+    let out = curve_ladder(run);
+    assert!(out.status.success(), "{out:?}");
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("    100       30"), "{table}");
+    let fitted: Value = serde_json::from_str(
+        &std::fs::read_to_string(run.join("proof/curve-ladder.json")).unwrap(),
+    )
+    .unwrap();
+    let elo = |player: &str| fitted["ratings"][player]["elo"].clone();
+    near(&elo("alphabeta:depth=1"), 0.0, "anchor");
+    near(&elo("step 100 plain"), 102.109, "plain search at 100");
+    near(&elo("alphabeta:depth=2"), -147.190, "depth 2");
+    near(&elo("step 100"), -147.190 + 102.109, "play search at 100");
+    near(
+        &elo("step 200"),
+        -147.190 + 381.697,
+        "the best network, from the ladder",
+    );
+}
