@@ -17,8 +17,10 @@ An engine given as BIN:OPTION=VALUE,... sets those options too.
 `--games DIR` measures as a game does instead: each of the first `--positions` `.usi`
 games of DIR is walked from ply `--start-ply`, every second ply (one side's moves, so the
 engine's tree is carried over from its last search as in a match), `go byoyomi MS` at
-each; a move's figure is the simulations of that `go` per second (the `nps` of its last
-`info` line), and a run's figure their mean over at most `--moves` moves a game.
+each, at most `--moves` moves a game; a run's figure is the median over the moves of
+each search's simulations a second (the `nps` of its last `info` line), beside the
+nodes a second of thinking over them all (as `match` reports it: the simulations over
+the time, which moves of cheap proven simulations late in a game can dominate).
 """
 
 import argparse
@@ -97,8 +99,9 @@ class Engine:
                 nodes = int(words[words.index("nodes") + 1])
         return nodes / seconds
 
-    def game_nodes_per_second(self, game: str, start_ply: int, moves: int, byoyomi_ms: int) -> list[float]:
-        """The `nps` of each of one side's searches along `game`, the tree carried over."""
+    def game_searches(self, game: str, start_ply: int, moves: int, byoyomi_ms: int) -> list[tuple[float, float]]:
+        """(simulations, milliseconds) of each of one side's searches along `game`, the
+        tree carried over."""
         words = game.split()
         cut = words.index("moves") + 1
         played = words[cut:]
@@ -113,7 +116,9 @@ class Engine:
             infos = [l.split() for l in lines if l.startswith("info") and " score " in l and " nps " in l]
             # A mate proved (by the probe or the search) ends the move early: not counted.
             if infos and "mate" not in infos[-1]:
-                rates.append(float(infos[-1][infos[-1].index("nps") + 1]))
+                last = infos[-1]
+                ms = float(last[last.index("time") + 1])
+                rates.append((float(last[last.index("nps") + 1]) * ms / 1000, ms))
         return rates
 
     def close(self) -> None:
@@ -169,18 +174,18 @@ def main() -> int:
         for name, command, options in runs:
             engine = Engine(command, {"ModelPath": args.model, "USI_Hash": "1024", **options})
             if args.games:
-                rates = [
-                    r
-                    for g in games
-                    for r in engine.game_nodes_per_second(g, args.start_ply, args.moves, args.byoyomi)
+                searches = [
+                    s for g in games for s in engine.game_searches(g, args.start_ply, args.moves, args.byoyomi)
                 ]
-                what = f"moves of {len(games)} games"
+                rate = statistics.median(n * 1000 / max(ms, 1) for n, ms in searches)
+                thinking = sum(n for n, _ in searches) * 1000 / max(sum(ms for _, ms in searches), 1)
+                what = f"{len(searches)} moves of {len(games)} games (median; {thinking:.0f} over the thinking time)"
             else:
-                rates = [engine.nodes_per_second(p, args.byoyomi) for p in positions]
-                what = "positions"
+                rate = statistics.mean(engine.nodes_per_second(p, args.byoyomi) for p in positions)
+                what = f"{len(positions)} positions"
             engine.close()
-            figures[name].append(statistics.mean(rates))
-            print(f"round {round_}: {name}: {statistics.mean(rates):.0f} nodes/s over {len(rates)} {what}", flush=True)
+            figures[name].append(rate)
+            print(f"round {round_}: {name}: {rate:.0f} nodes/s over {what}", flush=True)
     first = statistics.mean(figures[runs[0][0]])
     for name, values in figures.items():
         mean = statistics.mean(values)

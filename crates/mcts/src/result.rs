@@ -64,7 +64,8 @@ pub enum SearchError {
 pub struct SearchResult<M> {
     /// The move to play (after temperature / Gumbel selection); `None` if the root is over.
     pub best_move: Option<M>,
-    /// Root legal moves.
+    /// Root legal moves, in the tree's order of the root's children (the moves that end
+    /// the game first, then by prior, highest first), not the move generator's.
     pub moves: Vec<M>,
     /// Visit counts of root children (including visits reused from an earlier search).
     pub visits: Vec<u32>,

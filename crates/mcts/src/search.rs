@@ -85,6 +85,8 @@ pub struct Search<G: Game> {
     draw_black: f32,
     /// Gumbel selection's sigma(completed Q) and softmax, reused across simulations.
     sigma_scratch: Vec<f32>,
+    /// An expansion's children in the order they are stored ([`Search::order_children`]).
+    child_order: Vec<(u32, Option<Outcome>)>,
     /// Games and move lists of finished simulations, reused by the next ones: a
     /// simulation copies the root's game into one (`Clone::clone_from` keeps the
     /// histories' allocations) instead of allocating a new game and move list.
@@ -159,6 +161,7 @@ impl<G: Game> Search<G> {
             pending: Vec::new(),
             draw_black: 0.5,
             sigma_scratch: Vec::new(),
+            child_order: Vec::new(),
             spare_games: Vec::new(),
             spare_moves: Vec::new(),
             epoch: 0,
@@ -582,6 +585,21 @@ impl<G: Game> Search<G> {
     }
 
     fn select_puct(&self, node: usize, is_root: bool) -> usize {
+        let range = if is_root {
+            self.nodes[node].children()
+        } else {
+            self.selectable_children(node)
+        };
+        self.select_puct_among(node, is_root, range)
+    }
+
+    /// PUCT's choice among the children of `node` in `range`.
+    fn select_puct_among(
+        &self,
+        node: usize,
+        is_root: bool,
+        range: std::ops::Range<usize>,
+    ) -> usize {
         let cfg = &self.config;
         let n = &self.nodes[node];
         let c = n.to_move;
@@ -590,7 +608,6 @@ impl<G: Game> Search<G> {
         let cs = ((1.0 + parent_n + cfg.c_base) / cfg.c_base).ln() + cfg.c_init;
         let sqrt_n = parent_n.max(1.0).sqrt();
         let parent_q = n.q_for(c, self.draw_black).unwrap_or(0.5);
-        let range = n.children();
         let visited_prior: f32 = range
             .clone()
             .filter(|&i| self.nodes[i].visits + self.nodes[i].in_flight > 0)
@@ -622,6 +639,32 @@ impl<G: Game> Search<G> {
             }
         }
         best
+    }
+
+    /// The end of `node`'s touched children: those with visits, visits in flight or a
+    /// proven value. Below the root they are a prefix of the children: the children
+    /// are stored with the game-ending moves first, then by prior, highest first
+    /// ([`Search::order_children`]), and an untouched child's PUCT or Gumbel interior
+    /// score grows with its prior alone, so selection takes an untouched child only at
+    /// the front of the untouched ones.
+    fn touched_end(&self, node: usize) -> usize {
+        let range = self.nodes[node].children();
+        range
+            .clone()
+            .find(|&i| {
+                let c = &self.nodes[i];
+                c.visits == 0 && c.in_flight == 0 && !c.proven.is_known()
+            })
+            .unwrap_or(range.end)
+    }
+
+    /// The children a selection below the root can choose among: the touched ones and
+    /// the first untouched one, whose score is the best of the untouched ones (the
+    /// rest score no higher and come after it), so that a move of 100 children reads a
+    /// handful of them.
+    fn selectable_children(&self, node: usize) -> std::ops::Range<usize> {
+        let range = self.nodes[node].children();
+        range.start..(self.touched_end(node) + 1).min(range.end)
     }
 
     /// Walks from the root to a leaf, adding virtual loss. The path is appended to
@@ -741,9 +784,26 @@ impl<G: Game> Search<G> {
             let priors = normalise(p.priors, p.moves.len());
             let to_move = p.game.side_to_move();
             let first = self.nodes.len() as u32;
-            for (mv, pr) in p.moves.iter().zip(&priors) {
-                self.nodes.push(Node::new(Some(*mv), node as u32, *pr));
+            let mut order = std::mem::take(&mut self.child_order);
+            self.order_children(&p.game, &p.moves, &priors, &mut order);
+            let mut any_terminal = false;
+            for &(k, outcome) in &order {
+                let (mv, prior) = (p.moves[k as usize], priors[k as usize]);
+                let mut child = Node::new(Some(mv), node as u32, prior);
+                if let Some(o) = outcome {
+                    // Rare: the child itself, for its side to move and material.
+                    let mut g = p.game.clone();
+                    g.play_unchecked(mv);
+                    let o = adjudicate(&g, o, self.config.adjudicate_margin);
+                    child.state = State::Terminal;
+                    child.to_move = g.side_to_move();
+                    child.proven = Proven::from_outcome(&o);
+                    child.nn_black = child.proven.black_value(self.draw_black).0;
+                    any_terminal = true;
+                }
+                self.nodes.push(child);
             }
+            self.child_order = order;
             let mut black_score = match to_move {
                 Color::Black => p.wdl.expected_score(),
                 Color::White => p.wdl.flip().expected_score(),
@@ -762,26 +822,6 @@ impl<G: Game> Search<G> {
                 n.state = State::Expanded;
                 n.nn_black = black_score;
             }
-            let mut any_terminal = false;
-            if self.config.terminal_check {
-                let (nodes, margin, draw_black) = (
-                    &mut self.nodes,
-                    self.config.adjudicate_margin,
-                    self.draw_black,
-                );
-                p.game.outcomes_after(&p.moves, |k, o| {
-                    // Rare: the child itself, for its side to move and material.
-                    let mut g = p.game.clone();
-                    g.play_unchecked(p.moves[k]);
-                    let o = adjudicate(&g, o, margin);
-                    let c = &mut nodes[first as usize + k];
-                    c.state = State::Terminal;
-                    c.to_move = g.side_to_move();
-                    c.proven = Proven::from_outcome(&o);
-                    c.nn_black = c.proven.black_value(draw_black).0;
-                    any_terminal = true;
-                });
-            }
             self.backup(
                 p.path_start,
                 p.path_len,
@@ -793,6 +833,30 @@ impl<G: Game> Search<G> {
             }
             self.recycle(p.game, p.moves);
         }
+    }
+
+    /// The order an expanded node's children are stored in, into `order` (move index
+    /// and, with `terminal_check`, how the move ends the game): the moves that end it
+    /// first, then by prior, highest first (ties in move order). Below the root,
+    /// selection then only reads a prefix of the children ([`Search::touched_end`]).
+    fn order_children(
+        &self,
+        game: &G,
+        moves: &[G::Move],
+        priors: &[f32],
+        order: &mut Vec<(u32, Option<Outcome>)>,
+    ) {
+        order.clear();
+        order.extend((0..moves.len() as u32).map(|k| (k, None)));
+        if self.config.terminal_check {
+            game.outcomes_after(moves, |k, o| order[k].1 = Some(o));
+        }
+        order.sort_unstable_by(|&(a, oa), &(b, ob)| {
+            ob.is_some()
+                .cmp(&oa.is_some())
+                .then(priors[b as usize].total_cmp(&priors[a as usize]))
+                .then(a.cmp(&b))
+        });
     }
 
     fn backup_exact(&mut self, exact: &ExactLeaf) {

@@ -4,8 +4,12 @@
 //!
 //! Every unvisited child has the same completed Q (v_mix), so its pi' is its prior times
 //! one shared factor; only the children with a value need an exponential, and no
-//! logarithm is taken. This runs at every interior node of every simulation, over all
-//! of the node's children, where most are unvisited.
+//! logarithm is taken. This runs at every interior node of every simulation. The
+//! untouched children (no visit, none in flight, no proven value) come after the
+//! touched ones, highest prior first ([`Search::order_children`]): their pi' weights
+//! sum to the shared factor times their prior mass (1 less the touched children's), and
+//! the first of them scores best among them, so only the touched children and that one
+//! are read.
 
 use shogi_game::Game;
 
@@ -14,24 +18,26 @@ use crate::gumbel;
 
 impl<G: Game> Search<G> {
     /// The child of `node` (an arena index) that the deterministic Gumbel interior
-    /// selects. Equal to the formulas of [`gumbel::improved_policy`] up to float
-    /// rounding (a test checks it on searched trees).
+    /// selects. Equal to the formulas of [`gumbel::improved_policy`] over every child up
+    /// to float rounding (a test checks it on searched trees).
     pub(super) fn select_gumbel_interior(&mut self, node: usize) -> usize {
         let mut w = std::mem::take(&mut self.sigma_scratch);
-        let mix = self.children_q_into(node, &mut w);
+        let all = self.nodes[node].children();
+        let touched = all.start..self.touched_end(node);
+        let frontier = (touched.end < all.end).then_some(touched.end);
+        let mix = self.children_q_in(node, touched.clone(), &mut w);
         let v_mix = mix.v_mix;
+        let any_unvisited = mix.any_unvisited || frontier.is_some();
         // sigma(q) - sigma(v_mix) = scale * (q - v_mix) (over the span when rescaled).
         let mut scale = mix.sigma_scale(&self.config);
         if self.config.gumbel_rescale_q {
             let (mut lo, mut hi) = (mix.lo, mix.hi);
-            if mix.any_unvisited {
+            if any_unvisited {
                 lo = lo.min(v_mix);
                 hi = hi.max(v_mix);
             }
             scale /= (hi - lo).max(1e-8);
         }
-        let any_unvisited = mix.any_unvisited;
-        let range = self.nodes[node].children();
         // The largest exponent, so that no weight overflows: the greatest Q's (-inf when
         // no child has one), or the unvisited children's 0.
         let mut top = scale * (mix.hi - v_mix);
@@ -39,9 +45,10 @@ impl<G: Game> Search<G> {
             top = top.max(0.0);
         }
         let unvisited_factor = (-top).exp();
-        let mut sum = 0.0f32;
-        for (x, i) in w.iter_mut().zip(range.clone()) {
+        let (mut sum, mut touched_prior) = (0.0f32, 0.0f32);
+        for (x, i) in w.iter_mut().zip(touched.clone()) {
             let prior = self.nodes[i].prior.max(gumbel::MIN_PRIOR);
+            touched_prior += self.nodes[i].prior;
             *x = if x.is_nan() {
                 prior * unvisited_factor
             } else {
@@ -49,21 +56,32 @@ impl<G: Game> Search<G> {
             };
             sum += *x;
         }
+        // The untouched children's weights: the priors sum to 1 over all children.
+        let frontier_weight = frontier.map(|f| {
+            let prior = self.nodes[f].prior.max(gumbel::MIN_PRIOR);
+            sum += (1.0 - touched_prior).max(prior) * unvisited_factor;
+            prior * unvisited_factor
+        });
         let vl = self.config.virtual_loss;
         let effective =
             |i: usize| self.nodes[i].visits as f32 + vl * self.nodes[i].in_flight as f32;
-        let total: f32 = range.clone().map(effective).sum();
-        let mut best = 0;
+        let total: f32 = touched.clone().map(effective).sum();
+        let mut best = all.start;
         let mut best_v = f32::NEG_INFINITY;
-        for (k, (&x, i)) in w.iter().zip(range).enumerate() {
+        for (&x, i) in w.iter().zip(touched) {
             let v = x / sum - effective(i) / (1.0 + total);
             if v > best_v {
                 best_v = v;
-                best = k;
+                best = i;
             }
         }
+        if let (Some(f), Some(x)) = (frontier, frontier_weight)
+            && x / sum > best_v
+        {
+            best = f;
+        }
         self.sigma_scratch = w;
-        self.nodes[node].first_child as usize + best
+        best
     }
 }
 
@@ -85,8 +103,13 @@ mod tests {
                 if search.nodes[node].num_children < 2 {
                     continue;
                 }
+                // Visits in flight on the touched children and the first untouched one
+                // (where a selection puts them: the touched children stay a prefix).
+                let end = search.touched_end(node);
                 for (k, i) in search.nodes[node].children().enumerate() {
-                    search.nodes[i].in_flight = (k % 3) as u32;
+                    if i <= end {
+                        search.nodes[i].in_flight = (k % 3) as u32;
+                    }
                 }
                 let inputs = node_inputs(&search, node).expect("a node with children");
                 let cfg = &search.config;

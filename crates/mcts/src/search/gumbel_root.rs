@@ -137,13 +137,24 @@ impl<G: Game> Search<G> {
     /// where a child has none), and what completing them takes: the one pass over the
     /// children that the Gumbel root and interior share.
     pub(super) fn children_q_into(&self, node: usize, q: &mut Vec<f32>) -> QMix {
+        self.children_q_in(node, self.nodes[node].children(), q)
+    }
+
+    /// [`Search::children_q_into`] over the children in `children` (the others count as
+    /// unvisited: no visits, no Q).
+    pub(super) fn children_q_in(
+        &self,
+        node: usize,
+        children: std::ops::Range<usize>,
+        q: &mut Vec<f32>,
+    ) -> QMix {
         q.clear();
         let n = &self.nodes[node];
         let c = n.to_move;
         let (mut sum_n, mut sum_p, mut sum_pq, mut max_n) = (0.0f32, 0.0f32, 0.0f32, 0u32);
         let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
         let mut any_unvisited = false;
-        for i in n.children() {
+        for i in children {
             let child = &self.nodes[i];
             sum_n += child.visits as f32;
             max_n = max_n.max(child.visits);

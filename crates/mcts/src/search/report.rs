@@ -306,6 +306,23 @@ impl<G: Game> Search<G> {
                         ));
                     }
                 }
+                // Below the root the touched children are a prefix, which selection
+                // relies on ([`Search::touched_end`]), and PUCT reading only them and
+                // the first untouched one chooses as reading every child.
+                if i != 0 {
+                    let end = self.touched_end(i);
+                    if let Some(c) = (end..n.children().end)
+                        .find(|&c| self.nodes[c].visits > 0 || self.nodes[c].proven.is_known())
+                    {
+                        return Err(format!("node {i}: child {c} touched after untouched {end}"));
+                    }
+                    let fast = self.select_puct(i, false);
+                    if fast != self.select_puct_among(i, false, n.children()) {
+                        return Err(format!(
+                            "node {i}: PUCT chose {fast} from the prefix alone, not as from all children"
+                        ));
+                    }
+                }
                 let ok = if n.proven.is_known() {
                     n.visits > sum
                 } else {

@@ -244,9 +244,13 @@ fn a_replaced_model_serves_the_next_batches_and_no_request_waits_or_fails() {
         },
     );
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // How many threads have been answered by each model: the model is replaced once
+    // every thread has had an answer of the first, and the threads stop once every one
+    // has had an answer of the second, however slowly a loaded machine runs them.
+    let answered = Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
     let threads: Vec<_> = (0..4u64)
         .map(|t| {
-            let (h, stop) = (svc.handle(), stop.clone());
+            let (h, stop, answered) = (svc.handle(), stop.clone(), answered.clone());
             std::thread::spawn(move || {
                 let mut tags = Vec::new();
                 let mut i = 0;
@@ -257,6 +261,9 @@ fn a_replaced_model_serves_the_next_batches_and_no_request_waits_or_fails() {
                     for (x, y) in xs.iter().zip(&out) {
                         assert_eq!(*y, x * 10 + tag, "one model answers a whole request");
                     }
+                    if !tags.contains(&tag) {
+                        answered[tag as usize - 1].fetch_add(1, Ordering::SeqCst);
+                    }
                     tags.push(tag);
                     i += 1;
                 }
@@ -264,14 +271,19 @@ fn a_replaced_model_serves_the_next_batches_and_no_request_waits_or_fails() {
             })
         })
         .collect();
-    std::thread::sleep(Duration::from_millis(30));
+    let wait_for_all = |model: usize| {
+        while answered[model].load(Ordering::SeqCst) < 4 {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    };
+    wait_for_all(0);
     alive.fetch_add(1, Ordering::SeqCst);
     svc.replace_model(Tagged {
         tag: 2,
         alive: alive.clone(),
     })
     .unwrap();
-    std::thread::sleep(Duration::from_millis(30));
+    wait_for_all(1);
     stop.store(true, Ordering::SeqCst);
     for t in threads {
         let tags = t.join().unwrap();

@@ -177,7 +177,8 @@ fn a_known_draw_is_not_played_for_its_visits_when_a_searched_move_is_worth_more(
         .max_by_key(|&i| (r.visits[i], usize::MAX - i))
         .unwrap();
     assert_eq!(
-        most, repeat,
+        r.moves[most].to_string(),
+        "5i5h",
         "the prior makes the draw the most visited: {:?}",
         r.visits
     );
