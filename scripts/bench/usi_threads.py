@@ -85,18 +85,21 @@ class Engine:
                 return lines
         raise RuntimeError(f"no {word} in {timeout} s")
 
-    def nodes_per_second(self, position: str, byoyomi_ms: int) -> float:
-        self.send("usinewgame")
+    def search(self, position: str, byoyomi_ms: int) -> tuple[list[list[str]], float]:
+        """Searches `position` for `byoyomi_ms`: the words of its scored info lines and
+        the wall seconds until `bestmove`."""
         self.send(position)
         self.send(f"go btime 0 wtime 0 byoyomi {byoyomi_ms}")
         began = time.time()
         lines = self.wait_for("bestmove", timeout=byoyomi_ms / 1000 + 30)
         seconds = time.time() - began
-        nodes = 0
-        for line in lines:
-            words = line.split()
-            if words[:1] == ["info"] and "nodes" in words and "score" in words:
-                nodes = int(words[words.index("nodes") + 1])
+        infos = [l.split() for l in lines if l.startswith("info") and " score " in l and " nodes " in l]
+        return infos, seconds
+
+    def nodes_per_second(self, position: str, byoyomi_ms: int) -> float:
+        self.send("usinewgame")
+        infos, seconds = self.search(position, byoyomi_ms)
+        nodes = int(infos[-1][infos[-1].index("nodes") + 1]) if infos else 0
         return nodes / seconds
 
     def game_searches(self, game: str, start_ply: int, moves: int, byoyomi_ms: int) -> list[tuple[float, float]]:
@@ -106,20 +109,18 @@ class Engine:
         cut = words.index("moves") + 1
         played = words[cut:]
         self.send("usinewgame")
-        rates = []
+        searches = []
         for ply in range(start_ply, len(played), 2):
-            if len(rates) >= moves:
+            if len(searches) >= moves:
                 break
-            self.send(" ".join(words[:cut] + played[:ply]))
-            self.send(f"go btime 0 wtime 0 byoyomi {byoyomi_ms}")
-            lines = self.wait_for("bestmove", timeout=byoyomi_ms / 1000 + 30)
-            infos = [l.split() for l in lines if l.startswith("info") and " score " in l and " nps " in l]
+            infos, _ = self.search(" ".join(words[:cut] + played[:ply]), byoyomi_ms)
+            infos = [words for words in infos if "nps" in words]
             # A mate proved (by the probe or the search) ends the move early: not counted.
             if infos and "mate" not in infos[-1]:
                 last = infos[-1]
                 ms = float(last[last.index("time") + 1])
-                rates.append((float(last[last.index("nps") + 1]) * ms / 1000, ms))
-        return rates
+                searches.append((float(last[last.index("nps") + 1]) * ms / 1000, ms))
+        return searches
 
     def close(self) -> None:
         self.send("quit")

@@ -59,9 +59,14 @@ impl<G: Game> Search<G> {
         // The untouched children's weights: the priors sum to 1 over all children.
         let frontier_weight = frontier.map(|f| {
             let prior = self.nodes[f].prior.max(gumbel::MIN_PRIOR);
-            sum += (1.0 - touched_prior).max(prior) * unvisited_factor;
-            prior * unvisited_factor
+            (
+                prior * unvisited_factor,
+                (1.0 - touched_prior).max(prior) * unvisited_factor,
+            )
         });
+        if let Some((_, untouched_weight)) = frontier_weight {
+            sum += untouched_weight;
+        }
         let vl = self.config.virtual_loss;
         let effective =
             |i: usize| self.nodes[i].visits as f32 + vl * self.nodes[i].in_flight as f32;
@@ -75,7 +80,7 @@ impl<G: Game> Search<G> {
                 best = i;
             }
         }
-        if let (Some(f), Some(x)) = (frontier, frontier_weight)
+        if let (Some(f), Some((x, _))) = (frontier, frontier_weight)
             && x / sum > best_v
         {
             best = f;
