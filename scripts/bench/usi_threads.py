@@ -114,7 +114,7 @@ class Engine:
             if len(searches) >= moves:
                 break
             infos, _ = self.search(" ".join(words[:cut] + played[:ply]), byoyomi_ms)
-            infos = [words for words in infos if "nps" in words]
+            infos = [info for info in infos if "nps" in info]
             # A mate proved (by the probe or the search) ends the move early: not counted.
             if infos and "mate" not in infos[-1]:
                 last = infos[-1]
