@@ -8,6 +8,9 @@
 # and two more: the cores the whole process kept busy (CPU time over wall time, read by
 # the shell, so a build without the status line's figure is measured the same way) and
 # the learner steps it made.
+# A run whose learner steps before its first status line has no "before" figure: it
+# prints "-" there (a config with a small `learner.min_positions`, such as shogi-cpu's;
+# `--set learner.min_positions=N` delays the learner to measure it).
 # Prints each round and every build's ratios to the first; extra arguments go to
 # `train` (e.g. --set). A build given as BIN:OLD_CONFIG runs that config instead (an old
 # build that cannot read today's keys runs the config of its own time).
@@ -73,9 +76,13 @@ for round in $(seq 1 "$rounds"); do
 import sys
 names = "ABCDEFGH"
 rows = [tuple(map(float, f.split())) for f in sys.argv[2:]]
-parts = [f"{names[i]} {pre} / {post}" for i, (pre, post, _, _) in enumerate(rows)]
+def shown(x):
+    return "-" if x != x else f"{x:.1f}"
+def ratio(x, y):
+    return "-" if x != x or y != y else f"{x / y:.2f}"
+parts = [f"{names[i]} {shown(pre)} / {shown(post)}" for i, (pre, post, _, _) in enumerate(rows)]
 (pre_a, post_a, steps_a, _) = rows[0]
-ratios = [f"{names[i]}/A {pre / pre_a:.2f} / {post / post_a:.2f}" for i, (pre, post, _, _) in enumerate(rows) if i]
+ratios = [f"{names[i]}/A {ratio(pre, pre_a)} / {ratio(post, post_a)}" for i, (pre, post, _, _) in enumerate(rows) if i]
 busy = [f"{names[i]} {b:.2f} cores, {s:.0f} steps" for i, (_, _, s, b) in enumerate(rows)]
 print(f"round {sys.argv[1]}: {', '.join(parts)} simulations/s (before / with the learner); {', '.join(ratios)}; {', '.join(busy)}")
 PY

@@ -18,8 +18,8 @@ use shogi_game::{Game, GameKind};
 use shogi_mcts::RootSettings;
 use shogi_mcts::batch::BatchConfig;
 use shogi_mcts::{
-    Evaluator, RolloutEvaluator, RootSelection, Search, SearchConfig, SearchLimits, StopReason,
-    UniformEvaluator, gumbel_budget_for,
+    Evaluator, RolloutEvaluator, RootSelection, Search, SearchConfig, SearchLimits, SearchSpeed,
+    UniformEvaluator,
 };
 use shogi_model::{DEFAULT_DEVICE, NetService, Serving, parse_device, read_manifest};
 use shogi_registry::with_game_type;
@@ -380,7 +380,7 @@ impl<G: MatchGame> PreparedPlayer<G> {
             evaluator,
             search: Search::new(config.clone(), 0),
             movetime: self.settings.movetime_ms.map(Duration::from_millis),
-            rate: None,
+            speed: SearchSpeed::default(),
             last_simulations: None,
             config,
         })
@@ -410,8 +410,8 @@ struct SearchMover<G: Game> {
     config: SearchConfig,
     /// Time per move (none: simulations only).
     movetime: Option<Duration>,
-    /// Simulations per second measured on this thread's earlier timed searches.
-    rate: Option<f64>,
+    /// The speed of this player's earlier timed searches.
+    speed: SearchSpeed,
     /// Simulations of the last search.
     last_simulations: Option<u64>,
 }
@@ -425,9 +425,9 @@ impl<G: Game> SearchMover<G> {
         };
         let mut budget = self.config.simulations;
         if self.config.root_selection == RootSelection::Gumbel
-            && let Some(rate) = self.rate
+            && let Some(planned) = self.speed.budget(movetime, budget)
         {
-            budget = gumbel_budget_for(rate, movetime, budget);
+            budget = planned;
         }
         SearchLimits {
             simulations: Some(budget.max(1)),
@@ -450,17 +450,8 @@ impl<G: Game> Mover<G> for SearchMover<G> {
         self.last_simulations = searched.as_ref().ok().map(|r| u64::from(r.simulations));
         match searched {
             Ok(r) => {
-                let secs = r.elapsed.as_secs_f64();
-                if self.movetime.is_some()
-                    && matches!(
-                        r.stop_reason,
-                        StopReason::Simulations | StopReason::Deadline
-                    )
-                    && r.simulations > 0
-                    && secs > 0.0
-                {
-                    let now = f64::from(r.simulations) / secs;
-                    self.rate = Some(self.rate.map_or(now, |old| 0.5 * old + 0.5 * now));
+                if self.movetime.is_some() {
+                    self.speed.observe(&r);
                 }
                 match r.best_move {
                     Some(mv) => UsiAnswer::Move(mv),

@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::knobs::{Knob, KnobKind, KnobRole, PlayForm};
+use crate::result::{SearchResult, StopReason};
 
 /// A search knob: one of [`SEARCH_KNOBS`], over [`SearchConfig`] and, at play time,
 /// [`RootSettings`].
@@ -563,11 +564,49 @@ impl RootSettings {
 /// slower than measured.
 pub const GUMBEL_TIME_SHARE: f64 = 0.9;
 
-/// The simulations a Gumbel root plans for when it has `time` at `rate` simulations a
-/// second: [`GUMBEL_TIME_SHARE`] of what fits, at most `limit`, at least 1.
-pub fn gumbel_budget_for(rate: f64, time: Duration, limit: u32) -> u32 {
-    let fits = (rate * time.as_secs_f64() * GUMBEL_TIME_SHARE).clamp(0.0, f64::from(u32::MAX));
-    (fits as u32).min(limit).max(1)
+/// A searcher's measured speed, which a Gumbel root under a clock plans its simulations
+/// with (sequential halving needs its budget before it starts): positions evaluated a
+/// second, each new measure weighing half. Simulations that end at an exact value (a
+/// game's end, a proven node) cost next to nothing and are not counted: a search of a
+/// decided position runs hundreds of thousands of them a second, and a speed in
+/// simulations would plan the next search far beyond its clock, to be cut by the
+/// deadline. Where exact values are a share of a search, its plan falls short of the
+/// clock and the searcher plans another with the time left.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SearchSpeed {
+    evaluations_per_second: Option<f64>,
+}
+
+impl SearchSpeed {
+    /// Whether a search has been measured.
+    pub fn is_known(&self) -> bool {
+        self.evaluations_per_second.is_some()
+    }
+
+    /// Takes in the speed of `result`, a search that ran to its simulations or its
+    /// deadline and evaluated something (one stopped early or proven says nothing).
+    pub fn observe<M>(&mut self, result: &SearchResult<M>) {
+        let secs = result.elapsed.as_secs_f64();
+        let measured = matches!(
+            result.stop_reason,
+            StopReason::Simulations | StopReason::Deadline
+        );
+        if measured && result.evaluations > 0 && secs > 0.0 {
+            let now = f64::from(result.evaluations) / secs;
+            self.evaluations_per_second = Some(
+                self.evaluations_per_second
+                    .map_or(now, |old| 0.5 * old + 0.5 * now),
+            );
+        }
+    }
+
+    /// The simulations to plan for `time`: [`GUMBEL_TIME_SHARE`] of the evaluations that
+    /// fit at this speed, at most `limit`, at least 1; `None` before the first measure.
+    pub fn budget(&self, time: Duration, limit: u32) -> Option<u32> {
+        let rate = self.evaluations_per_second?;
+        let fits = (rate * time.as_secs_f64() * GUMBEL_TIME_SHARE).clamp(0.0, f64::from(u32::MAX));
+        Some((fits as u32).min(limit).max(1))
+    }
 }
 
 #[cfg(test)]

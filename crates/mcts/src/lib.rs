@@ -44,8 +44,8 @@ mod tree;
 
 pub use config::{
     GUMBEL_TIME_SHARE, GumbelInterior, PLAY_TREE_BATCH, RETIRED_KNOBS, RetiredKnob, RootSelection,
-    RootSettings, SEARCH_KNOBS, SearchConfig, SearchKnob, UnknownRootSelection, gumbel_budget_for,
-    knob, play_knobs,
+    RootSettings, SEARCH_KNOBS, SearchConfig, SearchKnob, SearchSpeed, UnknownRootSelection, knob,
+    play_knobs,
 };
 pub use eval::{
     EvalError, EvalRequest, Evaluator, FnEvaluator, MAX_FAILED_EVALUATIONS_IN_A_ROW,

@@ -99,6 +99,9 @@ pub struct SearchResult<M> {
     pub batches: u32,
     /// Selections that hit a leaf already waiting for evaluation.
     pub collisions: u32,
+    /// Positions this call sent to the evaluator: its simulations less those that ended
+    /// at an exact value (a game's end, a proven node), which cost next to nothing.
+    pub evaluations: u32,
     /// Whether this was a full search (always true without playout cap randomization);
     /// only full searches should be recorded as policy targets.
     pub is_full_search: bool,

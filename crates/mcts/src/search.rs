@@ -87,6 +87,9 @@ pub struct Search<G: Game> {
     sigma_scratch: Vec<f32>,
     /// An expansion's children in the order they are stored ([`Search::order_children`]).
     child_order: Vec<(u32, Option<Outcome>)>,
+    /// The paths (start in `path`, length) of a round's selections that met another
+    /// thread's leaf, whose virtual loss stays until the round ends ([`Search::gather`]).
+    held_collisions: Vec<(usize, usize)>,
     /// Games and move lists of finished simulations, reused by the next ones: a
     /// simulation copies the root's game into one (`Clone::clone_from` keeps the
     /// histories' allocations) instead of allocating a new game and move list.
@@ -128,6 +131,8 @@ struct Session<G: Game> {
     batches: u32,
     sims: u32,
     collisions: u32,
+    /// Leaves sent to the evaluator (simulations that did not end at an exact value).
+    evaluations: u32,
     depth_sum: u64,
     max_depth: u32,
     /// Leaf batches handed to other threads ([`Search::step_detached`]) and not yet
@@ -161,6 +166,7 @@ impl<G: Game> Search<G> {
             pending: Vec::new(),
             draw_black: 0.5,
             sigma_scratch: Vec::new(),
+            held_collisions: Vec::new(),
             child_order: Vec::new(),
             spare_games: Vec::new(),
             spare_moves: Vec::new(),
@@ -354,6 +360,7 @@ impl<G: Game> Search<G> {
             batches: 0,
             sims: 0,
             collisions: 0,
+            evaluations: 0,
             depth_sum: 0,
             max_depth: 0,
             outstanding: 0,
@@ -420,6 +427,7 @@ impl<G: Game> Search<G> {
                 match self.leaf(s.game.clone(), 0, 1) {
                     Selected::Leaf(p) => {
                         s.batches += 1;
+                        s.evaluations += 1;
                         self.pending.push(p);
                         return Progress::Evaluate;
                     }
@@ -505,8 +513,16 @@ impl<G: Game> Search<G> {
 
     /// Selects up to `tree_batch` leaves into `self.pending`, backing up exact values
     /// (terminal or proven leaves) on the way.
+    ///
+    /// A selection that meets a leaf of this round is undone at once (the round then
+    /// ends at `max_collisions`, fewer leaves and a sharper search). One that meets
+    /// another thread's leaf in flight ([`Search::step_detached`]) keeps its virtual
+    /// loss until the round ends, so the round's next selection goes elsewhere instead of
+    /// repeating the same path and leaving this thread with nothing to evaluate. With
+    /// one thread no other leaf is ever in flight: the search is unchanged.
     fn gather(&mut self, s: &mut Session<G>) {
         self.path.clear();
+        let mut held = std::mem::take(&mut self.held_collisions);
         let mut round_collisions = 0usize;
         let batch = self.config.tree_batch.max(1);
         while self.pending.len() < batch && s.sims < s.budget {
@@ -514,6 +530,7 @@ impl<G: Game> Search<G> {
             match self.select(&s.game, path_start) {
                 Selected::Leaf(p) => {
                     s.count_simulation(p.path_len);
+                    s.evaluations += 1;
                     self.pending.push(p);
                 }
                 Selected::Exact(exact) => {
@@ -528,8 +545,14 @@ impl<G: Game> Search<G> {
                     path_start,
                     path_len,
                 } => {
-                    self.undo_virtual(path_start, path_len);
-                    self.path.truncate(path_start);
+                    let leaf = self.path[path_start + path_len - 1];
+                    let foreign = s.outstanding > 0 && !self.pending.iter().any(|p| p.node == leaf);
+                    if foreign {
+                        held.push((path_start, path_len));
+                    } else {
+                        self.undo_virtual(path_start, path_len);
+                        self.path.truncate(path_start);
+                    }
                     s.collisions += 1;
                     round_collisions += 1;
                     if round_collisions > self.config.max_collisions {
@@ -545,6 +568,10 @@ impl<G: Game> Search<G> {
                 break;
             }
         }
+        for (path_start, path_len) in held.drain(..) {
+            self.undo_virtual(path_start, path_len);
+        }
+        self.held_collisions = held;
     }
 
     fn select_child(&mut self, node: usize, is_root: bool) -> usize {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use shogi_game::{Color, Game};
 use shogi_mcts::batch::BatchConfig;
-use shogi_mcts::{Evaluator, RootSettings, Search, SearchConfig, UniformEvaluator};
+use shogi_mcts::{Evaluator, RootSettings, Search, SearchConfig, SearchSpeed, UniformEvaluator};
 use shogi_model::{
     Expected, Inference, InferenceOptions, NetEvaluator, NetService, Serving, checkpoint_layout,
     half_kind, parse_device, set_num_threads,
@@ -77,8 +77,8 @@ type Evals<G> = Arc<[Eval<G>]>;
 type LoadedKey = (String, String, &'static str, u64, bool, u64, bool);
 
 /// What a finished search job hands back to the engine: the tree, the resign counter and
-/// the simulations a second it measured.
-type JobOutcome<G> = (Search<G>, u32, Option<f64>);
+/// the speed it measured (none from a `go mate` job).
+type JobOutcome<G> = (Search<G>, u32, Option<SearchSpeed>);
 
 struct Worker<G: Game> {
     handle: JoinHandle<JobOutcome<G>>,
@@ -92,7 +92,7 @@ enum JobKind {
         ponder_out: bool,
         resign_percent: u64,
         hopeless: u32,
-        rate: Option<f64>,
+        speed: SearchSpeed,
     },
     Mate,
 }
@@ -139,9 +139,9 @@ pub struct Engine<G: UsiGame = ShogiGame> {
     run_lookup: Option<RunSearchLookup>,
     /// The run of the loaded network and the search it measures its networks with.
     run_root: Option<(SearchSource, RootSettings)>,
-    /// Simulations a second of the last timed searches (a Gumbel root plans its
-    /// simulations for the time left with it).
-    rate: Option<f64>,
+    /// The speed of the last timed searches (a Gumbel root plans its simulations for the
+    /// time left with it).
+    speed: SearchSpeed,
 }
 
 impl<G: UsiGame> Engine<G> {
@@ -166,7 +166,7 @@ impl<G: UsiGame> Engine<G> {
             hopeless: 0,
             run_lookup: None,
             run_root: None,
-            rate: None,
+            speed: SearchSpeed::default(),
         }
     }
 
@@ -192,7 +192,7 @@ impl<G: UsiGame> Engine<G> {
             self.search_config = cfg.clone();
             self.search = Some(Search::new(cfg, 0));
             self.tree_root = None;
-            self.rate = None;
+            self.speed = SearchSpeed::default();
         }
     }
 
@@ -294,7 +294,7 @@ impl<G: UsiGame> Engine<G> {
         }
         self.refresh_search_config();
         // Threads, TreeBatch or the network may have changed its speed.
-        self.rate = None;
+        self.speed = SearchSpeed::default();
         if self
             .game
             .as_ref()
@@ -322,7 +322,7 @@ impl<G: UsiGame> Engine<G> {
             return;
         }
         self.loaded_key = Some(key);
-        self.rate = None;
+        self.speed = SearchSpeed::default();
         // The old network's inference thread ends before another is loaded.
         self.evaluators = None;
         if let Some(service) = self.service.take() {
@@ -562,7 +562,7 @@ impl<G: UsiGame> Engine<G> {
                     ponder_out: self.options.ponder,
                     resign_percent: self.options.resign_percent,
                     hopeless: self.hopeless,
-                    rate: self.rate,
+                    speed: self.speed,
                 };
                 // Tree reuse: advance the tree over the moves played since the last search.
                 self.reuse_tree(&mut search, start_key, &moves);
@@ -625,11 +625,10 @@ impl<G: UsiGame> Engine<G> {
                 w.shared.interrupt.store(true, Ordering::SeqCst);
             }
             match w.handle.join() {
-                Ok((search, hopeless, rate)) => {
+                Ok((search, hopeless, speed)) => {
                     self.search = Some(search);
                     self.hopeless = hopeless;
-                    // (A `go mate` job measures no speed.)
-                    self.rate = rate.or(self.rate);
+                    self.speed = speed.unwrap_or(self.speed);
                 }
                 Err(_) => {
                     self.say("info string error: search thread panicked");
@@ -680,7 +679,7 @@ fn run_job<G: UsiGame>(
             ponder_out,
             resign_percent,
             hopeless,
-            mut rate,
+            mut speed,
         } => {
             let end = MoveSearch {
                 game: &job.game,
@@ -693,10 +692,10 @@ fn run_job<G: UsiGame>(
                 multipv,
                 total_sims: 0,
             }
-            .play(ponder_out, resign_percent, hopeless, &mut rate);
+            .play(ponder_out, resign_percent, hopeless, &mut speed);
             wait_for_release(&shared);
             send(&out, &end.line);
-            (search, end.hopeless, rate)
+            (search, end.hopeless, Some(speed))
         }
     }
 }

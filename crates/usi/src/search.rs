@@ -8,8 +8,7 @@ use std::time::{Duration, Instant};
 use crate::game::UsiGame;
 use shogi_game::{Color, Game};
 use shogi_mcts::{
-    Evaluator, Proven, RootSelection, Search, SearchLimits, SearchResult, StopReason,
-    gumbel_budget_for,
+    Evaluator, Proven, RootSelection, Search, SearchLimits, SearchResult, SearchSpeed, StopReason,
 };
 use shogi_registry::export::join_moves;
 use shogi_rules::mate::MateLimits;
@@ -87,14 +86,14 @@ pub(crate) struct MoveEnd {
 
 impl<G: UsiGame> MoveSearch<'_, G> {
     /// Searches the move: the `bestmove` line and the resign counter (`hopeless`: searches
-    /// in a row below `resign_percent`). `rate` is the engine's simulations a second,
-    /// which a Gumbel root plans with and updates.
+    /// in a row below `resign_percent`). `speed` is the engine's measured speed, which a
+    /// Gumbel root plans with and updates.
     pub(crate) fn play(
         &mut self,
         ponder_out: bool,
         resign_percent: u64,
         hopeless: u32,
-        rate: &mut Option<f64>,
+        speed: &mut SearchSpeed,
     ) -> MoveEnd {
         let end = |line: String, hopeless: u32| MoveEnd { line, hopeless };
         let game = self.game;
@@ -116,7 +115,7 @@ impl<G: UsiGame> MoveSearch<'_, G> {
         }
 
         let last = if self.search.config().root_selection == RootSelection::Gumbel {
-            self.gumbel_searches(rate)
+            self.gumbel_searches(speed)
         } else {
             self.puct_searches()
         };
@@ -262,7 +261,7 @@ impl<G: UsiGame> MoveSearch<'_, G> {
     /// `ponderhit`), searches of 64, 128, 256, ... simulations. An `info` line follows
     /// each search. The answer is the last search that ran its plan (one cut by the clock
     /// or by `stop` only when none did).
-    fn gumbel_searches(&mut self, rate: &mut Option<f64>) -> Option<SearchResult<G::Move>> {
+    fn gumbel_searches(&mut self, speed: &mut SearchSpeed) -> Option<SearchResult<G::Move>> {
         let shared = self.shared;
         let mut open_budget = GUMBEL_FIRST_SIMULATIONS;
         let (mut completed, mut cut) = (None, None);
@@ -296,13 +295,13 @@ impl<G: UsiGame> MoveSearch<'_, G> {
                     open_budget = open_budget.saturating_mul(2);
                     (b, None)
                 }
-                Some(d) => match *rate {
-                    Some(r) => {
-                        let span = d.saturating_duration_since(now);
-                        (gumbel_budget_for(r, span, limit), Some(span))
+                Some(d) => {
+                    let span = d.saturating_duration_since(now);
+                    match speed.budget(span, limit) {
+                        Some(budget) => (budget, Some(span)),
+                        None => (GUMBEL_FIRST_SIMULATIONS.min(limit), None),
                     }
-                    None => (GUMBEL_FIRST_SIMULATIONS.min(limit), None),
-                },
+                }
                 None => (limit, Some(Duration::ZERO)),
             };
             let limits = SearchLimits {
@@ -314,16 +313,7 @@ impl<G: UsiGame> MoveSearch<'_, G> {
             let Some(r) = self.run(&limits) else {
                 break;
             };
-            let secs = r.elapsed.as_secs_f64();
-            if matches!(
-                r.stop_reason,
-                StopReason::Simulations | StopReason::Deadline
-            ) && r.simulations > 0
-                && secs > 0.0
-            {
-                let now = f64::from(r.simulations) / secs;
-                *rate = Some(rate.map_or(now, |old| 0.5 * old + 0.5 * now));
-            }
+            speed.observe(&r);
             self.info(&r);
             let done = matches!(
                 r.stop_reason,

@@ -224,16 +224,18 @@ impl<G: Game> Search<G> {
             sims,
             batches,
             collisions,
+            evaluations,
             depth_sum,
             max_depth,
             is_full,
             start,
             ..
         } = s;
-        let (sims, batches, collisions, depth_sum, max_depth, is_full, start) = (
+        let (sims, batches, collisions, evaluations, depth_sum, max_depth, is_full, start) = (
             *sims,
             *batches,
             *collisions,
+            *evaluations,
             *depth_sum,
             *max_depth,
             *is_full,
@@ -279,6 +281,7 @@ impl<G: Game> Search<G> {
             nodes: self.nodes.len(),
             batches,
             collisions,
+            evaluations,
             is_full_search: is_full,
             stop_reason,
             elapsed: start.elapsed(),

@@ -161,3 +161,53 @@ fn a_failing_evaluator_stops_every_thread() {
     assert_eq!(r.simulations, 50);
     search.check_invariants().unwrap();
 }
+
+/// A thread whose selections meet another thread's leaf in flight keeps their virtual
+/// loss for the rest of its round, so it goes on to another leaf instead of waiting for
+/// the first thread: here the best move's prior is so high that virtual loss of one
+/// visit does not turn the selection away from it.
+#[test]
+fn a_thread_that_meets_another_threads_leaf_looks_elsewhere() {
+    let peaked = FnEvaluator::new(|_: &TicTacToe, moves: &[Idx]| {
+        let rest = 0.01 / (moves.len() - 1).max(1) as f32;
+        let priors = (0..moves.len())
+            .map(|k| if k == 0 { 0.99 } else { rest })
+            .collect();
+        (priors, Wdl::DRAW)
+    });
+    let config = SearchConfig {
+        max_collisions: 100,
+        ..config(64, 1, false)
+    };
+    let mut search = Search::new(config, 1);
+    search.begin(&TicTacToe::new(), SearchLimits::default());
+    let SharedProgress::Evaluate(root) = search.step_detached() else {
+        panic!("the root is evaluated first");
+    };
+    let outputs = root.evaluate(&peaked).unwrap();
+    search.provide_detached(root, outputs);
+    let SharedProgress::Evaluate(first) = search.step_detached() else {
+        panic!("the first thread has a leaf");
+    };
+    let SharedProgress::Evaluate(second) = search.step_detached() else {
+        panic!("the second thread waited for the first's leaf instead of finding its own");
+    };
+    let leaf = |batch: &LeafBatch<TicTacToe>| format!("{:?}", batch.positions().next().unwrap().0);
+    assert_ne!(leaf(&first), leaf(&second));
+    for batch in [first, second] {
+        let outputs = batch.evaluate(&peaked).unwrap();
+        search.provide_detached(batch, outputs);
+    }
+    let result = loop {
+        match search.step_detached() {
+            SharedProgress::Evaluate(batch) => {
+                let outputs = batch.evaluate(&peaked).unwrap();
+                search.provide_detached(batch, outputs);
+            }
+            SharedProgress::Wait => panic!("nothing is in flight to wait for"),
+            SharedProgress::Done(result) => break result,
+        }
+    };
+    assert_eq!(result.simulations, 64);
+    search.check_invariants().unwrap();
+}

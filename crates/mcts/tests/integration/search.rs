@@ -945,3 +945,62 @@ fn leaf_exchange_makes_the_search_see_a_hanging_piece() {
     let flat = searched(&off, true);
     assert!(flat.iter().all(|&q| (q - 0.5).abs() < 1e-3), "{flat:?}");
 }
+
+/// `evaluations` counts the positions the evaluator was given, not the simulations that
+/// ended at an exact value; a Gumbel root's speed is measured in them, so a search of a
+/// decided position (nearly every simulation exact) does not plan the next one for the
+/// speed of exact values.
+#[test]
+fn evaluations_count_the_evaluators_positions_and_measure_the_speed() {
+    let seen = std::sync::atomic::AtomicU32::new(0);
+    let counting = FnEvaluator::new(|_: &Nim, moves: &[Idx]| {
+        seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        (vec![1.0 / moves.len() as f32; moves.len()], Wdl::DRAW)
+    });
+    let config = SearchConfig {
+        stop_when_proven: false,
+        ..cfg(2000, 4)
+    };
+    let mut r = Search::new(config, 1)
+        .search(&Nim::new(5, 3), &counting, &SearchLimits::default())
+        .unwrap();
+    assert_eq!(r.simulations, 2000);
+    assert_eq!(
+        r.evaluations,
+        seen.load(std::sync::atomic::Ordering::Relaxed)
+    );
+    assert!(
+        r.evaluations * 10 < r.simulations,
+        "{} evaluations",
+        r.evaluations
+    );
+
+    let mut speed = SearchSpeed::default();
+    assert_eq!(speed.budget(Duration::from_secs(1), u32::MAX), None);
+    r.elapsed = Duration::from_secs(1);
+    speed.observe(&r);
+    let planned = speed.budget(Duration::from_secs(1), u32::MAX).unwrap();
+    let fits = (f64::from(r.evaluations) * GUMBEL_TIME_SHARE) as u32;
+    assert_eq!(planned, fits.max(1));
+    assert_eq!(
+        speed.budget(Duration::from_secs(1), 3),
+        Some(3.min(fits.max(1)))
+    );
+    // A search stopped early says nothing of the speed.
+    let mut stopped = r.clone();
+    stopped.stop_reason = StopReason::Stopped;
+    stopped.elapsed = Duration::from_millis(1);
+    speed.observe(&stopped);
+    assert_eq!(
+        speed.budget(Duration::from_secs(1), u32::MAX),
+        Some(planned)
+    );
+    // A second measure weighs half.
+    r.elapsed = Duration::from_millis(500);
+    speed.observe(&r);
+    let blended = f64::from(r.evaluations) * 1.5 * GUMBEL_TIME_SHARE;
+    assert_eq!(
+        speed.budget(Duration::from_secs(1), u32::MAX),
+        Some(blended as u32)
+    );
+}
