@@ -20,7 +20,8 @@ engine's tree is carried over from its last search as in a match), `go byoyomi M
 each, at most `--moves` moves a game; a run's figure is the median over the moves of
 each search's simulations a second (the `nps` of its last `info` line), beside the
 nodes a second of thinking over them all (as `match` reports it: the simulations over
-the time, which moves of cheap proven simulations late in a game can dominate).
+the time, which moves of cheap proven simulations late in a game can dominate) and the
+thinking time a move used (its last `info` line's `time`).
 """
 
 import argparse
@@ -180,7 +181,11 @@ def main() -> int:
                 ]
                 rate = statistics.median(n * 1000 / max(ms, 1) for n, ms in searches)
                 thinking = sum(n for n, _ in searches) * 1000 / max(sum(ms for _, ms in searches), 1)
-                what = f"{len(searches)} moves of {len(games)} games (median; {thinking:.0f} over the thinking time)"
+                used = statistics.mean(ms for _, ms in searches)
+                what = (
+                    f"{len(searches)} moves of {len(games)} games (median; {thinking:.0f} over the thinking"
+                    f" time; {used:.0f} ms a move of {args.byoyomi})"
+                )
             else:
                 rate = statistics.mean(engine.nodes_per_second(p, args.byoyomi) for p in positions)
                 what = f"{len(positions)} positions"

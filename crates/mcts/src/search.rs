@@ -87,9 +87,6 @@ pub struct Search<G: Game> {
     sigma_scratch: Vec<f32>,
     /// An expansion's children in the order they are stored ([`Search::order_children`]).
     child_order: Vec<(u32, Option<Outcome>)>,
-    /// The paths (start in `path`, length) of a round's selections that met another
-    /// thread's leaf, whose virtual loss stays until the round ends ([`Search::gather`]).
-    held_collisions: Vec<(usize, usize)>,
     /// Games and move lists of finished simulations, reused by the next ones: a
     /// simulation copies the root's game into one (`Clone::clone_from` keeps the
     /// histories' allocations) instead of allocating a new game and move list.
@@ -166,7 +163,6 @@ impl<G: Game> Search<G> {
             pending: Vec::new(),
             draw_black: 0.5,
             sigma_scratch: Vec::new(),
-            held_collisions: Vec::new(),
             child_order: Vec::new(),
             spare_games: Vec::new(),
             spare_moves: Vec::new(),
@@ -513,16 +509,8 @@ impl<G: Game> Search<G> {
 
     /// Selects up to `tree_batch` leaves into `self.pending`, backing up exact values
     /// (terminal or proven leaves) on the way.
-    ///
-    /// A selection that meets a leaf of this round is undone at once (the round then
-    /// ends at `max_collisions`, fewer leaves and a sharper search). One that meets
-    /// another thread's leaf in flight ([`Search::step_detached`]) keeps its virtual
-    /// loss until the round ends, so the round's next selection goes elsewhere instead of
-    /// repeating the same path and leaving this thread with nothing to evaluate. With
-    /// one thread no other leaf is ever in flight: the search is unchanged.
     fn gather(&mut self, s: &mut Session<G>) {
         self.path.clear();
-        let mut held = std::mem::take(&mut self.held_collisions);
         let mut round_collisions = 0usize;
         let batch = self.config.tree_batch.max(1);
         while self.pending.len() < batch && s.sims < s.budget {
@@ -545,14 +533,8 @@ impl<G: Game> Search<G> {
                     path_start,
                     path_len,
                 } => {
-                    let leaf = self.path[path_start + path_len - 1];
-                    let foreign = s.outstanding > 0 && !self.pending.iter().any(|p| p.node == leaf);
-                    if foreign {
-                        held.push((path_start, path_len));
-                    } else {
-                        self.undo_virtual(path_start, path_len);
-                        self.path.truncate(path_start);
-                    }
+                    self.undo_virtual(path_start, path_len);
+                    self.path.truncate(path_start);
                     s.collisions += 1;
                     round_collisions += 1;
                     if round_collisions > self.config.max_collisions {
@@ -568,10 +550,6 @@ impl<G: Game> Search<G> {
                 break;
             }
         }
-        for (path_start, path_len) in held.drain(..) {
-            self.undo_virtual(path_start, path_len);
-        }
-        self.held_collisions = held;
     }
 
     fn select_child(&mut self, node: usize, is_root: bool) -> usize {

@@ -210,3 +210,61 @@ fn a_run_s_curves_join_the_ladder_in_one_fit() {
         "the best network, from the ladder",
     );
 }
+
+/// `curve_plot.py` draws each curve of a run as a line of its points' scores (wins and
+/// half the draws) against the learner step and against the minutes, and refuses a run
+/// without curves.
+#[test]
+fn a_run_s_curves_are_drawn_as_lines_of_their_scores() {
+    let plot = |runs: &[&std::path::Path], out: &std::path::Path| {
+        std::process::Command::new(shogi_testkit::python())
+            .arg(shogi_testkit::repo_root().join("scripts/bench/curve_plot.py"))
+            .args(runs)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    let run = tempfile::tempdir().unwrap();
+    let out = run.path().join("curves.svg");
+    let refused = plot(&[run.path()], &out);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("has no curve"));
+
+    let dir = run.path().join("proof/curve-alphabeta-depth-2-plain");
+    std::fs::create_dir_all(&dir).unwrap();
+    let curve = serde_json::json!({
+        "opponent": "alphabeta:depth=2",
+        "points": [
+            {"step": 2000, "minutes": 20.0, "wins": 10, "draws": 0, "losses": 0},
+            {"step": 1000, "minutes": 10.0, "wins": 1, "draws": 2, "losses": 7},
+        ],
+    });
+    std::fs::write(dir.join("curve.json"), curve.to_string()).unwrap();
+    let drawn = plot(&[run.path()], &out);
+    assert!(drawn.status.success(), "{drawn:?}");
+    let svg = std::fs::read_to_string(&out).unwrap();
+    // One line a panel, its points in step order; a score of 1 at the plot's top edge
+    // (y 30) and of 0.2 at 80% of its height down (30 + 0.8 x 230).
+    let lines: Vec<&str> = svg.lines().filter(|l| l.starts_with("<polyline")).collect();
+    assert_eq!(lines.len(), 2, "{svg}");
+    for line in &lines {
+        let points = line.split('"').nth(1).unwrap();
+        let ys: Vec<f64> = points
+            .split(' ')
+            .map(|p| p.split(',').nth(1).unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(ys, [214.0, 30.0], "{line}");
+    }
+    assert_eq!(svg.matches("<circle").count(), 4);
+    let name = run
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        svg.contains(&format!("{name}: alphabeta:depth=2, plain")),
+        "{svg}"
+    );
+}
