@@ -5,8 +5,8 @@ clock's minutes, in one SVG file that needs nothing to draw it.
     python curve_plot.py --out curves.svg RUN [RUN ...]
 
 A line is named by its run, its opponent and its search (the plain search where the
-curve's directory name holds `-plain`); its points are the curve's, in step order. The
-dashed line marks an even score. Only the curves of RUN/proof are read; a run without
+curve's directory name holds `-plain`); its points are the curve's, in step order. One
+colour an opponent and search, one dash a run; the grey dashed line marks an even score. Only the curves of RUN/proof are read; a run without
 any is an error.
 """
 
@@ -39,7 +39,7 @@ def read_curves(run: pathlib.Path) -> list[dict]:
             dict(
                 label=f"{run.name}: {data['opponent']}, {search}",
                 run=run.name,
-                opponent=data["opponent"],
+                kind=(data["opponent"], search),
                 points=[(p["step"], p["minutes"], score(p)) for p in points],
             )
         )
@@ -96,11 +96,11 @@ def nice_step(span: float) -> float:
 
 
 def svg(curves: list[dict]) -> str:
-    opponents = sorted({c["opponent"] for c in curves})
+    kinds = sorted({c["kind"] for c in curves})
     runs = sorted({c["run"] for c in curves})
     styles = {
         c["label"]: (
-            COLOURS[opponents.index(c["opponent"]) % len(COLOURS)],
+            COLOURS[kinds.index(c["kind"]) % len(COLOURS)],
             DASHES[runs.index(c["run"]) % len(DASHES)],
         )
         for c in curves

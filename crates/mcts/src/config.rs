@@ -578,11 +578,6 @@ pub struct SearchSpeed {
 }
 
 impl SearchSpeed {
-    /// Whether a search has been measured.
-    pub fn is_known(&self) -> bool {
-        self.evaluations_per_second.is_some()
-    }
-
     /// Takes in the speed of `result`, a search that ran to its simulations or its
     /// deadline and evaluated something (one stopped early or proven says nothing).
     pub fn observe<M>(&mut self, result: &SearchResult<M>) {
